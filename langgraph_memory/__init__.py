@@ -1,0 +1,49 @@
+"""Long-term memory for LangGraph agents, with a careful write path.
+
+Importing the package does no work: models and stores load when first used.
+
+>>> from langgraph_memory import MemoryStore, Scope
+>>> Scope.parse("user:alice").namespace
+('user', 'alice')
+"""
+
+from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.errors import (
+    EmbedderError,
+    EmbeddingMismatchError,
+    InvalidMemoryError,
+    InvalidScopeError,
+    MemoryClosedError,
+    MemoryKitError,
+    MemoryNotFoundError,
+    MissingScopeKeyError,
+    StoreLockedError,
+)
+from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import Hit, MemoryStore
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Decision",
+    "EmbedderError",
+    "EmbeddingMismatchError",
+    "Hit",
+    "InvalidMemoryError",
+    "InvalidScopeError",
+    "Kind",
+    "LocalMiniLM",
+    "Memory",
+    "MemoryClosedError",
+    "MemoryKitError",
+    "MemoryNotFoundError",
+    "MemoryStore",
+    "MissingScopeKeyError",
+    "Op",
+    "Scope",
+    "Source",
+    "StoreLockedError",
+    "Trust",
+    "__version__",
+]

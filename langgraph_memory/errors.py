@@ -1,0 +1,52 @@
+"""Errors raised by langgraph_memory.
+
+Every error says what went wrong and what to do about it. They all derive from
+:class:`MemoryKitError`, and each also derives from the closest built-in
+exception (``ValueError``, ``LookupError`` ...), so ``except ValueError`` keeps
+working for callers who do not know this package.
+
+>>> from langgraph_memory.errors import InvalidScopeError, MemoryKitError
+>>> issubclass(InvalidScopeError, ValueError) and issubclass(InvalidScopeError, MemoryKitError)
+True
+"""
+
+from __future__ import annotations
+
+
+class MemoryKitError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class InvalidScopeError(MemoryKitError, ValueError):
+    """A scope string, namespace or id that cannot name a scope."""
+
+
+class MissingScopeKeyError(MemoryKitError, KeyError):
+    """A run's config lacks the ``configurable`` key that names the scope."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidMemoryError(MemoryKitError, ValueError):
+    """A memory field (text, importance, metadata ...) that cannot be stored."""
+
+
+class MemoryNotFoundError(MemoryKitError, LookupError):
+    """No memory with that id in that scope."""
+
+
+class MemoryClosedError(MemoryKitError, ValueError):
+    """The memory was closed (archived); only active memories can change."""
+
+
+class EmbeddingMismatchError(MemoryKitError, ValueError):
+    """Vectors from another embedder, or of another dimension, than the store's."""
+
+
+class EmbedderError(MemoryKitError, RuntimeError):
+    """The offline embedder cannot load or run its model."""
+
+
+class StoreLockedError(MemoryKitError, RuntimeError):
+    """Another process holds the embedded store's directory."""

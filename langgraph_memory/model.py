@@ -1,0 +1,356 @@
+"""The records langgraph_memory keeps: memories and the decisions that shaped them.
+
+Plain frozen dataclasses and enums with no I/O, so every layer can share them.
+Times are timezone-aware UTC ``datetime`` objects; ``to_dict`` gives a JSON-ready
+form and ``from_dict`` reads it back.
+
+>>> from datetime import datetime, timezone
+>>> m = Memory(id="0a1b2c3d", text="User lives in Pune.", scope="user:alice",
+...            created_at=datetime(2026, 1, 5, tzinfo=timezone.utc))
+>>> m.active, m.to_dict()["created_at"]
+(True, '2026-01-05T00:00:00+00:00')
+>>> Memory.from_dict(m.to_dict()) == m
+True
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from datetime import datetime, timezone
+from typing import Any
+
+from langgraph_memory.errors import InvalidMemoryError
+
+#: A metadata value: what Chroma can hold without losing type.
+Scalar = str | int | float | bool
+
+#: Longest memory text accepted. Facts are a sentence or two; the embedder reads
+#: only the first 256 tokens anyway. A longer text is almost always a mistake
+#: (a whole document pasted in), so it is refused rather than silently cut.
+MAX_TEXT_CHARS = 32_768
+#: Metadata limits, to keep one memory's record small.
+MAX_METADATA_KEYS = 64
+MAX_METADATA_KEY_CHARS = 128
+MAX_METADATA_STR_CHARS = 4_096
+
+
+class Kind(str, enum.Enum):
+    """What sort of memory a record is."""
+
+    SEMANTIC = "semantic"  # a durable fact: "User is vegetarian."
+    EPISODIC = "episodic"  # something that happened: a raw turn or an event
+    PROCEDURAL = "procedural"  # how the user wants things done
+    REFLECTION = "reflection"  # a conclusion drawn from other memories
+
+
+class Source(str, enum.Enum):
+    """Where a memory's content came from (used against memory poisoning)."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    DOCUMENT = "document"
+    EXPLICIT = "explicit"  # the user asked to remember it
+    REFLECTION = "reflection"
+
+
+class Trust(str, enum.Enum):
+    """How far the agent may rely on a memory."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Op(str, enum.Enum):
+    """What the write path decided to do with one fact."""
+
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    NOOP = "NOOP"
+
+
+def utc(value: datetime) -> datetime:
+    """Return ``value`` as an aware UTC datetime; a naive one is taken to be UTC.
+
+    >>> utc(datetime(2023, 5, 8, 13, 56)).isoformat()
+    '2023-05-08T13:56:00+00:00'
+    """
+    if not isinstance(value, datetime):
+        raise TypeError(f"expected a datetime, got {type(value).__name__}: {value!r}")
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def now_utc() -> datetime:
+    """The current time, aware, in UTC.
+
+    >>> now_utc().tzinfo is timezone.utc
+    True
+    """
+    return datetime.now(timezone.utc)
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _from_iso(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return utc(value)
+    return utc(datetime.fromisoformat(str(value)))
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One version of one memory.
+
+    A memory that changes is never overwritten: the old version gets
+    ``valid_until`` and a new version with ``replaces`` pointing back opens.
+
+    >>> from datetime import datetime, timezone
+    >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> Memory(id="deadbeef", text="User is vegetarian.", scope="user:bob", created_at=t).kind
+    <Kind.SEMANTIC: 'semantic'>
+    """
+
+    id: str
+    text: str
+    scope: str
+    created_at: datetime
+    kind: Kind = Kind.SEMANTIC
+    importance: float = 0.5
+    last_accessed: datetime | None = None
+    valid_until: datetime | None = None
+    replaces: str | None = None
+    pinned: bool = False
+    source: Source = Source.USER
+    trust: Trust = Trust.HIGH
+    sources: tuple[str, ...] = ()
+    event_time: datetime | None = None
+    metadata: Mapping[str, Scalar] = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        """True while the memory is current (not closed)."""
+        return self.valid_until is None
+
+    def valid_at(self, when: datetime) -> bool:
+        """Whether this version was the current one at ``when``.
+
+        >>> from datetime import datetime, timezone
+        >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> m = Memory(id="deadbeef", text="x", scope="user:bob", created_at=t)
+        >>> m.valid_at(t), m.valid_at(datetime(2025, 1, 1, tzinfo=timezone.utc))
+        (True, False)
+        """
+        when = utc(when)
+        return self.created_at <= when and (self.valid_until is None or when < self.valid_until)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (ISO dates, enum values as strings)."""
+        return {
+            "id": self.id,
+            "text": self.text,
+            "scope": self.scope,
+            "kind": self.kind.value,
+            "importance": self.importance,
+            "created_at": _iso(self.created_at),
+            "last_accessed": _iso(self.last_accessed),
+            "valid_until": _iso(self.valid_until),
+            "replaces": self.replaces,
+            "pinned": self.pinned,
+            "source": self.source.value,
+            "trust": self.trust.value,
+            "sources": list(self.sources),
+            "event_time": _iso(self.event_time),
+            "metadata": dict(self.metadata),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Memory:
+        """Read back what :meth:`to_dict` wrote."""
+        created = _from_iso(data["created_at"])
+        assert created is not None
+        return cls(
+            id=str(data["id"]),
+            text=str(data["text"]),
+            scope=str(data["scope"]),
+            created_at=created,
+            kind=Kind(data.get("kind", "semantic")),
+            importance=float(data.get("importance", 0.5)),
+            last_accessed=_from_iso(data.get("last_accessed")),
+            valid_until=_from_iso(data.get("valid_until")),
+            replaces=data.get("replaces"),
+            pinned=bool(data.get("pinned", False)),
+            source=Source(data.get("source", "user")),
+            trust=Trust(data.get("trust", "high")),
+            sources=tuple(data.get("sources", ())),
+            event_time=_from_iso(data.get("event_time")),
+            metadata=dict(data.get("metadata", {})),
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One write-path decision about one fact, as it goes to the decision log.
+
+    ``shown_ids`` are the real ids of the neighbours the model saw (it saw them
+    as small integers); ``shown_texts`` their texts, in the same order. ``raw``
+    is the model's output as received. The store fills ``id`` and
+    ``created_at`` when it logs the decision; ``result_id`` is the memory the
+    decision created (ADD, UPDATE), if any.
+
+    >>> d = Decision(op=Op.UPDATE, fact="User lives in Pune.", text="User lives in Pune.",
+    ...              target_id="0a1b2c3d", shown_ids=("0a1b2c3d",))
+    >>> Decision.from_dict(d.to_dict()) == d
+    True
+    """
+
+    op: Op
+    fact: str
+    text: str | None = None
+    target_id: str | None = None
+    shown_ids: tuple[str, ...] = ()
+    shown_texts: tuple[str, ...] = ()
+    raw: str | None = None
+    result_id: str | None = None
+    turn_id: str | None = None
+    status: str = "applied"  # or "failed", with the reason in ``error``
+    error: str | None = None
+    id: str | None = None
+    created_at: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, enum.Enum):
+                value = value.value
+            elif isinstance(value, datetime):
+                value = value.isoformat()
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Decision:
+        """Read back what :meth:`to_dict` wrote."""
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs["op"] = Op(str(kwargs["op"]).upper())
+        kwargs["shown_ids"] = tuple(kwargs.get("shown_ids") or ())
+        kwargs["shown_texts"] = tuple(kwargs.get("shown_texts") or ())
+        kwargs["created_at"] = _from_iso(kwargs.get("created_at"))
+        return cls(**kwargs)
+
+    def with_(self, **changes: Any) -> Decision:
+        """A copy with some fields changed.
+
+        >>> Decision(op=Op.NOOP, fact="x").with_(status="failed").status
+        'failed'
+        """
+        return replace(self, **changes)
+
+
+def check_importance(value: Any) -> float:
+    """Validate an importance in [0, 1].
+
+    >>> check_importance(0.7)
+    0.7
+    >>> check_importance(7)
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: importance must be a number in [0, 1], got 7 ...
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise InvalidMemoryError(f"importance must be a number in [0, 1], got {value!r}")
+    if not 0.0 <= value <= 1.0:
+        raise InvalidMemoryError(
+            f"importance must be a number in [0, 1], got {value!r} "
+            "(a model's 1..10 score is divided by 10 before it is stored)"
+        )
+    return float(value)
+
+
+def check_text(text: Any) -> str:
+    """Validate a memory text: a non-blank str of at most MAX_TEXT_CHARS characters.
+
+    >>> check_text("  User is vegetarian. ")
+    'User is vegetarian.'
+    """
+    if not isinstance(text, str):
+        raise InvalidMemoryError(f"memory text must be a str, got {type(text).__name__}")
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidMemoryError("memory text is empty; pass the fact to remember")
+    if "\x00" in stripped:
+        raise InvalidMemoryError("memory text contains a NUL character; remove it")
+    if len(stripped) > MAX_TEXT_CHARS:
+        raise InvalidMemoryError(
+            f"memory text has {len(stripped):,} characters, more than the limit of "
+            f"{MAX_TEXT_CHARS:,}: store one fact per memory, or split a document into "
+            "passages before you add them"
+        )
+    return stripped
+
+
+def check_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Scalar]:
+    """Validate user metadata: str keys, scalar values (str, int, float, bool).
+
+    ``None`` values and nested dicts or lists are refused rather than dropped or
+    stringified, so what you read back is what you wrote.
+
+    >>> check_metadata({"topic": "diet", "confidence": 0.9})
+    {'topic': 'diet', 'confidence': 0.9}
+    >>> check_metadata({"x": None})
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: metadata['x'] is None; ...
+    """
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidMemoryError(
+            f"metadata must be a dict of str -> str/int/float/bool, got {type(metadata).__name__}"
+        )
+    if len(metadata) > MAX_METADATA_KEYS:
+        raise InvalidMemoryError(
+            f"metadata has {len(metadata)} keys, more than the limit of {MAX_METADATA_KEYS}"
+        )
+    out: dict[str, Scalar] = {}
+    for key, value in metadata.items():
+        if not isinstance(key, str) or not key or len(key) > MAX_METADATA_KEY_CHARS:
+            raise InvalidMemoryError(
+                f"metadata key {key!r} must be a non-empty str of at most "
+                f"{MAX_METADATA_KEY_CHARS} characters"
+            )
+        if value is None:
+            raise InvalidMemoryError(
+                f"metadata[{key!r}] is None; leave the key out instead "
+                "(the store cannot tell None from absent)"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidMemoryError(f"metadata[{key!r}] is {value!r}; use a finite number")
+        if isinstance(value, str) and len(value) > MAX_METADATA_STR_CHARS:
+            raise InvalidMemoryError(
+                f"metadata[{key!r}] has {len(value):,} characters, more than "
+                f"{MAX_METADATA_STR_CHARS:,}; put long content in the memory text"
+            )
+        if not isinstance(value, (str, int, float, bool)):
+            raise InvalidMemoryError(
+                f"metadata[{key!r}] is a {type(value).__name__}; values must be "
+                "str, int, float or bool (flatten nested data into separate keys, "
+                "or json.dumps it into a str)"
+            )
+        out[key] = value
+    return out

@@ -1,0 +1,398 @@
+"""The LangGraph ``BaseStore`` face of MemoryStore: ops in, results out.
+
+Namespaces are scopes: ``("user", "alice")`` is ``Scope("user", "alice")``.
+An item's key is the stable key of a memory's version chain (for memories
+stored with ``add`` it is the first version's id), so:
+
+- ``put`` of a new key adds a memory; of an existing key it is an UPDATE that
+  closes the old version and keeps it in history; ``put(..., None)`` and
+  ``delete`` close, never erase (``purge`` is the hard delete);
+- ``get`` and ``search`` see active versions; ``search`` takes ``query``,
+  ``filter`` (``$eq $ne $gt $gte $lt $lte`` and nested equality on the value),
+  ``limit`` and ``offset``;
+- ``list_namespaces`` lists the scopes that hold data.
+
+An item's value is the dict that was put. For memories written through the
+memory API it is the memory's fields (``text``, ``kind``, ``importance`` ...).
+The embedded text is ``value["text"]`` (or ``"content"``/``"memory"``), the
+fields named by ``index=[...]``, or else the value as JSON. Every item is
+embedded: ``index=False`` is accepted but still embeds, since the store needs a
+vector per record. TTLs are not supported.
+
+Reads in a batch see the store as it was before the batch's writes, and of
+several puts to one key in a batch the last wins, as in LangGraph's stores.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph_memory.store.memory_store import MemoryStore
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> store.put(("user", "alice"), "food", {"text": "Likes sushi.", "rating": 5})
+>>> store.put(("user", "alice"), "food", {"text": "Likes ramen.", "rating": 4})
+>>> store.get(("user", "alice"), "food").value
+{'text': 'Likes ramen.', 'rating': 4}
+>>> [m.text for m in store.history("user:alice", store.active("user:alice")[0].id)]
+['Likes sushi.', 'Likes ramen.']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from langgraph.store.base import (
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    validate_op_namespace,
+)
+from langgraph.store.base.embed import get_text_at_path
+
+from langgraph_memory.errors import InvalidMemoryError
+from langgraph_memory.model import Kind, Memory, Source, Trust, check_text, now_utc
+from langgraph_memory.scope import SCOPE_KINDS, Scope
+from langgraph_memory.store.records import CHAIN_KEY
+
+if TYPE_CHECKING:
+    from langgraph_memory.store.memory_store import MemoryStore, _Version
+
+_TEXT_FIELDS = ("text", "content", "memory")
+_OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
+
+
+def run_ops(store: MemoryStore, ops: Sequence[Op]) -> list[Result]:
+    """Execute LangGraph store ops in order of their results; writes go last."""
+    results: list[Result] = [None] * len(ops)
+    puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    for i, op in enumerate(ops):
+        validate_op_namespace(op)
+        if isinstance(op, GetOp):
+            results[i] = _get(store, op)
+        elif isinstance(op, SearchOp):
+            results[i] = _search(store, op)
+        elif isinstance(op, ListNamespacesOp):
+            results[i] = _list_namespaces(store, op)
+        elif isinstance(op, PutOp):
+            _check_put(op)
+            puts.pop((op.namespace, op.key), None)  # re-insert so the last put keeps its order
+            puts[(op.namespace, op.key)] = op
+        else:
+            raise TypeError(f"unknown store operation: {type(op).__name__}")
+    by_scope: dict[Scope, list[PutOp]] = {}
+    for op in puts.values():
+        by_scope.setdefault(Scope.from_namespace(op.namespace), []).append(op)
+    for scope, scope_puts in by_scope.items():
+        _apply_puts(store, scope, scope_puts)
+    return results
+
+
+# -- reads -------------------------------------------------------------------------
+
+
+def _item_value(version: _Version) -> dict[str, Any]:
+    if version.value_json is not None:
+        value = json.loads(version.value_json)
+        return value if isinstance(value, dict) else {"value": value}
+    m = version.memory
+    value: dict[str, Any] = {
+        "text": m.text,
+        "kind": m.kind.value,
+        "importance": m.importance,
+        "pinned": m.pinned,
+        "source": m.source.value,
+        "trust": m.trust.value,
+    }
+    if m.event_time is not None:
+        value["event_time"] = m.event_time.isoformat()
+    if m.metadata:
+        value["metadata"] = dict(m.metadata)
+    return value
+
+
+def _item(version: _Version, score: float | None = None, *, scored: bool = False) -> Item:
+    created = version.chain_start or version.memory.created_at
+    namespace = Scope.parse(version.memory.scope).namespace
+    if scored:
+        return SearchItem(
+            namespace,
+            version.key,
+            _item_value(version),
+            created,
+            version.memory.created_at,
+            score,
+        )
+    return Item(
+        value=_item_value(version),
+        key=version.key,
+        namespace=namespace,
+        created_at=created,
+        updated_at=version.memory.created_at,
+    )
+
+
+def _active_by_key(
+    store: MemoryStore, scope: Scope, keys: list[str], *, with_vector: bool = False
+) -> dict[str, _Version]:
+    from langgraph_memory.store.memory_store import _fetch
+
+    cols = store._collections(scope, create=False)
+    if cols is None or not keys:
+        return {}
+    where = {CHAIN_KEY: {"$in": keys}}
+    found = _fetch(cols.active, scope, where=where, with_vector=with_vector)
+    return {v.key: v for v in found}
+
+
+def _get(store: MemoryStore, op: GetOp) -> Item | None:
+    try:
+        scope = Scope.from_namespace(op.namespace)
+    except ValueError:
+        return None  # a namespace that is no scope holds nothing
+    version = _active_by_key(store, scope, [op.key]).get(op.key)
+    return None if version is None else _item(version)
+
+
+def _scopes_under(store: MemoryStore, prefix: tuple[str, ...]) -> list[Scope]:
+    if len(prefix) > 2 or (prefix and prefix[0] not in SCOPE_KINDS):
+        return []
+    if len(prefix) == 2:
+        try:
+            return [Scope.from_namespace(prefix)]
+        except ValueError:
+            return []
+    return store.scopes(prefix[0] if prefix else None)  # type: ignore[arg-type]
+
+
+def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
+    from langgraph_memory.store.memory_store import _fetch, _query
+
+    if op.limit < 0 or op.offset < 0:
+        raise ValueError("search limit and offset must be >= 0")
+    if op.filter:
+        _check_filter(op.filter)
+    wanted = op.offset + op.limit
+    scopes = _scopes_under(store, op.namespace_prefix)
+    matches: list[tuple[_Version, float | None]] = []
+    vector = store._query_vector(op.query) if op.query else None
+    for scope in scopes:
+        cols = store._collections(scope, create=False)
+        if cols is None:
+            continue
+        if vector is None:
+            for v in _fetch(cols.active, scope):
+                if _matches(_item_value(v), op.filter):
+                    matches.append((v, None))
+            continue
+        size = cols.active.count()
+        n = max(wanted, 1)
+        while True:
+            hits = _query(cols.active, scope, vector, min(n, size) or 1, where=None)
+            versions = _versions_of(store, scope, [h.memory for h in hits])
+            kept = [
+                (versions[h.memory.id], h.score)
+                for h in hits
+                if h.memory.id in versions
+                and _matches(_item_value(versions[h.memory.id]), op.filter)
+            ]
+            if len(kept) >= wanted or n >= size:
+                break
+            n *= 4  # a filter dropped too many: look further down the ranking
+        matches += kept
+    if vector is None:
+        matches.sort(key=lambda pair: (-pair[0].memory.created_at.timestamp(), pair[0].key))
+    else:
+        matches.sort(key=lambda pair: -(pair[1] or 0.0))
+    page = matches[op.offset : op.offset + op.limit]
+    return [_item(v, score, scored=True) for v, score in page]  # type: ignore[misc]
+
+
+def _versions_of(store: MemoryStore, scope: Scope, memories: list[Memory]) -> dict[str, _Version]:
+    """Full records (chain key, value) of query hits, in one read."""
+    from langgraph_memory.store.memory_store import _fetch
+
+    cols = store._collections(scope, create=False)
+    if cols is None or not memories:
+        return {}
+    return {v.memory.id: v for v in _fetch(cols.active, scope, ids=[m.id for m in memories])}
+
+
+def _check_filter(filter: Mapping[str, Any]) -> None:
+    for key, cond in filter.items():
+        if isinstance(cond, Mapping):
+            ops = [k for k in cond if k.startswith("$")]
+            bad = [k for k in ops if k not in _OPERATORS]
+            if bad:
+                raise ValueError(
+                    f"unsupported filter operator {bad[0]!r} on {key!r}; "
+                    f"use one of {', '.join(sorted(_OPERATORS))}"
+                )
+
+
+def _matches(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
+    if not filter:
+        return True
+    return all(_compare(value.get(k), cond) for k, cond in filter.items())
+
+
+def _compare(actual: Any, cond: Any) -> bool:
+    if isinstance(cond, Mapping):
+        if any(k.startswith("$") for k in cond):
+            return all(_apply(actual, op, operand) for op, operand in cond.items())
+        return isinstance(actual, Mapping) and all(
+            _compare(actual.get(k), v) for k, v in cond.items()
+        )
+    return bool(actual == cond)
+
+
+def _apply(actual: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return bool(actual == operand)
+    if op == "$ne":
+        return bool(actual != operand)
+    pair = _ordered(actual, operand)
+    if pair is None:
+        return False  # a missing or incomparable field fails a range test
+    a, b = pair
+    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+
+
+def _ordered(actual: Any, operand: Any) -> tuple[Any, Any] | None:
+    """Two values a range test can compare, or None.
+
+    Strings compare as strings (ISO dates are the common case, as in LangGraph's
+    own stores); anything else compares as a number.
+    """
+    if isinstance(actual, str) and isinstance(operand, str):
+        return actual, operand
+    try:
+        return float(actual), float(operand)
+    except (TypeError, ValueError):
+        return None
+
+
+def _list_namespaces(store: MemoryStore, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+    namespaces: list[tuple[str, ...]] = [s.namespace for s in store.scopes()]
+    for condition in op.match_conditions or ():
+        namespaces = [ns for ns in namespaces if _namespace_matches(condition, ns)]
+    if op.max_depth is not None:
+        namespaces = sorted({ns[: op.max_depth] for ns in namespaces})
+    else:
+        namespaces = sorted(set(namespaces))
+    return namespaces[op.offset : op.offset + op.limit]
+
+
+def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    # Not strict: the path may be shorter than the namespace it is a prefix or suffix of.
+    if condition.match_type == "prefix":
+        pairs = zip(namespace, path, strict=False)
+    elif condition.match_type == "suffix":
+        pairs = zip(reversed(namespace), reversed(path), strict=False)
+    else:
+        raise ValueError(f"unsupported namespace match type {condition.match_type!r}")
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+# -- writes ------------------------------------------------------------------------
+
+
+def _check_put(op: PutOp) -> None:
+    Scope.from_namespace(op.namespace)  # a clear error for a namespace that is no scope
+    if not isinstance(op.key, str) or not op.key:
+        raise InvalidMemoryError(f"store keys must be non-empty strings, got {op.key!r}")
+    if op.value is not None and not isinstance(op.value, dict):
+        raise InvalidMemoryError(f"put() takes a dict value, got {type(op.value).__name__}")
+    if op.ttl is not None:
+        raise NotImplementedError("MemoryStore does not support TTLs; pass ttl=None")
+
+
+def _text_of(value: Mapping[str, Any], index: Any) -> str:
+    if isinstance(index, list) and index:
+        parts = [t for path in index for t in get_text_at_path(value, path)]
+        if parts:
+            return check_text(" ".join(parts))
+    for name in _TEXT_FIELDS:
+        if isinstance(value.get(name), str) and value[name].strip():
+            return check_text(value[name])
+    return check_text(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
+
+
+def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
+    from langgraph_memory.store.memory_store import _fetch, _free_ids, _insert, _Version
+
+    when = now_utc()
+    writes = [op for op in ops if op.value is not None]
+    texts = [_text_of(op.value or {}, op.index) for op in writes]
+    value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
+    vectors = store._embed(texts)  # before any write: a failing embedder stores nothing
+    with store._scope_lock(scope):
+        # With vectors: closing a version copies it, vector and all, into history.
+        existing = _active_by_key(store, scope, [op.key for op in ops], with_vector=True)
+        closes = [existing[op.key] for op in ops if op.value is None and op.key in existing]
+        if not writes:
+            if closes:
+                store._replace(store._writable(scope), [(old, None) for old in closes], when)
+            return
+        cols = store._writable(scope)
+        new_keys = [op.key for op in writes if op.key not in existing]
+        retired: dict[str, _Version] = {}
+        if new_keys:  # Chroma rejects an empty "$in" list, as when every put is an update
+            found = _fetch(cols.history, scope, where={CHAIN_KEY: {"$in": new_keys}})
+            retired = _latest_closed(found)
+        ids = iter(_free_ids(cols, len(writes)))
+        pairs: list[tuple[_Version, _Version | None]] = [(old, None) for old in closes]
+        fresh: list[_Version] = []
+        for op, text, value_json, vector in zip(writes, texts, value_jsons, vectors, strict=True):
+            memory = Memory(
+                id=next(ids),
+                text=text,
+                scope=scope.key,
+                created_at=when,
+                kind=Kind.SEMANTIC,
+                last_accessed=when,
+                source=Source.TOOL,
+                trust=Trust.MEDIUM,
+            )
+            old = existing.get(op.key)
+            if old is not None:
+                carried = replace(
+                    memory,
+                    importance=old.memory.importance,
+                    pinned=old.memory.pinned,
+                    kind=old.memory.kind,
+                    source=old.memory.source,
+                    trust=old.memory.trust,
+                    replaces=old.memory.id,
+                )
+                pairs.append((old, old.successor(carried, vector, value_json)))
+            elif op.key in retired:  # a deleted key put again: continue its history
+                last = retired[op.key]
+                fresh.append(
+                    last.successor(replace(memory, replaces=last.memory.id), vector, value_json)
+                )
+            else:
+                fresh.append(_Version(memory, op.key, vector, value_json, when))
+        if pairs:
+            store._replace(cols, pairs, when)
+        if fresh:
+            _insert(cols.active, fresh)
+
+
+def _latest_closed(versions: list[_Version]) -> dict[str, _Version]:
+    latest: dict[str, _Version] = {}
+    for v in versions:
+        until = v.memory.valid_until or datetime.max.replace(tzinfo=v.memory.created_at.tzinfo)
+        best = latest.get(v.key)
+        if best is None or until > (best.memory.valid_until or until):
+            latest[v.key] = v
+    return latest

@@ -1,0 +1,91 @@
+"""Keyword candidates: exact names, ids and numbers, which embed badly.
+
+Local Chroma has no BM25, so the store asks Chroma for documents matching a
+whole-word, case-insensitive regex per term, and ranks them here by the summed
+weight of the terms they contain (rarer terms weigh more, like IDF).
+
+>>> extract_terms('Did Caroline fly LH-761 to "New York" in 2023?')
+['Caroline', 'LH-761', '2023', 'New York']
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+from langgraph_memory.model import Memory
+
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
+_TOKEN = re.compile(r"[\w][\w'.\-]*[\w]|\w")
+#: Capitalised words that start questions and sentences; not names.
+_COMMON = frozenset(
+    """a an and are at be but by can could did do does for from had has have he her his how
+    i if in is it its me my no not of on or our she so that the their them then there they
+    this to was we were what when where which who whom why will with would you your yes
+    user assistant please thanks thank hi hello okay ok""".split()  # noqa: SIM905 - reads as prose
+)
+MAX_TERMS = 8
+
+
+def extract_terms(text: str) -> list[str]:
+    """The distinctive terms of a query: names, numbers, ids, quoted phrases.
+
+    >>> extract_terms("where does my sister live now?")
+    []
+    >>> extract_terms("what did I say about project 0a1b2c3d")
+    ['0a1b2c3d']
+    """
+    terms: list[str] = []
+    for token in _TOKEN.findall(text):
+        token = token.strip(".'-")
+        if not token or token.lower() in _COMMON:
+            continue
+        has_digit = any(ch.isdigit() for ch in token)
+        is_name = token[0].isupper()
+        is_code = "-" in token or "_" in token
+        if has_digit or is_name or is_code:
+            terms.append(token)
+    terms += [q.strip() for q in _QUOTED.findall(text) if q.strip()]
+    return list(dict.fromkeys(terms))[:MAX_TERMS]
+
+
+def term_pattern(term: str) -> str:
+    """A whole-word, case-insensitive regex for ``term`` (Rust regex syntax).
+
+    >>> term_pattern("LH-761")
+    '(?i)\\\\bLH\\\\-761\\\\b'
+    """
+    escaped = "".join(ch if ch.isalnum() or ch == "_" or ch == " " else "\\" + ch for ch in term)
+    # \b needs a word character on the inside; terms ending in punctuation skip it.
+    left = r"\b" if term[:1].isalnum() or term[:1] == "_" else ""
+    right = r"\b" if term[-1:].isalnum() or term[-1:] == "_" else ""
+    return f"(?i){left}{escaped}{right}"
+
+
+def rank(matches: Mapping[str, Sequence[Memory]], total: int) -> list[tuple[Memory, float]]:
+    """Memories ranked by the weight of the terms they match, in [0, 1].
+
+    A term's weight is ``log(1 + total / df)``: a name found in 2 of 1,000
+    memories outweighs a word found in 500. The score is the matched share of
+    the query's total weight; ties go to the newer memory.
+
+    >>> from datetime import datetime, timezone
+    >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> a = Memory(id="aaaaaaaa", text="x", scope="user:u", created_at=t)
+    >>> [(m.id, s) for m, s in rank({"Pune": [a], "2027": []}, total=10)]
+    [('aaaaaaaa', 0.5)]
+    """
+    weights: dict[str, float] = {}
+    for term, found in matches.items():
+        df = len({m.id for m in found})
+        weights[term] = math.log(1.0 + max(total, 1) / max(df, 1))
+    total_weight = sum(weights.values()) or 1.0
+    scores: dict[str, float] = {}
+    by_id: dict[str, Memory] = {}
+    for term, found in matches.items():
+        for memory in {m.id: m for m in found}.values():
+            by_id[memory.id] = memory
+            scores[memory.id] = scores.get(memory.id, 0.0) + weights[term]
+    ranked = sorted(by_id.values(), key=lambda m: (-scores[m.id], -m.created_at.timestamp(), m.id))
+    return [(m, min(1.0, scores[m.id] / total_weight)) for m in ranked]

@@ -1,0 +1,134 @@
+"""Where things live in Chroma: a registry, and three collections per scope.
+
+Each scope gets its own collections, named from a hash of the scope key, so a
+query can never forget the scope filter and stays as fast as an unfiltered one:
+
+- ``lgm-<hash>-mem``: the active versions (what reads see by default);
+- ``lgm-<hash>-hist``: closed versions, with their vectors, for ``as_of`` reads
+  and history;
+- ``lgm-<hash>-log``: the decision log (JSON documents, 1-dimensional dummy
+  vectors since Chroma wants a vector per record).
+
+Keeping closed versions out of the active collection means the hot path never
+needs a ``where`` filter (a filtered query cost 40x an unfiltered one here).
+The registry collection lists the scopes and records the embedder's name and
+dimension.
+
+>>> collection_names(Scope("user", "alice"))[0].startswith("lgm-")
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.errors import NotFoundError
+
+from langgraph_memory.scope import Scope
+
+REGISTRY = "langgraph_memory_registry"
+SCHEMA_VERSION = 1
+DUMMY_VECTOR = [1.0]
+_COSINE = {"hnsw": {"space": "cosine"}}
+
+
+def scope_hash(scope: Scope) -> str:
+    """A stable 32-hex-digit name part for a scope."""
+    return hashlib.sha256(scope.key.encode("utf-8")).hexdigest()[:32]
+
+
+def collection_names(scope: Scope) -> tuple[str, str, str]:
+    """Names of the (active, history, log) collections of ``scope``."""
+    h = scope_hash(scope)
+    return f"lgm-{h}-mem", f"lgm-{h}-hist", f"lgm-{h}-log"
+
+
+@dataclass(frozen=True)
+class ScopeCollections:
+    """Handles on one scope's three collections."""
+
+    scope: Scope
+    active: Collection
+    history: Collection
+    log: Collection
+
+
+def open_registry(client: ClientAPI) -> Collection:
+    """The registry collection, created on first use."""
+    return client.get_or_create_collection(
+        REGISTRY, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
+    )
+
+
+def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> ScopeCollections:
+    """Create (or open) a scope's collections and list it in the registry."""
+    names = collection_names(scope)
+    handles = []
+    for name, role in zip(names, ("mem", "hist", "log"), strict=True):
+        handles.append(
+            client.get_or_create_collection(
+                name,
+                embedding_function=None,
+                configuration=_COSINE if role != "log" else None,  # type: ignore[arg-type]
+                metadata={"lgm_scope": scope.key, "lgm_role": role},
+            )
+        )
+    registry.upsert(
+        ids=[scope_hash(scope)],
+        embeddings=[DUMMY_VECTOR],
+        documents=[scope.key],
+        metadatas=[{"kind": scope.kind, "scope_id": scope.id, "created_at": time.time()}],
+    )
+    return ScopeCollections(scope, handles[0], handles[1], handles[2])
+
+
+def open_scope(client: ClientAPI, scope: Scope) -> ScopeCollections | None:
+    """A scope's collections, or None when the scope has never been written."""
+    try:
+        handles = [
+            client.get_collection(name, embedding_function=None)  # type: ignore[arg-type]
+            for name in collection_names(scope)
+        ]
+    except NotFoundError:
+        return None
+    return ScopeCollections(scope, handles[0], handles[1], handles[2])
+
+
+def drop_scope(client: ClientAPI, registry: Collection, scope: Scope) -> None:
+    """Delete a scope's collections and its registry entry."""
+    for name in collection_names(scope):
+        with contextlib.suppress(NotFoundError):
+            client.delete_collection(name)
+    registry.delete(ids=[scope_hash(scope)])
+
+
+def registered_scopes(registry: Collection) -> list[Scope]:
+    """Every scope listed in the registry, sorted."""
+    found = registry.get(where={"kind": {"$ne": CONFIG_ID}}, include=["documents"])
+    return sorted(Scope.parse(doc) for doc in found["documents"] or [])
+
+
+CONFIG_ID = "__config__"
+
+
+def read_config(registry: Collection) -> dict[str, Any] | None:
+    """The store-wide settings (embedder name and dimension), if recorded."""
+    found = registry.get(ids=[CONFIG_ID], include=["metadatas"])
+    metas = found["metadatas"] or []
+    return dict(metas[0]) if metas else None
+
+
+def write_config(registry: Collection, *, embedder: str, dimension: int) -> None:
+    """Record the store-wide settings."""
+    registry.upsert(
+        ids=[CONFIG_ID],
+        embeddings=[DUMMY_VECTOR],
+        documents=[CONFIG_ID],
+        metadatas=[{"kind": CONFIG_ID, "embedder": embedder, "dimension": dimension}],
+    )

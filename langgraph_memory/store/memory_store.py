@@ -1,0 +1,1058 @@
+"""MemoryStore: long-term memory on Chroma, with scopes, versions and a decision log.
+
+One ``MemoryStore`` is the single source of truth of the package. It keeps each
+scope in collections of its own (see ``layout``), never overwrites a memory
+(UPDATE closes the old version and opens a new one), logs every write-path
+decision in the scope, and can hard-delete a person's data. It is also a
+LangGraph ``BaseStore`` (see ``basestore``), so ``graph.compile(store=store)``
+hands it to every node and tool.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> m = store.add("user:alice", "User lives in Delhi.")
+>>> m2 = store.update("user:alice", m.id, "User lives in Pune.")
+>>> [v.text for v in store.history("user:alice", m2.id)]
+['User lives in Delhi.', 'User lives in Pune.']
+>>> [v.text for v in store.active("user:alice")]
+['User lives in Pune.']
+>>> store.release()
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import threading
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any, overload
+
+import chromadb
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.config import Settings
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import BaseStore, Item, Op, Result
+
+from langgraph_memory.errors import (
+    EmbeddingMismatchError,
+    InvalidMemoryError,
+    MemoryClosedError,
+    MemoryNotFoundError,
+)
+from langgraph_memory.model import (
+    Decision,
+    Kind,
+    Memory,
+    Source,
+    Trust,
+    check_importance,
+    check_metadata,
+    check_text,
+    now_utc,
+    utc,
+)
+from langgraph_memory.scope import Scope, ScopeKind, ScopeLike, check_scope_kind
+from langgraph_memory.store import compaction, keyword, layout
+from langgraph_memory.store.lock import DirectoryLock
+from langgraph_memory.store.records import (
+    CHAIN_KEY,
+    CHAIN_START,
+    VALUE_KEY,
+    decision_document,
+    decision_from_document,
+    decision_metadata,
+    from_epoch,
+    memory_from_record,
+    memory_metadata,
+    to_epoch,
+)
+
+DEFAULT_PATH = ".langgraph_memory"
+PATH_ENV = "LANGGRAPH_MEMORY_PATH"
+_ID_RE = re.compile(r"^[0-9a-f]{8}$")
+#: Fields ``update`` accepts besides the text.
+UPDATE_FIELDS = frozenset(
+    {"importance", "kind", "pinned", "source", "trust", "event_time", "sources", "metadata"}
+)
+_RECORD = ["documents", "metadatas"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A memory found by a search, with its score (higher is better).
+
+    For ``nearest`` the score is the cosine similarity; for ``keyword`` the
+    share of the query's term weight the memory matched. Both lie in [0, 1]
+    for the normalised vectors the store uses.
+    """
+
+    memory: Memory
+    score: float
+
+
+@dataclass(frozen=True)
+class _Version:
+    """A memory as stored: the record plus its chain key and vector."""
+
+    memory: Memory
+    key: str
+    vector: list[float] | None = None
+    value_json: str | None = None
+    chain_start: datetime | None = None  # when the chain's first version opened
+
+    def successor(self, memory: Memory, vector: list[float], value_json: str | None) -> _Version:
+        """The version that replaces this one in the same chain."""
+        return _Version(
+            memory, self.key, vector, value_json, self.chain_start or self.memory.created_at
+        )
+
+
+class MemoryStore(BaseStore):
+    """Long-term memory on Chroma: scopes, validity windows, history, decision log.
+
+    ``MemoryStore()`` opens an embedded store at ``$LANGGRAPH_MEMORY_PATH`` or
+    ``./.langgraph_memory`` and locks that directory for this process.
+    ``MemoryStore(client=chromadb.HttpClient(...))`` uses a Chroma server,
+    which many processes can share. ``embeddings`` is any LangChain
+    ``Embeddings``; the default is the offline MiniLM embedder. The store
+    records which embedder built it and refuses another.
+
+    Every method takes the scope first, as a ``Scope``, ``"kind:id"`` or a
+    namespace tuple, and ``now=`` wherever time matters (default: the clock).
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> with MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8)) as s:
+    ...     _ = s.add("user:bob", "User is vegetarian.", importance=0.8)
+    ...     [h.memory.text for h in s.nearest("user:bob", "What does Bob eat?", k=1)]
+    ['User is vegetarian.']
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        client: ClientAPI | None = None,
+        embeddings: Embeddings | None = None,
+    ) -> None:
+        if path is not None and client is not None:
+            raise ValueError(
+                "pass either path= (an embedded store) or client= (any chromadb client), not both"
+            )
+        if embeddings is None:
+            from langgraph_memory.embeddings import default_embeddings
+
+            embeddings = default_embeddings()
+        from langgraph_memory.embeddings import embedder_name
+
+        self.embeddings = embeddings
+        self.embedder_name = embedder_name(embeddings)
+        self._lock: DirectoryLock | None = None
+        self._owns_client = client is None
+        if client is None:
+            directory = Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH)
+            self._lock = DirectoryLock.acquire(directory)
+            try:
+                client = chromadb.PersistentClient(
+                    path=str(directory), settings=Settings(anonymized_telemetry=False)
+                )
+            except BaseException:
+                self._lock.release()
+                raise
+        else:
+            settings = client.get_settings()
+            if settings.is_persistent and settings.persist_directory:
+                directory = Path(settings.persist_directory)
+                self._lock = DirectoryLock.acquire(directory)
+            else:
+                directory = None
+        self.path: Path | None = directory
+        self.client: ClientAPI = client
+        self._registry = layout.open_registry(client)
+        self._dimension = self._check_embedder()
+        self._scopes: dict[str, layout.ScopeCollections] = {}
+        self._guard = threading.Lock()
+        self._scope_locks: dict[str, threading.RLock] = {}
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def release(self) -> None:
+        """Let go of the store: release the directory lock of an embedded store.
+
+        Safe to call twice; ``with MemoryStore(...) as store:`` calls it. (``close``
+        is the memory operation: it archives one memory.)
+        """
+        if self._lock is None:
+            return
+        last = self._lock.release()
+        self._lock = None
+        if last and self._owns_client:
+            # Another process may take the directory now, so this process must
+            # stop writing it: close Chroma's shared client for the path.
+            self.client.close()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        where = str(self.path) if self.path else type(self.client).__name__
+        return f"MemoryStore({where!r}, embedder={self.embedder_name!r})"
+
+    # -- embedder bookkeeping --------------------------------------------------
+
+    def _check_embedder(self) -> int:
+        config = layout.read_config(self._registry)
+        if config is None:
+            layout.write_config(self._registry, embedder=self.embedder_name, dimension=0)
+            return 0
+        if config.get("embedder") != self.embedder_name:
+            raise EmbeddingMismatchError(
+                f"this store was built with the embedder {config.get('embedder')!r} "
+                f"({config.get('dimension')} dimensions) but you passed {self.embedder_name!r}. "
+                "Vectors from different embedders cannot be compared: pass the same "
+                "embedder, or open a new store path for the new one."
+            )
+        return int(config.get("dimension", 0))
+
+    def _check_vectors(self, vectors: Sequence[Sequence[float]], expected: int) -> None:
+        if len(vectors) != expected:
+            raise EmbeddingMismatchError(
+                f"the embedder returned {len(vectors)} vectors for {expected} texts"
+            )
+        for vector in vectors:
+            if self._dimension == 0:
+                self._dimension = len(vector)
+                layout.write_config(
+                    self._registry, embedder=self.embedder_name, dimension=self._dimension
+                )
+            if len(vector) != self._dimension:
+                raise EmbeddingMismatchError(
+                    f"got a {len(vector)}-dimensional vector, but this store holds "
+                    f"{self._dimension}-dimensional vectors from {self.embedder_name!r}; "
+                    "use the embedder the store was built with"
+                )
+
+    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        vectors = [list(map(float, v)) for v in self.embeddings.embed_documents(list(texts))]
+        self._check_vectors(vectors, len(texts))
+        return vectors
+
+    def _query_vector(self, query: str | Sequence[float]) -> list[float]:
+        if isinstance(query, str):
+            vector = [float(x) for x in self.embeddings.embed_query(query)]
+        else:
+            try:
+                vector = [float(x) for x in query]
+            except (TypeError, ValueError) as exc:
+                raise EmbeddingMismatchError(
+                    "query must be a str or a sequence of floats (a vector)"
+                ) from exc
+        self._check_vectors([vector], 1)
+        return vector
+
+    # -- scopes and collections --------------------------------------------------
+
+    def _scope_lock(self, scope: Scope) -> threading.RLock:
+        with self._guard:
+            return self._scope_locks.setdefault(scope.key, threading.RLock())
+
+    def _collections(self, scope: Scope, *, create: bool) -> layout.ScopeCollections | None:
+        cached = self._scopes.get(scope.key)
+        if cached is not None:
+            return cached
+        cols = layout.open_scope(self.client, scope)
+        if cols is None:
+            if not create:
+                return None
+            cols = layout.create_scope(self.client, self._registry, scope)
+        else:
+            _finish_interrupted_moves(cols)
+        self._scopes[scope.key] = cols
+        return cols
+
+    def _writable(self, scope: Scope) -> layout.ScopeCollections:
+        cols = self._collections(scope, create=True)
+        assert cols is not None
+        return cols
+
+    def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
+        """Every scope that holds data, optionally only of one kind, sorted.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add("user:alice", "User likes tea.")
+        >>> s.scopes("user")
+        [Scope(kind='user', id='alice')]
+        """
+        found = layout.registered_scopes(self._registry)
+        if kind is not None:
+            kind = check_scope_kind(kind)
+            found = [s for s in found if s.kind == kind]
+        return found
+
+    # -- writes ------------------------------------------------------------------
+
+    def add(
+        self,
+        scope: ScopeLike,
+        text: str,
+        *,
+        importance: float = 0.5,
+        kind: Kind | str = Kind.SEMANTIC,
+        pinned: bool = False,
+        source: Source | str = Source.USER,
+        trust: Trust | str = Trust.HIGH,
+        event_time: datetime | None = None,
+        sources: Sequence[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+        now: datetime | None = None,
+    ) -> Memory:
+        """Store a new memory and return it.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.add("user:alice", "User is allergic to peanuts.", importance=0.9).importance
+        0.9
+        """
+        fields = dict(
+            text=text,
+            importance=importance,
+            kind=kind,
+            pinned=pinned,
+            source=source,
+            trust=trust,
+            event_time=event_time,
+            sources=sources,
+            metadata=metadata,
+        )
+        return self.add_many(scope, [fields], now=now)[0]
+
+    def add_many(
+        self,
+        scope: ScopeLike,
+        items: Sequence[str | Mapping[str, Any]],
+        *,
+        now: datetime | None = None,
+    ) -> list[Memory]:
+        """Store many new memories with one embedding call and one write.
+
+        Each item is a text or a dict of :meth:`add`'s arguments. Every item is
+        validated before anything is written, so one bad item stores nothing.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> [m.text for m in s.add_many("user:a", ["Likes tea.", {"text": "Has a cat."}])]
+        ['Likes tea.', 'Has a cat.']
+        """
+        scope = Scope.of(scope)
+        when = utc(now) if now is not None else now_utc()
+        built = []
+        for i, item in enumerate(items):
+            fields = {"text": item} if isinstance(item, str) else dict(item)
+            try:
+                built.append(_new_memory(scope, when, fields))
+            except InvalidMemoryError as exc:
+                raise InvalidMemoryError(f"item {i}: {exc}") from None
+        if not built:
+            return []
+        vectors = self._embed([m.text for m in built])
+        with self._scope_lock(scope):
+            cols = self._writable(scope)
+            ids = _free_ids(cols, len(built))
+            versions = [
+                _Version(replace(m, id=i), key=i, vector=v)
+                for m, i, v in zip(built, ids, vectors, strict=True)
+            ]
+            _insert(cols.active, versions)
+        return [v.memory for v in versions]
+
+    def update(
+        self,
+        scope: ScopeLike,
+        memory_id: str,
+        text: str,
+        *,
+        now: datetime | None = None,
+        **fields: Any,
+    ) -> Memory:
+        """Replace an active memory by a new version; the old one is closed, not lost.
+
+        The new version points back with ``replaces``. Its importance is the
+        larger of the old and the given one (a restatement never makes a fact
+        less important), and ``pinned`` carries over unless given.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> old = s.add("user:a", "User lives in Delhi.", importance=0.7)
+        >>> new = s.update("user:a", old.id, "User lives in Pune.", importance=0.4)
+        >>> new.replaces == old.id, new.importance, s.get("user:a", old.id).active
+        (True, 0.7, False)
+        """
+        unknown = set(fields) - UPDATE_FIELDS
+        if unknown:
+            raise TypeError(
+                f"update() got unknown fields {sorted(unknown)}; it accepts {sorted(UPDATE_FIELDS)}"
+            )
+        scope = Scope.of(scope)
+        when = utc(now) if now is not None else now_utc()
+        text = check_text(text)
+        with self._scope_lock(scope):
+            old = self._active_version(scope, memory_id, with_vector=True)
+            new = _successor(old.memory, text, when, fields)
+            [vector] = self._embed([new.text])
+            cols = self._writable(scope)
+            [new_id] = _free_ids(cols, 1)
+            self._replace(
+                cols,
+                [(old, old.successor(replace(new, id=new_id), vector, old.value_json))],
+                when,
+            )
+        return replace(new, id=new_id)
+
+    def close(self, scope: ScopeLike, memory_id: str, *, now: datetime | None = None) -> Memory:
+        """Archive an active memory: ``valid_until = now``. Nothing is deleted.
+
+        The closed version stays readable with ``get``, ``history`` and
+        ``nearest(..., as_of=...)``; ``purge`` is the hard delete.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Likes tea.")
+        >>> s.close("user:a", m.id).active, s.active("user:a")
+        (False, [])
+        """
+        scope = Scope.of(scope)
+        when = utc(now) if now is not None else now_utc()
+        with self._scope_lock(scope):
+            old = self._active_version(scope, memory_id, with_vector=True)
+            cols = self._writable(scope)
+            self._replace(cols, [(old, None)], when)
+        return replace(old.memory, valid_until=when)
+
+    def touch(
+        self, scope: ScopeLike, memory_ids: Iterable[str], *, now: datetime | None = None
+    ) -> None:
+        """Set ``last_accessed`` of active memories in one write (unknown ids are skipped).
+
+        >>> import tempfile
+        >>> from datetime import datetime, timezone
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Likes tea.")
+        >>> s.touch("user:a", [m.id], now=datetime(2030, 1, 1, tzinfo=timezone.utc))
+        >>> s.get("user:a", m.id).last_accessed.year
+        2030
+        """
+        scope = Scope.of(scope)
+        ids = list(dict.fromkeys(memory_ids))
+        when = to_epoch(utc(now) if now is not None else now_utc())
+        cols = self._collections(scope, create=False)
+        if cols is None or not ids:
+            return
+        with self._scope_lock(scope):
+            present = cols.active.get(ids=ids, include=[])["ids"]
+            if present:
+                cols.active.update(ids=present, metadatas=[{"last_accessed": when}] * len(present))
+
+    def _replace(
+        self,
+        cols: layout.ScopeCollections,
+        pairs: Sequence[tuple[_Version, _Version | None]],
+        when: datetime,
+    ) -> None:
+        """Close each old version and open its successor (if any), in three writes.
+
+        The order makes a crash safe: the closed copy is written to history
+        first, the successor added next, the old active record deleted last.
+        A crash in between leaves a record in both collections, which
+        ``_finish_interrupted_moves`` completes on the next open.
+        """
+        for old, _ in pairs:
+            if when < old.memory.created_at:
+                raise InvalidMemoryError(
+                    f"now={when.isoformat()} is before memory {old.memory.id} was created "
+                    f"({old.memory.created_at.isoformat()}); a version cannot close before "
+                    "it opens"
+                )
+        closed = [replace(old, memory=replace(old.memory, valid_until=when)) for old, _ in pairs]
+        _insert(cols.history, closed, upsert=True)
+        successors = [new for _, new in pairs if new is not None]
+        if successors:
+            _insert(cols.active, successors)
+        cols.active.delete(ids=[old.memory.id for old, _ in pairs])
+
+    # -- reads ---------------------------------------------------------------------
+
+    @overload
+    def get(self, scope: Scope | str, memory_id: str) -> Memory: ...
+
+    @overload
+    def get(
+        self, scope: tuple[str, ...], memory_id: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None: ...
+
+    def get(
+        self, scope: ScopeLike, memory_id: str, *, refresh_ttl: bool | None = None
+    ) -> Memory | Item | None:
+        """The memory version with this id, active or closed.
+
+        Called with a ``Scope`` or ``"kind:id"`` it returns a ``Memory`` and
+        raises ``MemoryNotFoundError`` for an unknown id. Called with a
+        namespace tuple it is LangGraph's ``BaseStore.get``: the current ``Item``
+        under that key, or ``None``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Likes tea.")
+        >>> s.get("user:a", m.id).text, s.get(("user", "a"), m.id).value["text"]
+        ('Likes tea.', 'Likes tea.')
+        """
+        if isinstance(scope, tuple):
+            return super().get(scope, memory_id, refresh_ttl=refresh_ttl)
+        return self._version(Scope.of(scope), memory_id).memory
+
+    def _version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> _Version:
+        _check_id(memory_id)
+        cols = self._collections(scope, create=False)
+        if cols is not None:
+            for collection in (cols.active, cols.history):
+                found = _fetch(collection, scope, ids=[memory_id], with_vector=with_vector)
+                if found:
+                    return found[0]
+        raise MemoryNotFoundError(
+            f"no memory {memory_id!r} in scope {scope.key}; "
+            "store.active(scope) lists the current memories"
+        )
+
+    def _active_version(self, scope: Scope, memory_id: str, *, with_vector: bool) -> _Version:
+        version = self._version(scope, memory_id, with_vector=with_vector)
+        if not version.memory.active:
+            current = [m.id for m in self.history(scope, memory_id) if m.active]
+            hint = (
+                f"its current version is {current[0]!r}" if current else "it has no current version"
+            )
+            raise MemoryClosedError(
+                f"memory {memory_id!r} in scope {scope.key} was closed at "
+                f"{version.memory.valid_until.isoformat() if version.memory.valid_until else '?'}; "
+                f"{hint}"
+            )
+        return version
+
+    def active(self, scope: ScopeLike) -> list[Memory]:
+        """Every active memory of the scope, oldest first.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.active("user:nobody")
+        []
+        """
+        scope = Scope.of(scope)
+        cols = self._collections(scope, create=False)
+        if cols is None:
+            return []
+        return _oldest_first(v.memory for v in _fetch(cols.active, scope))
+
+    def nearest(
+        self,
+        scope: ScopeLike,
+        query_or_vector: str | Sequence[float],
+        k: int = 5,
+        *,
+        as_of: datetime | None = None,
+    ) -> list[Hit]:
+        """The ``k`` memories most similar to a query text or vector, best first.
+
+        Without ``as_of`` it searches the active memories; with it, the versions
+        that were valid at that time (closed ones included).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add("user:a", "Likes tea.")
+        >>> [round(h.score, 3) for h in s.nearest("user:a", "Likes tea.", k=3)]
+        [1.0]
+        """
+        scope = Scope.of(scope)
+        _check_k(k)
+        vector = self._query_vector(query_or_vector)
+        cols = self._collections(scope, create=False)
+        if cols is None:
+            return []
+        if as_of is None:
+            return _query(cols.active, scope, vector, k, where=None)
+        t = to_epoch(utc(as_of))
+        hits = _query(cols.active, scope, vector, k, where={"created_at": {"$lte": t}})
+        hits += _query(
+            cols.history,
+            scope,
+            vector,
+            k,
+            where={"$and": [{"created_at": {"$lte": t}}, {"valid_until": {"$gt": t}}]},
+        )
+        return sorted(hits, key=lambda h: -h.score)[:k]
+
+    def keyword(self, scope: ScopeLike, terms: str | Sequence[str], k: int = 5) -> list[Hit]:
+        """Active memories that contain the exact names, ids or numbers of ``terms``.
+
+        ``terms`` is a list of terms, or a text from which the distinctive
+        ones (capitalised words, numbers, ids, quoted phrases) are taken.
+        Matching is whole-word and case-insensitive; rarer terms weigh more.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add_many("user:a", ["Flight LH-761 leaves at 7.", "User likes Pune."])
+        >>> [h.memory.text for h in s.keyword("user:a", "When is LH-761?")]
+        ['Flight LH-761 leaves at 7.']
+        """
+        scope = Scope.of(scope)
+        _check_k(k)
+        wanted = keyword.extract_terms(terms) if isinstance(terms, str) else list(terms)
+        cols = self._collections(scope, create=False)
+        if cols is None or not wanted:
+            return []
+        matches: dict[str, list[_Version]] = {}
+        for term in wanted:
+            found = _fetch(
+                cols.active, scope, where_document={"$regex": keyword.term_pattern(term)}
+            )
+            if _ID_RE.match(term):
+                found += _fetch(cols.active, scope, ids=[term])
+            matches[term] = found
+        ranked = keyword.rank(
+            {t: [v.memory for v in found] for t, found in matches.items()},
+            total=cols.active.count(),
+        )
+        return [Hit(m, score) for m, score in ranked[:k]]
+
+    def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
+        """Every version of the memory that ``memory_id`` belongs to, oldest first.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Lives in Delhi.")
+        >>> len(s.history("user:a", m.id))
+        1
+        """
+        scope = Scope.of(scope)
+        return [v.memory for v in self._chain(scope, self._version(scope, memory_id).key)]
+
+    def _chain(self, scope: Scope, key: str) -> list[_Version]:
+        cols = self._collections(scope, create=False)
+        if cols is None:
+            return []
+        versions = _fetch(cols.active, scope, where={CHAIN_KEY: key})
+        versions += _fetch(cols.history, scope, where={CHAIN_KEY: key})
+        return sorted(versions, key=lambda v: (v.memory.created_at, v.memory.valid_until is None))
+
+    # -- decision log ----------------------------------------------------------------
+
+    def log(
+        self,
+        scope: ScopeLike,
+        decisions: Decision | Sequence[Decision],
+        *,
+        now: datetime | None = None,
+    ) -> list[Decision]:
+        """Append decisions to the scope's decision log, in one write.
+
+        Each logged decision gets an ``id`` and, unless it has one, ``created_at = now``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.model import Op
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> [d.op for d in s.log("user:a", Decision(op=Op.NOOP, fact="User likes tea."))]
+        [<Op.NOOP: 'NOOP'>]
+        """
+        scope = Scope.of(scope)
+        batch = [decisions] if isinstance(decisions, Decision) else list(decisions)
+        if not batch:
+            return []
+        when = utc(now) if now is not None else now_utc()
+        logged = []
+        for d in batch:
+            if not isinstance(d, Decision):
+                raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
+            logged.append(
+                d.with_(id=d.id or uuid.uuid4().hex, created_at=utc(d.created_at or when))
+            )
+        with self._scope_lock(scope):
+            cols = self._writable(scope)
+            for chunk in _chunks(logged, _max_batch(self.client)):
+                cols.log.add(
+                    ids=[d.id for d in chunk if d.id],
+                    embeddings=[layout.DUMMY_VECTOR] * len(chunk),
+                    documents=[decision_document(d) for d in chunk],
+                    metadatas=[decision_metadata(d) for d in chunk],  # type: ignore[misc]
+                )
+        return logged
+
+    def decisions(self, scope: ScopeLike, memory_id: str | None = None) -> list[Decision]:
+        """The scope's decisions, oldest first; with ``memory_id``, those that
+        created, changed or removed any version of that memory ("why does the
+        agent think this?").
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.decisions("user:a")
+        []
+        """
+        scope = Scope.of(scope)
+        cols = self._collections(scope, create=False)
+        if cols is None:
+            return []
+        where: dict[str, Any] | None = None
+        if memory_id is not None:
+            try:
+                ids = [m.id for m in self.history(scope, memory_id)]
+            except MemoryNotFoundError:
+                _check_id(memory_id)
+                ids = [memory_id]  # purged or unknown: its log entries may still be asked for
+            where = {"$or": [{"target_id": {"$in": ids}}, {"result_id": {"$in": ids}}]}
+        found = cols.log.get(where=where, include=["documents"])  # type: ignore[arg-type]
+        logged = [decision_from_document(doc) for doc in found["documents"] or []]
+        return sorted(logged, key=lambda d: (d.created_at or now_utc(), d.id or ""))
+
+    # -- export and hard delete ------------------------------------------------------
+
+    def export(self, scope: ScopeLike) -> dict[str, Any]:
+        """Every version and decision of the scope, as a JSON-ready dict.
+
+        >>> import json, tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add("user:a", "Likes tea.")
+        >>> len(json.loads(json.dumps(s.export("user:a")))["memories"])
+        1
+        """
+        scope = Scope.of(scope)
+        cols = self._collections(scope, create=False)
+        versions: list[_Version] = []
+        if cols is not None:
+            versions = _fetch(cols.active, scope) + _fetch(cols.history, scope)
+        versions.sort(key=lambda v: (v.memory.created_at, v.memory.id))
+        return {
+            "format": "langgraph-memory-export",
+            "version": 1,
+            "scope": scope.key,
+            "exported_at": now_utc().isoformat(),
+            "embedder": self.embedder_name,
+            "memories": [dict(v.memory.to_dict(), key=v.key) for v in versions],
+            "decisions": [d.to_dict() for d in self.decisions(scope)],
+        }
+
+    def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
+        """Hard-delete memories: every version of each listed memory and every
+        log entry about them, or, with ``ids=None``, the whole scope.
+
+        Then the storage is compacted so that the deleted text is gone from
+        disk, not just unlinked (see ``compaction``). Texts of purged memories
+        that other decisions showed as neighbours are redacted from those
+        decisions. Unknown ids raise before anything is deleted.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Secret.")
+        >>> s.purge("user:a", [m.id])
+        {'memories': 1, 'decisions': 0}
+        >>> s.active("user:a")
+        []
+        """
+        scope = Scope.of(scope)
+        with self._scope_lock(scope):
+            cols = self._collections(scope, create=False)
+            if ids is None:
+                counts = {"memories": 0, "decisions": 0}
+                if cols is not None:
+                    counts = {
+                        "memories": cols.active.count() + cols.history.count(),
+                        "decisions": cols.log.count(),
+                    }
+                layout.drop_scope(self.client, self._registry, scope)
+                rebuild = [layout.REGISTRY]  # its entry named the scope
+            else:
+                if isinstance(ids, str):
+                    raise TypeError("purge(scope, ids) takes a list of ids, not one str")
+                keys = {self._version(scope, i).key for i in ids}  # raises on unknown ids
+                assert cols is not None
+                counts = _purge_chains(cols, scope, sorted(keys))
+                rebuild = list(layout.collection_names(scope))
+            # Rebuilt collections get new internal ids: forget the old handles.
+            self._scopes.pop(scope.key, None)
+            try:
+                compaction.compact(self.client, self.path, rebuild)
+            finally:
+                self._registry = layout.open_registry(self.client)
+        return counts
+
+    # -- the LangGraph BaseStore face ------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run LangGraph store operations (see ``basestore``)."""
+        from langgraph_memory.store.basestore import run_ops
+
+        return run_ops(self, list(ops))
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Async ``batch``: the same code, run in a worker thread."""
+        import asyncio
+
+        return await asyncio.to_thread(self.batch, list(ops))
+
+
+# -- helpers on Chroma collections --
+
+
+def _check_id(memory_id: Any) -> None:
+    if not isinstance(memory_id, str) or not memory_id:
+        raise MemoryNotFoundError(f"memory id must be a non-empty str, got {memory_id!r}")
+
+
+def _check_k(k: Any) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+
+
+def _max_batch(client: ClientAPI) -> int:
+    try:
+        return max(1, int(client.get_max_batch_size()))
+    except Exception:  # older or remote clients may not say; Chroma's floor is 1,000+
+        return 1000
+
+
+def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _oldest_first(memories: Iterable[Memory]) -> list[Memory]:
+    return sorted(memories, key=lambda m: (m.created_at, m.id))
+
+
+def _fetch(
+    collection: Collection,
+    scope: Scope,
+    *,
+    ids: list[str] | None = None,
+    where: dict[str, Any] | None = None,
+    where_document: dict[str, Any] | None = None,
+    with_vector: bool = False,
+) -> list[_Version]:
+    include = _RECORD + (["embeddings"] if with_vector else [])
+    found = collection.get(
+        ids=ids,
+        where=where,  # type: ignore[arg-type]
+        where_document=where_document,  # type: ignore[arg-type]
+        include=include,  # type: ignore[arg-type]
+    )
+    documents = found["documents"] or []
+    metadatas = found["metadatas"] or []
+    vectors = found["embeddings"] if with_vector else None
+    out = []
+    for i, record_id in enumerate(found["ids"]):
+        meta = metadatas[i]
+        out.append(
+            _Version(
+                memory_from_record(record_id, documents[i], meta, scope.key),
+                key=str(meta.get(CHAIN_KEY, record_id)),
+                vector=[float(x) for x in vectors[i]] if vectors is not None else None,
+                value_json=meta.get(VALUE_KEY),  # type: ignore[arg-type]
+                chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
+            )
+        )
+    return out
+
+
+def _query(
+    collection: Collection,
+    scope: Scope,
+    vector: list[float],
+    k: int,
+    *,
+    where: dict[str, Any] | None,
+) -> list[Hit]:
+    found = collection.query(
+        query_embeddings=[vector],
+        n_results=k,
+        where=where,  # type: ignore[arg-type]
+        include=["documents", "metadatas", "distances"],
+    )
+    ids = found["ids"][0]
+    documents = (found["documents"] or [[]])[0]
+    metadatas = (found["metadatas"] or [[]])[0]
+    distances = (found["distances"] or [[]])[0]
+    return [
+        Hit(memory_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
+        for i in range(len(ids))
+    ]
+
+
+def _insert(collection: Collection, versions: Sequence[_Version], *, upsert: bool = False) -> None:
+    write = collection.upsert if upsert else collection.add
+    for chunk in _chunks(versions, 1000):
+        write(
+            ids=[v.memory.id for v in chunk],
+            embeddings=[v.vector for v in chunk],  # type: ignore[misc]
+            documents=[v.memory.text for v in chunk],
+            metadatas=[  # type: ignore[misc]
+                memory_metadata(
+                    v.memory, key=v.key, value_json=v.value_json, chain_start=v.chain_start
+                )
+                for v in chunk
+            ],
+        )
+
+
+def _free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
+    """``n`` fresh 8-hex-digit ids, unused in the scope as ids or chain keys."""
+    chosen: list[str] = []
+    while len(chosen) < n:
+        candidates = list({secrets.token_hex(4) for _ in range(n - len(chosen))} - set(chosen))
+        taken: set[str] = set()
+        for collection in (cols.active, cols.history):
+            taken.update(collection.get(ids=candidates, include=[])["ids"])
+            taken.update(collection.get(where={CHAIN_KEY: {"$in": candidates}}, include=[])["ids"])
+        chosen += [c for c in candidates if c not in taken]
+    return chosen
+
+
+def _finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
+    """Complete a close that a crash interrupted (record in history and active)."""
+    closed = cols.history.get(include=[])["ids"]
+    if not closed:
+        return
+    stale = cols.active.get(ids=closed, include=[])["ids"]
+    if stale:
+        cols.active.delete(ids=stale)
+
+
+def _purge_chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -> dict[str, int]:
+    where = {CHAIN_KEY: {"$in": keys}}
+    versions = _fetch(cols.active, scope, where=where) + _fetch(cols.history, scope, where=where)
+    ids = {v.memory.id for v in versions}
+    for collection in (cols.active, cols.history):
+        collection.delete(where=where)  # type: ignore[arg-type]
+    found = cols.log.get(include=["documents"])
+    doomed, redacted = [], []
+    for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True):
+        d = decision_from_document(doc)
+        if d.target_id in ids or d.result_id in ids:
+            doomed.append(log_id)
+        elif ids.intersection(d.shown_ids):
+            texts = list(d.shown_texts) + [""] * (len(d.shown_ids) - len(d.shown_texts))
+            d = d.with_(
+                shown_texts=tuple(
+                    "[purged]" if sid in ids else text
+                    for sid, text in zip(d.shown_ids, texts, strict=False)
+                ),
+                raw="[redacted: it showed a purged memory]" if d.raw else d.raw,
+            )
+            redacted.append(d)
+    if doomed:
+        cols.log.delete(ids=doomed)
+    if redacted:
+        # Vectors go with documents on every write: without them Chroma would
+        # embed the documents with its own default model, which downloads.
+        cols.log.update(
+            ids=[d.id for d in redacted if d.id],
+            embeddings=[layout.DUMMY_VECTOR] * len(redacted),
+            documents=[decision_document(d) for d in redacted],
+            metadatas=[decision_metadata(d) for d in redacted],  # type: ignore[misc]
+        )
+    return {"memories": len(ids), "decisions": len(doomed)}
+
+
+# -- building memories from arguments --
+
+
+def _enum(cls: type[Any], value: Any, what: str) -> Any:
+    try:
+        return cls(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in cls)
+        raise InvalidMemoryError(f"{what} must be one of {choices}; got {value!r}") from None
+
+
+def _check_time(value: Any, what: str) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidMemoryError(f"{what} must be a datetime or None, got {value!r}")
+    return utc(value)
+
+
+def _check_sources(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise InvalidMemoryError("sources must be a list of memory ids, not one str")
+    out = tuple(value)
+    for s in out:
+        if not isinstance(s, str) or not s or "," in s:
+            raise InvalidMemoryError(f"sources must hold memory ids, got {s!r}")
+    return out
+
+
+def _new_memory(scope: Scope, when: datetime, fields: Mapping[str, Any]) -> Memory:
+    allowed = UPDATE_FIELDS | {"text"}
+    unknown = set(fields) - allowed
+    if unknown:
+        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}; allowed: {sorted(allowed)}")
+    if "text" not in fields:
+        raise InvalidMemoryError("each item needs a 'text'")
+    pinned = fields.get("pinned", False)
+    if not isinstance(pinned, bool):
+        raise InvalidMemoryError(f"pinned must be True or False, got {pinned!r}")
+    return Memory(
+        id="",
+        text=check_text(fields["text"]),
+        scope=scope.key,
+        created_at=when,
+        kind=_enum(Kind, fields.get("kind", Kind.SEMANTIC), "kind"),
+        importance=check_importance(fields.get("importance", 0.5)),
+        last_accessed=when,
+        pinned=pinned,
+        source=_enum(Source, fields.get("source", Source.USER), "source"),
+        trust=_enum(Trust, fields.get("trust", Trust.HIGH), "trust"),
+        sources=_check_sources(fields.get("sources", ())),
+        event_time=_check_time(fields.get("event_time"), "event_time"),
+        metadata=check_metadata(fields.get("metadata")),
+    )
+
+
+def _successor(old: Memory, text: str, when: datetime, fields: Mapping[str, Any]) -> Memory:
+    """The next version of ``old``: given fields win, the rest carries over."""
+    merged: dict[str, Any] = {
+        "text": text,
+        "kind": fields.get("kind", old.kind),
+        "importance": max(old.importance, check_importance(fields.get("importance", 0.0))),
+        "pinned": fields.get("pinned", old.pinned),
+        "source": fields.get("source", old.source),
+        "trust": fields.get("trust", old.trust),
+        "event_time": fields.get("event_time", old.event_time),
+        "sources": fields.get("sources", old.sources),
+        "metadata": {**old.metadata, **check_metadata(fields.get("metadata"))},
+    }
+    return replace(_new_memory(Scope.parse(old.scope), when, merged), replaces=old.id)

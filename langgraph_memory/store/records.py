@@ -1,0 +1,133 @@
+"""How a Memory and a Decision are laid out as Chroma records.
+
+Chroma metadata holds only str, int, float and bool and rejects ``None``, so
+absent fields are left out, times are float epoch seconds (Chroma keeps float64,
+so microseconds survive), and user metadata keys get a ``m.`` prefix so that
+they can never shadow a field of ours.
+
+>>> from datetime import datetime, timezone
+>>> from langgraph_memory.model import Memory
+>>> m = Memory(id="0a1b2c3d", text="User lives in Pune.", scope="user:alice",
+...            created_at=datetime(2026, 1, 5, tzinfo=timezone.utc), metadata={"city": "Pune"})
+>>> meta = memory_metadata(m, key="0a1b2c3d")
+>>> meta["m.city"], memory_from_record("0a1b2c3d", m.text, meta, "user:alice") == m
+('Pune', True)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from langgraph_memory.model import Decision, Kind, Memory, Scalar, Source, Trust
+
+USER_PREFIX = "m."
+#: Metadata key holding the id of the first version of a memory's chain. Every
+#: version carries it, so ``history`` is one indexed lookup, and the BaseStore
+#: face uses it as the item's stable key.
+CHAIN_KEY = "key"
+#: Metadata key holding a BaseStore ``put`` value as JSON, when there is one.
+VALUE_KEY = "value_json"
+#: Metadata key holding when the chain's first version was created.
+CHAIN_START = "key_created_at"
+
+
+def to_epoch(value: datetime) -> float:
+    """Seconds since the epoch, for Chroma range filters."""
+    return value.timestamp()
+
+
+def from_epoch(value: Any) -> datetime:
+    """Back from :func:`to_epoch`."""
+    return datetime.fromtimestamp(float(value), tz=timezone.utc)
+
+
+def memory_metadata(
+    memory: Memory,
+    *,
+    key: str,
+    value_json: str | None = None,
+    chain_start: datetime | None = None,
+) -> dict[str, Scalar]:
+    """The Chroma metadata of one memory version."""
+    meta: dict[str, Scalar] = {
+        CHAIN_KEY: key,
+        CHAIN_START: to_epoch(chain_start or memory.created_at),
+        "kind": memory.kind.value,
+        "importance": memory.importance,
+        "created_at": to_epoch(memory.created_at),
+        "pinned": memory.pinned,
+        "source": memory.source.value,
+        "trust": memory.trust.value,
+    }
+    if memory.last_accessed is not None:
+        meta["last_accessed"] = to_epoch(memory.last_accessed)
+    if memory.valid_until is not None:
+        meta["valid_until"] = to_epoch(memory.valid_until)
+    if memory.replaces is not None:
+        meta["replaces"] = memory.replaces
+    if memory.sources:
+        meta["sources"] = ",".join(memory.sources)
+    if memory.event_time is not None:
+        meta["event_time"] = to_epoch(memory.event_time)
+    if value_json is not None:
+        meta[VALUE_KEY] = value_json
+    for name, value in memory.metadata.items():
+        meta[USER_PREFIX + name] = value
+    return meta
+
+
+def memory_from_record(
+    record_id: str, document: str | None, meta: Mapping[str, Any], scope: str
+) -> Memory:
+    """Rebuild a Memory from a Chroma record."""
+
+    def when(name: str) -> datetime | None:
+        value = meta.get(name)
+        return None if value is None else from_epoch(value)
+
+    sources = str(meta.get("sources", ""))
+    return Memory(
+        id=record_id,
+        text=document or "",
+        scope=scope,
+        created_at=from_epoch(meta["created_at"]),
+        kind=Kind(meta.get("kind", "semantic")),
+        importance=float(meta.get("importance", 0.5)),
+        last_accessed=when("last_accessed"),
+        valid_until=when("valid_until"),
+        replaces=meta.get("replaces"),
+        pinned=bool(meta.get("pinned", False)),
+        source=Source(meta.get("source", "user")),
+        trust=Trust(meta.get("trust", "high")),
+        sources=tuple(s for s in sources.split(",") if s),
+        event_time=when("event_time"),
+        metadata={k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)},
+    )
+
+
+def decision_metadata(decision: Decision) -> dict[str, Scalar]:
+    """The filterable fields of a logged decision (the whole of it is the document)."""
+    meta: dict[str, Scalar] = {"op": decision.op.value, "status": decision.status}
+    if decision.created_at is not None:
+        meta["created_at"] = to_epoch(decision.created_at)
+    for name in ("target_id", "result_id", "turn_id"):
+        value = getattr(decision, name)
+        if value:
+            meta[name] = value
+    if decision.shown_ids:
+        # Comma-wrapped so a substring test for ",id," finds exact ids only.
+        meta["shown_ids"] = "," + ",".join(decision.shown_ids) + ","
+    return meta
+
+
+def decision_document(decision: Decision) -> str:
+    """The JSON document of a logged decision."""
+    return json.dumps(decision.to_dict(), ensure_ascii=False, sort_keys=True)
+
+
+def decision_from_document(document: str) -> Decision:
+    """Back from :func:`decision_document`."""
+    return Decision.from_dict(json.loads(document))

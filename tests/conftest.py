@@ -1,0 +1,139 @@
+"""Shared fixtures: the offline embedder, a real `chroma run` server, and stores on both.
+
+The conformance tests take the ``store`` fixture, which runs each test twice:
+on an embedded store in a fresh directory, and on a fresh database of a real
+Chroma server that this file starts once per test session.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import chromadb
+import pytest
+from chromadb.config import Settings
+
+from langgraph_memory import MemoryStore
+from langgraph_memory.embeddings import LocalMiniLM, default_embeddings
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+#: glibc fills freed heap memory with this byte, so that Chroma's index files
+#: cannot carry stale bytes of deleted records (see store/compaction.py).
+PERTURB_ENV = {"MALLOC_PERTURB_": "165"}
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalMiniLM:
+    return default_embeddings()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def chroma_binary() -> str:
+    found = shutil.which("chroma") or str(Path(sys.executable).with_name("chroma"))
+    if not Path(found).exists():
+        pytest.fail("the `chroma` CLI (from the chromadb package) is not installed")
+    return found
+
+
+@dataclass
+class ChromaServer:
+    host: str
+    port: int
+    path: Path
+
+    def client(self, database: str | None = None) -> chromadb.api.ClientAPI:
+        settings = Settings(anonymized_telemetry=False)
+        if database is not None:
+            admin = chromadb.AdminClient(
+                Settings(
+                    chroma_api_impl="chromadb.api.fastapi.FastAPI",
+                    chroma_server_host=self.host,
+                    chroma_server_http_port=self.port,
+                    anonymized_telemetry=False,
+                )
+            )
+            admin.create_database(database)
+            return chromadb.HttpClient(
+                host=self.host, port=self.port, database=database, settings=settings
+            )
+        return chromadb.HttpClient(host=self.host, port=self.port, settings=settings)
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """A real `chroma run` server on a free loopback port, stopped at the end."""
+    path = tmp_path_factory.mktemp("chroma-server")
+    port = _free_port()
+    log = open(path.parent / "chroma-server.log", "wb")  # noqa: SIM115 - closed in finally
+    proc = subprocess.Popen(
+        [chroma_binary(), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **PERTURB_ENV},
+    )
+    server = ChromaServer("127.0.0.1", port, path)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            server.client().heartbeat()
+            break
+        except Exception:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                log.close()
+                tail = (path.parent / "chroma-server.log").read_text(errors="replace")[-2000:]
+                pytest.fail(f"`chroma run` did not answer its heartbeat:\n{tail}")
+            time.sleep(0.2)
+    try:
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(params=["embedded", "server"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def store(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, embedder: LocalMiniLM
+) -> Iterator[MemoryStore]:
+    """A fresh MemoryStore: embedded in tmp_path, or on a new database of the server."""
+    if backend == "embedded":
+        s = MemoryStore(tmp_path / "memory", embeddings=embedder)
+    else:
+        server: ChromaServer = request.getfixturevalue("chroma_server")
+        s = MemoryStore(client=server.client(f"db{uuid.uuid4().hex}"), embeddings=embedder)
+    try:
+        yield s
+    finally:
+        s.release()
+
+
+def data_file(*parts: str) -> Path:
+    """A benchmark file under ../shared/data, or a clean skip when it is absent."""
+    path = SHARED_DATA.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"benchmark data {path} is not here (only the developers' machines have it)")
+    return path

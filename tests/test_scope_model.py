@@ -1,0 +1,147 @@
+"""Scopes and the memory model: spellings, validation, JSON round trips."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from langgraph_memory import (
+    Decision,
+    InvalidMemoryError,
+    InvalidScopeError,
+    Kind,
+    Memory,
+    MissingScopeKeyError,
+    Op,
+    Scope,
+)
+from langgraph_memory.model import check_metadata, check_text, utc
+
+T0 = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
+
+
+def test_three_spellings_convert_into_each_other() -> None:
+    s = Scope("user", "alice")
+    assert str(s) == "user:alice"
+    assert Scope.parse("user:alice") == s
+    assert Scope.from_namespace(("user", "alice")) == s
+    assert s.namespace == ("user", "alice")
+    assert Scope.of("user:alice") == Scope.of(("user", "alice")) == Scope.of(s) == s
+
+
+@given(
+    kind=st.sampled_from(["session", "user", "agent", "org"]),
+    scope_id=st.text(min_size=1, max_size=256).filter(
+        lambda t: t == t.strip() and not any(c in t for c in ":/\\") and t.isprintable()
+    ),
+)
+def test_round_trip_for_any_valid_id(kind: str, scope_id: str) -> None:
+    s = Scope(kind, scope_id)  # type: ignore[arg-type]
+    assert Scope.parse(str(s)) == s
+    assert Scope.from_namespace(s.namespace) == s
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", "a:b", "a/b", "a\\b", "x" * 257, "tab\there", "nl\nhere", "nul\x00", " padded", "end "],
+)
+def test_invalid_ids_get_a_clear_error(bad: str) -> None:
+    with pytest.raises(InvalidScopeError, match="scope id"):
+        Scope("user", bad)
+
+
+def test_id_of_256_characters_is_fine_and_ints_become_strings() -> None:
+    assert Scope("user", "x" * 256).id == "x" * 256
+    assert Scope("user", 42).id == "42"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", ["customer:alice", "alice", ("memories", "alice"), ("user",), 7])
+def test_unknown_kinds_and_shapes_are_refused(bad: object) -> None:
+    with pytest.raises(InvalidScopeError):
+        Scope.of(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kind", "key"),
+    [("session", "thread_id"), ("user", "user_id"), ("agent", "agent_id"), ("org", "org_id")],
+)
+def test_from_config_reads_each_kind(kind: str, key: str) -> None:
+    config = {"configurable": {key: "abc-1"}}
+    assert Scope.from_config(config, kind) == Scope(kind, "abc-1")  # type: ignore[arg-type]
+
+
+def test_from_config_names_the_missing_key() -> None:
+    with pytest.raises(MissingScopeKeyError, match="user_id") as info:
+        Scope.from_config({"configurable": {"thread_id": "t"}}, "user")
+    assert "configurable" in str(info.value)
+    with pytest.raises(MissingScopeKeyError, match="org_id"):
+        Scope.from_config(None, "org")
+
+
+def test_memory_round_trips_through_json_dict() -> None:
+    m = Memory(
+        id="0a1b2c3d",
+        text="User's sister lives in Delhi.",
+        scope="user:alice",
+        created_at=T0,
+        kind=Kind.EPISODIC,
+        importance=0.8,
+        last_accessed=T0 + timedelta(hours=1),
+        valid_until=T0 + timedelta(days=2),
+        replaces="ffffffff",
+        pinned=True,
+        sources=("aaaaaaaa", "bbbbbbbb"),
+        event_time=T0 - timedelta(days=3),
+        metadata={"topic": "family", "n": 2, "ok": True, "w": 0.5},
+    )
+    assert Memory.from_dict(m.to_dict()) == m
+    assert (
+        not m.active
+        and m.valid_at(T0 + timedelta(days=1))
+        and not m.valid_at(T0 + timedelta(days=2))
+    )
+
+
+def test_decision_round_trips() -> None:
+    d = Decision(
+        op=Op.UPDATE,
+        fact="User lives in Pune.",
+        text="User lives in Pune (moved from Delhi).",
+        target_id="0a1b2c3d",
+        shown_ids=("0a1b2c3d", "11111111"),
+        shown_texts=("User lives in Delhi.", "User likes tea."),
+        raw='{"op": "UPDATE", "id": 0}',
+        created_at=T0,
+    )
+    assert Decision.from_dict(d.to_dict()) == d
+
+
+def test_naive_datetimes_are_taken_as_utc() -> None:
+    assert utc(datetime(2023, 5, 8, 13, 56)) == datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "message"),
+    [
+        ({"a": None}, "None"),
+        ({"a": {"b": 1}}, "nested|dict"),
+        ({"a": [1, 2]}, "list"),
+        ({"": 1}, "key"),
+        ({1: "x"}, "key"),
+        ({"a": float("nan")}, "finite"),
+    ],
+)
+def test_bad_metadata_is_refused(metadata: dict[object, object], message: str) -> None:
+    with pytest.raises(InvalidMemoryError, match=message):
+        check_metadata(metadata)  # type: ignore[arg-type]
+
+
+def test_text_limits() -> None:
+    assert check_text("  a fact  ") == "a fact"
+    with pytest.raises(InvalidMemoryError, match="empty"):
+        check_text("   ")
+    with pytest.raises(InvalidMemoryError, match="limit"):
+        check_text("x" * 100_000)
