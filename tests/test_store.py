@@ -522,3 +522,16 @@ def test_operations_never_cross_scopes(store: MemoryStore, ops: list[tuple[str, 
         active = store.active(scoped[scope])
         assert {m.id: m.text for m in active} == expected[scope]
         assert all(m.scope == scoped[scope] for m in active)
+
+
+def test_a_basestore_key_works_wherever_an_id_does(store: MemoryStore) -> None:
+    store.put(("user", "a"), "food", {"text": "User likes sushi."})
+    store.put(("user", "a"), "food", {"text": "User likes ramen."})
+    assert [m.text for m in store.history("user:a", "food")] == [
+        "User likes sushi.",
+        "User likes ramen.",
+    ]
+    assert store.get("user:a", "food").text == "User likes ramen."
+    newest = store.update("user:a", "food", "User likes udon.")
+    assert store.get(("user", "a"), "food").value["text"] == "User likes udon."  # type: ignore[union-attr]
+    assert newest.replaces is not None

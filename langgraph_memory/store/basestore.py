@@ -59,12 +59,11 @@ from langgraph.store.base.embed import get_text_at_path
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import Kind, Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import SCOPE_KINDS, Scope
-from langgraph_memory.store.records import CHAIN_KEY
+from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
 
 if TYPE_CHECKING:
     from langgraph_memory.store.memory_store import MemoryStore, _Version
 
-_TEXT_FIELDS = ("text", "content", "memory")
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
 
@@ -99,8 +98,8 @@ def run_ops(store: MemoryStore, ops: Sequence[Op]) -> list[Result]:
 
 def _item_value(version: _Version) -> dict[str, Any]:
     if version.value_json is not None:
-        value = json.loads(version.value_json)
-        return value if isinstance(value, dict) else {"value": value}
+        stored = json.loads(version.value_json)
+        return stored if isinstance(stored, dict) else {"value": stored}
     m = version.memory
     value: dict[str, Any] = {
         "text": m.text,
@@ -261,7 +260,7 @@ def _apply(actual: Any, op: str, operand: Any) -> bool:
     if pair is None:
         return False  # a missing or incomparable field fails a range test
     a, b = pair
-    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+    return bool({"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op])
 
 
 def _ordered(actual: Any, operand: Any) -> tuple[Any, Any] | None:
@@ -321,7 +320,7 @@ def _text_of(value: Mapping[str, Any], index: Any) -> str:
         parts = [t for path in index for t in get_text_at_path(value, path)]
         if parts:
             return check_text(" ".join(parts))
-    for name in _TEXT_FIELDS:
+    for name in TEXT_FIELDS:
         if isinstance(value.get(name), str) and value[name].strip():
             return check_text(value[name])
     return check_text(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
@@ -330,12 +329,15 @@ def _text_of(value: Mapping[str, Any], index: Any) -> str:
 def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
     from langgraph_memory.store.memory_store import _fetch, _free_ids, _insert, _Version
 
-    when = now_utc()
     writes = [op for op in ops if op.value is not None]
     texts = [_text_of(op.value or {}, op.index) for op in writes]
     value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
     vectors = store._embed(texts)  # before any write: a failing embedder stores nothing
     with store._scope_lock(scope):
+        # The clock is read under the lock: a time taken before it could be older than
+        # a version that a concurrent put of the same key wrote meanwhile, and a
+        # version cannot close before it opens.
+        when = now_utc()
         # With vectors: closing a version copies it, vector and all, into history.
         existing = _active_by_key(store, scope, [op.key for op in ops], with_vector=True)
         closes = [existing[op.key] for op in ops if op.value is None and op.key in existing]

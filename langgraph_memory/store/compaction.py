@@ -19,10 +19,13 @@ from its content and (4) runs SQLite ``VACUUM``, which rewrites the file
 without free pages. Steps 2-4 need the directory: for a Chroma server run
 :func:`compact_directory` on the server's ``--path``.
 
-Known limit: hnswlib writes the unused capacity of a new ``data_level0.bin``
-from uninitialised heap memory, which can hold bytes of freed records. Start
-the process with ``MALLOC_PERTURB_=165`` (glibc) to have freed memory
-overwritten; the tests do.
+Known limit: Chroma's hnswlib writes parts of new index files
+(``data_level0.bin``, ``length.bin``) from uninitialised heap memory, which can
+hold bytes of freed records, deleted text included. With glibc, start the
+process (or ``chroma run``) with
+``GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.perturb=165`` so that
+freed memory is overwritten (``MALLOC_PERTURB_`` alone is not enough: the
+per-thread cache skips the overwrite). The tests run that way.
 
 >>> UUID_DIR.match("0c6c9a2e-1a6f-4f4b-9d0e-3f1f2a1b2c3d") is not None
 True
@@ -52,18 +55,19 @@ def rebuild_collection(client: ClientAPI, name: str) -> Collection:
 
     The new collection has a new internal id: handles to the old one are stale.
     """
-    old = client.get_collection(name, embedding_function=None)  # type: ignore[arg-type]
+    old = client.get_collection(name, embedding_function=None)
     metadata = old.metadata
     hnsw = {
         k: v for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items() if v is not None
     }
-    records = old.get(include=["embeddings", "documents", "metadatas"])  # type: ignore[list-item]
+    records = old.get(include=["embeddings", "documents", "metadatas"])
     client.delete_collection(name)
+    configuration: Any = {"hnsw": hnsw} if hnsw else None  # same index settings as before
     new = client.create_collection(
         name,
         metadata=metadata,
-        configuration={"hnsw": hnsw} if hnsw else None,  # type: ignore[arg-type, typeddict-item]
-        embedding_function=None,  # type: ignore[arg-type]
+        configuration=configuration,
+        embedding_function=None,
     )
     ids = records["ids"]
     vectors: Any = records["embeddings"]

@@ -5,7 +5,7 @@ whole-word, case-insensitive regex per term, and ranks them here by the summed
 weight of the terms they contain (rarer terms weigh more, like IDF).
 
 >>> extract_terms('Did Caroline fly LH-761 to "New York" in 2023?')
-['Caroline', 'LH-761', '2023', 'New York']
+['Caroline', 'LH-761', 'New', 'York', '2023', 'New York']
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
@@ -34,7 +35,13 @@ from langgraph_memory.scope import Scope
 
 REGISTRY = "langgraph_memory_registry"
 SCHEMA_VERSION = 1
-DUMMY_VECTOR = [1.0]
+
+
+def dummy_vectors(n: int) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """Placeholder vectors for records that need none (Chroma wants one per record)."""
+    return np.ones((n, 1), dtype=np.float32)
+
+
 _COSINE = {"hnsw": {"space": "cosine"}}
 
 
@@ -81,7 +88,7 @@ def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> Scope
         )
     registry.upsert(
         ids=[scope_hash(scope)],
-        embeddings=[DUMMY_VECTOR],
+        embeddings=dummy_vectors(1),
         documents=[scope.key],
         metadatas=[{"kind": scope.kind, "scope_id": scope.id, "created_at": time.time()}],
     )
@@ -92,8 +99,7 @@ def open_scope(client: ClientAPI, scope: Scope) -> ScopeCollections | None:
     """A scope's collections, or None when the scope has never been written."""
     try:
         handles = [
-            client.get_collection(name, embedding_function=None)  # type: ignore[arg-type]
-            for name in collection_names(scope)
+            client.get_collection(name, embedding_function=None) for name in collection_names(scope)
         ]
     except NotFoundError:
         return None
@@ -110,7 +116,8 @@ def drop_scope(client: ClientAPI, registry: Collection, scope: Scope) -> None:
 
 def registered_scopes(registry: Collection) -> list[Scope]:
     """Every scope listed in the registry, sorted."""
-    found = registry.get(where={"kind": {"$ne": CONFIG_ID}}, include=["documents"])
+    not_config: Any = {"kind": {"$ne": CONFIG_ID}}  # chromadb's Where type is too narrow
+    found = registry.get(where=not_config, include=["documents"])
     return sorted(Scope.parse(doc) for doc in found["documents"] or [])
 
 
@@ -128,7 +135,7 @@ def write_config(registry: Collection, *, embedder: str, dimension: int) -> None
     """Record the store-wide settings."""
     registry.upsert(
         ids=[CONFIG_ID],
-        embeddings=[DUMMY_VECTOR],
+        embeddings=dummy_vectors(1),
         documents=[CONFIG_ID],
         metadatas=[{"kind": CONFIG_ID, "embedder": embedder, "dimension": dimension}],
     )

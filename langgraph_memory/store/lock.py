@@ -30,7 +30,7 @@ def _try_lock(handle: IO[str]) -> bool:
         import msvcrt
 
         try:
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined,unused-ignore]
         except OSError:
             return False
         return True

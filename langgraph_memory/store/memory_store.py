@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, overload
 
 import chromadb
+import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
@@ -70,6 +71,7 @@ from langgraph_memory.store.records import (
     from_epoch,
     memory_from_record,
     memory_metadata,
+    revalue,
     to_epoch,
 )
 
@@ -197,7 +199,9 @@ class MemoryStore(BaseStore):
         if last and self._owns_client:
             # Another process may take the directory now, so this process must
             # stop writing it: close Chroma's shared client for the path.
-            self.client.close()
+            close = getattr(self.client, "close", None)  # not on every ClientAPI version
+            if callable(close):
+                close()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -421,7 +425,14 @@ class MemoryStore(BaseStore):
             [new_id] = _free_ids(cols, 1)
             self._replace(
                 cols,
-                [(old, old.successor(replace(new, id=new_id), vector, old.value_json))],
+                [
+                    (
+                        old,
+                        old.successor(
+                            replace(new, id=new_id), vector, revalue(old.value_json, new.text)
+                        ),
+                    )
+                ],
                 when,
             )
         return replace(new, id=new_id)
@@ -531,6 +542,8 @@ class MemoryStore(BaseStore):
         return self._version(Scope.of(scope), memory_id).memory
 
     def _version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> _Version:
+        """The version with this id; failing that, the current (or last) version
+        of the chain with this key, so BaseStore keys work wherever ids do."""
         _check_id(memory_id)
         cols = self._collections(scope, create=False)
         if cols is not None:
@@ -538,6 +551,12 @@ class MemoryStore(BaseStore):
                 found = _fetch(collection, scope, ids=[memory_id], with_vector=with_vector)
                 if found:
                     return found[0]
+            for collection in (cols.active, cols.history):
+                found = _fetch(
+                    collection, scope, where={CHAIN_KEY: memory_id}, with_vector=with_vector
+                )
+                if found:
+                    return max(found, key=lambda v: v.memory.created_at)
         raise MemoryNotFoundError(
             f"no memory {memory_id!r} in scope {scope.key}; "
             "store.active(scope) lists the current memories"
@@ -703,9 +722,9 @@ class MemoryStore(BaseStore):
             for chunk in _chunks(logged, _max_batch(self.client)):
                 cols.log.add(
                     ids=[d.id for d in chunk if d.id],
-                    embeddings=[layout.DUMMY_VECTOR] * len(chunk),
+                    embeddings=layout.dummy_vectors(len(chunk)),
                     documents=[decision_document(d) for d in chunk],
-                    metadatas=[decision_metadata(d) for d in chunk],  # type: ignore[misc]
+                    metadatas=[decision_metadata(d) for d in chunk],
                 )
         return logged
 
@@ -732,7 +751,7 @@ class MemoryStore(BaseStore):
                 _check_id(memory_id)
                 ids = [memory_id]  # purged or unknown: its log entries may still be asked for
             where = {"$or": [{"target_id": {"$in": ids}}, {"result_id": {"$in": ids}}]}
-        found = cols.log.get(where=where, include=["documents"])  # type: ignore[arg-type]
+        found = cols.log.get(where=where, include=["documents"])
         logged = [decision_from_document(doc) for doc in found["documents"] or []]
         return sorted(logged, key=lambda d: (d.created_at or now_utc(), d.id or ""))
 
@@ -865,7 +884,7 @@ def _fetch(
     include = _RECORD + (["embeddings"] if with_vector else [])
     found = collection.get(
         ids=ids,
-        where=where,  # type: ignore[arg-type]
+        where=where,
         where_document=where_document,  # type: ignore[arg-type]
         include=include,  # type: ignore[arg-type]
     )
@@ -896,9 +915,9 @@ def _query(
     where: dict[str, Any] | None,
 ) -> list[Hit]:
     found = collection.query(
-        query_embeddings=[vector],
+        query_embeddings=np.asarray([vector], dtype=np.float32),
         n_results=k,
-        where=where,  # type: ignore[arg-type]
+        where=where,
         include=["documents", "metadatas", "distances"],
     )
     ids = found["ids"][0]
@@ -916,9 +935,9 @@ def _insert(collection: Collection, versions: Sequence[_Version], *, upsert: boo
     for chunk in _chunks(versions, 1000):
         write(
             ids=[v.memory.id for v in chunk],
-            embeddings=[v.vector for v in chunk],  # type: ignore[misc]
+            embeddings=np.asarray([v.vector for v in chunk], dtype=np.float32),
             documents=[v.memory.text for v in chunk],
-            metadatas=[  # type: ignore[misc]
+            metadatas=[
                 memory_metadata(
                     v.memory, key=v.key, value_json=v.value_json, chain_start=v.chain_start
                 )
@@ -935,7 +954,8 @@ def _free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
         taken: set[str] = set()
         for collection in (cols.active, cols.history):
             taken.update(collection.get(ids=candidates, include=[])["ids"])
-            taken.update(collection.get(where={CHAIN_KEY: {"$in": candidates}}, include=[])["ids"])
+            by_key: Any = {CHAIN_KEY: {"$in": candidates}}  # chromadb's Where type is too narrow
+            taken.update(collection.get(where=by_key, include=[])["ids"])
         chosen += [c for c in candidates if c not in taken]
     return chosen
 
@@ -979,9 +999,9 @@ def _purge_chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) 
         # embed the documents with its own default model, which downloads.
         cols.log.update(
             ids=[d.id for d in redacted if d.id],
-            embeddings=[layout.DUMMY_VECTOR] * len(redacted),
+            embeddings=layout.dummy_vectors(len(redacted)),
             documents=[decision_document(d) for d in redacted],
-            metadatas=[decision_metadata(d) for d in redacted],  # type: ignore[misc]
+            metadatas=[decision_metadata(d) for d in redacted],
         )
     return {"memories": len(ids), "decisions": len(doomed)}
 

@@ -108,6 +108,32 @@ def memory_from_record(
     )
 
 
+#: Value fields that hold an item's text, in the order they are looked for.
+TEXT_FIELDS = ("text", "content", "memory")
+
+
+def revalue(value_json: str | None, text: str) -> str | None:
+    """A BaseStore value carried to a new version whose text changed.
+
+    The field the text came from gets the new text and the other fields stay;
+    a value with no text field is dropped, so the item shows the memory's
+    fields (and its new text) instead of a stale value.
+
+    >>> revalue('{"text": "Likes sushi.", "rating": 5}', "Likes ramen.")
+    '{"text": "Likes ramen.", "rating": 5}'
+    >>> revalue('{"rating": 5}', "Likes ramen.") is None
+    True
+    """
+    if value_json is None:
+        return None
+    value = json.loads(value_json)
+    if isinstance(value, dict):
+        for name in TEXT_FIELDS:
+            if isinstance(value.get(name), str):
+                return json.dumps({**value, name: text}, ensure_ascii=False)
+    return None
+
+
 def decision_metadata(decision: Decision) -> dict[str, Scalar]:
     """The filterable fields of a logged decision (the whole of it is the document)."""
     meta: dict[str, Scalar] = {"op": decision.op.value, "status": decision.status}
