@@ -535,3 +535,35 @@ def test_a_basestore_key_works_wherever_an_id_does(store: MemoryStore) -> None:
     newest = store.update("user:a", "food", "User likes udon.")
     assert store.get(("user", "a"), "food").value["text"] == "User likes udon."  # type: ignore[union-attr]
     assert newest.replaces is not None
+
+
+def test_purge_takes_many_ids_and_keys_at_once(store: MemoryStore) -> None:
+    added = store.add_many("user:a", [f"Fact number {i}." for i in range(30)], now=T0)
+    store.put(("user", "a"), "pref", {"text": "User prefers tea."})
+    doomed = [m.id for m in added[:20]] + ["pref"]
+    assert store.purge("user:a", doomed) == {"memories": 21, "decisions": 0}
+    assert sorted(m.id for m in store.active("user:a")) == sorted(m.id for m in added[20:])
+
+
+def test_an_interrupted_close_is_completed_on_next_open(
+    tmp_path: Path, embedder: Embeddings
+) -> None:
+    """A crash between writing the closed copy and deleting the active one."""
+    from langgraph_memory.store import layout
+
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
+        m = s.add("user:a", "User lives in Delhi.", now=T0)
+        keep = s.add("user:a", "User likes tea.", now=T0)
+        cols = layout.open_scope(s.client, Scope("user", "a"))
+        assert cols is not None
+        record = cols.active.get(ids=[m.id], include=["embeddings", "documents", "metadatas"])
+        meta = {**record["metadatas"][0], "valid_until": (T0 + DAY).timestamp()}  # type: ignore[index]
+        cols.history.add(
+            ids=[m.id],
+            embeddings=record["embeddings"],
+            documents=record["documents"],
+            metadatas=[meta],
+        )
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
+        assert [x.id for x in s.active("user:a")] == [keep.id]
+        assert s.get("user:a", m.id).valid_until == T0 + DAY

@@ -816,9 +816,10 @@ class MemoryStore(BaseStore):
             else:
                 if isinstance(ids, str):
                     raise TypeError("purge(scope, ids) takes a list of ids, not one str")
-                keys = {self._version(scope, i).key for i in ids}  # raises on unknown ids
-                assert cols is not None
-                counts = _purge_chains(cols, scope, sorted(keys))
+                keys = _chain_keys(cols, scope, list(ids))  # raises on unknown ids
+                if cols is None or not keys:
+                    return {"memories": 0, "decisions": 0}  # purge(scope, []): nothing to do
+                counts = _purge_chains(cols, scope, keys)
                 rebuild = list(layout.collection_names(scope))
             # Rebuilt collections get new internal ids: forget the old handles.
             self._scopes.pop(scope.key, None)
@@ -958,6 +959,33 @@ def _free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
             taken.update(collection.get(where=by_key, include=[])["ids"])
         chosen += [c for c in candidates if c not in taken]
     return chosen
+
+
+def _chain_keys(cols: layout.ScopeCollections | None, scope: Scope, ids: list[str]) -> list[str]:
+    """The chain keys of memories named by id or key, in four reads however many.
+
+    Raises MemoryNotFoundError, naming every unknown one, before anything changes.
+    """
+    for memory_id in ids:
+        _check_id(memory_id)
+    keys: dict[str, str] = {}  # id or key asked for -> chain key
+    if cols is not None and ids:
+        for collection in (cols.active, cols.history):
+            found = collection.get(ids=ids, include=["metadatas"])
+            for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
+                keys[record_id] = str(meta.get(CHAIN_KEY, record_id))
+        rest = [i for i in ids if i not in keys]
+        for collection in (cols.active, cols.history):
+            if rest:
+                by_key: Any = {CHAIN_KEY: {"$in": rest}}  # chromadb's Where type is too narrow
+                for meta in collection.get(where=by_key, include=["metadatas"])["metadatas"] or []:
+                    keys[str(meta[CHAIN_KEY])] = str(meta[CHAIN_KEY])
+    missing = [i for i in ids if i not in keys]
+    if missing:
+        raise MemoryNotFoundError(
+            f"no memory {', '.join(map(repr, missing))} in scope {scope.key}; nothing was purged"
+        )
+    return sorted(set(keys.values()))
 
 
 def _finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
