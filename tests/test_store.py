@@ -445,6 +445,9 @@ def test_another_embedder_is_refused_on_open(tmp_path: Path, embedder: Embedding
         s.add("user:a", "User likes tea.")
     with pytest.raises(EmbeddingMismatchError, match="all-MiniLM-L6-v2-onnx-int8"):
         MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=384))
+    from test_lock import open_in_child
+
+    assert open_in_child(tmp_path / "m").returncode == 0, "a refused open keeps no lock"
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         assert [m.text for m in s.active("user:a")] == ["User likes tea."]
 

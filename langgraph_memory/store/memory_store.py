@@ -178,8 +178,12 @@ class MemoryStore(BaseStore):
                 directory = None
         self.path: Path | None = directory
         self.client: ClientAPI = client
-        self._registry = layout.open_registry(client)
-        self._dimension = self._check_embedder()
+        try:
+            self._registry = layout.open_registry(client)
+            self._dimension = self._check_embedder()
+        except BaseException:
+            self.release()  # a refused open must not keep the directory locked
+            raise
         self._scopes: dict[str, layout.ScopeCollections] = {}
         self._guard = threading.Lock()
         self._scope_locks: dict[str, threading.RLock] = {}
