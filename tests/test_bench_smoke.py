@@ -1,0 +1,36 @@
+"""The store benchmark still runs end to end (tiny sizes; no timing is asserted:
+benchmarks measure, tests check behaviour)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_store_latency_bench_runs_and_reports_ratios(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    args = ["--sizes", "200", "--scopes", "3", "--per-scope", "100", "--queries", "8"]
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "langgraph_memory.bench.store_latency",
+            *args,
+            "--skip-real",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "naive filtered / ours" in run.stdout
+    report = json.loads(out.read_text())
+    [size] = report["single"]["queries"]
+    assert size["size"] == 200 and size["ratio_ours_over_raw"]["p50"] > 0
+    many = report["many"]
+    assert many["total"] == 300 and many["naive_filtered_results_in_scope"] == 1.0
+    assert many["ratio_naive_filtered_over_ours"]["p50"] > 0
