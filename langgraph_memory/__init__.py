@@ -9,6 +9,7 @@ Importing the package does no work: models and stores load when first used.
 
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.errors import (
+    AmbiguousMemoryError,
     EmbedderError,
     EmbeddingMismatchError,
     InvalidMemoryError,
@@ -17,15 +18,18 @@ from langgraph_memory.errors import (
     MemoryKitError,
     MemoryNotFoundError,
     MissingScopeKeyError,
+    ModelConfigError,
     StoreLockedError,
 )
 from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import Hit, MemoryStore
+from langgraph_memory.write import MemoryWriter
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AmbiguousMemoryError",
     "Decision",
     "EmbedderError",
     "EmbeddingMismatchError",
@@ -39,7 +43,9 @@ __all__ = [
     "MemoryKitError",
     "MemoryNotFoundError",
     "MemoryStore",
+    "MemoryWriter",
     "MissingScopeKeyError",
+    "ModelConfigError",
     "Op",
     "Scope",
     "Source",

@@ -12,6 +12,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class MemoryKitError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -50,3 +52,15 @@ class EmbedderError(MemoryKitError, RuntimeError):
 
 class StoreLockedError(MemoryKitError, RuntimeError):
     """Another process holds the embedded store's directory."""
+
+
+class AmbiguousMemoryError(MemoryKitError, LookupError):
+    """A description matches several memories; ``candidates`` lists them."""
+
+    def __init__(self, message: str, candidates: Sequence[object] | None = None) -> None:
+        super().__init__(message)
+        self.candidates = list(candidates or [])
+
+
+class ModelConfigError(MemoryKitError, ValueError):
+    """A chat model that cannot be built from what was given."""

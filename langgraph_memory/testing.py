@@ -1,0 +1,141 @@
+"""A scripted chat model for tests and cost measurements: no network, no weights.
+
+``ScriptedChatModel`` answers from a script, in order. Each entry is:
+
+- a ``dict``: answered as a tool call when the model was bound to a tool
+  (``bind_tools`` / ``with_structured_output``), else as JSON text;
+- a ``str``: answered as plain text (malformed JSON included);
+- an ``Exception``: raised;
+- a callable ``(messages) -> dict | str``: computed from the prompt.
+
+It records every call and counts prompt tokens, so a test can assert how many
+calls a turn cost.
+
+>>> from pydantic import BaseModel
+>>> class Answer(BaseModel):
+...     op: str
+>>> model = ScriptedChatModel(script=[{"op": "NOOP"}, '{"op": "ADD"}'])
+>>> model.with_structured_output(Answer).invoke("hi").op
+'NOOP'
+>>> model.invoke("hi").content
+'{"op": "ADD"}'
+>>> model.calls
+2
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field, PrivateAttr
+
+Answer = dict[str, Any] | str | Exception | Callable[[list[BaseMessage]], Any]
+
+
+def count_tokens(text: str) -> int:
+    """Tokens as OpenAI's cl100k tokenizer counts them (tiktoken, bundled with
+    langchain-openai); about 4 characters a token when its data is not cached.
+
+    >>> count_tokens("hello world") > 0
+    True
+    """
+    try:
+        import tiktoken
+
+        return len(tiktoken.get_encoding("cl100k_base").encode(text))
+    except Exception:  # tiktoken may need to download its table: estimate offline
+        return max(1, len(text) // 4)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A chat model that plays a script (see the module docstring)."""
+
+    script: list[Any] = Field(default_factory=list)
+    #: Answer used when the script runs out; None raises instead.
+    default: Any = None
+    tool_name: str | None = None
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _position: int = PrivateAttr(default=0)
+    _log: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    _tokens: list[int] = PrivateAttr(default_factory=list)
+    _origin: Any = PrivateAttr(default=None)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    @property
+    def calls(self) -> int:
+        """How many times the model was called."""
+        return len(self._log)
+
+    @property
+    def prompts(self) -> list[list[BaseMessage]]:
+        """The messages of every call, in order."""
+        return list(self._log)
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Prompt tokens over all calls."""
+        return sum(self._tokens)
+
+    def bind_tools(  # type: ignore[override]  # accepts any tool spec, like the real ones
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[Any, BaseMessage]:
+        """Answer dict entries as calls of the (first) bound tool."""
+        name = convert_to_openai_tool(tools[0])["function"]["name"] if tools else None
+        return self.model_copy(update={"tool_name": name})._shared_with(self)
+
+    def _shared_with(self, origin: ScriptedChatModel) -> ScriptedChatModel:
+        # A bound copy plays the same script and records into the same log.
+        self._lock = origin._lock
+        self._log = origin._log
+        self._tokens = origin._tokens
+        self._origin = origin
+        return self
+
+    def _next(self) -> Any:
+        origin: ScriptedChatModel = self._origin or self
+        with origin._lock:
+            position = origin._position
+            origin._position += 1
+        if position < len(self.script):
+            return self.script[position]
+        if self.default is None:
+            raise RuntimeError(f"the script ran out after {len(self.script)} answers")
+        return self.default
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        with self._lock:
+            self._log.append(list(messages))
+            self._tokens.append(sum(count_tokens(str(m.content)) for m in messages))
+        answer = self._next()
+        if callable(answer) and not isinstance(answer, Exception):
+            answer = answer(messages)
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(answer, dict) and self.tool_name:
+            message = AIMessage(
+                content="",
+                tool_calls=[{"name": self.tool_name, "args": answer, "id": f"call_{self.calls}"}],
+            )
+        elif isinstance(answer, dict):
+            message = AIMessage(content=json.dumps(answer))
+        else:
+            message = AIMessage(content=str(answer))
+        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,0 +1,28 @@
+"""The write path: extract, compare, decide, apply — and log every decision.
+
+>>> from langgraph_memory.write import MemoryWriter, RulesModel
+"""
+
+from langgraph_memory.write.chat_model import ChatMemoryModel
+from langgraph_memory.write.extract import extract
+from langgraph_memory.write.prompts import Prompts
+from langgraph_memory.write.reconcile import candidates, validate
+from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.types import Choice, Extraction, Fact, MemoryModel, Turn
+from langgraph_memory.write.writer import MemoryWriter, memory_model
+
+__all__ = [
+    "ChatMemoryModel",
+    "Choice",
+    "Extraction",
+    "Fact",
+    "MemoryModel",
+    "MemoryWriter",
+    "Prompts",
+    "RulesModel",
+    "Turn",
+    "candidates",
+    "extract",
+    "memory_model",
+    "validate",
+]

@@ -1,0 +1,74 @@
+"""Applying a validated decision through the store, and logging it.
+
+Nothing is overwritten: UPDATE closes the old version and opens a new one
+(history kept, importance = max, pinned carried), DELETE closes, NOOP changes
+nothing. Every decision, applied or not, goes to the scope's decision log
+with what the model was shown and what it said. A store error (the target was
+closed meanwhile, say) is recorded as a failed decision, never raised, so one
+bad fact cannot lose the rest of a turn.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph_memory.model import Op
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> d = apply(store, "user:a", Decision(op=Op.ADD, fact="User is vegan.", text="User is vegan."),
+...           Fact("User is vegan.", importance=0.8))
+>>> d.status, store.get("user:a", d.result_id).importance
+('applied', 0.8)
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from langgraph_memory.errors import MemoryKitError
+from langgraph_memory.model import Decision, Op, now_utc, utc
+from langgraph_memory.scope import ScopeLike
+from langgraph_memory.store import MemoryStore
+from langgraph_memory.write.types import Fact
+
+
+def apply(
+    store: MemoryStore,
+    scope: ScopeLike,
+    decision: Decision,
+    fact: Fact,
+    *,
+    now: datetime | None = None,
+    turn_id: str | None = None,
+    pinned: bool | None = None,
+) -> Decision:
+    """Carry out ``decision`` for ``fact`` and log it; returns the logged decision."""
+    when = utc(now) if now is not None else now_utc()
+    result_id = None
+    try:
+        if decision.op is Op.ADD and decision.text:
+            result_id = store.add(
+                scope,
+                decision.text,
+                importance=fact.importance,
+                kind=fact.kind,
+                pinned=bool(pinned),
+                source=fact.source,
+                trust=fact.trust,
+                event_time=fact.event_time,
+                now=when,
+            ).id
+        elif decision.op is Op.UPDATE and decision.text and decision.target_id:
+            extra = {} if pinned is None else {"pinned": pinned}
+            result_id = store.update(
+                scope,
+                decision.target_id,
+                decision.text,
+                importance=fact.importance,
+                source=fact.source,
+                trust=fact.trust,
+                now=when,
+                **extra,
+            ).id
+        elif decision.op is Op.DELETE and decision.target_id:
+            store.close(scope, decision.target_id, now=when)
+    except MemoryKitError as exc:
+        decision = decision.with_(status="failed", error=f"{type(exc).__name__}: {exc}")
+    logged = decision.with_(result_id=result_id, turn_id=turn_id or decision.turn_id)
+    return store.log(scope, logged, now=when)[0]

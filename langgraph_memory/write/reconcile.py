@@ -1,0 +1,143 @@
+"""Reconciliation: which memories a fact is compared with, and what the model's
+answer may do.
+
+The model sees candidates as [0], [1] ...; ``validate`` maps its answer back to
+real ids under fixed rules, so no model output can touch a memory it was not
+shown:
+
+- an unknown op becomes NOOP;
+- UPDATE of an unknown or unshown index becomes ADD; DELETE of one becomes NOOP;
+- a missing text falls back to the fact; a text too long to be a fact too;
+- an ADD whose text a shown memory already holds becomes NOOP.
+
+>>> from datetime import datetime, timezone
+>>> from langgraph_memory.model import Memory
+>>> m = Memory(id="0a1b2c3d", text="User lives in Delhi.", scope="user:a",
+...            created_at=datetime(2026, 1, 5, tzinfo=timezone.utc))
+>>> d = validate(Choice("UPDATE", 0, "User lives in Pune."), Fact("User lives in Pune."), [m])
+>>> d.op, d.target_id, d.text
+(<Op.UPDATE: 'UPDATE'>, '0a1b2c3d', 'User lives in Pune.')
+>>> validate(Choice("UPDATE", 7, None), Fact("User lives in Pune."), [m]).op
+<Op.ADD: 'ADD'>
+>>> validate(Choice("DELETE", "0a1b2c3d"), Fact("x"), [m]).op
+<Op.NOOP: 'NOOP'>
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph_memory.model import Decision, Memory, Op
+from langgraph_memory.scope import ScopeLike
+from langgraph_memory.store import MemoryStore
+from langgraph_memory.write.extract import MAX_FACT_CHARS
+from langgraph_memory.write.types import Choice, Fact
+
+#: How many memories a fact is compared with: vector neighbours plus keyword
+#: hits (names, numbers), which embed badly.
+VECTOR_K = 5
+KEYWORD_K = 3
+MAX_SHOWN = 8
+_INDEX = re.compile(r"^\s*\[?\s*(\d{1,3})\s*\]?\s*$")
+
+
+def candidates(
+    store: MemoryStore, scope: ScopeLike, fact: Fact, *, k: int = VECTOR_K
+) -> list[Memory]:
+    """Active memories of the scope most likely to be about the same thing as ``fact``.
+
+    Vector neighbours first, then keyword hits not already among them, at most
+    ``MAX_SHOWN`` in all.
+    """
+    shown: dict[str, Memory] = {}
+    for hit in store.nearest(scope, fact.text, k=k):
+        shown[hit.memory.id] = hit.memory
+    for hit in store.keyword(scope, fact.text, k=KEYWORD_K):
+        shown.setdefault(hit.memory.id, hit.memory)
+    return list(shown.values())[:MAX_SHOWN]
+
+
+def merge_candidates(lists: Sequence[Sequence[Memory]], limit: int = 3 * MAX_SHOWN) -> list[Memory]:
+    """The union of several candidate lists, first seen first, at most ``limit``."""
+    merged: dict[str, Memory] = {}
+    for memories in lists:
+        for m in memories:
+            merged.setdefault(m.id, m)
+    return list(merged.values())[:limit]
+
+
+def _index(value: Any, size: int) -> int | None:
+    """A shown index from whatever the model gave (7, "7", "[7]"), if in range."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and (match := _INDEX.match(value)):
+        number = int(match.group(1))
+    else:
+        return None
+    return number if 0 <= number < size else None
+
+
+def _op(value: Any) -> Op | None:
+    if isinstance(value, str):
+        try:
+            return Op(value.strip().upper())
+        except ValueError:
+            return None
+    return None
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".")
+
+
+def validate(choice: Choice, fact: Fact, shown: Sequence[Memory]) -> Decision:
+    """The decision a model's choice stands for, under the rules above.
+
+    The decision records what was shown; ``error`` says what validation had
+    to correct, and ``status`` is ``"corrected"`` when it did.
+    """
+    base = Decision(
+        op=Op.NOOP,
+        fact=fact.text,
+        shown_ids=tuple(m.id for m in shown),
+        shown_texts=tuple(m.text for m in shown),
+        raw=choice.raw,
+    )
+    op = _op(choice.op)
+    index = _index(choice.index, len(shown))
+    target = shown[index] if index is not None else None
+    text = choice.text.strip() if isinstance(choice.text, str) and choice.text.strip() else None
+    notes = []
+    if text is not None and len(text) > MAX_FACT_CHARS:
+        notes.append(f"text of {len(text):,} characters replaced by the fact")
+        text = None
+    if op is None:
+        if choice.op is None:
+            return base.with_(status="failed", error="no usable answer from the model")
+        return base.with_(status="corrected", error=f"unknown op {choice.op!r} -> NOOP")
+    if op is Op.UPDATE and target is None:
+        notes.append(f"UPDATE of unshown id {choice.index!r} -> ADD")
+        op = Op.ADD
+    if op is Op.DELETE and target is None:
+        return base.with_(
+            status="corrected", error=f"DELETE of unshown id {choice.index!r} -> NOOP"
+        )
+    if op in (Op.ADD, Op.UPDATE):
+        text = text or fact.text
+        if op is Op.ADD and any(_norm(m.text) == _norm(text) for m in shown):
+            notes.append("ADD of a text a shown memory holds -> NOOP")
+            op, text = Op.NOOP, None
+    decision = base.with_(
+        op=op,
+        text=text if op in (Op.ADD, Op.UPDATE) else None,
+        target_id=target.id if target is not None and op is not Op.ADD else None,
+    )
+    if notes:
+        return decision.with_(status="corrected", error="; ".join(notes))
+    return decision

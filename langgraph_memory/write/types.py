@@ -1,0 +1,187 @@
+"""What flows through the write path: turns in, facts and choices out.
+
+A ``Turn`` is what the user and the agent said in one exchange, with its date.
+The extractor turns it into ``Fact`` objects; for each fact the reconciler
+shows the model the nearest memories as small integers and gets back a
+``Choice`` (op, shown index, text), which shared code validates and maps back
+to real memory ids. A ``MemoryModel`` is anything that can extract and choose:
+a chat model behind prompts (``ChatMemoryModel``) or the offline rules model.
+
+>>> from datetime import datetime, timezone
+>>> turn = Turn.of([("user", "I moved to Pune last week.")],
+...                when=datetime(2026, 3, 2, tzinfo=timezone.utc))
+>>> turn.user_text()
+'I moved to Pune last week.'
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from langchain_core.messages import BaseMessage
+
+from langgraph_memory.model import Kind, Memory, Source, Trust, now_utc, utc
+
+Role = Literal["user", "assistant", "tool", "document"]
+ROLE_OF_TYPE: dict[str, Role] = {
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "tool": "tool",
+    "function": "tool",
+    "document": "document",
+}
+#: How far a fact may be trusted, by who said it. Only the user speaks for the user.
+TRUST_OF_ROLE: dict[Role, Trust] = {
+    "user": Trust.HIGH,
+    "assistant": Trust.MEDIUM,
+    "tool": Trust.LOW,
+    "document": Trust.LOW,
+}
+SOURCE_OF_ROLE: dict[Role, Source] = {
+    "user": Source.USER,
+    "assistant": Source.ASSISTANT,
+    "tool": Source.TOOL,
+    "document": Source.DOCUMENT,
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a turn: who said it and what."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One exchange to learn from, with the time it happened."""
+
+    messages: tuple[Message, ...]
+    when: datetime
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    @classmethod
+    def of(
+        cls,
+        messages: Iterable[BaseMessage | Message | tuple[str, str] | dict[str, Any]],
+        *,
+        when: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> Turn:
+        """Build a turn from LangChain messages, ``(role, text)`` pairs or dicts.
+
+        >>> from langchain_core.messages import AIMessage, HumanMessage
+        >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")])
+        >>> [m.role for m in t.messages]
+        ['user', 'assistant']
+        """
+        parsed = tuple(_message(m) for m in messages)
+        return cls(
+            messages=parsed,
+            when=utc(when) if when is not None else now_utc(),
+            id=turn_id or uuid.uuid4().hex[:12],
+        )
+
+    def user_text(self) -> str:
+        """What the user said in this turn, one message per line."""
+        return "\n".join(m.content for m in self.messages if m.role == "user")
+
+    def by(self, roles: Iterable[Role]) -> tuple[Message, ...]:
+        """The messages of the given roles, in order."""
+        wanted = set(roles)
+        return tuple(m for m in self.messages if m.role in wanted)
+
+
+def _message(m: BaseMessage | Message | tuple[str, str] | dict[str, Any]) -> Message:
+    if isinstance(m, Message):
+        return m
+    if isinstance(m, BaseMessage):
+        role, content = m.type, m.content
+    elif isinstance(m, tuple):
+        role, content = m
+    elif isinstance(m, dict):
+        role, content = str(m.get("role", "")), m.get("content", "")
+    else:
+        raise TypeError(f"cannot read a message from {type(m).__name__}: {m!r}")
+    if role not in ROLE_OF_TYPE:
+        raise ValueError(
+            f"unknown message role {role!r}; use one of {', '.join(sorted(ROLE_OF_TYPE))}"
+        )
+    if not isinstance(content, str):  # multimodal content: keep the text parts
+        content = " ".join(
+            part.get("text", "") if isinstance(part, dict) else str(part) for part in content
+        )
+    return Message(ROLE_OF_TYPE[role], content)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A durable fact extracted from a turn, ready to be reconciled."""
+
+    text: str
+    importance: float = 0.5  # 0..1 (a model's 1..10, divided by 10)
+    source: Source = Source.USER
+    trust: Trust = Trust.HIGH
+    kind: Kind = Kind.SEMANTIC
+    event_time: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What a model extracted from one turn, and its raw output for the log.
+
+    ``rejected`` holds (text, reason) for items that were not facts we can keep
+    (too long, empty, from a speaker not asked for); ``error`` says why the
+    whole output was unusable (unparseable), if it was.
+    """
+
+    facts: tuple[Fact, ...]
+    raw: str | None = None
+    rejected: tuple[tuple[str, str], ...] = ()
+    error: str | None = None
+
+
+Operation = str  # "ADD" | "UPDATE" | "DELETE" | "NOOP" once validated; anything before
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A model's unvalidated answer for one fact: an op, a shown index, a text.
+
+    ``index`` refers to the list of memories the model was shown ([0], [1] ...);
+    it is whatever the model said, and may be missing, out of range or not an
+    int at all: validation happens in ``reconcile``.
+    """
+
+    op: Any
+    index: Any = None
+    text: Any = None
+    raw: str | None = None
+
+
+@runtime_checkable
+class MemoryModel(Protocol):
+    """What the write path needs from a model: extraction and reconciliation."""
+
+    name: str
+
+    def extract(self, turn: Turn, *, roles: Sequence[Role]) -> Extraction:
+        """Durable facts stated in ``turn`` by the given roles."""
+        ...
+
+    def choose(self, fact: Fact, shown: Sequence[Memory], *, today: datetime) -> Choice:
+        """One operation for ``fact`` given the memories shown as [0], [1] ..."""
+        ...
+
+    def choose_batch(
+        self, facts: Sequence[Fact], shown: Sequence[Memory], *, today: datetime
+    ) -> list[Choice]:
+        """One operation per fact, in one call, facts applied in order."""
+        ...

@@ -1,0 +1,345 @@
+"""MemoryWriter: the write path from a turn to clean, logged memories.
+
+``write_turn`` gates the turn (no model call for turns that cannot hold a
+durable fact), extracts facts, reconciles each against the scope's nearest
+memories (one call per fact, or one per turn in batched mode), applies the
+validated decisions in order and logs every one. ``remember`` and ``forget``
+are the explicit paths a user or a tool takes.
+
+>>> import tempfile
+>>> from datetime import datetime, timezone
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph_memory.store import MemoryStore
+>>> from langgraph_memory.write.rules import RulesModel
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> writer = MemoryWriter(store, model=RulesModel())
+>>> jan, jun = datetime(2026, 1, 5, tzinfo=timezone.utc), datetime(2026, 6, 1, tzinfo=timezone.utc)
+>>> [d.op.value for d in writer.write_turn("user:alice", [("user", "I live in Delhi.")], now=jan)]
+['ADD']
+>>> [d.op.value for d in writer.write_turn("user:alice", [("user", "I moved to Pune.")], now=jun)]
+['UPDATE']
+>>> [m.text for m in store.active("user:alice")]
+['User lives in Pune.']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+
+from langgraph_memory.errors import AmbiguousMemoryError, MemoryNotFoundError
+from langgraph_memory.llm import resolve_chat_model
+from langgraph_memory.model import Decision, Memory, Op, Source, Trust, now_utc, utc
+from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.store import MemoryStore
+from langgraph_memory.write.apply import apply
+from langgraph_memory.write.chat_model import ChatMemoryModel
+from langgraph_memory.write.extract import extract
+from langgraph_memory.write.gate import may_hold_fact
+from langgraph_memory.write.reconcile import candidates, merge_candidates, validate
+from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.types import Choice, Fact, MemoryModel, Role, Turn
+
+log = logging.getLogger("langgraph_memory")
+
+Mode = Literal["per_fact", "batched"]
+MessageLike = BaseMessage | tuple[str, str] | dict[str, Any]
+
+#: ``forget(query=...)`` archives the best match only when it is this similar to
+#: the query and this far ahead of the runner-up; otherwise it asks which one.
+FORGET_MIN_SCORE = 0.45
+FORGET_MARGIN = 0.08
+
+
+def memory_model(model: MemoryModel | BaseChatModel | str | None = None) -> MemoryModel:
+    """The write path's model: a MemoryModel as is, a chat model behind the prompts,
+    or, when nothing is configured, the offline rules model (with a warning).
+
+    >>> memory_model(RulesModel()).name
+    'rules'
+    """
+    if isinstance(model, MemoryModel):
+        return model
+    chat = resolve_chat_model(model)
+    if chat is None:
+        log.warning(
+            "langgraph_memory: no chat model configured (pass model=, or set OPENAI_API_KEY "
+            "or OPENAI_BASE_URL): using the offline rules model, which understands only "
+            "simple first-person statements"
+        )
+        return RulesModel()
+    return ChatMemoryModel(chat)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One fact on its way through reconciliation."""
+
+    fact: Fact
+    shown: list[Memory]
+
+
+class MemoryWriter:
+    """The write path over one store.
+
+    Args:
+        store: where memories live.
+        model: a chat model, a ``MemoryModel``, a ``"provider:model"`` string, or
+            None for the environment's model (see ``llm.resolve_chat_model``).
+        mode: ``"per_fact"`` (one reconcile call per fact) or ``"batched"``
+            (one per turn for all its facts, same validation, same order).
+        roles: whose words become memories; ``("user",)`` by default. Adding
+            ``"assistant"``, ``"tool"`` or ``"document"`` opts in to those, with
+            lower trust.
+        gate: skip the model for turns that cannot hold a durable fact.
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        model: MemoryModel | BaseChatModel | str | None = None,
+        *,
+        mode: Mode = "per_fact",
+        roles: Sequence[Role] = ("user",),
+        gate: bool = True,
+    ) -> None:
+        if mode not in ("per_fact", "batched"):
+            raise ValueError(f"mode must be 'per_fact' or 'batched', got {mode!r}")
+        self.store = store
+        self.model = memory_model(model)
+        self.mode: Mode = mode
+        self.roles: tuple[Role, ...] = tuple(roles)
+        self.gate = gate
+
+    # -- turns -------------------------------------------------------------------------
+
+    def write_turn(
+        self,
+        scope: ScopeLike,
+        messages: Turn | Iterable[MessageLike],
+        *,
+        now: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> list[Decision]:
+        """Learn from one turn; returns the logged decisions, in order."""
+        scope = Scope.of(scope)
+        turn = (
+            messages if isinstance(messages, Turn) else Turn.of(messages, when=now, turn_id=turn_id)
+        )
+        if now is not None and isinstance(messages, Turn):
+            turn = Turn(turn.messages, utc(now), turn.id)
+        said = "\n".join(m.content for m in turn.by(self.roles))
+        if self.gate and not may_hold_fact(said):
+            return []
+        try:
+            extraction = extract(turn, model=self.model, roles=self.roles)
+        except Exception as exc:  # a model failure is logged, never raised into the graph
+            return self._log_failure(scope, turn, f"extraction failed: {type(exc).__name__}: {exc}")
+        logged = [
+            self._log(
+                scope,
+                turn,
+                Decision(op=Op.NOOP, fact=text, status="rejected", error=why, raw=extraction.raw),
+            )
+            for text, why in extraction.rejected
+        ]
+        if extraction.error:
+            logged.append(
+                self._log(
+                    scope,
+                    turn,
+                    Decision(
+                        op=Op.NOOP,
+                        fact="",
+                        status="failed",
+                        error=extraction.error,
+                        raw=extraction.raw,
+                    ),
+                )
+            )
+        if self.mode == "batched" and len(extraction.facts) > 1:
+            return logged + self._reconcile_batched(scope, turn, extraction.facts)
+        return logged + [self._reconcile_one(scope, turn, f) for f in extraction.facts]
+
+    async def awrite_turn(
+        self,
+        scope: ScopeLike,
+        messages: Turn | Iterable[MessageLike],
+        *,
+        now: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> list[Decision]:
+        """``write_turn`` without blocking the event loop (the same code, in a thread)."""
+        return await asyncio.to_thread(
+            self.write_turn,
+            scope,
+            list(messages) if not isinstance(messages, Turn) else messages,
+            now=now,
+            turn_id=turn_id,
+        )
+
+    def _reconcile_one(
+        self, scope: Scope, turn: Turn, fact: Fact, *, pinned: bool | None = None
+    ) -> Decision:
+        shown = candidates(self.store, scope, fact)
+        try:
+            choice = self.model.choose(fact, shown, today=turn.when)
+        except Exception as exc:
+            choice = Choice(op=None, raw=f"{type(exc).__name__}: {exc}")
+        return apply(
+            self.store,
+            scope,
+            validate(choice, fact, shown),
+            fact,
+            now=turn.when,
+            turn_id=turn.id,
+            pinned=pinned,
+        )
+
+    def _reconcile_batched(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Decision]:
+        steps = [_Step(f, candidates(self.store, scope, f)) for f in facts]
+        shown = merge_candidates([s.shown for s in steps])
+        try:
+            choices = self.model.choose_batch([s.fact for s in steps], shown, today=turn.when)
+        except Exception as exc:
+            choices = [Choice(op=None, raw=f"{type(exc).__name__}: {exc}") for _ in steps]
+        choices = list(choices)[: len(steps)] + [Choice(op=None)] * (len(steps) - len(choices))
+        done: list[Decision] = []
+        replaced: dict[str, str | None] = {}  # id closed earlier in this turn -> its successor
+        for step, choice in zip(steps, choices, strict=True):
+            decision = _follow(validate(choice, step.fact, shown), replaced)
+            decision = apply(self.store, scope, decision, step.fact, now=turn.when, turn_id=turn.id)
+            if decision.status != "failed" and decision.target_id:
+                if decision.op is Op.UPDATE:
+                    replaced[decision.target_id] = decision.result_id
+                elif decision.op is Op.DELETE:
+                    replaced[decision.target_id] = None
+            done.append(decision)
+        return done
+
+    # -- explicit paths ------------------------------------------------------------------------
+
+    def remember(
+        self,
+        scope: ScopeLike,
+        text: str,
+        *,
+        importance: float | None = None,
+        pinned: bool = False,
+        now: datetime | None = None,
+    ) -> list[Decision]:
+        """Store what the user asked to remember, through reconciliation.
+
+        The text is read as the user's own words ("I prefer metric units"), so
+        it is normalised like any fact and can UPDATE an older memory
+        ("User prefers imperial units."). Facts get ``source="explicit"``.
+        """
+        scope = Scope.of(scope)
+        turn = Turn.of([("user", text)], when=now)
+        try:
+            facts = extract(turn, model=self.model).facts
+        except Exception:
+            facts = ()
+        if not facts:  # nothing the model recognised: keep the words as given
+            facts = (Fact(text.strip()),)
+        decisions = []
+        for fact in facts:
+            fact = Fact(
+                fact.text,
+                importance=importance if importance is not None else max(fact.importance, 0.7),
+                source=Source.EXPLICIT,
+                trust=Trust.HIGH,
+                kind=fact.kind,
+                event_time=fact.event_time,
+            )
+            decisions.append(self._reconcile_one(scope, turn, fact, pinned=pinned or None))
+        return decisions
+
+    def forget(
+        self,
+        scope: ScopeLike,
+        memory_id: str | None = None,
+        *,
+        query: str | None = None,
+        now: datetime | None = None,
+    ) -> Decision:
+        """Archive one memory, by id or by description; logged as a DELETE.
+
+        With ``query``, the best match must be clearly the one meant; otherwise
+        ``AmbiguousMemoryError`` lists the candidates to choose from by id.
+        """
+        scope = Scope.of(scope)
+        when = utc(now) if now is not None else now_utc()
+        if (memory_id is None) == (query is None):
+            raise ValueError("forget() takes a memory_id or a query, exactly one of them")
+        if memory_id is None:
+            assert query is not None
+            memory_id = self._one_match(scope, query).id
+        target = self.store.get(scope, memory_id)
+        fact = query or f"forget {memory_id}"
+        decision = Decision(
+            op=Op.DELETE,
+            fact=fact,
+            target_id=target.id,
+            shown_ids=(target.id,),
+            shown_texts=(target.text,),
+            raw="explicit forget",
+        )
+        return apply(self.store, scope, decision, Fact(fact), now=when)
+
+    def _one_match(self, scope: Scope, query: str) -> Memory:
+        hits = self.store.nearest(scope, query, k=5)
+        ids = {h.memory.id for h in hits}
+        keyword = [h for h in self.store.keyword(scope, query, k=3) if h.memory.id not in ids]
+        if not hits and not keyword:
+            raise MemoryNotFoundError(f"no memory in {scope.key} matches {query!r}")
+        if (
+            hits
+            and hits[0].score >= FORGET_MIN_SCORE
+            and (len(hits) == 1 or hits[0].score - hits[1].score >= FORGET_MARGIN)
+        ):
+            return hits[0].memory
+        listed = [h.memory for h in hits] + [h.memory for h in keyword]
+        raise AmbiguousMemoryError(
+            f"{query!r} matches several memories in {scope.key}; forget one by id:\n"
+            + "\n".join(f"  {m.id}: {m.text}" for m in listed),
+            candidates=listed,
+        )
+
+    def _log(self, scope: Scope, turn: Turn, decision: Decision) -> Decision:
+        return self.store.log(scope, decision.with_(turn_id=turn.id), now=turn.when)[0]
+
+    def _log_failure(self, scope: Scope, turn: Turn, error: str) -> list[Decision]:
+        return [self._log(scope, turn, Decision(op=Op.NOOP, fact="", status="failed", error=error))]
+
+
+def _follow(decision: Decision, replaced: dict[str, str | None]) -> Decision:
+    """In-order semantics for a batch: a target an earlier fact changed is followed
+    to its successor; one an earlier fact deleted cannot be changed again."""
+    target = decision.target_id
+    if target is None or target not in replaced:
+        return decision
+    successor = replaced[target]
+    if successor is not None:
+        return decision.with_(target_id=successor)
+    if decision.op is Op.UPDATE:
+        return decision.with_(
+            op=Op.ADD,
+            target_id=None,
+            status="corrected",
+            error="target deleted earlier in this turn -> ADD",
+        )
+    return decision.with_(
+        op=Op.NOOP,
+        target_id=None,
+        text=None,
+        status="corrected",
+        error="target deleted earlier in this turn -> NOOP",
+    )

@@ -1,0 +1,434 @@
+"""The write path with scripted chat models: the patterns it must get right, and
+what it does with bad model output (a safe result and a log entry, never a lost
+memory)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from langchain_core.embeddings import Embeddings
+
+from langgraph_memory import AmbiguousMemoryError, MemoryStore, Op
+from langgraph_memory.testing import ScriptedChatModel
+from langgraph_memory.write import MemoryWriter
+
+T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)  # a Monday
+DAY = timedelta(days=1)
+U = "user:alice"
+
+
+@pytest.fixture
+def store(tmp_path: Path, embedder: Embeddings) -> Iterator[MemoryStore]:
+    with MemoryStore(tmp_path / "memory", embeddings=embedder) as s:
+        yield s
+
+
+def facts(*texts: str, importance: int = 6) -> dict[str, Any]:
+    return {"facts": [{"text": t, "importance": importance, "speaker": "user"} for t in texts]}
+
+
+def writer(
+    store: MemoryStore, *script: Any, mode: str = "per_fact"
+) -> tuple[MemoryWriter, ScriptedChatModel]:
+    model = ScriptedChatModel(script=list(script))
+    return MemoryWriter(store, model=model, mode=mode, gate=False), model  # type: ignore[arg-type]
+
+
+def texts(store: MemoryStore, scope: str = U) -> list[str]:
+    return [m.text for m in store.active(scope)]
+
+
+# -- the patterns --
+
+
+def test_genuine_change_closes_the_old_version_and_history_answers_where_before(
+    store: MemoryStore,
+) -> None:
+    w, _ = writer(
+        store,
+        facts("User lives in Delhi."),
+        {"op": "ADD", "id": None, "text": "User lives in Delhi."},
+        facts("User moved to Pune."),
+        {"op": "UPDATE", "id": 0, "text": "User lives in Pune."},
+    )
+    [add] = w.write_turn(U, [("user", "I live in Delhi.")], now=T0)
+    [upd] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + 30 * DAY)
+    assert (add.op, upd.op, upd.target_id) == (Op.ADD, Op.UPDATE, add.result_id)
+    assert texts(store) == ["User lives in Pune."]
+    before = [m for m in store.history(U, upd.result_id) if not m.active]
+    assert [(m.text, m.valid_until) for m in before] == [("User lives in Delhi.", T0 + 30 * DAY)]
+
+
+def test_refinement_stores_the_merged_text(store: MemoryStore) -> None:
+    w, _ = writer(
+        store,
+        facts("User has a dog."),
+        {"op": "ADD", "text": "User has a dog."},
+        facts("User's dog is a beagle named Rex."),
+        {"op": "UPDATE", "id": 0, "text": "User has a beagle named Rex."},
+    )
+    w.write_turn(U, [("user", "I have a dog.")], now=T0)
+    w.write_turn(U, [("user", "My dog Rex is a beagle.")], now=T0 + DAY)
+    assert texts(store) == ["User has a beagle named Rex."]
+
+
+def test_someone_elses_fact_leaves_the_users_untouched(store: MemoryStore) -> None:
+    w, model = writer(
+        store,
+        facts("User lives in Pune."),
+        {"op": "ADD"},
+        facts("User's sister lives in Delhi."),
+        {"op": "ADD", "text": "User's sister lives in Delhi."},
+    )
+    w.write_turn(U, [("user", "I live in Pune.")], now=T0)
+    w.write_turn(U, [("user", "My sister lives in Delhi.")], now=T0 + DAY)
+    assert sorted(texts(store)) == ["User lives in Pune.", "User's sister lives in Delhi."]
+    assert all(m.active for m in store.history(U, store.active(U)[0].id))
+    # the model was shown the user's location as a neighbour, as a small integer
+    assert "[0] User lives in Pune." in str(model.prompts[-1][-1].content)
+
+
+def test_a_plan_is_its_own_memory_and_the_current_state_stays(store: MemoryStore) -> None:
+    w, _ = writer(
+        store,
+        facts("User lives in Delhi."),
+        {"op": "ADD"},
+        facts("User plans to move to Pune in 2027."),
+        {"op": "ADD", "text": "User plans to move to Pune in 2027."},
+    )
+    w.write_turn(U, [("user", "I live in Delhi.")], now=T0)
+    w.write_turn(U, [("user", "I may move to Pune next year.")], now=T0 + DAY)
+    assert sorted(texts(store)) == ["User lives in Delhi.", "User plans to move to Pune in 2027."]
+
+
+def test_restatement_is_a_noop_and_never_lowers_importance(store: MemoryStore) -> None:
+    w, _ = writer(
+        store,
+        facts("User is allergic to peanuts.", importance=9),
+        {"op": "ADD"},
+        facts("User is allergic to peanuts.", importance=2),
+        {"op": "NOOP", "id": 0},
+    )
+    [first] = w.write_turn(U, [("user", "I'm allergic to peanuts.")], now=T0)
+    [again] = w.write_turn(U, [("user", "Peanuts, I'm allergic.")], now=T0 + DAY)
+    assert again.op is Op.NOOP and again.target_id == first.result_id
+    [m] = store.active(U)
+    assert m.id == first.result_id and m.importance == 0.9
+
+
+def test_the_same_fact_twice_in_one_turn_is_one_memory_and_one_call(store: MemoryStore) -> None:
+    w, model = writer(
+        store,
+        facts("User is vegan.", "User is vegan.", "user is vegan"),
+        {"op": "ADD"},
+    )
+    decisions = w.write_turn(U, [("user", "I'm vegan. Did I say I'm vegan?")], now=T0)
+    assert [d.op for d in decisions] == [Op.ADD]
+    assert texts(store) == ["User is vegan."] and model.calls == 2
+
+
+def test_a_later_fact_sees_what_an_earlier_one_wrote(store: MemoryStore) -> None:
+    w, model = writer(
+        store,
+        facts("User is vegan.", "User eats no animal products."),
+        {"op": "ADD"},
+        {"op": "NOOP", "id": 0},
+    )
+    w.write_turn(U, [("user", "I'm vegan: no animal products.")], now=T0)
+    assert texts(store) == ["User is vegan."]
+    assert "[0] User is vegan." in str(model.prompts[-1][-1].content)
+
+
+def test_relative_dates_are_resolved_against_the_turn_date(store: MemoryStore) -> None:
+    w, model = writer(store, facts("User has a dentist appointment on 2026-03-06."), {"op": "ADD"})
+    w.write_turn(U, [("user", "I have the dentist next Friday.")], now=T0)
+    system = str(model.prompts[0][0].content)
+    assert "2026-03-02 (Monday)" in system and "next Friday" in system
+    assert texts(store) == ["User has a dentist appointment on 2026-03-06."]
+
+
+def test_every_decision_is_logged_with_what_the_model_saw(store: MemoryStore) -> None:
+    w, _ = writer(
+        store,
+        facts("User lives in Delhi."),
+        {"op": "ADD"},
+        facts("User moved to Pune."),
+        {"op": "UPDATE", "id": 0, "text": "User lives in Pune."},
+    )
+    w.write_turn(U, [("user", "I live in Delhi.")], now=T0, turn_id="turn-1")
+    [upd] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY, turn_id="turn-2")
+    why = store.decisions(U, upd.result_id)
+    assert [(d.op, d.turn_id, d.created_at) for d in why] == [
+        (Op.ADD, "turn-1", T0),
+        (Op.UPDATE, "turn-2", T0 + DAY),
+    ]
+    assert why[1].fact == "User moved to Pune." and why[1].shown_texts == ("User lives in Delhi.",)
+    assert json.loads(why[1].raw or "")[0]["op"] == "UPDATE"
+
+
+def test_structured_output_falls_back_to_json_in_plain_text(store: MemoryStore) -> None:
+    # plain text answers (a model without tool calling), fenced and chatty
+    w, _ = writer(
+        store,
+        'Here you go:\n```json\n{"facts": [{"text": "User is vegan.", "importance": 7}]}\n```',
+        'I think {"op": "ADD", "id": null, "text": "User is vegan."} is right.',
+    )
+    [d] = w.write_turn(U, [("user", "I'm vegan.")], now=T0)
+    assert d.op is Op.ADD and texts(store) == ["User is vegan."]
+
+
+# -- bad model output --
+
+
+@pytest.fixture
+def seeded(store: MemoryStore) -> MemoryStore:
+    store.add(U, "User lives in Delhi.", importance=0.7, now=T0)
+    store.add("user:bob", "User lives in Oslo.", now=T0)
+    return store
+
+
+def run_bad(store: MemoryStore, *script: Any) -> list[Any]:
+    w, _ = writer(store, *script)
+    before = {m.id for m in store.active(U)}
+    decisions = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY)
+    after = {m.id for m in store.active(U)}
+    deleted = [d.target_id for d in decisions if d.op is Op.DELETE and d.status == "applied"]
+    updated = [d.target_id for d in decisions if d.op is Op.UPDATE and d.status != "failed"]
+    assert before - after <= set(deleted) | set(updated), "a memory was lost"
+    assert [m.text for m in store.active("user:bob")] == ["User lives in Oslo."]
+    logged = store.decisions(U)
+    assert len(logged) == len(decisions) and decisions, "each outcome is in the log"
+    return decisions
+
+
+def test_malformed_extraction_json(seeded: MemoryStore) -> None:
+    [d] = run_bad(seeded, '{"facts": [{"text": "User lives in Pu')
+    assert d.status == "failed" and "JSON" in (d.error or "")
+    assert texts(seeded) == ["User lives in Delhi."]
+
+
+def test_missing_keys(seeded: MemoryStore) -> None:
+    [d] = run_bad(seeded, facts("User lives in Pune."), {"id": 0, "text": "User lives in Pune."})
+    assert (d.op, d.status) == (Op.NOOP, "failed")
+    assert texts(seeded) == ["User lives in Delhi."]
+
+
+def test_unknown_op(seeded: MemoryStore) -> None:
+    [d] = run_bad(seeded, facts("User lives in Pune."), {"op": "MERGE", "id": 0})
+    assert (d.op, d.status) == (Op.NOOP, "corrected") and "MERGE" in (d.error or "")
+
+
+@pytest.mark.parametrize("bad_id", [42, -1, "7", "[9]", "abc", 1.5, True])
+def test_hallucinated_id_on_update_becomes_add(seeded: MemoryStore, bad_id: Any) -> None:
+    [d] = run_bad(
+        seeded,
+        facts("User lives in Pune."),
+        {"op": "UPDATE", "id": bad_id, "text": "User lives in Pune."},
+    )
+    assert d.op is Op.ADD and d.target_id is None
+    assert sorted(texts(seeded)) == ["User lives in Delhi.", "User lives in Pune."]
+
+
+def test_hallucinated_id_on_delete_becomes_noop(seeded: MemoryStore) -> None:
+    [d] = run_bad(seeded, facts("User no longer lives in Delhi."), {"op": "DELETE", "id": 5})
+    assert d.op is Op.NOOP and texts(seeded) == ["User lives in Delhi."]
+
+
+def test_an_id_from_another_scope_never_touches_it(seeded: MemoryStore) -> None:
+    oslo = seeded.active("user:bob")[0].id
+    decisions = run_bad(
+        seeded,
+        facts("User lives in Pune.", "User left Oslo."),
+        {"op": "UPDATE", "id": oslo, "text": "User lives in Pune."},
+        {"op": "DELETE", "id": oslo},
+    )
+    assert [d.op for d in decisions] == [Op.ADD, Op.NOOP]
+    assert all(oslo not in (d.target_id, d.result_id) for d in decisions)
+
+
+def test_importance_out_of_range_is_clamped(seeded: MemoryStore) -> None:
+    w, _ = writer(
+        seeded,
+        {
+            "facts": [
+                {"text": "User is vegan.", "importance": 42},
+                {"text": "User likes jazz.", "importance": -3},
+            ]
+        },
+        {"op": "ADD"},
+        {"op": "ADD"},
+    )
+    w.write_turn(U, [("user", "I'm vegan and like jazz.")], now=T0)
+    importance = {m.text: m.importance for m in seeded.active(U)}
+    assert importance["User is vegan."] == 1.0 and importance["User likes jazz."] == 0.1
+
+
+def test_a_ten_thousand_character_fact_is_rejected_and_logged(seeded: MemoryStore) -> None:
+    [d] = run_bad(seeded, facts("x" * 10_000))
+    assert d.status == "rejected" and "10,000 characters" in (d.error or "")
+    assert texts(seeded) == ["User lives in Delhi."]
+
+
+def test_a_ten_thousand_character_update_text_falls_back_to_the_fact(seeded: MemoryStore) -> None:
+    [d] = run_bad(
+        seeded, facts("User lives in Pune."), {"op": "UPDATE", "id": 0, "text": "y" * 10_000}
+    )
+    assert d.op is Op.UPDATE and texts(seeded) == ["User lives in Pune."]
+
+
+def test_an_empty_list_costs_no_reconcile_call(seeded: MemoryStore) -> None:
+    w, model = writer(seeded, {"facts": []})
+    assert w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY) == []
+    assert model.calls == 1 and texts(seeded) == ["User lives in Delhi."]
+
+
+def test_an_exception_in_extraction_is_logged(seeded: MemoryStore) -> None:
+    [d] = run_bad(seeded, TimeoutError("model timed out"))
+    assert d.status == "failed" and "TimeoutError" in (d.error or "")
+
+
+def test_an_exception_in_reconcile_is_logged_with_the_fact(seeded: MemoryStore) -> None:
+    [d] = run_bad(seeded, facts("User lives in Pune."), ConnectionError("boom"))
+    assert (d.op, d.status, d.fact) == (Op.NOOP, "failed", "User lives in Pune.")
+    assert "ConnectionError" in (d.raw or "")
+    assert texts(seeded) == ["User lives in Delhi."]
+
+
+def test_facts_from_the_assistant_are_dropped_unless_asked_for(store: MemoryStore) -> None:
+    said = {"facts": [{"text": "User lives in Pune.", "speaker": "assistant", "importance": 5}]}
+    w, _ = writer(store, said)
+    [d] = w.write_turn(U, [("user", "hi"), ("assistant", "You live in Pune.")], now=T0)
+    assert d.status == "rejected" and store.active(U) == []
+    model = ScriptedChatModel(script=[said, {"op": "ADD"}])
+    opted = MemoryWriter(store, model=model, roles=("user", "assistant"), gate=False)
+    opted.write_turn(U, [("user", "hi"), ("assistant", "You live in Pune.")], now=T0)
+    [m] = store.active(U)
+    assert (m.source.value, m.trust.value) == ("assistant", "medium")
+
+
+# -- cost mode --
+
+
+def test_batched_mode_is_one_reconcile_call_with_in_order_semantics(store: MemoryStore) -> None:
+    store.add(U, "User lives in Delhi.", now=T0)
+    w, model = writer(
+        store,
+        facts("User lives in Pune.", "User lives in Pune now.", "User is vegan."),
+        {
+            "decisions": [
+                {"fact": 1, "op": "UPDATE", "id": 0, "text": "User lives in Pune."},
+                {"fact": 2, "op": "UPDATE", "id": 0, "text": "User lives in Pune (since March)."},
+                {"fact": 3, "op": "ADD", "id": None, "text": "User is vegan."},
+            ]
+        },
+        mode="batched",
+    )
+    decisions = w.write_turn(U, [("user", "I moved to Pune. And I'm vegan.")], now=T0 + DAY)
+    assert model.calls == 2, "one extraction call, one reconcile call"
+    assert [d.op for d in decisions] == [Op.UPDATE, Op.UPDATE, Op.ADD]
+    assert decisions[1].target_id == decisions[0].result_id, "the second follows the first's result"
+    assert sorted(texts(store)) == ["User is vegan.", "User lives in Pune (since March)."]
+
+
+def test_batched_mode_with_a_short_answer_fails_the_missing_facts_only(store: MemoryStore) -> None:
+    w, _ = writer(
+        store,
+        facts("User is vegan.", "User likes jazz."),
+        {"decisions": [{"fact": 1, "op": "ADD"}]},
+        mode="batched",
+    )
+    decisions = w.write_turn(U, [("user", "I'm vegan and like jazz.")], now=T0)
+    assert [(d.op, d.status) for d in decisions] == [(Op.ADD, "applied"), (Op.NOOP, "failed")]
+
+
+def test_the_gate_skips_turns_without_a_model_call(store: MemoryStore) -> None:
+    model = ScriptedChatModel(script=[])
+    w = MemoryWriter(store, model=model)
+    for said in ["thanks!", "ok", "Hi there", "What's the capital of France?"]:
+        assert w.write_turn(U, [("user", said)], now=T0) == []
+    assert model.calls == 0
+
+
+# -- explicit paths --
+
+
+def test_remember_goes_through_reconciliation(store: MemoryStore) -> None:
+    store.add(U, "User prefers imperial units.", now=T0)
+    w, _ = writer(
+        store,
+        facts("User prefers metric units."),
+        {"op": "UPDATE", "id": 0, "text": "User prefers metric units."},
+    )
+    [d] = w.remember(U, "I prefer metric units", pinned=True, now=T0 + DAY)
+    assert d.op is Op.UPDATE
+    [m] = store.active(U)
+    assert (m.text, m.pinned, m.source.value) == ("User prefers metric units.", True, "explicit")
+
+
+def test_forget_by_id_and_by_clear_description(store: MemoryStore) -> None:
+    a = store.add(U, "User's locker code is 4711.", now=T0)
+    b = store.add(U, "User likes jazz.", now=T0)
+    w, _ = writer(store)
+    d = w.forget(U, a.id, now=T0 + DAY)
+    assert d.op is Op.DELETE and d.target_id == a.id and store.decisions(U, a.id)
+    d = w.forget(U, query="jazz music", now=T0 + DAY)
+    assert d.target_id == b.id and store.active(U) == []
+
+
+def test_forget_with_an_ambiguous_description_lists_the_candidates(store: MemoryStore) -> None:
+    store.add_many(U, ["User's sister lives in Delhi.", "User's brother lives in Delhi."], now=T0)
+    w, _ = writer(store)
+    with pytest.raises(AmbiguousMemoryError, match="forget one by id") as info:
+        w.forget(U, query="sibling who lives in Delhi")
+    assert len(info.value.candidates) == 2 and len(store.active(U)) == 2
+
+
+# -- a property over arbitrary model output --
+
+model_output = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "op": st.one_of(
+                st.sampled_from(["ADD", "UPDATE", "DELETE", "NOOP", "add", "merge", ""]),
+                st.none(),
+                st.integers(),
+            ),
+            "id": st.one_of(
+                st.none(),
+                st.integers(-3, 12),
+                st.text(max_size=10),
+                st.sampled_from(["0", "[1]", "bob-id"]),
+            ),
+            "text": st.one_of(st.none(), st.text(max_size=40), st.just("z" * 5000)),
+        }
+    ),
+    st.text(max_size=60),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(output=model_output)
+def test_no_model_output_closes_a_memory_it_was_not_shown(store: MemoryStore, output: Any) -> None:
+    if not store.active(U):
+        store.add_many(U, [f"User fact number {i} about topic {i}." for i in range(12)], now=T0)
+        store.add("user:bob", "User lives in Oslo.", now=T0)
+    if isinstance(output, dict) and output["id"] == "bob-id":
+        output = {**output, "id": store.active("user:bob")[0].id}
+    w, _ = writer(store, facts("User fact number 3 about topic 3, revised."), output)
+    before = {m.id for m in store.active(U)}
+    [d] = w.write_turn(U, [("user", "anything")], now=T0 + DAY)
+    after = {m.id for m in store.active(U)}
+    shown = set(d.shown_ids)
+    assert before - after <= shown, "only shown memories may close"
+    if len(after) < len(before):
+        assert d.op is Op.DELETE and d.target_id in shown
+    assert [m.text for m in store.active("user:bob")] == ["User lives in Oslo."]
