@@ -25,9 +25,11 @@ calls a turn cost.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Callable, Sequence
+from importlib.resources import files
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -41,19 +43,27 @@ from pydantic import Field, PrivateAttr
 Answer = dict[str, Any] | str | Exception | Callable[[list[BaseMessage]], Any]
 
 
+@functools.lru_cache(maxsize=1)
+def _wordpiece() -> Any:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_str(
+        files("langgraph_memory").joinpath("data/tokenizer.json").read_text(encoding="utf-8")
+    )
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
 def count_tokens(text: str) -> int:
-    """Tokens as OpenAI's cl100k tokenizer counts them (tiktoken, bundled with
-    langchain-openai); about 4 characters a token when its data is not cached.
+    """Tokens of ``text`` by the bundled WordPiece tokenizer (offline; on English
+    it counts within about 15% of OpenAI's tokenizers, whose tables would have to
+    be downloaded).
 
-    >>> count_tokens("hello world") > 0
-    True
+    >>> count_tokens("hello world")
+    2
     """
-    try:
-        import tiktoken
-
-        return len(tiktoken.get_encoding("cl100k_base").encode(text))
-    except Exception:  # tiktoken may need to download its table: estimate offline
-        return max(1, len(text) // 4)
+    return len(_wordpiece().encode(text, add_special_tokens=False).ids)
 
 
 class ScriptedChatModel(BaseChatModel):
