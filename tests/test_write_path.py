@@ -432,3 +432,38 @@ def test_no_model_output_closes_a_memory_it_was_not_shown(store: MemoryStore, ou
     if len(after) < len(before):
         assert d.op is Op.DELETE and d.target_id in shown
     assert [m.text for m in store.active("user:bob")] == ["User lives in Oslo."]
+
+
+# -- model resolution and the async face --------------------------------------------------------
+
+
+def test_no_model_configured_means_the_rules_model_and_a_warning(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with caplog.at_level("WARNING", logger="langgraph_memory"):
+        w = MemoryWriter(store)
+    assert w.model.name == "rules"
+    assert "offline rules model" in caplog.text
+    # and the rules model really writes: the Delhi -> Pune change, offline
+    w.write_turn(U, [("user", "I live in Delhi.")], now=T0)
+    [d] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY)
+    assert d.op is Op.UPDATE and texts(store) == ["User lives in Pune."]
+
+
+def test_remember_with_the_rules_model_updates_an_older_preference(store: MemoryStore) -> None:
+    from langgraph_memory.write import RulesModel
+
+    w = MemoryWriter(store, model=RulesModel())
+    w.write_turn(U, [("user", "I prefer imperial units.")], now=T0)
+    [d] = w.remember(U, "I prefer metric units", now=T0 + DAY)
+    assert d.op is Op.UPDATE and texts(store) == ["User prefers metric units."]
+
+
+def test_async_write_turn_is_the_same_path(store: MemoryStore) -> None:
+    import asyncio
+
+    w, model = writer(store, facts("User is vegan."), {"op": "ADD"})
+    [d] = asyncio.run(w.awrite_turn(U, [("user", "I'm vegan.")], now=T0))
+    assert d.op is Op.ADD and model.calls == 2 and texts(store) == ["User is vegan."]
