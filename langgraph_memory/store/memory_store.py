@@ -595,6 +595,24 @@ class MemoryStore(BaseStore):
             return []
         return _oldest_first(v.memory for v in _fetch(cols.active, scope))
 
+    def pinned(self, scope: ScopeLike, limit: int = 10) -> list[Memory]:
+        """Active pinned memories of the scope, most important first, at most ``limit``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add_many("user:a", [{"text": "Allergic to nuts.", "pinned": True}, "Likes tea."])
+        >>> [m.text for m in s.pinned("user:a")]
+        ['Allergic to nuts.']
+        """
+        scope = Scope.of(scope)
+        _check_k(limit)
+        cols = self._collections(scope, create=False)
+        if cols is None:
+            return []
+        found = [v.memory for v in _fetch(cols.active, scope, where={"pinned": True})]
+        return sorted(found, key=lambda m: (-m.importance, m.created_at, m.id))[:limit]
+
     def nearest(
         self,
         scope: ScopeLike,

@@ -1,0 +1,125 @@
+"""Retrieval: the memories of a scope worth putting in front of the model.
+
+Candidates are the scope's vector neighbours of the query plus its keyword
+hits (names, numbers and ids embed badly). Each is scored by recency,
+relevance and importance (see ``scoring``); pinned memories always come first,
+in a short bounded list. Reading a memory refreshes its ``last_accessed``, in
+one batched write.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph_memory.store import MemoryStore
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> _ = store.add("user:a", "User is allergic to peanuts.", importance=0.9, pinned=True)
+>>> _ = store.add("user:a", "User lives in Pune.")
+>>> [r.memory.text for r in retrieve(store, "user:a", "Where do I live?", k=1)]
+['User is allergic to peanuts.', 'User lives in Pune.']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from langgraph_memory.model import Memory, now_utc, utc
+from langgraph_memory.read.scoring import blend, check_weights, recency
+from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.store import MemoryStore
+
+#: Vector candidates fetched per result wanted, before blending reorders them.
+CANDIDATES_PER_RESULT = 4
+MIN_CANDIDATES = 20
+KEYWORD_CANDIDATES = 5
+#: At most this many pinned memories go first, however many are pinned.
+PINNED_LIMIT = 5
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """A retrieved memory and why it ranks where it does."""
+
+    memory: Memory
+    score: float
+    recency: float
+    relevance: float
+    importance: float
+    pinned: bool = False
+
+    def explain(self) -> str:
+        """The three components and the blend, in one line.
+
+        >>> from datetime import timezone
+        >>> m = Memory(id="0a1b2c3d", text="x", scope="user:a",
+        ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+        >>> Retrieved(m, 0.6, 1.0, 0.5, 0.3).explain()
+        'score 0.600 = recency 1.000, relevance 0.500, importance 0.300'
+        """
+        head = "pinned; " if self.pinned else ""
+        return (
+            f"{head}score {self.score:.3f} = recency {self.recency:.3f}, "
+            f"relevance {self.relevance:.3f}, importance {self.importance:.3f}"
+        )
+
+
+def retrieve(
+    store: MemoryStore,
+    scope: ScopeLike,
+    query: str,
+    *,
+    k: int = 5,
+    now: datetime | None = None,
+    as_of: datetime | None = None,
+    half_life_h: float = 72.0,
+    weights: Sequence[float] = (1.0, 1.0, 1.0),
+    pinned_limit: int = PINNED_LIMIT,
+    touch: bool = True,
+) -> list[Retrieved]:
+    """Pinned memories first, then the ``k`` best by blended score.
+
+    With ``as_of`` it reads what was valid at that time (and refreshes nothing).
+    """
+    scope = Scope.of(scope)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+    weights = check_weights(weights)
+    when = utc(as_of) if as_of is not None else (utc(now) if now is not None else now_utc())
+    n = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)
+    relevance: dict[str, float] = {}
+    found: dict[str, Memory] = {}
+    for hit in store.nearest(scope, query, k=n, as_of=as_of):
+        found[hit.memory.id] = hit.memory
+        relevance[hit.memory.id] = max(0.0, hit.score)
+    if as_of is None:  # keyword search sees active memories only
+        for hit in store.keyword(scope, query, k=KEYWORD_CANDIDATES):
+            found.setdefault(hit.memory.id, hit.memory)
+            relevance[hit.memory.id] = max(relevance.get(hit.memory.id, 0.0), hit.score)
+    pinned = store.pinned(scope, pinned_limit) if as_of is None and pinned_limit > 0 else []
+    for m in pinned:
+        found.setdefault(m.id, m)
+    scored = [
+        _score(m, relevance.get(m.id, 0.0), when, half_life_h, weights) for m in found.values()
+    ]
+    first = sorted((r for r in scored if r.pinned), key=lambda r: (-r.importance, -r.score))
+    first = first[:pinned_limit]
+    rest = sorted((r for r in scored if not r.pinned), key=lambda r: (-r.score, r.memory.id))[:k]
+    results = first + rest
+    if touch and as_of is None and results:
+        store.touch(scope, [r.memory.id for r in results], now=when)
+    return results
+
+
+def _score(
+    memory: Memory, relevance: float, when: datetime, half_life_h: float, weights: Sequence[float]
+) -> Retrieved:
+    seen = memory.last_accessed or memory.created_at
+    rec = recency(hours=(when - seen).total_seconds() / 3600.0, half_life_h=half_life_h)
+    rel = min(1.0, relevance)
+    return Retrieved(
+        memory=memory,
+        score=blend(rec, rel, memory.importance, weights=weights),
+        recency=rec,
+        relevance=rel,
+        importance=memory.importance,
+        pinned=memory.pinned,
+    )
