@@ -467,3 +467,21 @@ def test_async_write_turn_is_the_same_path(store: MemoryStore) -> None:
     w, model = writer(store, facts("User is vegan."), {"op": "ADD"})
     [d] = asyncio.run(w.awrite_turn(U, [("user", "I'm vegan.")], now=T0))
     assert d.op is Op.ADD and model.calls == 2 and texts(store) == ["User is vegan."]
+
+
+def test_eight_threads_stating_one_new_fact_make_one_memory(store: MemoryStore) -> None:
+    import threading
+
+    from langgraph_memory.write import RulesModel
+
+    w = MemoryWriter(store, model=RulesModel())
+    threads = [
+        threading.Thread(target=w.write_turn, args=(U, [("user", "I'm allergic to peanuts.")]))
+        for _ in range(8)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert texts(store) == ["User is allergic to peanuts."]
+    assert sorted(d.op.value for d in store.decisions(U)) == ["ADD"] + ["NOOP"] * 7

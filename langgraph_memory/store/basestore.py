@@ -333,7 +333,7 @@ def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
     texts = [_text_of(op.value or {}, op.index) for op in writes]
     value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
     vectors = store._embed(texts)  # before any write: a failing embedder stores nothing
-    with store._scope_lock(scope):
+    with store.scope_lock(scope):
         # The clock is read under the lock: a time taken before it could be older than
         # a version that a concurrent put of the same key wrote meanwhile, and a
         # version cannot close before it opens.

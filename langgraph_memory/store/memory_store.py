@@ -273,7 +273,20 @@ class MemoryStore(BaseStore):
 
     # -- scopes and collections --------------------------------------------------
 
-    def _scope_lock(self, scope: Scope) -> threading.RLock:
+    def scope_lock(self, scope: ScopeLike) -> threading.RLock:
+        """The lock that serialises writes to one scope within this process.
+
+        Hold it to make a read-decide-write sequence atomic (the write path
+        does: two turns stating the same new fact at once make one memory).
+        Re-entrant, so store methods called while holding it still work.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> with s.scope_lock("user:a"):
+        ...     _ = s.add("user:a", "Likes tea.")
+        """
+        scope = Scope.of(scope)
         with self._guard:
             return self._scope_locks.setdefault(scope.key, threading.RLock())
 
@@ -380,7 +393,7 @@ class MemoryStore(BaseStore):
         if not built:
             return []
         vectors = self._embed([m.text for m in built])
-        with self._scope_lock(scope):
+        with self.scope_lock(scope):
             cols = self._writable(scope)
             ids = _free_ids(cols, len(built))
             versions = [
@@ -421,7 +434,7 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         when = utc(now) if now is not None else now_utc()
         text = check_text(text)
-        with self._scope_lock(scope):
+        with self.scope_lock(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
             new = _successor(old.memory, text, when, fields)
             [vector] = self._embed([new.text])
@@ -456,7 +469,7 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         when = utc(now) if now is not None else now_utc()
-        with self._scope_lock(scope):
+        with self.scope_lock(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
             cols = self._writable(scope)
             self._replace(cols, [(old, None)], when)
@@ -482,7 +495,7 @@ class MemoryStore(BaseStore):
         cols = self._collections(scope, create=False)
         if cols is None or not ids:
             return
-        with self._scope_lock(scope):
+        with self.scope_lock(scope):
             present = cols.active.get(ids=ids, include=[])["ids"]
             if present:
                 cols.active.update(ids=present, metadatas=[{"last_accessed": when}] * len(present))
@@ -739,7 +752,7 @@ class MemoryStore(BaseStore):
             logged.append(
                 d.with_(id=d.id or uuid.uuid4().hex, created_at=utc(d.created_at or when))
             )
-        with self._scope_lock(scope):
+        with self.scope_lock(scope):
             cols = self._writable(scope)
             for chunk in _chunks(logged, _max_batch(self.client)):
                 cols.log.add(
@@ -824,7 +837,7 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
-        with self._scope_lock(scope):
+        with self.scope_lock(scope):
             cols = self._collections(scope, create=False)
             if ids is None:
                 counts = {"memories": 0, "decisions": 0}

@@ -164,9 +164,12 @@ class MemoryWriter:
                     ),
                 )
             )
-        if self.mode == "batched" and len(extraction.facts) > 1:
-            return logged + self._reconcile_batched(scope, turn, extraction.facts)
-        return logged + [self._reconcile_one(scope, turn, f) for f in extraction.facts]
+        # Compare-decide-apply is atomic per scope: two turns stating the same new
+        # fact at once must not both see "nothing like it" and both ADD.
+        with self.store.scope_lock(scope):
+            if self.mode == "batched" and len(extraction.facts) > 1:
+                return logged + self._reconcile_batched(scope, turn, extraction.facts)
+            return logged + [self._reconcile_one(scope, turn, f) for f in extraction.facts]
 
     async def awrite_turn(
         self,
@@ -259,7 +262,8 @@ class MemoryWriter:
                 kind=fact.kind,
                 event_time=fact.event_time,
             )
-            decisions.append(self._reconcile_one(scope, turn, fact, pinned=pinned or None))
+            with self.store.scope_lock(scope):
+                decisions.append(self._reconcile_one(scope, turn, fact, pinned=pinned or None))
         return decisions
 
     def forget(
