@@ -5,6 +5,7 @@
 - a ``dict``: answered as a tool call when the model was bound to a tool
   (``bind_tools`` / ``with_structured_output``), else as JSON text;
 - a ``str``: answered as plain text (malformed JSON included);
+- an ``AIMessage``: returned as it is (to script tool calls of an agent);
 - an ``Exception``: raised;
 - a callable ``(messages) -> dict | str``: computed from the prompt.
 
@@ -139,7 +140,9 @@ class ScriptedChatModel(BaseChatModel):
             answer = answer(messages)
         if isinstance(answer, Exception):
             raise answer
-        if isinstance(answer, dict) and self.tool_name:
+        if isinstance(answer, AIMessage):  # a scripted message, tool calls and all
+            message = answer
+        elif isinstance(answer, dict) and self.tool_name:
             message = AIMessage(
                 content="",
                 tool_calls=[{"name": self.tool_name, "args": answer, "id": f"call_{self.calls}"}],

@@ -1,0 +1,98 @@
+"""remember, forget and recall as LangChain tools a chat model can call.
+
+The scope comes from the run's config, never from the model's arguments: a
+model cannot read or write another user's memory by naming them. Results are
+short confirmations with memory ids.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph_memory.store import MemoryStore
+>>> from langgraph_memory.write import MemoryWriter, RulesModel
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> remember, forget, recall = memory_tools(MemoryWriter(store, model=RulesModel()))
+>>> config = {"configurable": {"user_id": "alice"}}
+>>> remember.invoke({"text": "I'm allergic to peanuts"}, config)
+'Remembered [...]: User is allergic to peanuts.'
+>>> recall.invoke({"query": "allergies"}, config)
+'- [...] User is allergic to peanuts. (since ...)'
+"""
+
+from __future__ import annotations
+
+import re
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, tool
+
+from langgraph_memory.errors import AmbiguousMemoryError, MemoryKitError, MemoryNotFoundError
+from langgraph_memory.model import Op
+from langgraph_memory.read import retrieve
+from langgraph_memory.scope import Scope, ScopeKind
+from langgraph_memory.store import MemoryStore
+from langgraph_memory.write import MemoryWriter
+
+_ID = re.compile(r"^\s*\[?([0-9a-f]{8})\]?\s*$")
+
+
+def memory_tools(
+    memory: MemoryStore | MemoryWriter, *, scope: ScopeKind = "user", k: int = 5
+) -> list[BaseTool]:
+    """``[remember, forget, recall]`` over a writer (or a store, with the default model)."""
+    writer = memory if isinstance(memory, MemoryWriter) else MemoryWriter(memory)
+    store = writer.store
+
+    @tool
+    def remember(
+        text: str, config: RunnableConfig, importance: float | None = None, pinned: bool = False
+    ) -> str:
+        """Remember a durable fact about the user, in their words or yours
+        ("I prefer metric units"). importance: 0..1; pinned: always recall it."""
+        where = Scope.from_config(config, scope)
+        try:
+            decisions = writer.remember(where, text, importance=importance, pinned=pinned)
+        except MemoryKitError as exc:
+            return f"Could not remember that: {exc}"
+        lines = []
+        for d in decisions:
+            if d.op in (Op.ADD, Op.UPDATE) and d.result_id:
+                lines.append(f"Remembered [{d.result_id}]: {d.text}")
+            elif d.op is Op.NOOP and d.status != "failed":
+                lines.append(f"Already known [{d.target_id or '-'}]: {d.fact}")
+            elif d.op is Op.DELETE:
+                lines.append(f"Forgot [{d.target_id}]: {d.fact}")
+            else:
+                lines.append(f"Could not remember {d.fact!r}: {d.error or d.status}")
+        return "\n".join(lines) or "Nothing to remember in that."
+
+    @tool
+    def forget(memory: str, config: RunnableConfig) -> str:
+        """Forget one memory: its id (like 0a1b2c3d) or a description of it."""
+        where = Scope.from_config(config, scope)
+        match = _ID.match(memory)
+        try:
+            if match:
+                decision = writer.forget(where, match.group(1))
+            else:
+                decision = writer.forget(where, query=memory)
+        except AmbiguousMemoryError as exc:
+            listed = "; ".join(f"[{m.id}] {m.text}" for m in exc.candidates)  # type: ignore[attr-defined]
+            return f"Several memories match; call forget with one id: {listed}"
+        except MemoryNotFoundError:
+            return f"No memory matches {memory!r}."
+        except MemoryKitError as exc:
+            return f"Could not forget that: {exc}"
+        return f"Forgot [{decision.target_id}]: {decision.shown_texts[0]}"
+
+    @tool
+    def recall(query: str, config: RunnableConfig) -> str:
+        """Search what you remember about the user."""
+        where = Scope.from_config(config, scope)
+        found = retrieve(store, where, query, k=k)
+        if not found:
+            return "Nothing remembered about that."
+        return "\n".join(
+            f"- [{r.memory.id}] {r.memory.text} (since {r.memory.created_at.date().isoformat()})"
+            for r in found
+        )
+
+    return [remember, forget, recall]

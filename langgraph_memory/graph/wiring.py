@@ -1,0 +1,116 @@
+"""``add_memory``: wire the read node before, and the write node after, a node
+of an existing ``StateGraph`` builder.
+
+Edges that enter the node from outside its loop (from START, or from a node it
+cannot reach) now pass through the read node; edges and conditional routes that
+leave it for END now pass through the write node. A tool loop (agent -> tools ->
+agent) is left alone, so memories are read once per turn and the turn is
+written once, when it ends.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph.graph import END, START, StateGraph
+>>> from langgraph_memory.graph.state import MemoryState
+>>> from langgraph_memory.store import MemoryStore
+>>> from langgraph_memory.write import MemoryWriter, RulesModel
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> builder = StateGraph(MemoryState)
+>>> _ = builder.add_node("agent", lambda state: {"messages": [("ai", "Noted.")]})
+>>> _ = builder.add_edge(START, "agent")
+>>> _ = builder.add_edge("agent", END)
+>>> _ = add_memory(builder, store=store, writer=MemoryWriter(store, model=RulesModel()))
+>>> graph = builder.compile()
+>>> config = {"configurable": {"user_id": "a"}}
+>>> _ = graph.invoke({"messages": [("user", "I live in Pune.")]}, config)
+>>> [m.text for m in store.active("user:a")]
+['User lives in Pune.']
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from langgraph.graph import END, START, StateGraph
+
+from langgraph_memory.graph.nodes import Submitter, memory_read_node, memory_write_node
+from langgraph_memory.scope import ScopeKind
+from langgraph_memory.store import MemoryStore
+from langgraph_memory.write import MemoryWriter
+
+
+def _reachable(builder: StateGraph[Any], start: str) -> set[str]:
+    """Nodes reachable from ``start`` by edges and conditional routes.
+
+    A route whose destinations are unknown (no path map) may go anywhere.
+    """
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        nexts = {b for a, b in builder.edges if a == node}
+        for spec in builder.branches.get(node, {}).values():
+            nexts |= set(spec.ends.values()) if spec.ends else set(builder.nodes) | {END}
+        for n in nexts - seen:
+            seen.add(n)
+            todo.append(n)
+    return seen
+
+
+def add_memory(
+    builder: StateGraph[Any],
+    around: str = "agent",
+    *,
+    store: MemoryStore,
+    writer: MemoryWriter | Submitter | None = None,
+    scope: ScopeKind = "user",
+    k: int = 5,
+    mode: Literal["inline", "deferred"] = "inline",
+    into: str = "memories",
+    read_name: str = "memory_read",
+    write_name: str = "memory_write",
+) -> StateGraph[Any]:
+    """Add memory around node ``around`` of ``builder`` (before ``compile``); returns it.
+
+    The state schema needs a ``str`` key ``into`` for the rendered memories
+    (``MemoryState`` has one) and ``messages``. ``writer`` defaults to a
+    ``MemoryWriter(store)`` with the environment's model.
+    """
+    if around not in builder.nodes:
+        raise ValueError(f"the graph has no node {around!r}; nodes: {sorted(builder.nodes)}")
+    if into not in builder.channels:
+        raise ValueError(
+            f"the graph's state has no {into!r} key for the memories: add `{into}: str` to "
+            "your state schema, or build the graph on langgraph_memory.graph.MemoryState"
+        )
+    for name in (read_name, write_name):
+        if name in builder.nodes:
+            raise ValueError(f"the graph already has a node {name!r}; pass another name")
+    writer = writer if writer is not None else MemoryWriter(store)
+    # LangGraph's add_node overloads describe node protocols mypy cannot match to a
+    # plain (state, config) function; at run time it inspects the signature.
+    read: Any = memory_read_node(store, scope=scope, k=k, into=into)
+    write: Any = memory_write_node(writer, scope=scope, mode=mode)
+    builder.add_node(read_name, read)
+    builder.add_node(write_name, write)
+
+    in_loop = _reachable(builder, around)
+    for a, b in list(builder.edges):
+        if b == around and (a == START or a not in in_loop):
+            builder.edges.discard((a, b))
+            builder.edges.add((a, read_name))
+        if a == around and b == END:
+            builder.edges.discard((a, b))
+            builder.edges.add((around, write_name))
+    builder.add_edge(read_name, around)
+    builder.add_edge(write_name, END)
+
+    branches = builder.branches.get(around, {})
+    for name, spec in list(branches.items()):
+        if spec.ends is None:
+            raise ValueError(
+                f"the conditional edge {name!r} out of {around!r} has no path map, so it is "
+                f"unknown where the turn ends; pass path_map= to add_conditional_edges"
+            )
+        ends = {key: (write_name if dest == END else dest) for key, dest in spec.ends.items()}
+        branches[name] = spec._replace(ends=ends)
+    return builder
