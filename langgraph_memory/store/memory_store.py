@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import threading
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -749,9 +750,7 @@ class MemoryStore(BaseStore):
         for d in batch:
             if not isinstance(d, Decision):
                 raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
-            logged.append(
-                d.with_(id=d.id or uuid.uuid4().hex, created_at=utc(d.created_at or when))
-            )
+            logged.append(d.with_(id=d.id or _log_id(), created_at=utc(d.created_at or when)))
         with self.scope_lock(scope):
             cols = self._writable(scope)
             for chunk in _chunks(logged, _max_batch(self.client)):
@@ -880,6 +879,12 @@ class MemoryStore(BaseStore):
 
 
 # -- helpers on Chroma collections --
+
+
+def _log_id() -> str:
+    """A decision id that sorts in logging order (clock first, then randomness):
+    decisions of one turn share its time, and their order must survive."""
+    return f"{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
 
 
 def _check_id(memory_id: Any) -> None:

@@ -1,0 +1,241 @@
+"""The ``langgraph-memory`` command: a demo, a chat, and tools to inspect a store.
+
+    langgraph-memory demo                      # a scripted multi-session conversation
+    langgraph-memory chat --user alice         # talk to an agent that remembers you
+    langgraph-memory show --user alice         # what it remembers about you
+    langgraph-memory history --user alice ID   # every version of one memory
+    langgraph-memory why --user alice ID       # the decisions behind it
+    langgraph-memory export --user alice       # everything, as JSON
+    langgraph-memory purge --user alice --yes  # hard-delete (all, or --ids ...)
+
+>>> parser().parse_args(["show", "--user", "alice"]).scope
+'user:alice'
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from langgraph_memory.llm import configured
+from langgraph_memory.model import Decision, Memory
+from langgraph_memory.read import render
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import MemoryStore
+
+#: The demo: a move between cities, a restated preference, a sister's city, a
+#: plan, and a question nothing answers; four sessions months apart.
+DEMO: list[tuple[str, list[str]]] = [
+    (
+        "2026-01-05T09:00",
+        ["Hi! I'm Priya.", "I live in Delhi and I work at Infosys.", "I prefer metric units."],
+    ),
+    ("2026-02-10T18:30", ["My sister lives in Mumbai.", "I prefer metric units, by the way."]),
+    ("2026-06-01T08:15", ["I moved to Pune last week.", "I might move to Bangalore next year."]),
+    ("2026-06-15T20:00", ["Where do I live now?", "What's my favourite colour?"]),
+]
+
+
+def _model_line() -> str:
+    if configured():
+        return "Model: an OpenAI-compatible chat model from OPENAI_API_KEY / OPENAI_BASE_URL."
+    return (
+        "Model: none configured (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one), so the "
+        "offline rules model writes memory and an offline stand-in answers. They understand "
+        "simple first-person statements only."
+    )
+
+
+def _decision_line(d: Decision) -> str:
+    what = d.text or d.fact
+    target = f" [{d.target_id}]" if d.target_id else ""
+    result = f" -> [{d.result_id}]" if d.result_id else ""
+    note = f"  ({d.status}: {d.error})" if d.error else ""
+    return f"    {d.op.value:<6}{target}{result} {what}{note}"
+
+
+def _memory_lines(memories: Sequence[Memory]) -> list[str]:
+    return [
+        f"  [{m.id}] {m.text}  (since {m.created_at.date().isoformat()}"
+        + (f", until {m.valid_until.date().isoformat()})" if m.valid_until else ")")
+        for m in memories
+    ]
+
+
+def _open(args: argparse.Namespace) -> MemoryStore:
+    return MemoryStore(args.path) if args.path else MemoryStore()
+
+
+def _graph(store: MemoryStore) -> Any:
+    from langgraph_memory.graph.agent import build_chat_graph
+
+    return build_chat_graph(store)
+
+
+def demo(args: argparse.Namespace) -> int:
+    """Replay the scripted conversation through the real graph."""
+    print(_model_line())
+    directory = args.path or tempfile.mkdtemp(prefix="langgraph-memory-demo-")
+    print(f"Store: {directory}\n")
+    scope = Scope("user", "priya")
+    with MemoryStore(directory) as store:
+        graph = _graph(store)
+        for session, (when, lines) in enumerate(DEMO, start=1):
+            print(f"Session {session} ({when[:10]})")
+            for text in lines:
+                seen = len(store.decisions(scope))
+                configurable = {
+                    "user_id": scope.id,
+                    "thread_id": f"s{session}",
+                    "memory_now": when + "+00:00",
+                }
+                out = graph.invoke({"messages": [("user", text)]}, {"configurable": configurable})
+                print(f"  user:  {text}")
+                print(f"  agent: {out['messages'][-1].content}")
+                for d in store.decisions(scope)[seen:]:
+                    print(_decision_line(d))
+            print()
+        active = store.active(scope)
+        print("What I remember about you:")
+        print("\n".join(_memory_lines(active)))
+        moved = next((m for m in active if m.replaces), None)
+        if moved is not None:
+            print(f"\nHistory of [{moved.id}]:")
+            print("\n".join(_memory_lines(store.history(scope, moved.id))))
+            print(f"\nWhy [{moved.id}]:")
+            print("\n".join(_decision_line(d) for d in store.decisions(scope, moved.id)))
+    return 0
+
+
+def chat(args: argparse.Namespace) -> int:
+    """An interactive session; 'exit' or Ctrl-D ends it."""
+    print(_model_line())
+    with _open(args) as store:
+        graph = _graph(store)
+        scope = Scope.parse(args.scope)
+        config = {"configurable": {"user_id": scope.id, "thread_id": args.thread}}
+        while True:
+            try:
+                text = input("you> ").strip()
+            except EOFError:
+                print()
+                return 0
+            if text in ("exit", "quit"):
+                return 0
+            if not text:
+                continue
+            message = HumanMessage(text, id=uuid.uuid4().hex)  # its id names the turn
+            out = graph.invoke({"messages": [message]}, config)
+            print(f"agent> {out['messages'][-1].content}")
+            for d in store.decisions(scope):
+                if d.turn_id == message.id:
+                    print(_decision_line(d))
+
+
+def show(args: argparse.Namespace) -> int:
+    """The active memories of a scope."""
+    with _open(args) as store:
+        memories = store.active(args.scope)
+        print(render(memories) if not args.ids else "\n".join(_memory_lines(memories)))
+    return 0
+
+
+def history(args: argparse.Namespace) -> int:
+    """Every version of one memory."""
+    with _open(args) as store:
+        print("\n".join(_memory_lines(store.history(args.scope, args.memory_id))))
+    return 0
+
+
+def why(args: argparse.Namespace) -> int:
+    """The decisions that made a memory what it is."""
+    with _open(args) as store:
+        for d in store.decisions(args.scope, args.memory_id):
+            when = d.created_at.isoformat() if d.created_at else "?"
+            print(f"{when}  turn {d.turn_id or '-'}")
+            print(_decision_line(d))
+            for i, (sid, text) in enumerate(zip(d.shown_ids, d.shown_texts, strict=False)):
+                print(f"      shown [{i}] = {sid}: {text}")
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    """Every version and decision of a scope, as JSON."""
+    with _open(args) as store:
+        data = json.dumps(store.export(args.scope), indent=2, ensure_ascii=False)
+    if args.out:
+        Path(args.out).write_text(data + "\n", encoding="utf-8")
+    else:
+        print(data)
+    return 0
+
+
+def purge(args: argparse.Namespace) -> int:
+    """Hard-delete memories (with their versions and log entries) or a whole scope."""
+    if not args.yes:
+        print("purge deletes for good; add --yes to confirm", file=sys.stderr)
+        return 2
+    with _open(args) as store:
+        counts = store.purge(args.scope, args.ids or None)
+    print(f"purged {counts['memories']} memory versions and {counts['decisions']} decisions")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
+    top = argparse.ArgumentParser(prog="langgraph-memory", description=__doc__.split("\n")[0])
+    commands = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, run: Any, *, scoped: bool = True) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=run.__doc__)
+        sub.set_defaults(run=run)
+        sub.add_argument(
+            "--path",
+            help="store directory (default: $LANGGRAPH_MEMORY_PATH or "
+            "./.langgraph_memory; demo: a new temporary directory)",
+        )
+        if scoped:
+            who = sub.add_mutually_exclusive_group(required=True)
+            who.add_argument(
+                "--user",
+                dest="scope",
+                type=lambda v: f"user:{v}",
+                help="the user id (the scope user:ID)",
+            )
+            who.add_argument("--scope", dest="scope", help="any scope, as kind:id")
+        return sub
+
+    command("demo", demo, scoped=False)
+    command("chat", chat).add_argument("--thread", default="cli", help="thread id")
+    command("show", show).add_argument("--ids", action="store_true", help="list with ids")
+    command("history", history).add_argument("memory_id")
+    command("why", why).add_argument("memory_id")
+    command("export", export).add_argument("--out", help="write to this file")
+    p = command("purge", purge)
+    p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")
+    p.add_argument("--yes", action="store_true", help="confirm the hard delete")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; errors of this package print as one clear line."""
+    from langgraph_memory.errors import MemoryKitError
+
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except MemoryKitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,84 @@
+"""An offline stand-in for the agent's chat model, for the demo and tests.
+
+It cannot think: it says "Noted." to statements and answers questions by
+quoting the remembered line that shares the most words with the question (the
+read node put the memories in its system prompt), or says it does not know.
+It is there so the demo shows memory at work with no model and no network.
+
+>>> from langchain_core.messages import HumanMessage, SystemMessage
+>>> chat = OfflineChatModel()
+>>> memories = "What you remember about this user:\\n- [2026-06-01] User lives in Pune."
+>>> chat.invoke([SystemMessage(memories), HumanMessage("Where do I live?")]).content
+'From what I remember: you live in Pune.'
+>>> chat.invoke([SystemMessage(memories), HumanMessage("What's my favourite colour?")]).content
+"I don't know that yet. Tell me, and I'll remember."
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+
+_WORD = re.compile(r"[a-z0-9']+")
+_STOP = frozenset(
+    """a an and are at be do does did for from have has i in is it me my now of on or the to
+    what where when which who why how you your user user's with about was were will would""".split()  # noqa: SIM905
+)
+_QUESTION = re.compile(
+    r"\?\s*$|^(what|where|when|who|which|how|why|do|does|did|is|are|can)\b", re.I
+)
+_LINE = re.compile(r"^- \[[^\]]*\] (.+)$", re.M)
+
+
+def _words(text: str) -> set[str]:
+    # A crude stem ("lives" ~ "live") is enough to match a question to a memory.
+    words = (w for w in _WORD.findall(text.lower()) if w not in _STOP)
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words}
+
+
+def _second_person(text: str) -> str:
+    text = re.sub(r"\bUser's\b", "your", text)
+    text = re.sub(r"\bUser is\b", "you are", text)
+    text = re.sub(r"\bUser (\w+)s\b", r"you \1", text)
+    return text[:1].lower() + text[1:]
+
+
+class OfflineChatModel(BaseChatModel):
+    """Replies from the memories in its prompt; no model, no network."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-memory-echo"
+
+    def bind_tools(  # type: ignore[override]  # it never calls tools
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[Any, BaseMessage]:
+        return self
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        system = " ".join(str(m.content) for m in messages if m.type == "system")
+        asked = next((str(m.content) for m in reversed(messages) if m.type == "human"), "")
+        reply = "Noted."
+        if _QUESTION.search(asked.strip()):
+            wanted = _words(asked)
+            best = max(
+                _LINE.findall(system), key=lambda line: len(wanted & _words(line)), default=None
+            )
+            if best is not None and wanted & _words(best):
+                reply = f"From what I remember: {_second_person(best)}"
+            else:
+                reply = "I don't know that yet. Tell me, and I'll remember."
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
