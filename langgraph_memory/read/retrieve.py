@@ -26,6 +26,7 @@ from langgraph_memory.model import Memory, now_utc, utc
 from langgraph_memory.read.scoring import blend, check_weights, recency
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.tracing import trace_retrieve
 
 #: Vector candidates fetched per result wanted, before blending reorders them.
 CANDIDATES_PER_RESULT = 4
@@ -62,6 +63,7 @@ class Retrieved:
         )
 
 
+@trace_retrieve  # a `memory.retrieve` retriever run when LangSmith tracing is on
 def retrieve(
     store: MemoryStore,
     scope: ScopeLike,

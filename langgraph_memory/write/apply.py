@@ -25,9 +25,11 @@ from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.model import Decision, Op, now_utc, utc
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.tracing import trace_apply
 from langgraph_memory.write.types import Fact
 
 
+@trace_apply  # a `memory.apply` run when LangSmith tracing is on
 def apply(
     store: MemoryStore,
     scope: ScopeLike,

@@ -24,6 +24,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from langgraph_memory.model import utc
+from langgraph_memory.tracing import trace_extract
 from langgraph_memory.write.prompts.extract import ExtractionOutput
 from langgraph_memory.write.types import (
     ROLE_OF_TYPE,
@@ -89,6 +90,7 @@ def facts_from_output(
     return Extraction(tuple(facts), raw, tuple(rejected))
 
 
+@trace_extract  # a `memory.extract` run when LangSmith tracing is on
 def extract(
     turn: Turn | Iterable[BaseMessage | tuple[str, str] | dict[str, Any]],
     *,

@@ -39,6 +39,7 @@ from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.model import Decision, Memory, Op, Source, Trust, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.tracing import trace_reconcile, trace_scope
 from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.extract import extract
@@ -139,7 +140,8 @@ class MemoryWriter:
         if self.gate and not may_hold_fact(said):
             return []
         try:
-            extraction = extract(turn, model=self.model, roles=self.roles)
+            with trace_scope(scope):  # extraction is not given the scope; its run shows the kind
+                extraction = extract(turn, model=self.model, roles=self.roles)
         except Exception as exc:  # a model failure is logged, never raised into the graph
             return self._log_failure(scope, turn, f"extraction failed: {type(exc).__name__}: {exc}")
         logged = [
@@ -191,34 +193,31 @@ class MemoryWriter:
     def _reconcile_one(
         self, scope: Scope, turn: Turn, fact: Fact, *, pinned: bool | None = None
     ) -> Decision:
-        shown = candidates(self.store, scope, fact)
-        try:
-            choice = self.model.choose(fact, shown, today=turn.when)
-        except Exception as exc:
-            choice = Choice(op=None, raw=f"{type(exc).__name__}: {exc}")
         return apply(
             self.store,
             scope,
-            validate(choice, fact, shown),
+            self._decide(scope, turn, fact),
             fact,
             now=turn.when,
             turn_id=turn.id,
             pinned=pinned,
         )
 
-    def _reconcile_batched(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Decision]:
-        steps = [_Step(f, candidates(self.store, scope, f)) for f in facts]
-        shown = merge_candidates([s.shown for s in steps])
+    @trace_reconcile  # a `memory.reconcile` run when tracing is on; `memory.apply` follows
+    def _decide(self, scope: Scope, turn: Turn, fact: Fact) -> Decision:
+        shown = candidates(self.store, scope, fact)
         try:
-            choices = self.model.choose_batch([s.fact for s in steps], shown, today=turn.when)
+            choice = self.model.choose(fact, shown, today=turn.when)
         except Exception as exc:
-            choices = [Choice(op=None, raw=f"{type(exc).__name__}: {exc}") for _ in steps]
-        choices = list(choices)[: len(steps)] + [Choice(op=None)] * (len(steps) - len(choices))
+            choice = Choice(op=None, raw=f"{type(exc).__name__}: {exc}")
+        return validate(choice, fact, shown)
+
+    def _reconcile_batched(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Decision]:
         done: list[Decision] = []
         replaced: dict[str, str | None] = {}  # id closed earlier in this turn -> its successor
-        for step, choice in zip(steps, choices, strict=True):
-            decision = _follow(validate(choice, step.fact, shown), replaced)
-            decision = apply(self.store, scope, decision, step.fact, now=turn.when, turn_id=turn.id)
+        for fact, validated in zip(facts, self._decide_batch(scope, turn, facts), strict=True):
+            decision = _follow(validated, replaced)
+            decision = apply(self.store, scope, decision, fact, now=turn.when, turn_id=turn.id)
             if decision.status != "failed" and decision.target_id:
                 if decision.op is Op.UPDATE:
                     replaced[decision.target_id] = decision.result_id
@@ -226,6 +225,17 @@ class MemoryWriter:
                     replaced[decision.target_id] = None
             done.append(decision)
         return done
+
+    @trace_reconcile  # validation is pure, so deciding all before applying any is the same
+    def _decide_batch(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Decision]:
+        steps = [_Step(f, candidates(self.store, scope, f)) for f in facts]
+        shown = merge_candidates([s.shown for s in steps])
+        try:
+            choices = self.model.choose_batch([s.fact for s in steps], shown, today=turn.when)
+        except Exception as exc:
+            choices = [Choice(op=None, raw=f"{type(exc).__name__}: {exc}") for _ in steps]
+        choices = list(choices)[: len(steps)] + [Choice(op=None)] * (len(steps) - len(choices))
+        return [validate(c, s.fact, shown) for s, c in zip(steps, choices, strict=True)]
 
     # -- explicit paths ------------------------------------------------------------------------
 
@@ -247,7 +257,8 @@ class MemoryWriter:
         scope = Scope.of(scope)
         turn = Turn.of([("user", text)], when=now)
         try:
-            facts = extract(turn, model=self.model).facts
+            with trace_scope(scope):
+                facts = extract(turn, model=self.model).facts
         except Exception:
             facts = ()
         if not facts:  # nothing the model recognised: keep the words as given
