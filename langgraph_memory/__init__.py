@@ -24,12 +24,13 @@ from langgraph_memory.errors import (
 from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import Hit, MemoryStore
-from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write import BackgroundWriter, MemoryWriter
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AmbiguousMemoryError",
+    "BackgroundWriter",
     "Decision",
     "EmbedderError",
     "EmbeddingMismatchError",

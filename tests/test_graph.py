@@ -157,3 +157,25 @@ def test_read_node_with_a_custom_query_and_key(store: MemoryStore) -> None:
     node = memory_read_node(store, scope="session", query=lambda s: s["topic"], into="notes")
     out = node({"messages": [], "topic": "flaky test"}, ALICE)
     assert "debugging a flaky test" in out["notes"]
+
+
+def test_deferred_writes_go_through_the_background_writer(store: MemoryStore) -> None:
+    from langgraph_memory.write import BackgroundWriter
+
+    background = BackgroundWriter(MemoryWriter(store, model=RulesModel()), workers=1)
+    builder = StateGraph(MemoryState)
+    builder.add_node("agent", lambda s: {"messages": [AIMessage("Noted.")]})
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", END)
+    add_memory(builder, store=store, writer=background, mode="deferred")
+    graph = builder.compile()
+    graph.invoke({"messages": [("user", "I live in Delhi.")]}, ALICE)
+    graph.invoke({"messages": [("user", "I moved to Pune.")]}, ALICE)
+    assert background.flush(timeout=30)
+    background.close()
+    assert [m.text for m in store.active("user:alice")] == ["User lives in Pune."]
+    assert [d.op for d in store.decisions("user:alice")] == [Op.ADD, Op.UPDATE]
+    from langgraph_memory.graph import memory_write_node
+
+    with pytest.raises(TypeError, match="BackgroundWriter"):
+        memory_write_node(MemoryWriter(store, model=RulesModel()), mode="deferred")

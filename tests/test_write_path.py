@@ -485,3 +485,22 @@ def test_eight_threads_stating_one_new_fact_make_one_memory(store: MemoryStore) 
         t.join()
     assert texts(store) == ["User is allergic to peanuts."]
     assert sorted(d.op.value for d in store.decisions(U)) == ["ADD"] + ["NOOP"] * 7
+
+
+def test_a_replayed_turn_applies_only_what_a_crash_cut_off(store: MemoryStore) -> None:
+    """A turn with three facts crashed after the first: the replay (same turn id)
+    decides the other two and leaves the first alone."""
+    three = facts("User is vegan.", "User likes jazz.", "User has a cat.")
+    w, _ = writer(store, three, {"op": "ADD"}, ConnectionError("crash"))
+    first = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")
+    assert [(d.op, d.status) for d in first[:2]] == [(Op.ADD, "applied"), (Op.NOOP, "failed")]
+    w, model = writer(store, three, {"op": "ADD"}, {"op": "ADD"})
+    again = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")
+    assert [d.fact for d in again] == ["User likes jazz.", "User has a cat."]
+    assert model.calls == 3, "one extraction, two reconciles: the decided fact costs nothing"
+    assert sorted(texts(store)) == ["User has a cat.", "User is vegan.", "User likes jazz."]
+    assert [d.fact for d in store.decisions(U, turn_id="t9") if d.status == "applied"] == [
+        "User is vegan.",
+        "User likes jazz.",
+        "User has a cat.",
+    ]

@@ -164,9 +164,10 @@ class OracleAnswers:
     """The counting fake's brain: answers each write-path prompt from the prompt itself.
 
     The replay announces each turn with ``expect`` before writing it; an extraction prompt
-    must then show exactly that turn's text (checked, so a prompt change cannot go
-    unnoticed), and gets that turn's observation facts. Reconcile prompts get ADD for
-    every fact they list.
+    must then show exactly that turn's text, and gets that turn's observation facts. A
+    mismatch fails the call, which the writer logs as a failed extraction and the report
+    counts under ``extraction_errors``, so a prompt change cannot go unnoticed. Reconcile
+    prompts get ADD for every fact they list.
 
     >>> from langchain_core.messages import HumanMessage
     >>> oracle = OracleAnswers()
@@ -198,9 +199,7 @@ class OracleAnswers:
                 raise AssertionError(
                     f"extraction prompt for an unexpected turn: {transcript[:200]!r}"
                 )
-            return {
-                "facts": [{"text": f, "importance": 5, "speaker": "user"} for f in self._facts]
-            }
+            return {"facts": [{"text": f, "importance": 5, "speaker": "user"} for f in self._facts]}
         if _FACTS_MARK in human:
             self.kinds["batch"] += 1
             listed = _BATCH_LINE.findall(human.partition(_FACTS_MARK)[2])
@@ -234,6 +233,8 @@ class TurnCost:
     calls: int
     prompt_tokens: int
     errors: int = 0
+    #: Observation facts that cite the turn: lost when the gate skips it.
+    observed: int = 0
 
     @property
     def kind(self) -> str:
@@ -272,6 +273,7 @@ def replay(
                     calls=model.calls - calls,
                     prompt_tokens=model.prompt_tokens - tokens,
                     errors=errors,
+                    observed=len(turn.facts),
                 )
             )
     return costs, oracle.kinds, ops
@@ -312,6 +314,8 @@ class ModeSummary:
     mean_facts_per_extracted_turn: float
     mean_facts_per_turn_with_facts: float
     extraction_errors: int
+    observed_facts: int
+    observed_facts_on_skipped_turns: int
     calls_by_prompt: dict[str, int] = field(default_factory=dict)
     decisions_by_op: dict[str, int] = field(default_factory=dict)
     wall_s: float = 0.0
@@ -340,7 +344,8 @@ def summarise(
 ) -> ModeSummary:
     """Aggregate per-turn costs of one mode.
 
-    >>> s = summarise("per_fact", [TurnCost("D1:1", True, 0, 0, 0), TurnCost("D1:2", False, 2, 3, 90)])
+    >>> turns = [TurnCost("D1:1", True, 0, 0, 0), TurnCost("D1:2", False, 2, 3, 90)]
+    >>> s = summarise("per_fact", turns)
     >>> (s.mean_calls_per_turn, s.mean_calls_per_extracted_turn, s.skip_share, s.turns_off_formula)
     (1.5, 3.0, 0.5, 0)
     """
@@ -365,9 +370,7 @@ def summarise(
         max_calls_per_turn=max((c.calls for c in costs), default=0),
         skipped_turns_with_calls=sum(1 for c in costs if c.skipped and c.calls),
         turns_off_formula=sum(
-            1
-            for c in costs
-            if c.calls != expected_calls(mode, c.skipped, c.facts)
+            1 for c in costs if c.calls != expected_calls(mode, c.skipped, c.facts)
         ),
         prompt_tokens=tokens,
         mean_prompt_tokens_per_turn=_mean([c.prompt_tokens for c in costs]),
@@ -378,6 +381,8 @@ def summarise(
         mean_facts_per_extracted_turn=_mean([c.facts for c in extracted]),
         mean_facts_per_turn_with_facts=_mean([c.facts for c in with_facts]),
         extraction_errors=sum(c.errors for c in costs),
+        observed_facts=sum(c.observed for c in costs),
+        observed_facts_on_skipped_turns=sum(c.observed for c in costs if c.skipped),
         calls_by_prompt=dict(sorted(kinds.items())),
         decisions_by_op=dict(sorted((ops or Counter()).items())),
         wall_s=wall_s,
@@ -458,13 +463,16 @@ def table(report: dict[str, Any]) -> str:
         ("mean prompt tokens / turn", "mean_prompt_tokens_per_turn", ".1f"),
         ("median prompt tokens / extracted turn", "median_prompt_tokens_per_extracted_turn", ".1f"),
         ("mean prompt tokens / call", "mean_prompt_tokens_per_call", ".1f"),
-        ("tool-schema tokens (not in the above)", "schema_tokens", "d"),
+        ("tool-schema tokens, JSON, rough (not above)", "schema_tokens", "d"),
         ("extraction errors", "extraction_errors", "d"),
+        ("observation facts on skipped turns (lost)", "observed_facts_on_skipped_turns", "d"),
         ("wall time, s (context only)", "wall_s", ".1f"),
     ]
     lines = ["| | " + " | ".join(modes) + " |", "|---|" + "---:|" * len(modes)]
     for label, key, fmt in rows:
-        lines.append(f"| {label} | " + " | ".join(format(s[key], fmt) for s in modes.values()) + " |")
+        lines.append(
+            f"| {label} | " + " | ".join(format(s[key], fmt) for s in modes.values()) + " |"
+        )
     ratio = report.get("ratio_batched_over_per_fact")
     if ratio:
         lines.append(
@@ -491,7 +499,9 @@ def main(argv: list[str] | None = None) -> int:
     report["data"] = str(args.data)
     report["gate_recall"] = None
     if not args.no_gate_recall and (args.data / ORACLE).exists():
-        r = gate_recall.measure("LongMemEval oracle", gate_recall.longmemeval_oracle(args.data / ORACLE))
+        r = gate_recall.measure(
+            "LongMemEval oracle", gate_recall.longmemeval_oracle(args.data / ORACLE)
+        )
         report["gate_recall"] = {
             "corpus": r.corpus,
             "user_turns": r.user_turns,
@@ -511,7 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     batched = report["modes"].get("batched")
     if batched:
         ok = batched["mean_calls_per_turn"] <= 2 and batched["skipped_turns_with_calls"] == 0
-        print(f"\ntarget (batched <= 2 calls/turn, 0 for skipped turns): {'met' if ok else 'MISSED'}")
+        print(
+            f"\ntarget (batched <= 2 calls/turn, 0 for skipped turns): {'met' if ok else 'MISSED'}"
+        )
     if args.out:
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     return 0

@@ -762,10 +762,12 @@ class MemoryStore(BaseStore):
                 )
         return logged
 
-    def decisions(self, scope: ScopeLike, memory_id: str | None = None) -> list[Decision]:
+    def decisions(
+        self, scope: ScopeLike, memory_id: str | None = None, *, turn_id: str | None = None
+    ) -> list[Decision]:
         """The scope's decisions, oldest first; with ``memory_id``, those that
         created, changed or removed any version of that memory ("why does the
-        agent think this?").
+        agent think this?"). With ``turn_id``, only the decisions of that turn.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -785,6 +787,9 @@ class MemoryStore(BaseStore):
                 _check_id(memory_id)
                 ids = [memory_id]  # purged or unknown: its log entries may still be asked for
             where = {"$or": [{"target_id": {"$in": ids}}, {"result_id": {"$in": ids}}]}
+        if turn_id is not None:
+            by_turn = {"turn_id": turn_id}
+            where = by_turn if where is None else {"$and": [where, by_turn]}
         found = cols.log.get(where=where, include=["documents"])
         logged = [decision_from_document(doc) for doc in found["documents"] or []]
         return sorted(logged, key=lambda d: (d.created_at or now_utc(), d.id or ""))

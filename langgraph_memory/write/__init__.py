@@ -3,6 +3,7 @@
 >>> from langgraph_memory.write import MemoryWriter, RulesModel
 """
 
+from langgraph_memory.write.background import BackgroundWriter, QueueFullError
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.prompts import Prompts
@@ -12,6 +13,7 @@ from langgraph_memory.write.types import Choice, Extraction, Fact, MemoryModel, 
 from langgraph_memory.write.writer import MemoryWriter, memory_model
 
 __all__ = [
+    "BackgroundWriter",
     "ChatMemoryModel",
     "Choice",
     "Extraction",
@@ -19,6 +21,7 @@ __all__ = [
     "MemoryModel",
     "MemoryWriter",
     "Prompts",
+    "QueueFullError",
     "RulesModel",
     "Turn",
     "candidates",

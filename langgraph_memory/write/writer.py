@@ -169,9 +169,18 @@ class MemoryWriter:
         # Compare-decide-apply is atomic per scope: two turns stating the same new
         # fact at once must not both see "nothing like it" and both ADD.
         with self.store.scope_lock(scope):
-            if self.mode == "batched" and len(extraction.facts) > 1:
-                return logged + self._reconcile_batched(scope, turn, extraction.facts)
-            return logged + [self._reconcile_one(scope, turn, f) for f in extraction.facts]
+            facts = self._undecided(scope, turn, extraction.facts)
+            if self.mode == "batched" and len(facts) > 1:
+                return logged + self._reconcile_batched(scope, turn, facts)
+            return logged + [self._reconcile_one(scope, turn, f) for f in facts]
+
+    def _undecided(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Fact]:
+        """The facts this turn has not decided yet: a turn replayed after a crash
+        (same turn id) applies only what the crash cut off."""
+        decided = {
+            d.fact for d in self.store.decisions(scope, turn_id=turn.id) if d.status != "failed"
+        }
+        return [f for f in facts if f.text not in decided]
 
     async def awrite_turn(
         self,

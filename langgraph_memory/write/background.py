@@ -1,0 +1,502 @@
+"""BackgroundWriter: learn from turns off the request path, in order, durably.
+
+``submit`` hands a turn to worker threads and returns at once (with the turn
+id); the workers run ``MemoryWriter.write_turn``. The guarantees:
+
+- **Per-scope FIFO, one worker per scope.** Each scope has its own queue; a
+  worker takes a scope, applies its next turn, then gives the scope back. So
+  the turns of one scope apply in the order they were accepted ("I live in
+  Delhi" before "I moved to Pune"), while different scopes run in parallel.
+- **Bounded.** At most ``max_pending`` turns are queued or in flight. When
+  full, ``submit`` waits for room (``on_full="wait"``, up to ``timeout``) or
+  raises ``QueueFullError`` at once (``on_full="raise"``); memory never grows
+  without bound.
+- **Durable, with a journal.** With ``journal=`` a path, ``submit`` appends
+  the turn to that file and fsyncs it before it returns: an accepted turn
+  survives a crash, and the next ``BackgroundWriter`` on that journal replays
+  the turns that were not done, in their original order, before any new one.
+  Without a journal (the default) the queue is in memory only: turns still
+  queued when the process dies are lost. Durability needs a path; it is not
+  guessed from the store, so it is always a visible choice.
+- **Never silently dropped.** An exception from ``write_turn`` (a store error;
+  model errors never raise, the writer logs them as failed decisions) is
+  retried after ``backoff_s``, then ``backoff_s * backoff_factor`` ..., up to
+  ``max_attempts`` attempts in all. Then a failed decision (op NOOP, status
+  ``"failed"``, the error, the turn id, the turn's text as ``fact``) goes to
+  the scope's decision log and the turn counts as ``failed`` in ``stats``. If
+  even that log write fails, the error is logged, the turn counts as
+  ``unrecorded`` and stays in the journal, to be tried again on the next start.
+- **flush / close drain.** ``flush()`` waits for every turn submitted before
+  it; ``close()`` refuses new turns, drains, stops the workers and compacts
+  the journal.
+
+Exactly once across a crash. A replayed turn may already have been applied,
+in part or in full: the crash can fall anywhere in ``write_turn``, or after it
+and before the journal's done record (done records are not even fsynced, to
+keep the apply path cheap). A replayed turn keeps its turn id, and
+``write_turn`` skips the facts the decision log already has a decision for in
+that turn, so only what the crash cut off is applied (``stats.resumed`` counts
+replayed turns that had been started). What remains is a crash between a
+fact's store write and its log entry (two store calls, milliseconds apart in
+``apply``): the change is in the store but no decision names it, so the fact
+is reconciled again; the model is shown the memory the first run made and
+decides NOOP for a fact already held (the rules model always does; a chat
+model should), so the effect is not applied twice, but this rests on the model.
+
+Retries within a run are different: an attempt that raised did not finish,
+so the whole turn runs again (no skip); facts its failed attempt already
+applied are shown to the model as held memories and come out NOOP.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph_memory.store import MemoryStore
+>>> from langgraph_memory.write import MemoryWriter, RulesModel
+>>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as bg:
+...     _ = bg.submit("user:alice", [("user", "I live in Delhi.")])
+...     _ = bg.submit("user:alice", [("user", "I moved to Pune.")])
+...     bg.flush()
+True
+>>> [m.text for m in store.active("user:alice")], bg.stats.applied
+(['User lives in Pune.'], 2)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from langgraph_memory.errors import MemoryKitError
+from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, utc
+from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.write.journal import Journal, JournalEntry
+from langgraph_memory.write.types import Turn
+from langgraph_memory.write.writer import MemoryWriter, MessageLike
+
+__all__ = ["BackgroundStats", "BackgroundWriter", "QueueFullError", "WriterClosedError"]
+
+log = logging.getLogger("langgraph_memory")
+
+OnFull = Literal["wait", "raise"]
+
+
+class QueueFullError(MemoryKitError, RuntimeError):
+    """The background writer already holds ``max_pending`` turns."""
+
+
+class WriterClosedError(MemoryKitError, RuntimeError):
+    """The background writer was closed; it takes no more turns."""
+
+
+@dataclass(frozen=True)
+class BackgroundStats:
+    """Counts since this writer started.
+
+    ``submitted``: accepted by ``submit``; ``replayed``: taken from the journal
+    on start; ``applied``: ``write_turn`` returned; ``resumed``: replayed turns
+    the decision log shows were started (``write_turn`` applies only their
+    undecided facts); ``retries``: attempts repeated
+    after an exception; ``failed``: recorded as failed decisions after the
+    last attempt; ``unrecorded``: failed, and the failure could not be logged
+    either (kept in the journal); ``pending``: queued or in flight now.
+
+    >>> BackgroundStats().pending
+    0
+    """
+
+    submitted: int = 0
+    replayed: int = 0
+    applied: int = 0
+    resumed: int = 0
+    retries: int = 0
+    failed: int = 0
+    unrecorded: int = 0
+    pending: int = 0
+
+
+@dataclass(frozen=True)
+class _Item:
+    seq: int  # acceptance number: flush() waits for all below a mark
+    scope: Scope
+    turn: Turn
+    replayed: bool
+
+
+class BackgroundWriter:
+    """Runs ``writer.write_turn`` on worker threads; see the module docstring.
+
+    Args:
+        writer: the write path to run.
+        workers: worker threads (scopes in parallel; one scope never in two).
+        max_pending: most turns queued or in flight at once.
+        journal: a file path (or an open ``Journal``) for durability, or None
+            for an in-memory queue. A path is opened, replayed and, on close,
+            closed by this writer; a ``Journal`` passed in is left open.
+        on_full: ``"wait"`` for room (up to ``submit``'s timeout) or ``"raise"``.
+        max_attempts: attempts per turn when ``write_turn`` raises.
+        backoff_s, backoff_factor: the wait before the second attempt, and
+            what each later wait is multiplied by.
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
+    >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> from langgraph_memory.write.rules import RulesModel
+    >>> bg = BackgroundWriter(MemoryWriter(store, model=RulesModel()), workers=1, max_pending=10)
+    >>> bg.submit("user:bob", [("user", "I'm vegan.")], turn_id="t1")
+    't1'
+    >>> bg.close(), [m.text for m in store.active("user:bob")]
+    (True, ['User is vegan.'])
+    """
+
+    def __init__(
+        self,
+        writer: MemoryWriter,
+        *,
+        workers: int = 2,
+        max_pending: int = 1000,
+        journal: Journal | str | os.PathLike[str] | None = None,
+        on_full: OnFull = "wait",
+        max_attempts: int = 3,
+        backoff_s: float = 0.5,
+        backoff_factor: float = 2.0,
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        if max_pending < 1:
+            raise ValueError(f"max_pending must be >= 1, got {max_pending}")
+        if on_full not in ("wait", "raise"):
+            raise ValueError(f"on_full must be 'wait' or 'raise', got {on_full!r}")
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
+        if backoff_s < 0 or backoff_factor < 1:
+            raise ValueError("backoff_s must be >= 0 and backoff_factor >= 1")
+        self.writer = writer
+        self.max_pending = max_pending
+        self.on_full: OnFull = on_full
+        self.max_attempts = max_attempts
+        self.backoff_s = backoff_s
+        self.backoff_factor = backoff_factor
+        self._owns_journal = journal is not None and not isinstance(journal, Journal)
+        self._journal: Journal | None = None
+        if journal is not None:
+            self._journal = journal if isinstance(journal, Journal) else Journal(journal)
+        self._cond = threading.Condition()  # guards everything below
+        # Held from journal append to enqueue, so the queue order is the journal
+        # order and a replay repeats the order the live run had.
+        self._order = threading.Lock()
+        self._queues: dict[str, deque[_Item]] = {}
+        self._ready: deque[str] = deque()  # scopes with turns and no worker on them
+        self._busy: set[str] = set()
+        self._unfinished: dict[int, str] = {}  # seq -> turn id, queued or in flight
+        self._seq = 0
+        self._closed = False
+        self._stop = False
+        self._counts = {name: 0 for name in BackgroundStats.__dataclass_fields__}
+        if self._journal is not None:
+            # Accepted earlier, so they bypass max_pending: refusing them now would lose them.
+            with self._cond:
+                for entry in self._journal.pending():
+                    self._unfinished[self._seq] = entry.turn_id
+                    self._enqueue(_Item(self._seq, Scope.of(entry.scope), entry.turn(), True))
+                    self._seq += 1
+                    self._counts["replayed"] += 1
+        # Daemon threads: a process that exits without close() must not hang on
+        # them; what they had not done stays in the journal, if there is one.
+        self._threads = [
+            threading.Thread(target=self._work, name=f"langgraph-memory-writer-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    # -- submitting --------------------------------------------------------------------
+
+    def submit(
+        self,
+        scope: ScopeLike,
+        messages: Turn | Iterable[MessageLike],
+        *,
+        now: datetime | None = None,
+        turn_id: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
+        """Accept a turn for the background; returns its turn id.
+
+        The messages are parsed here, so a bad message raises in the caller.
+        When the queue is full, waits up to ``timeout`` seconds (None: as long
+        as it takes) or, with ``on_full="raise"``, raises ``QueueFullError``.
+        Raises ``WriterClosedError`` after ``close``.
+        """
+        scope = Scope.of(scope)
+        turn = _turn(messages, now=now, turn_id=turn_id)
+        with self._cond:
+            seq = self._reserve(turn.id, timeout)
+        try:
+            with self._order:
+                if self._journal is not None:
+                    self._journal.append(JournalEntry.of(scope.key, turn))
+                with self._cond:
+                    self._enqueue(_Item(seq, scope, turn, False))
+                    self._counts["submitted"] += 1
+        except BaseException:
+            with self._cond:  # not accepted: give the slot back
+                self._unfinished.pop(seq, None)
+                self._cond.notify_all()
+            raise
+        return turn.id
+
+    async def asubmit(
+        self,
+        scope: ScopeLike,
+        messages: Turn | Iterable[MessageLike],
+        *,
+        now: datetime | None = None,
+        turn_id: str | None = None,
+        timeout: float | None = None,
+    ) -> str:
+        """``submit`` without blocking the event loop (the same code, in a thread)."""
+        materialised = messages if isinstance(messages, Turn) else list(messages)
+        return await asyncio.to_thread(
+            self.submit, scope, materialised, now=now, turn_id=turn_id, timeout=timeout
+        )
+
+    def _reserve(self, turn_id: str, timeout: float | None) -> int:
+        """Take a slot for one turn (caller holds the condition); returns its seq."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if self._closed:
+                raise WriterClosedError("this BackgroundWriter is closed; it takes no more turns")
+            if len(self._unfinished) < self.max_pending:
+                break
+            full = (
+                f"the background writer holds {len(self._unfinished)} turns, its max_pending "
+                f"({self.max_pending})"
+            )
+            if self.on_full == "raise":
+                raise QueueFullError(
+                    f"{full}: the model or the store is slower than the turns arrive. "
+                    "Retry later, raise max_pending, add workers, or use on_full='wait'."
+                )
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise QueueFullError(f"{full}, and no room came within {timeout} s")
+            self._cond.wait(remaining)
+        if turn_id in self._unfinished.values():
+            raise ValueError(f"turn id {turn_id!r} is already queued; give each turn its own id")
+        seq = self._seq
+        self._seq += 1
+        self._unfinished[seq] = turn_id
+        return seq
+
+    def _enqueue(self, item: _Item) -> None:
+        """Queue an item behind its scope's others (caller holds the condition)."""
+        key = item.scope.key
+        queue = self._queues.setdefault(key, deque())
+        if not queue and key not in self._busy:  # else it is in _ready, or a worker has it
+            self._ready.append(key)
+        queue.append(item)
+        self._cond.notify_all()
+
+    # -- waiting and closing -------------------------------------------------------------
+
+    @property
+    def pending(self) -> int:
+        """Turns queued or in flight."""
+        with self._cond:
+            return len(self._unfinished)
+
+    @property
+    def stats(self) -> BackgroundStats:
+        """A snapshot of the counts (see ``BackgroundStats``)."""
+        with self._cond:
+            return BackgroundStats(**{**self._counts, "pending": len(self._unfinished)})
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every turn submitted before this call is applied or recorded
+        as failed; False if ``timeout`` seconds passed first (or the writer stopped)."""
+        with self._cond:
+            mark = self._seq
+
+            def drained() -> bool:
+                return min(self._unfinished, default=mark) >= mark
+
+            self._cond.wait_for(lambda: self._stop or drained(), timeout)
+            return drained()
+
+    async def aflush(self, timeout: float | None = None) -> bool:
+        """``flush`` without blocking the event loop."""
+        return await asyncio.to_thread(self.flush, timeout)
+
+    def close(self, timeout: float | None = None) -> bool:
+        """Refuse new turns, drain the queue, stop the workers; True if drained.
+
+        If ``timeout`` passes first, the workers stop after their current turn;
+        the turns left are replayed from the journal on the next start (without
+        a journal they are lost, and a warning says how many). Safe to call twice.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()  # submitters waiting for room raise now
+        drained = self.flush(timeout)
+        with self._cond:
+            self._stop = True
+            left = len(self._unfinished)
+            self._cond.notify_all()
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if left:
+            where = "kept in the journal for the next start" if self._journal else "lost"
+            log.warning("langgraph_memory: BackgroundWriter closed with %d turns %s", left, where)
+        if self._journal is not None:
+            if drained:
+                self._journal.compact()
+            if self._owns_journal:
+                self._journal.close()
+        return drained
+
+    def __enter__(self) -> BackgroundWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (
+            f"BackgroundWriter(workers={len(self._threads)}, pending={self.pending}, "
+            f"journal={self._journal!r})"
+        )
+
+    # -- the workers -----------------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._stop or bool(self._ready))
+                if self._stop:  # only after a drain, or when close() timed out
+                    return
+                key = self._ready.popleft()
+                item = self._queues[key].popleft()
+                self._busy.add(key)
+            try:
+                self._process(item)
+            finally:
+                with self._cond:
+                    self._busy.discard(key)
+                    if self._queues[key]:
+                        self._ready.append(key)
+                    else:
+                        del self._queues[key]
+                    self._unfinished.pop(item.seq, None)
+                    self._cond.notify_all()
+
+    def _process(self, item: _Item) -> None:
+        """Apply one turn: replay check, attempts with backoff, then record a failure."""
+        checked = not item.replayed
+        error: Exception | None = None
+        for attempt in range(1, self.max_attempts + 1):
+            if attempt > 1:
+                self._count("retries")
+                time.sleep(self.backoff_s * self.backoff_factor ** (attempt - 2))
+            try:
+                if not checked:
+                    if self._started(item):
+                        self._count("resumed")
+                    checked = True
+                self.writer.write_turn(item.scope, item.turn)
+            except Exception as exc:  # retried, then recorded: never dropped
+                error = exc
+                log.warning(
+                    "langgraph_memory: background write of turn %s in %s failed "
+                    "(attempt %d of %d): %r",
+                    item.turn.id,
+                    item.scope.key,
+                    attempt,
+                    self.max_attempts,
+                    exc,
+                )
+                continue
+            self._count("applied")
+            self._done(item)
+            return
+        self._record_failure(item, error)
+
+    def _started(self, item: _Item) -> bool:
+        """Whether the decision log already has decisions of this turn."""
+        return bool(self.writer.store.decisions(item.scope, turn_id=item.turn.id))
+
+    def _record_failure(self, item: _Item, error: Exception | None) -> None:
+        decision = Decision(
+            op=Op.NOOP,
+            fact=_said(item.turn),
+            status="failed",
+            error=f"background write failed after {self.max_attempts} attempts: {error!r}",
+            turn_id=item.turn.id,
+        )
+        try:
+            self.writer.store.log(item.scope, decision, now=item.turn.when)
+        except Exception as exc:
+            self._count("unrecorded")
+            log.error(
+                "langgraph_memory: turn %s in %s failed (%r) and its failure could not be "
+                "logged (%r); %s",
+                item.turn.id,
+                item.scope.key,
+                error,
+                exc,
+                "it stays in the journal for the next start"
+                if self._journal is not None
+                else "it is lost (no journal)",
+            )
+            return
+        self._count("failed")
+        log.error(
+            "langgraph_memory: turn %s in %s failed after %d attempts, logged as failed: %r",
+            item.turn.id,
+            item.scope.key,
+            self.max_attempts,
+            error,
+        )
+        self._done(item)
+
+    def _done(self, item: _Item) -> None:
+        if self._journal is None:
+            return
+        try:
+            self._journal.done(item.turn.id)
+        except OSError as exc:  # harmless: a replay finds the turn in the decision log
+            log.warning("langgraph_memory: could not mark turn %s done: %r", item.turn.id, exc)
+
+    def _count(self, name: str) -> None:
+        with self._cond:
+            self._counts[name] += 1
+
+
+def _turn(
+    messages: Turn | Iterable[MessageLike], *, now: datetime | None, turn_id: str | None
+) -> Turn:
+    """The turn to queue, with a fixed id and time (a replay must reuse both)."""
+    if isinstance(messages, Turn):
+        return Turn(
+            messages.messages,
+            utc(now) if now is not None else messages.when,
+            turn_id or messages.id,
+        )
+    return Turn.of(messages, when=now, turn_id=turn_id or uuid.uuid4().hex[:12])
+
+
+def _said(turn: Turn) -> str:
+    """The turn's words for a failed decision, so the failure can be acted on."""
+    text = "\n".join(f"{m.role}: {m.content}" for m in turn.messages)
+    return text[:MAX_TEXT_CHARS]
