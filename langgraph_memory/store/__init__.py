@@ -3,6 +3,7 @@
 >>> from langgraph_memory.store import MemoryStore, Hit
 """
 
-from langgraph_memory.store.memory_store import Hit, MemoryStore
+from langgraph_memory.store.memory_store import MemoryStore
+from langgraph_memory.store.versions import Hit
 
 __all__ = ["Hit", "MemoryStore"]

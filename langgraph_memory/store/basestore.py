@@ -60,9 +60,10 @@ from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import Kind, Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import SCOPE_KINDS, Scope
 from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
+from langgraph_memory.store.versions import Version, fetch, free_ids, insert, query
 
 if TYPE_CHECKING:
-    from langgraph_memory.store.memory_store import MemoryStore, _Version
+    from langgraph_memory.store.memory_store import MemoryStore
 
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
@@ -96,7 +97,7 @@ def run_ops(store: MemoryStore, ops: Sequence[Op]) -> list[Result]:
 # -- reads -------------------------------------------------------------------------
 
 
-def _item_value(version: _Version) -> dict[str, Any]:
+def _item_value(version: Version) -> dict[str, Any]:
     if version.value_json is not None:
         stored = json.loads(version.value_json)
         return stored if isinstance(stored, dict) else {"value": stored}
@@ -116,7 +117,7 @@ def _item_value(version: _Version) -> dict[str, Any]:
     return value
 
 
-def _item(version: _Version, score: float | None = None, *, scored: bool = False) -> Item:
+def _item(version: Version, score: float | None = None, *, scored: bool = False) -> Item:
     created = version.chain_start or version.memory.created_at
     namespace = Scope.parse(version.memory.scope).namespace
     if scored:
@@ -139,14 +140,13 @@ def _item(version: _Version, score: float | None = None, *, scored: bool = False
 
 def _active_by_key(
     store: MemoryStore, scope: Scope, keys: list[str], *, with_vector: bool = False
-) -> dict[str, _Version]:
-    from langgraph_memory.store.memory_store import _fetch
+) -> dict[str, Version]:
 
     cols = store._collections(scope, create=False)
     if cols is None or not keys:
         return {}
     where = {CHAIN_KEY: {"$in": keys}}
-    found = _fetch(cols.active, scope, where=where, with_vector=with_vector)
+    found = fetch(cols.active, scope, where=where, with_vector=with_vector)
     return {v.key: v for v in found}
 
 
@@ -171,7 +171,6 @@ def _scopes_under(store: MemoryStore, prefix: tuple[str, ...]) -> list[Scope]:
 
 
 def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
-    from langgraph_memory.store.memory_store import _fetch, _query
 
     if op.limit < 0 or op.offset < 0:
         raise ValueError("search limit and offset must be >= 0")
@@ -179,21 +178,21 @@ def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
         _check_filter(op.filter)
     wanted = op.offset + op.limit
     scopes = _scopes_under(store, op.namespace_prefix)
-    matches: list[tuple[_Version, float | None]] = []
+    matches: list[tuple[Version, float | None]] = []
     vector = store._query_vector(op.query) if op.query else None
     for scope in scopes:
         cols = store._collections(scope, create=False)
         if cols is None:
             continue
         if vector is None:
-            for v in _fetch(cols.active, scope):
+            for v in fetch(cols.active, scope):
                 if _matches(_item_value(v), op.filter):
                     matches.append((v, None))
             continue
         size = cols.active.count()
         n = max(wanted, 1)
         while True:
-            hits = _query(cols.active, scope, vector, min(n, size) or 1, where=None)
+            hits = query(cols.active, scope, vector, min(n, size) or 1, where=None)
             versions = _versions_of(store, scope, [h.memory for h in hits])
             kept = [
                 (versions[h.memory.id], h.score)
@@ -213,14 +212,13 @@ def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
     return [_item(v, score, scored=True) for v, score in page]  # type: ignore[misc]
 
 
-def _versions_of(store: MemoryStore, scope: Scope, memories: list[Memory]) -> dict[str, _Version]:
+def _versions_of(store: MemoryStore, scope: Scope, memories: list[Memory]) -> dict[str, Version]:
     """Full records (chain key, value) of query hits, in one read."""
-    from langgraph_memory.store.memory_store import _fetch
 
     cols = store._collections(scope, create=False)
     if cols is None or not memories:
         return {}
-    return {v.memory.id: v for v in _fetch(cols.active, scope, ids=[m.id for m in memories])}
+    return {v.memory.id: v for v in fetch(cols.active, scope, ids=[m.id for m in memories])}
 
 
 def _check_filter(filter: Mapping[str, Any]) -> None:
@@ -327,7 +325,6 @@ def _text_of(value: Mapping[str, Any], index: Any) -> str:
 
 
 def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
-    from langgraph_memory.store.memory_store import _fetch, _free_ids, _insert, _Version
 
     writes = [op for op in ops if op.value is not None]
     texts = [_text_of(op.value or {}, op.index) for op in writes]
@@ -347,13 +344,13 @@ def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
             return
         cols = store._writable(scope)
         new_keys = [op.key for op in writes if op.key not in existing]
-        retired: dict[str, _Version] = {}
+        retired: dict[str, Version] = {}
         if new_keys:  # Chroma rejects an empty "$in" list, as when every put is an update
-            found = _fetch(cols.history, scope, where={CHAIN_KEY: {"$in": new_keys}})
+            found = fetch(cols.history, scope, where={CHAIN_KEY: {"$in": new_keys}})
             retired = _latest_closed(found)
-        ids = iter(_free_ids(cols, len(writes)))
-        pairs: list[tuple[_Version, _Version | None]] = [(old, None) for old in closes]
-        fresh: list[_Version] = []
+        ids = iter(free_ids(cols, len(writes)))
+        pairs: list[tuple[Version, Version | None]] = [(old, None) for old in closes]
+        fresh: list[Version] = []
         for op, text, value_json, vector in zip(writes, texts, value_jsons, vectors, strict=True):
             memory = Memory(
                 id=next(ids),
@@ -383,15 +380,15 @@ def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
                     last.successor(replace(memory, replaces=last.memory.id), vector, value_json)
                 )
             else:
-                fresh.append(_Version(memory, op.key, vector, value_json, when))
+                fresh.append(Version(memory, op.key, vector, value_json, when))
         if pairs:
             store._replace(cols, pairs, when)
         if fresh:
-            _insert(cols.active, fresh)
+            insert(cols.active, fresh)
 
 
-def _latest_closed(versions: list[_Version]) -> dict[str, _Version]:
-    latest: dict[str, _Version] = {}
+def _latest_closed(versions: list[Version]) -> dict[str, Version]:
+    latest: dict[str, Version] = {}
     for v in versions:
         until = v.memory.valid_until or datetime.max.replace(tzinfo=v.memory.created_at.tzinfo)
         best = latest.get(v.key)

@@ -23,20 +23,15 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import threading
-import time
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, overload
 
 import chromadb
-import numpy as np
 from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Item, Op, Result
@@ -53,67 +48,43 @@ from langgraph_memory.model import (
     Memory,
     Source,
     Trust,
-    check_importance,
-    check_metadata,
     check_text,
     now_utc,
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike, check_scope_kind
 from langgraph_memory.store import compaction, keyword, layout
+from langgraph_memory.store.building import UPDATE_FIELDS, new_memory, successor
 from langgraph_memory.store.lock import DirectoryLock
 from langgraph_memory.store.records import (
     CHAIN_KEY,
-    CHAIN_START,
-    VALUE_KEY,
     decision_document,
     decision_from_document,
     decision_metadata,
-    from_epoch,
-    memory_from_record,
-    memory_metadata,
     revalue,
     to_epoch,
+)
+from langgraph_memory.store.versions import (
+    Hit,
+    Version,
+    chain_keys,
+    check_id,
+    check_k,
+    chunks,
+    fetch,
+    finish_interrupted_moves,
+    free_ids,
+    insert,
+    log_id,
+    max_batch,
+    oldest_first,
+    purge_chains,
+    query,
 )
 
 DEFAULT_PATH = ".langgraph_memory"
 PATH_ENV = "LANGGRAPH_MEMORY_PATH"
 _ID_RE = re.compile(r"^[0-9a-f]{8}$")
-#: Fields ``update`` accepts besides the text.
-UPDATE_FIELDS = frozenset(
-    {"importance", "kind", "pinned", "source", "trust", "event_time", "sources", "metadata"}
-)
-_RECORD = ["documents", "metadatas"]
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A memory found by a search, with its score (higher is better).
-
-    For ``nearest`` the score is the cosine similarity; for ``keyword`` the
-    share of the query's term weight the memory matched. Both lie in [0, 1]
-    for the normalised vectors the store uses.
-    """
-
-    memory: Memory
-    score: float
-
-
-@dataclass(frozen=True)
-class _Version:
-    """A memory as stored: the record plus its chain key and vector."""
-
-    memory: Memory
-    key: str
-    vector: list[float] | None = None
-    value_json: str | None = None
-    chain_start: datetime | None = None  # when the chain's first version opened
-
-    def successor(self, memory: Memory, vector: list[float], value_json: str | None) -> _Version:
-        """The version that replaces this one in the same chain."""
-        return _Version(
-            memory, self.key, vector, value_json, self.chain_start or self.memory.created_at
-        )
 
 
 class MemoryStore(BaseStore):
@@ -301,7 +272,7 @@ class MemoryStore(BaseStore):
                 return None
             cols = layout.create_scope(self.client, self._registry, scope)
         else:
-            _finish_interrupted_moves(cols)
+            finish_interrupted_moves(cols)
         self._scopes[scope.key] = cols
         return cols
 
@@ -388,7 +359,7 @@ class MemoryStore(BaseStore):
         for i, item in enumerate(items):
             fields = {"text": item} if isinstance(item, str) else dict(item)
             try:
-                built.append(_new_memory(scope, when, fields))
+                built.append(new_memory(scope, when, fields))
             except InvalidMemoryError as exc:
                 raise InvalidMemoryError(f"item {i}: {exc}") from None
         if not built:
@@ -396,12 +367,12 @@ class MemoryStore(BaseStore):
         vectors = self._embed([m.text for m in built])
         with self.scope_lock(scope):
             cols = self._writable(scope)
-            ids = _free_ids(cols, len(built))
+            ids = free_ids(cols, len(built))
             versions = [
-                _Version(replace(m, id=i), key=i, vector=v)
+                Version(replace(m, id=i), key=i, vector=v)
                 for m, i, v in zip(built, ids, vectors, strict=True)
             ]
-            _insert(cols.active, versions)
+            insert(cols.active, versions)
         return [v.memory for v in versions]
 
     def update(
@@ -437,10 +408,10 @@ class MemoryStore(BaseStore):
         text = check_text(text)
         with self.scope_lock(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
-            new = _successor(old.memory, text, when, fields)
+            new = successor(old.memory, text, when, fields)
             [vector] = self._embed([new.text])
             cols = self._writable(scope)
-            [new_id] = _free_ids(cols, 1)
+            [new_id] = free_ids(cols, 1)
             self._replace(
                 cols,
                 [
@@ -504,7 +475,7 @@ class MemoryStore(BaseStore):
     def _replace(
         self,
         cols: layout.ScopeCollections,
-        pairs: Sequence[tuple[_Version, _Version | None]],
+        pairs: Sequence[tuple[Version, Version | None]],
         when: datetime,
     ) -> None:
         """Close each old version and open its successor (if any), in three writes.
@@ -512,7 +483,7 @@ class MemoryStore(BaseStore):
         The order makes a crash safe: the closed copy is written to history
         first, the successor added next, the old active record deleted last.
         A crash in between leaves a record in both collections, which
-        ``_finish_interrupted_moves`` completes on the next open.
+        ``finish_interrupted_moves`` completes on the next open.
         """
         for old, _ in pairs:
             if when < old.memory.created_at:
@@ -522,10 +493,10 @@ class MemoryStore(BaseStore):
                     "it opens"
                 )
         closed = [replace(old, memory=replace(old.memory, valid_until=when)) for old, _ in pairs]
-        _insert(cols.history, closed, upsert=True)
+        insert(cols.history, closed, upsert=True)
         successors = [new for _, new in pairs if new is not None]
         if successors:
-            _insert(cols.active, successors)
+            insert(cols.active, successors)
         cols.active.delete(ids=[old.memory.id for old, _ in pairs])
 
     # -- reads ---------------------------------------------------------------------
@@ -559,18 +530,18 @@ class MemoryStore(BaseStore):
             return super().get(scope, memory_id, refresh_ttl=refresh_ttl)
         return self._version(Scope.of(scope), memory_id).memory
 
-    def _version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> _Version:
+    def _version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> Version:
         """The version with this id; failing that, the current (or last) version
         of the chain with this key, so BaseStore keys work wherever ids do."""
-        _check_id(memory_id)
+        check_id(memory_id)
         cols = self._collections(scope, create=False)
         if cols is not None:
             for collection in (cols.active, cols.history):
-                found = _fetch(collection, scope, ids=[memory_id], with_vector=with_vector)
+                found = fetch(collection, scope, ids=[memory_id], with_vector=with_vector)
                 if found:
                     return found[0]
             for collection in (cols.active, cols.history):
-                found = _fetch(
+                found = fetch(
                     collection, scope, where={CHAIN_KEY: memory_id}, with_vector=with_vector
                 )
                 if found:
@@ -580,7 +551,7 @@ class MemoryStore(BaseStore):
             "store.active(scope) lists the current memories"
         )
 
-    def _active_version(self, scope: Scope, memory_id: str, *, with_vector: bool) -> _Version:
+    def _active_version(self, scope: Scope, memory_id: str, *, with_vector: bool) -> Version:
         version = self._version(scope, memory_id, with_vector=with_vector)
         if not version.memory.active:
             current = [m.id for m in self.history(scope, memory_id) if m.active]
@@ -607,7 +578,7 @@ class MemoryStore(BaseStore):
         cols = self._collections(scope, create=False)
         if cols is None:
             return []
-        return _oldest_first(v.memory for v in _fetch(cols.active, scope))
+        return oldest_first(v.memory for v in fetch(cols.active, scope))
 
     def pinned(self, scope: ScopeLike, limit: int = 10) -> list[Memory]:
         """Active pinned memories of the scope, most important first, at most ``limit``.
@@ -620,11 +591,11 @@ class MemoryStore(BaseStore):
         ['Allergic to nuts.']
         """
         scope = Scope.of(scope)
-        _check_k(limit)
+        check_k(limit)
         cols = self._collections(scope, create=False)
         if cols is None:
             return []
-        found = [v.memory for v in _fetch(cols.active, scope, where={"pinned": True})]
+        found = [v.memory for v in fetch(cols.active, scope, where={"pinned": True})]
         return sorted(found, key=lambda m: (-m.importance, m.created_at, m.id))[:limit]
 
     def nearest(
@@ -648,16 +619,16 @@ class MemoryStore(BaseStore):
         [1.0]
         """
         scope = Scope.of(scope)
-        _check_k(k)
+        check_k(k)
         vector = self._query_vector(query_or_vector)
         cols = self._collections(scope, create=False)
         if cols is None:
             return []
         if as_of is None:
-            return _query(cols.active, scope, vector, k, where=None)
+            return query(cols.active, scope, vector, k, where=None)
         t = to_epoch(utc(as_of))
-        hits = _query(cols.active, scope, vector, k, where={"created_at": {"$lte": t}})
-        hits += _query(
+        hits = query(cols.active, scope, vector, k, where={"created_at": {"$lte": t}})
+        hits += query(
             cols.history,
             scope,
             vector,
@@ -681,18 +652,16 @@ class MemoryStore(BaseStore):
         ['Flight LH-761 leaves at 7.']
         """
         scope = Scope.of(scope)
-        _check_k(k)
+        check_k(k)
         wanted = keyword.extract_terms(terms) if isinstance(terms, str) else list(terms)
         cols = self._collections(scope, create=False)
         if cols is None or not wanted:
             return []
-        matches: dict[str, list[_Version]] = {}
+        matches: dict[str, list[Version]] = {}
         for term in wanted:
-            found = _fetch(
-                cols.active, scope, where_document={"$regex": keyword.term_pattern(term)}
-            )
+            found = fetch(cols.active, scope, where_document={"$regex": keyword.term_pattern(term)})
             if _ID_RE.match(term):
-                found += _fetch(cols.active, scope, ids=[term])
+                found += fetch(cols.active, scope, ids=[term])
             matches[term] = found
         ranked = keyword.rank(
             {t: [v.memory for v in found] for t, found in matches.items()},
@@ -713,12 +682,12 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         return [v.memory for v in self._chain(scope, self._version(scope, memory_id).key)]
 
-    def _chain(self, scope: Scope, key: str) -> list[_Version]:
+    def _chain(self, scope: Scope, key: str) -> list[Version]:
         cols = self._collections(scope, create=False)
         if cols is None:
             return []
-        versions = _fetch(cols.active, scope, where={CHAIN_KEY: key})
-        versions += _fetch(cols.history, scope, where={CHAIN_KEY: key})
+        versions = fetch(cols.active, scope, where={CHAIN_KEY: key})
+        versions += fetch(cols.history, scope, where={CHAIN_KEY: key})
         return sorted(versions, key=lambda v: (v.memory.created_at, v.memory.valid_until is None))
 
     # -- decision log ----------------------------------------------------------------
@@ -750,10 +719,10 @@ class MemoryStore(BaseStore):
         for d in batch:
             if not isinstance(d, Decision):
                 raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
-            logged.append(d.with_(id=d.id or _log_id(), created_at=utc(d.created_at or when)))
+            logged.append(d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when)))
         with self.scope_lock(scope):
             cols = self._writable(scope)
-            for chunk in _chunks(logged, _max_batch(self.client)):
+            for chunk in chunks(logged, max_batch(self.client)):
                 cols.log.add(
                     ids=[d.id for d in chunk if d.id],
                     embeddings=layout.dummy_vectors(len(chunk)),
@@ -784,7 +753,7 @@ class MemoryStore(BaseStore):
             try:
                 ids = [m.id for m in self.history(scope, memory_id)]
             except MemoryNotFoundError:
-                _check_id(memory_id)
+                check_id(memory_id)
                 ids = [memory_id]  # purged or unknown: its log entries may still be asked for
             where = {"$or": [{"target_id": {"$in": ids}}, {"result_id": {"$in": ids}}]}
         if turn_id is not None:
@@ -808,9 +777,9 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         cols = self._collections(scope, create=False)
-        versions: list[_Version] = []
+        versions: list[Version] = []
         if cols is not None:
-            versions = _fetch(cols.active, scope) + _fetch(cols.history, scope)
+            versions = fetch(cols.active, scope) + fetch(cols.history, scope)
         versions.sort(key=lambda v: (v.memory.created_at, v.memory.id))
         return {
             "format": "langgraph-memory-export",
@@ -855,10 +824,10 @@ class MemoryStore(BaseStore):
             else:
                 if isinstance(ids, str):
                     raise TypeError("purge(scope, ids) takes a list of ids, not one str")
-                keys = _chain_keys(cols, scope, list(ids))  # raises on unknown ids
+                keys = chain_keys(cols, scope, list(ids))  # raises on unknown ids
                 if cols is None or not keys:
                     return {"memories": 0, "decisions": 0}  # purge(scope, []): nothing to do
-                counts = _purge_chains(cols, scope, keys)
+                counts = purge_chains(cols, scope, keys)
                 rebuild = list(layout.collection_names(scope))
             # Rebuilt collections get new internal ids: forget the old handles.
             self._scopes.pop(scope.key, None)
@@ -881,271 +850,3 @@ class MemoryStore(BaseStore):
         import asyncio
 
         return await asyncio.to_thread(self.batch, list(ops))
-
-
-# -- helpers on Chroma collections --
-
-
-def _log_id() -> str:
-    """A decision id that sorts in logging order (clock first, then randomness):
-    decisions of one turn share its time, and their order must survive."""
-    return f"{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
-
-
-def _check_id(memory_id: Any) -> None:
-    if not isinstance(memory_id, str) or not memory_id:
-        raise MemoryNotFoundError(f"memory id must be a non-empty str, got {memory_id!r}")
-
-
-def _check_k(k: Any) -> None:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}")
-
-
-def _max_batch(client: ClientAPI) -> int:
-    try:
-        return max(1, int(client.get_max_batch_size()))
-    except Exception:  # older or remote clients may not say; Chroma's floor is 1,000+
-        return 1000
-
-
-def _chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def _oldest_first(memories: Iterable[Memory]) -> list[Memory]:
-    return sorted(memories, key=lambda m: (m.created_at, m.id))
-
-
-def _fetch(
-    collection: Collection,
-    scope: Scope,
-    *,
-    ids: list[str] | None = None,
-    where: dict[str, Any] | None = None,
-    where_document: dict[str, Any] | None = None,
-    with_vector: bool = False,
-) -> list[_Version]:
-    include = _RECORD + (["embeddings"] if with_vector else [])
-    found = collection.get(
-        ids=ids,
-        where=where,
-        where_document=where_document,  # type: ignore[arg-type]
-        include=include,  # type: ignore[arg-type]
-    )
-    documents = found["documents"] or []
-    metadatas = found["metadatas"] or []
-    vectors = found["embeddings"] if with_vector else None
-    out = []
-    for i, record_id in enumerate(found["ids"]):
-        meta = metadatas[i]
-        out.append(
-            _Version(
-                memory_from_record(record_id, documents[i], meta, scope.key),
-                key=str(meta.get(CHAIN_KEY, record_id)),
-                vector=[float(x) for x in vectors[i]] if vectors is not None else None,
-                value_json=meta.get(VALUE_KEY),  # type: ignore[arg-type]
-                chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
-            )
-        )
-    return out
-
-
-def _query(
-    collection: Collection,
-    scope: Scope,
-    vector: list[float],
-    k: int,
-    *,
-    where: dict[str, Any] | None,
-) -> list[Hit]:
-    found = collection.query(
-        query_embeddings=np.asarray([vector], dtype=np.float32),
-        n_results=k,
-        where=where,
-        include=["documents", "metadatas", "distances"],
-    )
-    ids = found["ids"][0]
-    documents = (found["documents"] or [[]])[0]
-    metadatas = (found["metadatas"] or [[]])[0]
-    distances = (found["distances"] or [[]])[0]
-    return [
-        Hit(memory_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
-        for i in range(len(ids))
-    ]
-
-
-def _insert(collection: Collection, versions: Sequence[_Version], *, upsert: bool = False) -> None:
-    write = collection.upsert if upsert else collection.add
-    for chunk in _chunks(versions, 1000):
-        write(
-            ids=[v.memory.id for v in chunk],
-            embeddings=np.asarray([v.vector for v in chunk], dtype=np.float32),
-            documents=[v.memory.text for v in chunk],
-            metadatas=[
-                memory_metadata(
-                    v.memory, key=v.key, value_json=v.value_json, chain_start=v.chain_start
-                )
-                for v in chunk
-            ],
-        )
-
-
-def _free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
-    """``n`` fresh 8-hex-digit ids, unused in the scope as ids or chain keys."""
-    chosen: list[str] = []
-    while len(chosen) < n:
-        candidates = list({secrets.token_hex(4) for _ in range(n - len(chosen))} - set(chosen))
-        taken: set[str] = set()
-        for collection in (cols.active, cols.history):
-            taken.update(collection.get(ids=candidates, include=[])["ids"])
-            by_key: Any = {CHAIN_KEY: {"$in": candidates}}  # chromadb's Where type is too narrow
-            taken.update(collection.get(where=by_key, include=[])["ids"])
-        chosen += [c for c in candidates if c not in taken]
-    return chosen
-
-
-def _chain_keys(cols: layout.ScopeCollections | None, scope: Scope, ids: list[str]) -> list[str]:
-    """The chain keys of memories named by id or key, in four reads however many.
-
-    Raises MemoryNotFoundError, naming every unknown one, before anything changes.
-    """
-    for memory_id in ids:
-        _check_id(memory_id)
-    keys: dict[str, str] = {}  # id or key asked for -> chain key
-    if cols is not None and ids:
-        for collection in (cols.active, cols.history):
-            found = collection.get(ids=ids, include=["metadatas"])
-            for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
-                keys[record_id] = str(meta.get(CHAIN_KEY, record_id))
-        rest = [i for i in ids if i not in keys]
-        for collection in (cols.active, cols.history):
-            if rest:
-                by_key: Any = {CHAIN_KEY: {"$in": rest}}  # chromadb's Where type is too narrow
-                for meta in collection.get(where=by_key, include=["metadatas"])["metadatas"] or []:
-                    keys[str(meta[CHAIN_KEY])] = str(meta[CHAIN_KEY])
-    missing = [i for i in ids if i not in keys]
-    if missing:
-        raise MemoryNotFoundError(
-            f"no memory {', '.join(map(repr, missing))} in scope {scope.key}; nothing was purged"
-        )
-    return sorted(set(keys.values()))
-
-
-def _finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
-    """Complete a close that a crash interrupted (record in history and active)."""
-    closed = cols.history.get(include=[])["ids"]
-    if not closed:
-        return
-    stale = cols.active.get(ids=closed, include=[])["ids"]
-    if stale:
-        cols.active.delete(ids=stale)
-
-
-def _purge_chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -> dict[str, int]:
-    where = {CHAIN_KEY: {"$in": keys}}
-    versions = _fetch(cols.active, scope, where=where) + _fetch(cols.history, scope, where=where)
-    ids = {v.memory.id for v in versions}
-    for collection in (cols.active, cols.history):
-        collection.delete(where=where)  # type: ignore[arg-type]
-    found = cols.log.get(include=["documents"])
-    doomed, redacted = [], []
-    for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True):
-        d = decision_from_document(doc)
-        if d.target_id in ids or d.result_id in ids:
-            doomed.append(log_id)
-        elif ids.intersection(d.shown_ids):
-            texts = list(d.shown_texts) + [""] * (len(d.shown_ids) - len(d.shown_texts))
-            d = d.with_(
-                shown_texts=tuple(
-                    "[purged]" if sid in ids else text
-                    for sid, text in zip(d.shown_ids, texts, strict=False)
-                ),
-                raw="[redacted: it showed a purged memory]" if d.raw else d.raw,
-            )
-            redacted.append(d)
-    if doomed:
-        cols.log.delete(ids=doomed)
-    if redacted:
-        # Vectors go with documents on every write: without them Chroma would
-        # embed the documents with its own default model, which downloads.
-        cols.log.update(
-            ids=[d.id for d in redacted if d.id],
-            embeddings=layout.dummy_vectors(len(redacted)),
-            documents=[decision_document(d) for d in redacted],
-            metadatas=[decision_metadata(d) for d in redacted],
-        )
-    return {"memories": len(ids), "decisions": len(doomed)}
-
-
-# -- building memories from arguments --
-
-
-def _enum(cls: type[Any], value: Any, what: str) -> Any:
-    try:
-        return cls(value)
-    except ValueError:
-        choices = ", ".join(m.value for m in cls)
-        raise InvalidMemoryError(f"{what} must be one of {choices}; got {value!r}") from None
-
-
-def _check_time(value: Any, what: str) -> datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, datetime):
-        raise InvalidMemoryError(f"{what} must be a datetime or None, got {value!r}")
-    return utc(value)
-
-
-def _check_sources(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        raise InvalidMemoryError("sources must be a list of memory ids, not one str")
-    out = tuple(value)
-    for s in out:
-        if not isinstance(s, str) or not s or "," in s:
-            raise InvalidMemoryError(f"sources must hold memory ids, got {s!r}")
-    return out
-
-
-def _new_memory(scope: Scope, when: datetime, fields: Mapping[str, Any]) -> Memory:
-    allowed = UPDATE_FIELDS | {"text"}
-    unknown = set(fields) - allowed
-    if unknown:
-        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}; allowed: {sorted(allowed)}")
-    if "text" not in fields:
-        raise InvalidMemoryError("each item needs a 'text'")
-    pinned = fields.get("pinned", False)
-    if not isinstance(pinned, bool):
-        raise InvalidMemoryError(f"pinned must be True or False, got {pinned!r}")
-    return Memory(
-        id="",
-        text=check_text(fields["text"]),
-        scope=scope.key,
-        created_at=when,
-        kind=_enum(Kind, fields.get("kind", Kind.SEMANTIC), "kind"),
-        importance=check_importance(fields.get("importance", 0.5)),
-        last_accessed=when,
-        pinned=pinned,
-        source=_enum(Source, fields.get("source", Source.USER), "source"),
-        trust=_enum(Trust, fields.get("trust", Trust.HIGH), "trust"),
-        sources=_check_sources(fields.get("sources", ())),
-        event_time=_check_time(fields.get("event_time"), "event_time"),
-        metadata=check_metadata(fields.get("metadata")),
-    )
-
-
-def _successor(old: Memory, text: str, when: datetime, fields: Mapping[str, Any]) -> Memory:
-    """The next version of ``old``: given fields win, the rest carries over."""
-    merged: dict[str, Any] = {
-        "text": text,
-        "kind": fields.get("kind", old.kind),
-        "importance": max(old.importance, check_importance(fields.get("importance", 0.0))),
-        "pinned": fields.get("pinned", old.pinned),
-        "source": fields.get("source", old.source),
-        "trust": fields.get("trust", old.trust),
-        "event_time": fields.get("event_time", old.event_time),
-        "sources": fields.get("sources", old.sources),
-        "metadata": {**old.metadata, **check_metadata(fields.get("metadata"))},
-    }
-    return replace(_new_memory(Scope.parse(old.scope), when, merged), replaces=old.id)

@@ -1,0 +1,263 @@
+"""Memory versions as Chroma records: reading, querying and writing them in batches.
+
+The store's own helpers on its collections; nothing here knows about scopes
+beyond the collections it is handed.
+
+>>> log_id() < log_id()
+True
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+
+from langgraph_memory.errors import MemoryNotFoundError
+from langgraph_memory.model import Memory
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout
+from langgraph_memory.store.records import (
+    CHAIN_KEY,
+    CHAIN_START,
+    VALUE_KEY,
+    decision_document,
+    decision_from_document,
+    decision_metadata,
+    from_epoch,
+    memory_from_record,
+    memory_metadata,
+)
+
+_RECORD = ["documents", "metadatas"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A memory found by a search, with its score (higher is better).
+
+    For ``nearest`` the score is the cosine similarity; for ``keyword`` the
+    share of the query's term weight the memory matched. Both lie in [0, 1]
+    for the normalised vectors the store uses.
+    """
+
+    memory: Memory
+    score: float
+
+
+@dataclass(frozen=True)
+class Version:
+    """A memory as stored: the record plus its chain key and vector."""
+
+    memory: Memory
+    key: str
+    vector: list[float] | None = None
+    value_json: str | None = None
+    chain_start: datetime | None = None  # when the chain's first version opened
+
+    def successor(self, memory: Memory, vector: list[float], value_json: str | None) -> Version:
+        """The version that replaces this one in the same chain."""
+        return Version(
+            memory, self.key, vector, value_json, self.chain_start or self.memory.created_at
+        )
+
+
+def log_id() -> str:
+    """A decision id that sorts in logging order (clock first, then randomness):
+    decisions of one turn share its time, and their order must survive."""
+    return f"{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
+
+
+def check_id(memory_id: Any) -> None:
+    if not isinstance(memory_id, str) or not memory_id:
+        raise MemoryNotFoundError(f"memory id must be a non-empty str, got {memory_id!r}")
+
+
+def check_k(k: Any) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive int, got {k!r}")
+
+
+def max_batch(client: ClientAPI) -> int:
+    try:
+        return max(1, int(client.get_max_batch_size()))
+    except Exception:  # older or remote clients may not say; Chroma's floor is 1,000+
+        return 1000
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def oldest_first(memories: Iterable[Memory]) -> list[Memory]:
+    return sorted(memories, key=lambda m: (m.created_at, m.id))
+
+
+def fetch(
+    collection: Collection,
+    scope: Scope,
+    *,
+    ids: list[str] | None = None,
+    where: dict[str, Any] | None = None,
+    where_document: dict[str, Any] | None = None,
+    with_vector: bool = False,
+) -> list[Version]:
+    include = _RECORD + (["embeddings"] if with_vector else [])
+    found = collection.get(
+        ids=ids,
+        where=where,
+        where_document=where_document,  # type: ignore[arg-type]
+        include=include,  # type: ignore[arg-type]
+    )
+    documents = found["documents"] or []
+    metadatas = found["metadatas"] or []
+    vectors = found["embeddings"] if with_vector else None
+    out = []
+    for i, record_id in enumerate(found["ids"]):
+        meta = metadatas[i]
+        out.append(
+            Version(
+                memory_from_record(record_id, documents[i], meta, scope.key),
+                key=str(meta.get(CHAIN_KEY, record_id)),
+                vector=[float(x) for x in vectors[i]] if vectors is not None else None,
+                value_json=meta.get(VALUE_KEY),  # type: ignore[arg-type]
+                chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
+            )
+        )
+    return out
+
+
+def query(
+    collection: Collection,
+    scope: Scope,
+    vector: list[float],
+    k: int,
+    *,
+    where: dict[str, Any] | None,
+) -> list[Hit]:
+    found = collection.query(
+        query_embeddings=np.asarray([vector], dtype=np.float32),
+        n_results=k,
+        where=where,
+        include=["documents", "metadatas", "distances"],
+    )
+    ids = found["ids"][0]
+    documents = (found["documents"] or [[]])[0]
+    metadatas = (found["metadatas"] or [[]])[0]
+    distances = (found["distances"] or [[]])[0]
+    return [
+        Hit(memory_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
+        for i in range(len(ids))
+    ]
+
+
+def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool = False) -> None:
+    write = collection.upsert if upsert else collection.add
+    for chunk in chunks(versions, 1000):
+        write(
+            ids=[v.memory.id for v in chunk],
+            embeddings=np.asarray([v.vector for v in chunk], dtype=np.float32),
+            documents=[v.memory.text for v in chunk],
+            metadatas=[
+                memory_metadata(
+                    v.memory, key=v.key, value_json=v.value_json, chain_start=v.chain_start
+                )
+                for v in chunk
+            ],
+        )
+
+
+def free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
+    """``n`` fresh 8-hex-digit ids, unused in the scope as ids or chain keys."""
+    chosen: list[str] = []
+    while len(chosen) < n:
+        candidates = list({secrets.token_hex(4) for _ in range(n - len(chosen))} - set(chosen))
+        taken: set[str] = set()
+        for collection in (cols.active, cols.history):
+            taken.update(collection.get(ids=candidates, include=[])["ids"])
+            by_key: Any = {CHAIN_KEY: {"$in": candidates}}  # chromadb's Where type is too narrow
+            taken.update(collection.get(where=by_key, include=[])["ids"])
+        chosen += [c for c in candidates if c not in taken]
+    return chosen
+
+
+def chain_keys(cols: layout.ScopeCollections | None, scope: Scope, ids: list[str]) -> list[str]:
+    """The chain keys of memories named by id or key, in four reads however many.
+
+    Raises MemoryNotFoundError, naming every unknown one, before anything changes.
+    """
+    for memory_id in ids:
+        check_id(memory_id)
+    keys: dict[str, str] = {}  # id or key asked for -> chain key
+    if cols is not None and ids:
+        for collection in (cols.active, cols.history):
+            found = collection.get(ids=ids, include=["metadatas"])
+            for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
+                keys[record_id] = str(meta.get(CHAIN_KEY, record_id))
+        rest = [i for i in ids if i not in keys]
+        for collection in (cols.active, cols.history):
+            if rest:
+                by_key: Any = {CHAIN_KEY: {"$in": rest}}  # chromadb's Where type is too narrow
+                for meta in collection.get(where=by_key, include=["metadatas"])["metadatas"] or []:
+                    keys[str(meta[CHAIN_KEY])] = str(meta[CHAIN_KEY])
+    missing = [i for i in ids if i not in keys]
+    if missing:
+        raise MemoryNotFoundError(
+            f"no memory {', '.join(map(repr, missing))} in scope {scope.key}; nothing was purged"
+        )
+    return sorted(set(keys.values()))
+
+
+def finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
+    """Complete a close that a crash interrupted (record in history and active)."""
+    closed = cols.history.get(include=[])["ids"]
+    if not closed:
+        return
+    stale = cols.active.get(ids=closed, include=[])["ids"]
+    if stale:
+        cols.active.delete(ids=stale)
+
+
+def purge_chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -> dict[str, int]:
+    where = {CHAIN_KEY: {"$in": keys}}
+    versions = fetch(cols.active, scope, where=where) + fetch(cols.history, scope, where=where)
+    ids = {v.memory.id for v in versions}
+    for collection in (cols.active, cols.history):
+        collection.delete(where=where)  # type: ignore[arg-type]
+    found = cols.log.get(include=["documents"])
+    doomed, redacted = [], []
+    for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True):
+        d = decision_from_document(doc)
+        if d.target_id in ids or d.result_id in ids:
+            doomed.append(log_id)
+        elif ids.intersection(d.shown_ids):
+            texts = list(d.shown_texts) + [""] * (len(d.shown_ids) - len(d.shown_texts))
+            d = d.with_(
+                shown_texts=tuple(
+                    "[purged]" if sid in ids else text
+                    for sid, text in zip(d.shown_ids, texts, strict=False)
+                ),
+                raw="[redacted: it showed a purged memory]" if d.raw else d.raw,
+            )
+            redacted.append(d)
+    if doomed:
+        cols.log.delete(ids=doomed)
+    if redacted:
+        # Vectors go with documents on every write: without them Chroma would
+        # embed the documents with its own default model, which downloads.
+        cols.log.update(
+            ids=[d.id for d in redacted if d.id],
+            embeddings=layout.dummy_vectors(len(redacted)),
+            documents=[decision_document(d) for d in redacted],
+            metadatas=[decision_metadata(d) for d in redacted],
+        )
+    return {"memories": len(ids), "decisions": len(doomed)}
