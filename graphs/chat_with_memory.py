@@ -13,6 +13,8 @@ offline stand-in answers from memory, and the offline rules model writes it.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -24,6 +26,13 @@ from langgraph_memory.graph.agent import build_chat_graph
 __all__ = ["MemoryStore", "build_chat_graph", "make_graph"]
 
 
-def make_graph(config: RunnableConfig) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The factory ``langgraph dev`` calls: the store opens here, not at import."""
+@functools.lru_cache(maxsize=1)
+def _graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    # One store per server process: it locks its directory.
     return build_chat_graph(MemoryStore())
+
+
+async def make_graph(config: RunnableConfig) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The factory ``langgraph dev`` calls: the store opens on first use, not at import,
+    and in a worker thread (the server refuses blocking file I/O on its event loop)."""
+    return await asyncio.to_thread(_graph)
