@@ -21,6 +21,7 @@ from pathlib import Path
 import chromadb
 import pytest
 from chromadb.config import Settings
+from openai_stub import OpenAIStub, serve
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM, default_embeddings
@@ -130,6 +131,23 @@ def store(
         yield s
     finally:
         s.release()
+
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+@pytest.fixture
+def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAIStub]:
+    """The scripted OpenAI-compatible server (tests/openai_stub.py), named by the
+    environment as the OpenAI endpoint, model ``stub-model``."""
+    with serve() as s:
+        monkeypatch.setenv("OPENAI_BASE_URL", s.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        monkeypatch.setenv("LANGGRAPH_MEMORY_MODEL", "stub-model")
+        for name in ("OPENAI_API_BASE", "OPENAI_PROXY", "OPENAI_ORGANIZATION", *PROXY_VARS):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+        yield s
 
 
 def data_file(*parts: str) -> Path:

@@ -10,13 +10,12 @@ from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
-from openai_stub import OpenAIStub, serve
+from openai_stub import OpenAIStub
 
 from langgraph_memory import MemoryStore, Op
 from langgraph_memory.graph.agent import build_chat_graph
 
 ALICE = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
 def kind(body: dict[str, Any]) -> str:
@@ -39,18 +38,6 @@ class Script:
         k = kind(body)
         self.seen.append((k, body))
         return self.queues[k].pop(0)
-
-
-@pytest.fixture
-def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAIStub]:
-    with serve() as s:
-        monkeypatch.setenv("OPENAI_BASE_URL", s.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "test")
-        monkeypatch.setenv("LANGGRAPH_MEMORY_MODEL", "stub-model")
-        for name in ("OPENAI_API_BASE", "OPENAI_PROXY", "OPENAI_ORGANIZATION", *PROXY_VARS):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-        yield s
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from langchain_core.embeddings import Embeddings
 from langchain_openai import ChatOpenAI
-from openai_stub import OpenAIStub, serve
+from openai_stub import OpenAIStub
 
 from langgraph_memory import MemoryStore, Op
 from langgraph_memory.llm import resolve_chat_model
@@ -26,25 +26,11 @@ from langgraph_memory.write import ChatMemoryModel, MemoryWriter
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
 U = "user:alice"
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
 @pytest.fixture
 def store(tmp_path: Path, embedder: Embeddings) -> Iterator[MemoryStore]:
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
-        yield s
-
-
-@pytest.fixture
-def stub(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAIStub]:
-    """The scripted server, named by the environment as the OpenAI endpoint."""
-    with serve() as s:
-        monkeypatch.setenv("OPENAI_BASE_URL", s.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "test")
-        monkeypatch.setenv("LANGGRAPH_MEMORY_MODEL", "stub-model")
-        for name in ("OPENAI_API_BASE", "OPENAI_PROXY", "OPENAI_ORGANIZATION", *PROXY_VARS):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
         yield s
 
 
