@@ -1,0 +1,437 @@
+"""End-to-end QA evaluation: retrieve, answer, score (F1 and an LLM judge), report.
+
+For each question (a :class:`QAItem`) the runner retrieves the ``k`` best memories
+of the item's scope as of the question's date, renders them, asks the answer
+model to answer briefly from them (or say "No information available"), then
+scores the answer with LoCoMo's official F1 (``scoring``) and, optionally, the
+LLM judge J (``judge``). Results go to ``results.json``, ``report.md`` and, when
+matplotlib is installed, ``scores.png`` (``report``).
+
+It is resumable: every answer and verdict is appended to a JSON-lines cache as
+soon as it exists, keyed by item id, model name, k and prompt version, so a
+rerun after a crash or a time-out skips what is done. Retrieval does not touch
+the store (``touch=False``): refreshing ``last_accessed`` would make one
+question's answer depend on which questions ran before it.
+
+Run it on a store filled by ``eval.ingest`` (one scope per conversation,
+``user:<sample_id>`` or ``user:<question_id>``) and an items file::
+
+    python -m langgraph_memory.eval.qa --store STORE --items items.jsonl --out out/
+    python -m langgraph_memory.eval.qa --store STORE --items items.jsonl \\
+        --model qwen --base-url http://localhost:8000/v1 --judge-model gpt-4o-mini --k 10
+
+An items file is JSON lines, one :class:`QAItem` each (``QAItem.to_json``);
+:func:`items_from_locomo` and :func:`items_from_longmemeval` build the items from
+the ``eval.datasets`` loaders and :func:`write_items` writes them.
+
+>>> item = QAItem.from_json({"id": "conv-1:0", "dataset": "locomo", "category": 4,
+...     "question": "Where does Ana live?", "gold": "Pune", "scope": "user:conv-1",
+...     "question_date": "2023-05-08T13:56:00+00:00"})
+>>> item.category, item.question_date.year, item.is_abstention
+('4', 2023, False)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from langgraph_memory import MemoryStore
+from langgraph_memory.eval.datasets import Conversation, LmeQuestion
+from langgraph_memory.eval.judge import JUDGE_PROMPT_VERSION, judge_answer
+from langgraph_memory.eval.report import ItemResult, plot, write_reports
+from langgraph_memory.eval.scoring import abstains, answer_f1
+from langgraph_memory.llm import resolve_chat_model
+from langgraph_memory.model import utc
+from langgraph_memory.read import render, retrieve
+
+#: Part of the cache key of answers: change it whenever the answer prompt changes.
+ANSWER_PROMPT_VERSION = "a1"
+DEFAULT_K = 10
+
+ANSWER_SYSTEM = """You answer questions about a person from what you remember of past \
+conversations with them.
+
+{memories}
+
+{today}Answer from these memories only, as briefly as you can: a name, a date, a number \
+or a short phrase, not a sentence.
+If the memories do not contain the answer, reply exactly: No information available
+Give dates as absolute dates (for example 7 May 2023), never relative ones: each memory is \
+dated in brackets, so read "yesterday" or "last week" in a memory against its date."""
+
+
+@dataclass(frozen=True)
+class QAItem:
+    """One question to answer from the memories of ``scope``.
+
+    ``category`` is LoCoMo's category number as a string ("1".."5") or
+    LongMemEval's question type; ``is_abstention`` marks questions whose right
+    answer is that the information is not available (LoCoMo 5, LongMemEval ``_abs``).
+    """
+
+    id: str
+    dataset: str
+    category: str
+    question: str
+    gold: str
+    scope: str
+    question_date: datetime | None = None
+    is_abstention: bool = False
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QAItem:
+        """An item from its JSON form (dates in ISO 8601; numbers become strings)."""
+        date = data.get("question_date")
+        return cls(
+            id=str(data["id"]),
+            dataset=str(data["dataset"]),
+            category=str(data["category"]),
+            question=str(data["question"]),
+            gold=str(data.get("gold", "")),
+            scope=str(data["scope"]),
+            question_date=utc(datetime.fromisoformat(date)) if date else None,
+            is_abstention=bool(data.get("is_abstention", False)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The item's JSON form (the inverse of ``from_json``).
+
+        >>> QAItem("q", "longmemeval", "multi-session", "Q?", "A", "user:q").to_json()["scope"]
+        'user:q'
+        """
+        date = self.question_date.isoformat() if self.question_date else None
+        return {**self.__dict__, "question_date": date}
+
+
+def read_items(path: Path) -> list[QAItem]:
+    """The items of a JSON-lines file (blank lines skipped)."""
+    with path.open(encoding="utf-8") as f:
+        return [QAItem.from_json(json.loads(line)) for line in f if line.strip()]
+
+
+def write_items(path: Path, items: Iterable[QAItem]) -> int:
+    """Write ``items`` as JSON lines; return how many."""
+    n = 0
+    with path.open("w", encoding="utf-8") as f:
+        for item in items:
+            f.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def items_from_locomo(conversations: Iterable[Conversation]) -> Iterator[QAItem]:
+    """LoCoMo questions as items: id ``<sample_id>:<index>``, scope ``user:<sample_id>``.
+
+    LoCoMo questions carry no date; they are asked as of the last session (the
+    latest date the conversation knows). Category 5 is the abstention category.
+
+    >>> from datetime import timezone
+    >>> from langgraph_memory.eval.datasets import Question, Session
+    >>> conv = Conversation("conv-1", ("A", "B"),
+    ...     (Session(1, datetime(2023, 5, 8, tzinfo=timezone.utc), ()),),
+    ...     (Question("Q?", "x", 5, ()),))
+    >>> [(i.id, i.scope, i.is_abstention) for i in items_from_locomo([conv])]
+    [('conv-1:0', 'user:conv-1', True)]
+    """
+    for conv in conversations:
+        last = max((s.date for s in conv.sessions), default=None)
+        for index, q in enumerate(conv.questions):
+            yield QAItem(
+                id=f"{conv.sample_id}:{index}",
+                dataset="locomo",
+                category=str(q.category),
+                question=q.question,
+                gold=q.answer,
+                scope=f"user:{conv.sample_id}",
+                question_date=last,
+                is_abstention=q.category == 5,
+            )
+
+
+def items_from_longmemeval(questions: Iterable[LmeQuestion]) -> Iterator[QAItem]:
+    """LongMemEval questions as items: id and scope from ``question_id``.
+
+    >>> from langgraph_memory.eval.datasets import LmeQuestion
+    >>> q = LmeQuestion("x_abs", "multi-session", "Q?", "A", datetime(2023, 5, 30), (), (),
+    ...                 abstention=True)
+    >>> [(i.id, i.scope, i.category, i.is_abstention) for i in items_from_longmemeval([q])]
+    [('x_abs', 'user:x_abs', 'multi-session', True)]
+    """
+    for q in questions:
+        yield QAItem(
+            id=q.question_id,
+            dataset="longmemeval",
+            category=q.type,
+            question=q.question,
+            gold=q.answer,
+            scope=f"user:{q.question_id}",
+            question_date=q.question_date,
+            is_abstention=q.abstention,
+        )
+
+
+def answer_messages(item: QAItem, memories: str) -> list[BaseMessage]:
+    """The answer prompt: the memories and rules as the system message, the question after.
+
+    >>> m = answer_messages(QAItem("q", "locomo", "4", "Where?", "", "user:a"), "- [2023-05-08] x")
+    >>> m[1].content
+    'Where?'
+    """
+    today = ""
+    if item.question_date is not None:
+        today = f"Today is {item.question_date.strftime('%A, %d %B %Y')}.\n"
+    system = ANSWER_SYSTEM.format(memories=memories, today=today)
+    return [SystemMessage(system), HumanMessage(item.question)]
+
+
+def _key(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:32]
+
+
+def answer_key(item_id: str, model: str, k: int) -> str:
+    """The cache key of an answer: item, model, k and answer prompt version."""
+    return _key("answer", item_id, model, k, ANSWER_PROMPT_VERSION)
+
+
+def judge_key(item_id: str, judge: str, answer: str) -> str:
+    """The cache key of a verdict: item, judge model, prompt version and the answer judged."""
+    return _key("judge", item_id, judge, JUDGE_PROMPT_VERSION, answer)
+
+
+class Cache:
+    """A JSON-lines file of records keyed by ``"key"``, appended and flushed one by one.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "cache.jsonl"
+    >>> Cache(path).put("k1", {"answer": "Pune"})
+    >>> Cache(path).get("k1")
+    {'answer': 'Pune'}
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._records: dict[str, dict[str, Any]] = {}
+        if path is not None and path.exists():
+            with path.open(encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        record = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a line cut short by a crash: that item is redone
+                    if isinstance(record, dict) and isinstance(record.get("key"), str):
+                        self._records[record.pop("key")] = record
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The record stored under ``key``, or None."""
+        return self._records.get(key)
+
+    def put(self, key: str, record: Mapping[str, Any]) -> None:
+        """Store ``record`` under ``key``, on disk at once (a crash loses nothing done)."""
+        self._records[key] = dict(record)
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"key": key, **record}, ensure_ascii=False) + "\n")
+
+
+class Progress:
+    """A one-line counter with an ETA on stderr (from the items that called a model)."""
+
+    def __init__(self, total: int, stream: IO[str] | None = None) -> None:
+        self.total, self.done, self.cached = total, 0, 0
+        self.stream = stream
+        self._spent = 0.0
+
+    def step(self, seconds: float, *, cached: bool) -> None:
+        """Count one item, which took ``seconds`` (or came from the cache)."""
+        self.done += 1
+        self.cached += cached
+        self._spent += seconds
+        if self.stream is None:
+            return
+        fresh = self.done - self.cached
+        eta = self._spent / fresh * (self.total - self.done) if fresh else 0.0
+        end = "\n" if self.done == self.total else ""
+        self.stream.write(
+            f"\r[{self.done}/{self.total}] {self.cached} cached, "
+            f"ETA {int(eta) // 60}m{int(eta) % 60:02d}s   {end}"
+        )
+        self.stream.flush()
+
+
+def _text(message: Any) -> str:
+    content = getattr(message, "content", message)
+    if isinstance(content, list):  # content blocks: keep the text ones
+        content = "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+    return str(content).strip()
+
+
+def run_qa(
+    items: Iterable[QAItem],
+    store: MemoryStore,
+    model: BaseChatModel,
+    *,
+    model_name: str,
+    k: int = DEFAULT_K,
+    judge: BaseChatModel | None = None,
+    judge_name: str = "",
+    cache: Cache | None = None,
+    progress: IO[str] | None = None,
+) -> list[ItemResult]:
+    """Answer and score every item (see the module docstring); cached work is reused.
+
+    A model error propagates: what was done is in the cache, and a rerun resumes.
+    """
+    todo = list(items)
+    cache = cache or Cache(None)
+    counter = Progress(len(todo), progress)
+    results = []
+    for item in todo:
+        started, fresh = time.monotonic(), False
+        key = answer_key(item.id, model_name, k)
+        record = cache.get(key)
+        if record is None:
+            fresh = True
+            hits = retrieve(
+                store, item.scope, item.question, k=k, now=item.question_date, touch=False
+            )
+            answer = _text(model.invoke(answer_messages(item, render(hits))))
+            record = {"id": item.id, "answer": answer, "memory_ids": [h.memory.id for h in hits]}
+            cache.put(key, record)
+        answer = str(record["answer"])
+        label = reasoning = None
+        if judge is not None:
+            jkey = judge_key(item.id, judge_name, answer)
+            verdict = cache.get(jkey)
+            if verdict is None:
+                fresh = True
+                j = judge_answer(
+                    judge, item.question, item.gold, answer, abstention=item.is_abstention
+                )
+                verdict = {"id": item.id, "label": j.label, "reasoning": j.reasoning}
+                cache.put(jkey, verdict)
+            label, reasoning = str(verdict["label"]), str(verdict["reasoning"])
+        results.append(
+            ItemResult(
+                id=item.id,
+                dataset=item.dataset,
+                category=item.category,
+                question=item.question,
+                gold=item.gold,
+                answer=answer,
+                abstention=item.is_abstention,
+                f1=answer_f1(
+                    answer,
+                    item.gold,
+                    dataset=item.dataset,
+                    category=item.category,
+                    abstention=item.is_abstention,
+                ),
+                abstained=abstains(answer),
+                judge_label=label,
+                judge_reasoning=reasoning,
+                memory_ids=list(record.get("memory_ids", [])),
+            )
+        )
+        counter.step(time.monotonic() - started if fresh else 0.0, cached=not fresh)
+    return results
+
+
+def chat_model(name: str | None, base_url: str | None) -> tuple[BaseChatModel | None, str]:
+    """The named OpenAI-compatible model (``"openai:"`` prefix optional), else the
+    environment's (``llm.resolve_chat_model``), else None; with its name for the cache."""
+    if name:
+        from langchain_openai import ChatOpenAI
+
+        name = name.removeprefix("openai:")
+        key = os.environ.get("OPENAI_API_KEY", "not-needed")
+        chat = ChatOpenAI(model=name, base_url=base_url, api_key=key, temperature=0)  # type: ignore[arg-type]
+        return chat, name
+    resolved = resolve_chat_model()
+    if resolved is None:
+        return None, ""
+    return resolved, str(getattr(resolved, "model_name", "") or type(resolved).__name__)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m langgraph_memory.eval.qa",
+        description="Answer benchmark questions from a memory store and score them "
+        "(LoCoMo F1, LLM judge J).",
+    )
+    p.add_argument("--store", required=True, type=Path, help="the MemoryStore directory")
+    p.add_argument("--items", required=True, type=Path, help="questions, JSON lines")
+    p.add_argument("--model", help="answer model (default: the environment's, else offline)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint of --model")
+    p.add_argument("--judge-model", help="judge model (default: the environment's)")
+    p.add_argument("--judge-base-url", help="endpoint of --judge-model (default: --base-url)")
+    p.add_argument("--no-judge", action="store_true", help="F1 only")
+    p.add_argument("--k", type=int, default=DEFAULT_K, help="memories retrieved per question")
+    p.add_argument("--out", type=Path, default=Path("qa-results"), help="output directory")
+    p.add_argument("--cache", type=Path, help="answer cache (default: OUT/cache.jsonl)")
+    p.add_argument("--limit", type=int, help="only the first N items")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
+    args = _parser().parse_args(argv)
+    items = read_items(args.items)[: args.limit]
+    model, model_name = chat_model(args.model, args.base_url)
+    if model is None:
+        from langgraph_memory.graph.offline import OfflineChatModel
+
+        print("no answer model configured: using the offline echo model", file=sys.stderr)
+        model, model_name = OfflineChatModel(), "offline"
+    judge, judge_name = None, ""
+    if not args.no_judge:
+        judge, judge_name = chat_model(args.judge_model, args.judge_base_url or args.base_url)
+        if judge is None:
+            print("no judge model configured: scoring F1 only", file=sys.stderr)
+    cache = Cache(args.cache or args.out / "cache.jsonl")
+    with MemoryStore(args.store) as store:
+        results = run_qa(
+            items,
+            store,
+            model,
+            model_name=model_name,
+            k=args.k,
+            judge=judge,
+            judge_name=judge_name,
+            cache=cache,
+            progress=sys.stderr,
+        )
+    config = {
+        "model": model_name,
+        "judge": judge_name or None,
+        "k": args.k,
+        "items": str(args.items),
+        "store": str(args.store),
+        "answer_prompt": ANSWER_PROMPT_VERSION,
+        "judge_prompt": JUDGE_PROMPT_VERSION,
+    }
+    json_path, md_path = write_reports(results, config, args.out)
+    print(f"wrote {json_path} and {md_path}", file=sys.stderr)
+    try:
+        print(f"wrote {plot(results, args.out / 'scores.png')}", file=sys.stderr)
+    except ImportError as exc:
+        print(f"no plot: {exc}", file=sys.stderr)
+    print(md_path.read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,506 @@
+"""Retrieval evaluation on LoCoMo and LongMemEval: no model at query time.
+
+Each conversation (or question haystack) is replayed into a fresh store (see
+``ingest``), then every question is asked of every variant in
+:data:`VARIANTS` over that conversation's scope. A variant takes an
+:class:`Ask` and returns memory ids, best first; register a new one with
+``VARIANTS["name"] = fn`` and pass ``--variants name``: the loop is unchanged.
+
+- ``cosine``: ``store.nearest`` alone, the naive vector store;
+- ``blended``: the vector candidates ``retrieve`` would fetch, re-ranked by its
+  recency/relevance/importance blend (no keyword candidates);
+- ``hybrid``: ``retrieve`` itself (vector + keyword candidates, blended);
+- ``hybrid-rel``: ``retrieve`` with recency weighed 0 (diagnostic).
+
+Metrics at k come from a call asking for k memories, so they show what an agent
+asking for k gets (``retrieve`` fetches a candidate pool that grows with k).
+LongMemEval's session metrics, which upstream computes on a longer turn ranking,
+use the deepest call, followed by the turns it did not return in corpus order.
+
+Run it::
+
+    python -m langgraph_memory.eval.retrieval --data ../shared/data --dataset locomo \\
+        --variants cosine,blended,hybrid --out results.json
+
+>>> sorted(VARIANTS)
+['blended', 'cosine', 'hybrid', 'hybrid-rel']
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+
+from langgraph_memory import LocalMiniLM, MemoryStore
+from langgraph_memory.eval.datasets import (
+    LOCOMO_CATEGORIES,
+    Conversation,
+    LmeQuestion,
+    iter_longmemeval,
+    load_locomo,
+)
+from langgraph_memory.eval.ingest import (
+    LME_ROLES,
+    CachedEmbeddings,
+    Ingested,
+    Mode,
+    ingest_locomo,
+    ingest_longmemeval,
+    lme_gold_turns,
+)
+from langgraph_memory.eval.metrics import (
+    lme_session_metrics,
+    lme_turn_metrics,
+    mean,
+    recall_fraction,
+)
+from langgraph_memory.read import retrieve
+from langgraph_memory.read.retrieve import CANDIDATES_PER_RESULT, MIN_CANDIDATES
+from langgraph_memory.read.scoring import blend, recency
+
+LOCOMO_KS: tuple[int, ...] = (5, 10, 25)
+LME_SESSION_KS: tuple[int, ...] = (5, 10)
+LME_TURN_KS: tuple[int, ...] = (5, 10, 50)
+DATASETS = {
+    "locomo": "locomo/locomo10.json",
+    "longmemeval-oracle": "longmemeval/longmemeval_oracle.json.xz",
+    "longmemeval-s": "longmemeval/longmemeval_s_cleaned.dedup.json.xz",
+}
+#: ``retrieve``'s defaults, which ``blended`` reproduces over vector candidates only.
+HALF_LIFE_H = 72.0
+WEIGHTS = (1.0, 1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One question put to a variant: where to look, what, how many, and when."""
+
+    store: MemoryStore
+    scope: str
+    query: str
+    k: int
+    now: datetime
+
+
+#: A retrieval variant: memory ids, best first, at most ``ask.k`` of them.
+Variant = Callable[[Ask], list[str]]
+
+
+def cosine(ask: Ask) -> list[str]:
+    """The ``k`` nearest memories by cosine similarity (``store.nearest``)."""
+    return [h.memory.id for h in ask.store.nearest(ask.scope, ask.query, k=ask.k)]
+
+
+def blended(ask: Ask) -> list[str]:
+    """``retrieve``'s vector candidates and blend, without its keyword candidates.
+
+    Recency counts from each memory's write time (its session's date) to ``ask.now``.
+    """
+    pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * ask.k)
+    scored = []
+    for hit in ask.store.nearest(ask.scope, ask.query, k=pool):
+        m = hit.memory
+        seen = m.last_accessed or m.created_at
+        rec = recency(hours=(ask.now - seen).total_seconds() / 3600.0, half_life_h=HALF_LIFE_H)
+        rel = min(1.0, max(0.0, hit.score))
+        scored.append((blend(rec, rel, m.importance, weights=WEIGHTS), m.id))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [mid for _, mid in scored[: ask.k]]
+
+
+def hybrid(ask: Ask) -> list[str]:
+    """``retrieve`` as the agent calls it (vector + keyword candidates, blended).
+
+    ``touch=False``: reading must not refresh ``last_accessed``, or each question
+    would change the recency seen by the next.
+    """
+    found = retrieve(ask.store, ask.scope, ask.query, k=ask.k, now=ask.now, touch=False)
+    return [r.memory.id for r in found][: ask.k]
+
+
+def hybrid_relevance(ask: Ask) -> list[str]:
+    """``retrieve`` with recency weighed 0: its candidates and relevance alone (a diagnostic:
+    it separates the keyword candidates' effect from the recency term's)."""
+    found = retrieve(
+        ask.store, ask.scope, ask.query, k=ask.k, now=ask.now, touch=False, weights=(0.0, 1.0, 1.0)
+    )
+    return [r.memory.id for r in found][: ask.k]
+
+
+VARIANTS: dict[str, Variant] = {
+    "cosine": cosine,
+    "blended": blended,
+    "hybrid": hybrid,
+    "hybrid-rel": hybrid_relevance,
+}
+
+
+def ranked_units(memory_ids: Sequence[str], done: Ingested) -> list[str]:
+    """The units the memories stand for, in rank order, each once.
+
+    >>> from datetime import datetime
+    >>> done = Ingested("user:a", {"m1": ("D1",), "m2": ("D2", "D1")}, ("D1", "D2"), datetime.min)
+    >>> ranked_units(["m2", "m1", "gone"], done)
+    ['D2', 'D1']
+    """
+    out = [u for m in memory_ids for u in done.units.get(m, ())]
+    return list(dict.fromkeys(out))
+
+
+def _store(root: Path, name: str, embeddings: Embeddings) -> MemoryStore:
+    return MemoryStore(root / name, embeddings=embeddings)
+
+
+def _drop(store: MemoryStore) -> None:
+    path = store.path
+    store.release()
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+# -- LoCoMo -------------------------------------------------------------------------------
+
+
+def run_locomo(
+    conversations: Iterable[Conversation],
+    variants: Sequence[str],
+    *,
+    embeddings: Embeddings,
+    mode: Mode = "raw",
+    ks: Sequence[int] = LOCOMO_KS,
+    workdir: Path | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
+    """Evidence recall@k of each variant, per question, over every conversation.
+
+    Returns ``{"questions": [...], "summary": {...}, "meta": {...}}`` (see
+    :func:`summarize_locomo`).
+    """
+    fns = {v: VARIANTS[v] for v in variants}
+    rows: list[dict[str, Any]] = []
+    meta: dict[str, Any] = {
+        "mode": mode,
+        "ks": list(ks),
+        "bad_evidence": 0,
+        "skipped_no_evidence": 0,
+        "ingest_s": 0.0,
+        "memories": 0,
+        "query_s": dict.fromkeys(variants, 0.0),
+    }
+    root = Path(tempfile.mkdtemp(prefix="lgm-eval-", dir=workdir))
+    try:
+        for conv in conversations:
+            store = _store(root, conv.sample_id, embeddings)
+            try:
+                done = ingest_locomo(store, conv, mode)
+                meta["ingest_s"] += done.seconds
+                meta["memories"] += done.memories
+                meta["bad_evidence"] += conv.bad_evidence
+                for q in conv.questions:
+                    if not q.evidence:
+                        meta["skipped_no_evidence"] += 1
+                        continue
+                    row: dict[str, Any] = {
+                        "sample_id": conv.sample_id,
+                        "question": q.question,
+                        "category": q.category,
+                        "evidence": list(q.evidence),
+                    }
+                    for name, fn in fns.items():
+                        started = time.perf_counter()
+                        for k in ks:
+                            ids = fn(Ask(store, done.scope, q.question, k, done.end))
+                            found = set(ranked_units(ids[:k], done))
+                            row[f"{name}@{k}"] = recall_fraction(q.evidence, found)
+                        meta["query_s"][name] += time.perf_counter() - started
+                    rows.append(row)
+                log(f"{conv.sample_id}: {done.memories} memories in {done.seconds:.1f}s")
+            finally:
+                _drop(store)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return {"questions": rows, "summary": summarize_locomo(rows, variants, ks), "meta": meta}
+
+
+def summarize_locomo(
+    rows: Sequence[dict[str, Any]], variants: Sequence[str], ks: Sequence[int]
+) -> dict[str, dict[str, Any]]:
+    """Mean recall per category, over categories 1-4 (headline: Mem0 & co. drop the
+    adversarial ones) and over 1-5 (the LoCoMo paper's overall).
+
+    >>> rows = [{"category": 1, "v@5": 1.0}, {"category": 5, "v@5": 0.0}]
+    >>> s = summarize_locomo(rows, ["v"], [5])
+    >>> s["overall 1-4"]["v@5"], s["overall 1-5"]["v@5"], s["overall 1-5"]["n"]
+    (1.0, 0.5, 2)
+    """
+    groups: dict[str, list[dict[str, Any]]] = {
+        f"{c} {name}": [r for r in rows if r["category"] == c]
+        for c, name in LOCOMO_CATEGORIES.items()
+    }
+    groups["overall 1-4"] = [r for r in rows if r["category"] in (1, 2, 3, 4)]
+    groups["overall 1-5"] = list(rows)
+    return {
+        label: {"n": len(group)}
+        | {f"{v}@{k}": mean(r[f"{v}@{k}"] for r in group) for v in variants for k in ks}
+        for label, group in groups.items()
+    }
+
+
+# -- LongMemEval ----------------------------------------------------------------------------
+
+
+def _lme_row(
+    fn: Variant, store: MemoryStore, done: Ingested, q: LmeQuestion, gold: set[str]
+) -> dict[str, float]:
+    row: dict[str, float] = {}
+    deepest: list[str] = []
+    for k in sorted(set(LME_TURN_KS)):
+        ranked = ranked_units(fn(Ask(store, done.scope, q.question, k, q.question_date))[:k], done)
+        any_, all_, ndcg_ = lme_turn_metrics(ranked, gold, done.corpus, k)
+        row |= {f"turn_any@{k}": any_, f"turn_all@{k}": all_, f"turn_ndcg@{k}": ndcg_}
+        deepest = ranked
+    # Upstream ranks the whole corpus; what the deepest call left out follows in corpus order.
+    seen = set(deepest)
+    full = deepest + [u for u in done.corpus if u not in seen]
+    for k in LME_SESSION_KS:
+        any_, all_, ndcg_ = lme_session_metrics(full, gold, done.corpus, k)
+        row |= {f"sess_any@{k}": any_, f"sess_all@{k}": all_, f"sess_ndcg@{k}": ndcg_}
+    return row
+
+
+def run_longmemeval(
+    questions: Iterable[LmeQuestion],
+    variants: Sequence[str],
+    *,
+    embeddings: Embeddings,
+    roles: Sequence[str] = LME_ROLES,
+    limit: int | None = None,
+    workdir: Path | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
+    """Upstream's session and turn metrics of each variant, per non-abstention question.
+
+    Each question's haystack is replayed into a store of its own, queried, and
+    deleted, so memory stays flat however many questions run.
+    """
+    fns = {v: VARIANTS[v] for v in variants}
+    rows: list[dict[str, Any]] = []
+    meta: dict[str, Any] = {
+        "roles": list(roles),
+        "skipped_abstention": 0,
+        "no_gold": 0,
+        "ingest_s": 0.0,
+        "memories": 0,
+        "query_s": dict.fromkeys(variants, 0.0),
+    }
+    root = Path(tempfile.mkdtemp(prefix="lgm-eval-", dir=workdir))
+    try:
+        for q in questions:
+            if q.abstention:  # upstream's retrieval metrics skip the _abs questions
+                meta["skipped_abstention"] += 1
+                continue
+            if limit is not None and len(rows) >= limit:
+                break
+            gold = lme_gold_turns(q, roles)
+            # Kept, as upstream keeps them (recall_any 0, recall_all 1, NDCG 0), and counted.
+            meta["no_gold"] += not gold
+            store = _store(root, q.question_id, embeddings)
+            try:
+                done = ingest_longmemeval(store, q, roles=roles)
+                meta["ingest_s"] += done.seconds
+                meta["memories"] += done.memories
+                row: dict[str, Any] = {
+                    "question_id": q.question_id,
+                    "type": q.type,
+                    "gold_turns": len(gold),
+                }
+                for name, fn in fns.items():
+                    started = time.perf_counter()
+                    row |= {f"{name}:{m}": v for m, v in _lme_row(fn, store, done, q, gold).items()}
+                    meta["query_s"][name] += time.perf_counter() - started
+                rows.append(row)
+            finally:
+                _drop(store)
+            if len(rows) % 25 == 0:
+                log(f"{len(rows)} questions, ingest {meta['ingest_s']:.0f}s")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return {"questions": rows, "summary": summarize_lme(rows, variants), "meta": meta}
+
+
+LME_METRICS: tuple[str, ...] = tuple(
+    [f"sess_{m}@{k}" for k in LME_SESSION_KS for m in ("any", "all", "ndcg")]
+    + [f"turn_{m}@{k}" for k in LME_TURN_KS for m in ("any", "all", "ndcg")]
+)
+
+
+def summarize_lme(
+    rows: Sequence[dict[str, Any]], variants: Sequence[str]
+) -> dict[str, dict[str, Any]]:
+    """Mean of every metric per question type and overall.
+
+    >>> rows = [{"type": "multi-session"} | {f"v:{m}": 1.0 for m in LME_METRICS}]
+    >>> summarize_lme(rows, ["v"])["overall"]["v:sess_any@5"]
+    1.0
+    """
+    types = sorted({r["type"] for r in rows})
+    groups = {t: [r for r in rows if r["type"] == t] for t in types} | {"overall": list(rows)}
+    return {
+        label: {"n": len(group)}
+        | {f"{v}:{m}": mean(r[f"{v}:{m}"] for r in group) for v in variants for m in LME_METRICS}
+        for label, group in groups.items()
+    }
+
+
+# -- report ------------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A Markdown table; floats with 3 decimals, None as "-".
+
+    >>> print(markdown_table(["a", "b"], [["x", 0.5], ["y", None]]))
+    | a | b |
+    |---|---|
+    | x | 0.500 |
+    | y | - |
+    """
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def locomo_report(
+    summary: dict[str, dict[str, Any]], variants: Sequence[str], ks: Sequence[int]
+) -> str:
+    """Per category (rows) x variant and k (columns)."""
+    header = ["category", "n"] + [f"{v} R@{k}" for v in variants for k in ks]
+    rows = [
+        [label, g["n"], *(g[f"{v}@{k}"] for v in variants for k in ks)]
+        for label, g in summary.items()
+    ]
+    return markdown_table(header, rows)
+
+
+_LME_COLUMNS = (
+    "sess_any@5",
+    "sess_all@5",
+    "sess_ndcg@5",
+    "sess_any@10",
+    "sess_all@10",
+    "sess_ndcg@10",
+    "turn_any@5",
+    "turn_any@10",
+    "turn_any@50",
+    "turn_all@50",
+)
+
+
+def lme_report(summary: dict[str, dict[str, Any]], variants: Sequence[str]) -> str:
+    """One table per variant: question types (rows) x the main metrics."""
+    out = []
+    for v in variants:
+        rows = [
+            [label, g["n"], *(g[f"{v}:{m}"] for m in _LME_COLUMNS)] for label, g in summary.items()
+        ]
+        out.append(f"**{v}**\n\n" + markdown_table(["type", "n", *_LME_COLUMNS], rows))
+    return "\n\n".join(out)
+
+
+# -- CLI ------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the evaluation; prints Markdown tables and optionally writes JSON."""
+    parser = argparse.ArgumentParser(
+        prog="python -m langgraph_memory.eval.retrieval",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        required=True,
+        help="folder with locomo/ and longmemeval/ (the project's copy is ../shared/data)",
+    )
+    parser.add_argument("--dataset", choices=sorted(DATASETS), required=True)
+    parser.add_argument(
+        "--variants",
+        default="cosine,blended,hybrid",
+        help=f"comma-separated, from {sorted(VARIANTS)}",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=["raw", "observations"],
+        default="raw",
+        help="LoCoMo: store turns (raw) or the dataset's observations",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="first N conversations (LoCoMo) or non-abstention questions",
+    )
+    parser.add_argument(
+        "--all-roles",
+        action="store_true",
+        help="LongMemEval: index assistant turns too (upstream: user only)",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="write results as JSON here")
+    args = parser.parse_args(argv)
+    variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variants {unknown}; known: {sorted(VARIANTS)}")
+    path = args.data / DATASETS[args.dataset]
+    if not path.exists():
+        parser.error(f"{path} not found; --data must point at the benchmark folder")
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    embeddings = CachedEmbeddings(LocalMiniLM())
+    started = time.perf_counter()
+    if args.dataset == "locomo":
+        convs = load_locomo(path)[: args.limit] if args.limit else load_locomo(path)
+        result = run_locomo(convs, variants, embeddings=embeddings, mode=args.mode, log=log)
+        table = locomo_report(result["summary"], variants, LOCOMO_KS)
+    else:
+        roles = ("user", "assistant") if args.all_roles else LME_ROLES
+        result = run_longmemeval(
+            iter_longmemeval(path),
+            variants,
+            embeddings=embeddings,
+            roles=roles,
+            limit=args.limit,
+            log=log,
+        )
+        table = lme_report(result["summary"], variants)
+    result["meta"] |= {
+        "dataset": args.dataset,
+        "variants": variants,
+        "limit": args.limit,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    print(table)
+    print("\n" + json.dumps(result["meta"], default=str))
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=1, default=str), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
