@@ -1,0 +1,52 @@
+"""Run a benchmark by name: ``python -m langgraph_memory.bench <name> [args...]``.
+
+Names: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
+(ingest_speed), ``write-cost`` and ``gate`` (gate_recall). The arguments after the name go to
+that benchmark's own ``main``; ``python -m langgraph_memory.bench <name> --help`` lists them.
+
+>>> main(["nope"])
+2
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: Command name -> module under ``langgraph_memory.bench``.
+BENCHES: dict[str, str] = {
+    "store": "store_latency",
+    "peers": "peers",
+    "graph": "graph_overhead",
+    "ingest": "ingest_speed",
+    "write-cost": "write_cost",
+    "gate": "gate_recall",
+}
+
+
+def usage() -> str:
+    """One line per benchmark: its command name and the first line of its docstring."""
+    lines = ["usage: python -m langgraph_memory.bench {" + ",".join(BENCHES) + "} [args...]", ""]
+    for name, module in BENCHES.items():
+        lines.append(f"  {name:<11} langgraph_memory.bench.{module}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch to the named benchmark's ``main``; 2 for an unknown or missing name."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in BENCHES:
+        print(f"unknown benchmark {name!r}\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(f"langgraph_memory.bench.{BENCHES[name]}")
+    status = module.main(rest)
+    return int(status or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

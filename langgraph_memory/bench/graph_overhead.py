@@ -1,0 +1,411 @@
+"""What memory adds to a LangGraph chat turn, and what the write path costs beside the model.
+
+Run it on the benchmark data folder (nothing is downloaded, no model is called)::
+
+    python -m langgraph_memory.bench.graph_overhead --data ../shared/data --out graph.json
+    python -m langgraph_memory.bench.graph_overhead --data ../shared/data --quick
+
+1. ``graph.invoke`` of a one-node chat graph (agent = a zero-latency ``ScriptedChatModel``
+   that always answers "Noted."), three ways, same model, same turns, taking turns block by
+   block (``store_latency.time_paths``): without memory (the baseline); with the read node
+   only; and with ``add_memory(..., mode="deferred")``: read node + write node handing the turn
+   to a ``BackgroundWriter`` (``RulesModel`` writer) whose workers write while later invokes
+   run. The scope is pre-filled with ``--prefill`` LoCoMo turns. Medians and the ratio to the
+   baseline; the time to drain the queue afterwards is reported for context.
+2. ``MemoryWriter.write_turn`` per LoCoMo turn with a zero-latency scripted chat model that
+   returns LoCoMo's observation facts (``write_cost.OracleAnswers``) and ADD: the time spent
+   in the chat model (prompt token counting of the fake included) and in the embedder are
+   measured and subtracted, leaving the write path's own work (gate, prompts, parsing, store
+   reads and writes, decision log). Its baseline: ``add_many`` of the same facts into a bare
+   scope of the same store, minus embedding (the least any write path must do).
+
+Medians are over turns; the embedder is the real LocalMiniLM unless ``--fake-embedder``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.embeddings import Embeddings
+from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.outputs import ChatResult
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from pydantic import PrivateAttr
+
+from langgraph_memory.bench import gate_recall, write_cost
+from langgraph_memory.bench.store_latency import (
+    WARMUP,
+    HashedUnitEmbeddings,
+    QueryPath,
+    Stats,
+    ratio,
+    summarize,
+    time_paths,
+)
+from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.graph import MemoryState, add_memory, memory_read_node
+from langgraph_memory.store import MemoryStore
+from langgraph_memory.testing import ScriptedChatModel
+from langgraph_memory.write import MemoryWriter, RulesModel
+from langgraph_memory.write.background import BackgroundWriter
+from langgraph_memory.write.gate import may_hold_fact
+
+USER = "bench"
+SCOPE = f"user:{USER}"
+CONFIG: Any = {"configurable": {"user_id": USER}}
+SYSTEM = "You are a helpful assistant.\n\n{memories}"
+
+
+def log(message: str) -> None:
+    """Progress on stderr, so stdout holds only the report."""
+    print(f"[graph_overhead] {message}", file=sys.stderr, flush=True)
+
+
+class TimedChatModel(ScriptedChatModel):
+    """A ScriptedChatModel that adds up the seconds spent inside its calls."""
+
+    _seconds: list[float] = PrivateAttr(default_factory=lambda: [0.0])
+
+    @property
+    def seconds(self) -> float:
+        """Seconds spent in ``_generate`` so far (bound copies included)."""
+        return self._seconds[0]
+
+    def _shared_with(self, origin: ScriptedChatModel) -> ScriptedChatModel:
+        super()._shared_with(origin)
+        if isinstance(origin, TimedChatModel):
+            self._seconds = origin._seconds
+        return self
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        start = time.perf_counter()
+        try:
+            return super()._generate(messages, stop, run_manager, **kwargs)
+        finally:
+            self._seconds[0] += time.perf_counter() - start
+
+
+class TimedEmbeddings(Embeddings):
+    """Wraps an embedder and adds up the seconds spent in it."""
+
+    name: ClassVar[str] = LocalMiniLM.name
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """The inner embedder's vectors, timed."""
+        start = time.perf_counter()
+        try:
+            return self.inner.embed_documents(texts)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def embed_query(self, text: str) -> list[float]:
+        """The inner embedder's vector, timed."""
+        start = time.perf_counter()
+        try:
+            return self.inner.embed_query(text)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def agent_builder(chat: ScriptedChatModel) -> StateGraph[Any]:
+    """START -> agent -> END; the agent puts the memories (if any) in its system prompt."""
+
+    def agent(state: MemoryState) -> dict[str, Any]:
+        system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
+        return {"messages": [chat.invoke([system, *state["messages"]])]}
+
+    builder = StateGraph(MemoryState)
+    builder.add_node("agent", agent)
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", END)
+    return builder
+
+
+def read_only_graph(chat: ScriptedChatModel, store: MemoryStore) -> CompiledStateGraph[Any]:
+    """START -> memory_read -> agent -> END."""
+    builder = StateGraph(MemoryState)
+
+    def agent(state: MemoryState) -> dict[str, Any]:
+        system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
+        return {"messages": [chat.invoke([system, *state["messages"]])]}
+
+    read: Any = memory_read_node(store)
+    builder.add_node("memory_read", read)
+    builder.add_node("agent", agent)
+    builder.add_edge(START, "memory_read")
+    builder.add_edge("memory_read", "agent")
+    builder.add_edge("agent", END)
+    return builder.compile()
+
+
+def bench_invoke(
+    root: Path, emb: Embeddings, turns: Sequence[str], prefill: Sequence[str], n_timed: int
+) -> dict[str, Any]:
+    """Part 1: invoke medians without memory, read only, and read + deferred write."""
+    chat = ScriptedChatModel(default="Noted.")
+    with MemoryStore(root / "graph", embeddings=emb) as store:
+        for first in range(0, len(prefill), 500):
+            store.add_many(SCOPE, list(prefill[first : first + 500]))
+        background = BackgroundWriter(MemoryWriter(store, model=RulesModel()))
+        try:
+            plain = agent_builder(chat).compile()
+            read_only = read_only_graph(chat, store)
+            builder = agent_builder(chat)
+            add_memory(builder, "agent", store=store, writer=background, mode="deferred")
+            deferred = builder.compile()
+
+            def call(graph: CompiledStateGraph[Any]) -> QueryPath:
+                return QueryPath(
+                    lambda i: graph.invoke({"messages": [("user", turns[i])]}, CONFIG),
+                    lambda _: [],
+                )
+
+            timed = time_paths(
+                {
+                    "no_memory": call(plain),
+                    "read_only": call(read_only),
+                    "deferred_memory": call(deferred),
+                },
+                min(WARMUP, len(turns) - n_timed),
+                n_timed,
+            )
+            start = time.perf_counter()
+            background.flush()
+            drain = time.perf_counter() - start
+            stats = background.stats
+        finally:
+            background.close()
+        active = len(store.active(SCOPE))
+    out = {name: t.stats() for name, t in timed.items()}
+    base = out["no_memory"]
+    return {
+        **out,
+        "ratio_read_only_over_no_memory": ratio(out["read_only"], base),
+        "ratio_deferred_over_no_memory": ratio(out["deferred_memory"], base),
+        "added_ms_deferred_p50": out["deferred_memory"]["p50_ms"] - base["p50_ms"],
+        "background": {
+            "drain_after_timing_s": drain,
+            "submitted": stats.submitted,
+            "applied": stats.applied,
+            "failed": stats.failed,
+            "active_memories_after": active,
+        },
+        "prefill": len(prefill),
+    }
+
+
+def bench_write_path(
+    root: Path, emb: TimedEmbeddings, conv: write_cost.Conversation, limit: int | None
+) -> dict[str, Any]:
+    """Part 2: write_turn minus chat-model and embedder time, against bare add_many."""
+    oracle = write_cost.OracleAnswers()
+    model = TimedChatModel(default=oracle)
+    rows: list[dict[str, Any]] = []
+    turns = conv.turns[:limit] if limit else conv.turns
+    with MemoryStore(root / "write", embeddings=emb) as store:
+        writer = MemoryWriter(store, model=model)
+        for turn in turns:
+            oracle.expect(turn.text, turn.facts)
+            m0, e0 = model.seconds, emb.seconds
+            start = time.perf_counter()
+            decisions = writer.write_turn(
+                turn.scope, [("user", turn.text)], now=turn.when, turn_id=turn.dia_id
+            )
+            total = time.perf_counter() - start
+            model_s, embed_s = model.seconds - m0, emb.seconds - e0
+            facts = [d.fact for d in decisions if d.fact and d.status != "failed"]
+            bare = bare_embed = 0.0
+            if facts:
+                e0 = emb.seconds
+                start = time.perf_counter()
+                store.add_many(f"user:bare-{conv.sample_id}", facts, now=turn.when)
+                bare = time.perf_counter() - start
+                bare_embed = emb.seconds - e0
+            rows.append(
+                {
+                    "skipped": not may_hold_fact(turn.text),
+                    "facts": len(facts),
+                    "total_s": total,
+                    "model_s": model_s,
+                    "embed_s": embed_s,
+                    "own_s": total - model_s - embed_s,
+                    "bare_add_s": bare,
+                    "bare_add_minus_embed_s": bare - bare_embed,
+                }
+            )
+
+    def pick(key: str, kind: str) -> list[float]:
+        sel: Callable[[dict[str, Any]], bool] = {
+            "all": lambda r: True,
+            "extracted": lambda r: not r["skipped"],
+            "with_facts": lambda r: r["facts"] > 0,
+        }[kind]
+        return [float(r[key]) for r in rows if sel(r)]
+
+    out: dict[str, Any] = {"turns": len(rows), "facts": sum(r["facts"] for r in rows)}
+    for kind in ("all", "extracted", "with_facts"):
+        out[kind] = {
+            "n": len(pick("total_s", kind)),
+            **{
+                key: summarize(pick(key, kind)) if pick(key, kind) else None
+                for key in ("total_s", "model_s", "embed_s", "own_s")
+            },
+        }
+    with_facts = [r for r in rows if r["facts"]]
+    if with_facts:
+        own = summarize([r["own_s"] for r in with_facts])
+        bare_stats = summarize([r["bare_add_minus_embed_s"] for r in with_facts])
+        out["bare_add_minus_embed_with_facts"] = bare_stats
+        out["ratio_own_over_bare_add"] = ratio(own, bare_stats)
+        out["own_ms_per_fact_p50"] = float(
+            np.median([r["own_s"] * 1000 / r["facts"] for r in with_facts])
+        )
+        out["bare_ms_per_fact_p50"] = float(
+            np.median([r["bare_add_minus_embed_s"] * 1000 / r["facts"] for r in with_facts])
+        )
+    return out
+
+
+def _ms(s: Stats | None) -> str:
+    return "n/a" if s is None else f"{s['p50_ms']:.2f} / {s['p90_ms']:.2f}"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The two parts as Markdown tables (p50 / p90 ms)."""
+    g = report["invoke"]
+    bg = g["background"]
+    lines = [
+        "# Graph overhead of memory",
+        "",
+        f"## 1. `graph.invoke` per turn, p50 / p90 ms ({g['no_memory']['n']} turns; "
+        f"scope pre-filled with {g['prefill']:,} memories; embedder {report['embedder']})",
+        "",
+        "| graph | p50 / p90 ms | p50 / no memory | p90 / no memory |",
+        "|---|---:|---:|---:|",
+        f"| no memory (baseline) | {_ms(g['no_memory'])} | 1.00x | 1.00x |",
+        f"| read node only | {_ms(g['read_only'])} "
+        f"| {g['ratio_read_only_over_no_memory']['p50']:.2f}x "
+        f"| {g['ratio_read_only_over_no_memory']['p90']:.2f}x |",
+        f"| read + deferred write (`BackgroundWriter`, RulesModel) | {_ms(g['deferred_memory'])} "
+        f"| {g['ratio_deferred_over_no_memory']['p50']:.2f}x "
+        f"| {g['ratio_deferred_over_no_memory']['p90']:.2f}x |",
+        "",
+        f"Memory adds {g['added_ms_deferred_p50']:.2f} ms to the median turn. Background "
+        f"queue: {bg['submitted']} submitted, {bg['applied']} applied, {bg['failed']} failed; "
+        f"drained {bg['drain_after_timing_s'] * 1000:.0f} ms after the last invoke.",
+        "",
+    ]
+    w = report["write_path"]
+    lines += [
+        f"## 2. `MemoryWriter.write_turn` without model time ({w['turns']} LoCoMo turns, "
+        f"{w['facts']} facts; zero-latency scripted model), p50 / p90 ms",
+        "",
+        "| turns | n | total | in chat model | in embedder | **write path's own** |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for kind, label in (
+        ("all", "all"),
+        ("extracted", "passed the gate"),
+        ("with_facts", "with facts"),
+    ):
+        s = w[kind]
+        lines.append(
+            f"| {label} | {s['n']} | {_ms(s['total_s'])} | {_ms(s['model_s'])} "
+            f"| {_ms(s['embed_s'])} | {_ms(s['own_s'])} |"
+        )
+    if "ratio_own_over_bare_add" in w:
+        lines += [
+            "",
+            f"Baseline, same turns with facts: bare `add_many` of the same facts minus "
+            f"embedding {_ms(w['bare_add_minus_embed_with_facts'])} ms; write path's own / "
+            f"bare = **{w['ratio_own_over_bare_add']['p50']:.1f}x** (p50); per fact "
+            f"{w['own_ms_per_fact_p50']:.2f} vs {w['bare_ms_per_fact_p50']:.2f} ms.",
+        ]
+    env = report["environment"]
+    lines += [
+        "",
+        f"Total runtime {report['total_seconds']:.0f}s; Python {env['python']}, "
+        f"{env['cpus']} CPUs.",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run both parts, print the tables, write the JSON; return the exit status."""
+    p = argparse.ArgumentParser(
+        prog="python -m langgraph_memory.bench.graph_overhead",
+        description="invoke time with/without memory; write-path cost beside the model.",
+    )
+    p.add_argument("--data", type=Path, default=Path("../shared/data"), help="data folder")
+    p.add_argument("--turns", type=int, default=200, help="timed invokes per graph")
+    p.add_argument("--prefill", type=int, default=1000, help="memories in the scope first")
+    p.add_argument("--write-turns", type=int, default=None, help="LoCoMo turns for part 2")
+    p.add_argument("--fake-embedder", action="store_true", help="hashed vectors (tests)")
+    p.add_argument("--quick", action="store_true", help="50 invokes, 200 prefill, 150 turns")
+    p.add_argument("--out", type=Path, help="write the report as JSON here")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.turns, args.prefill = min(args.turns, 50), min(args.prefill, 200)
+        args.write_turns = args.write_turns or 150
+    path = args.data / gate_recall.LOCOMO
+    if not path.exists():
+        print(f"missing: {path}", file=sys.stderr)
+        return 2
+    began = time.perf_counter()
+    convs = write_cost.load_locomo(path)
+    texts = [t.text for c in convs for t in c.turns]
+    # Timed turns come from the last conversations, prefill from the first ones.
+    n_timed = max(1, min(args.turns, len(texts) // 2))
+    turns = texts[-(n_timed + WARMUP) :]
+    prefill = texts[: min(args.prefill, len(texts) - len(turns))]
+    inner: Embeddings = HashedUnitEmbeddings() if args.fake_embedder else LocalMiniLM()
+    emb = TimedEmbeddings(inner)
+    emb.embed_query("warm up")
+    root = Path(tempfile.mkdtemp(prefix="lgm-graph-"))
+    try:
+        log(f"invoke: {n_timed} turns per graph, prefill {len(prefill)}")
+        report: dict[str, Any] = {
+            "embedder": "hashed-fake" if args.fake_embedder else LocalMiniLM.name,
+            "invoke": bench_invoke(root, emb, turns, prefill, n_timed),
+        }
+        log("write path")
+        report["write_path"] = bench_write_path(root, emb, convs[0], args.write_turns)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    report["environment"] = {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+    report["total_seconds"] = time.perf_counter() - began
+    print(render_markdown(report))
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

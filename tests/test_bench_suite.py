@@ -1,0 +1,136 @@
+"""The peers, graph and ingest benchmarks and the dispatcher run end to end at tiny sizes.
+
+No timing is asserted (benchmarks measure, tests check behaviour). The data is a tiny
+LoCoMo-shaped file written here, and the embedder is the bench's hashed fake, so nothing needs
+the shared data folder or the model. The PyPI peer (``langgraph-memory==0.1.0`` in its own
+virtualenv, installed by pip) is left out unless ``LGM_BENCH_PEER=1`` is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from langgraph_memory.bench import __main__ as dispatcher
+from langgraph_memory.bench import graph_overhead, ingest_speed, peers
+
+PEER = os.environ.get("LGM_BENCH_PEER") == "1"
+
+_SENTENCES = [
+    "I moved to Pune last week.",
+    "My sister Maya works as a nurse.",
+    "Thanks, that sounds great!",
+    "I adopted a dog named Rex in May.",
+    "We went hiking at the lake on Sunday.",
+    "I am allergic to peanuts.",
+]
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    """A data folder holding a two-conversation LoCoMo-shaped ``locomo/locomo10.json``."""
+    samples = []
+    for c in range(2):
+        turns = [
+            {
+                "speaker": "Alice" if i % 2 == 0 else "Bob",
+                "dia_id": f"D1:{i + 1}",
+                "text": f"{_SENTENCES[i % len(_SENTENCES)]} (note {c}-{i})",
+            }
+            for i in range(36)
+        ]
+        samples.append(
+            {
+                "sample_id": f"conv-t{c}",
+                "conversation": {
+                    "speaker_a": "Alice",
+                    "speaker_b": "Bob",
+                    "session_1_date_time": "1:56 pm on 8 May, 2023",
+                    "session_1": turns,
+                },
+                "observation": {
+                    "session_1_observation": {
+                        "Alice": [["Alice moved to Pune.", "D1:1"]],
+                        "Bob": [["Bob's sister Maya is a nurse.", "D1:2"]],
+                    }
+                },
+                "qa": [
+                    {"question": f"Where did Alice move? ({c}-{q})", "evidence": [f"D1:{q + 1}"]}
+                    for q in range(8)
+                ],
+            }
+        )
+    folder = tmp_path / "data"
+    (folder / "locomo").mkdir(parents=True)
+    (folder / "locomo" / "locomo10.json").write_text(json.dumps(samples), encoding="utf-8")
+    return folder
+
+
+def test_peers_bench_reports_recall_and_ratios(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "peers.json"
+    args = ["--data", str(data), "--queries", "4", "--synthetic", "40", "--fake-embedder"]
+    args += ["--out", str(out)]
+    if PEER:
+        args += ["--peer-venv", str(tmp_path / "peer-venv")]
+    else:
+        args.append("--skip-peer-package")
+    assert peers.main(args) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["config"]["memories"] == 72 and report["config"]["questions"] == 16
+    systems = {"ours_retrieve", "ours_nearest", "naive_chroma", "lg_inmemory"}
+    assert systems <= set(report["recall_at_10"])
+    for r in report["recall_at_10"].values():
+        assert 0.0 <= r["recall"] <= r["hit"] <= 1.0 and r["n"] == 16
+    # The same data and vectors: plain vector search finds the same turns in every system.
+    assert report["recall_at_10"]["ours_nearest"] == report["recall_at_10"]["naive_chroma"]
+    assert set(report["latency"]) == {
+        "locomo/vector",
+        "locomo/embed",
+        "synthetic/vector",
+        "synthetic/embed",
+    }
+    for stats in report["latency"].values():
+        assert systems <= set(stats)
+        assert stats["ours_retrieve"]["ratio_over_ours_retrieve"]["p50"] == pytest.approx(1.0)
+    if PEER:
+        assert "peer_engine" in report["recall_at_10"]
+        assert report["peer"]["embedder_max_abs_diff"] < 1e-5
+    else:
+        assert report["peer"]["status"].startswith("skipped")
+
+
+def test_graph_bench_reports_invoke_ratio_and_write_path(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--data", str(data), "--turns", "3", "--prefill", "20", "--write-turns", "12"]
+    assert graph_overhead.main([*args, "--fake-embedder"]) == 0
+    text = capsys.readouterr().out
+    assert "no memory (baseline)" in text and "write path's own" in text
+
+
+def test_ingest_bench_reports_ratios_vs_default(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ingest.json"
+    only = "unsorted,add_many_10,pipelined_thread,embed_only"
+    args = ["--data", str(data), "--n", "40", "--repeats", "1", "--only", only]
+    assert ingest_speed.main([*args, "--fake-embedder", "--out", str(out)]) == 0
+    results = json.loads(out.read_text(encoding="utf-8"))["results"]
+    assert set(results) == {"default", *only.split(",")}
+    assert results["default"]["ratio_vs_default"] == pytest.approx(1.0)
+    assert all(r["turns_per_s_median"] > 0 for r in results.values())
+
+
+def test_tuned_embedder_applies_session_config() -> None:
+    emb = ingest_speed.TunedMiniLM({"session.intra_op.allow_spinning": "0"}, threads=1)
+    assert len(emb.embed_query("hello")) == 384
+
+
+def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert set(dispatcher.BENCHES) == {"store", "peers", "graph", "ingest", "write-cost", "gate"}
+    assert dispatcher.main([]) == 2
+    assert dispatcher.main(["nope"]) == 2
+    args = ["--data", str(data), "--n", "10", "--repeats", "1", "--only", "embed_only"]
+    assert dispatcher.main(["ingest", *args, "--fake-embedder"]) == 0
+    assert "ratio vs default" in capsys.readouterr().out
