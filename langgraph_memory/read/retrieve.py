@@ -89,13 +89,23 @@ def retrieve(
     n = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)
     relevance: dict[str, float] = {}
     found: dict[str, Memory] = {}
-    for hit in store.nearest(scope, query, k=n, as_of=as_of):
+    vector = store.embed_query(query)
+    for hit in store.nearest(scope, vector, k=n, as_of=as_of):
         found[hit.memory.id] = hit.memory
         relevance[hit.memory.id] = max(0.0, hit.score)
     if as_of is None:  # keyword search sees active memories only
-        for hit in store.keyword(scope, query, k=KEYWORD_CANDIDATES):
-            found.setdefault(hit.memory.id, hit.memory)
-            relevance[hit.memory.id] = max(relevance.get(hit.memory.id, 0.0), hit.score)
+        # Keyword hits (names, numbers, ids) widen the candidates; they are scored
+        # by the same cosine as the rest. Scoring them by keyword match instead
+        # put every turn naming a person at relevance 1.0 and cut LoCoMo R@5
+        # from 0.33 (cosine) to 0.11.
+        extra = [
+            h.memory.id
+            for h in store.keyword(scope, query, k=KEYWORD_CANDIDATES)
+            if h.memory.id not in found
+        ]
+        for hit in store.nearest(scope, vector, k=max(1, len(extra)), ids=extra):
+            found[hit.memory.id] = hit.memory
+            relevance[hit.memory.id] = max(0.0, hit.score)
     pinned = store.pinned(scope, pinned_limit) if as_of is None and pinned_limit > 0 else []
     for m in pinned:
         found.setdefault(m.id, m)

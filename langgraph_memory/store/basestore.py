@@ -179,7 +179,7 @@ def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
     wanted = op.offset + op.limit
     scopes = _scopes_under(store, op.namespace_prefix)
     matches: list[tuple[Version, float | None]] = []
-    vector = store._query_vector(op.query) if op.query else None
+    vector = store.embed_query(op.query) if op.query else None
     for scope in scopes:
         cols = store._collections(scope, create=False)
         if cols is None:

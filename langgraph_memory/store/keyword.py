@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from langgraph_memory.model import Memory
 
@@ -61,6 +62,23 @@ def term_pattern(term: str) -> str:
     left = r"\b" if term[:1].isalnum() or term[:1] == "_" else ""
     right = r"\b" if term[-1:].isalnum() or term[-1:] == "_" else ""
     return f"(?i){left}{escaped}{right}"
+
+
+def contains_filter(term: str) -> dict[str, Any]:
+    """A Chroma ``where_document`` that finds ``term`` in its common casings.
+
+    ``$contains`` uses Chroma's full-text index; ``$regex`` scans every
+    document and cost ~70% of a retrieval's time. The index is case-sensitive,
+    so the casings a name or word is written in are asked for together, and
+    ``term_pattern`` then keeps whole-word matches only.
+
+    >>> contains_filter("pune")
+    {'$or': [{'$contains': 'PUNE'}, {'$contains': 'Pune'}, {'$contains': 'pune'}]}
+    """
+    casings = sorted({term, term.lower(), term.capitalize(), term.upper()})
+    if len(casings) == 1:
+        return {"$contains": casings[0]}
+    return {"$or": [{"$contains": c} for c in casings]}
 
 
 def rank(matches: Mapping[str, Sequence[Memory]], total: int) -> list[tuple[Memory, float]]:

@@ -230,7 +230,16 @@ class MemoryStore(BaseStore):
         self._check_vectors(vectors, len(texts))
         return vectors
 
-    def _query_vector(self, query: str | Sequence[float]) -> list[float]:
+    def embed_query(self, query: str | Sequence[float]) -> list[float]:
+        """A query's vector from the store's embedder (a vector passes through,
+        checked): compute it once to ask several questions of the store.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> len(s.embed_query("Where do I live?"))
+        8
+        """
         if isinstance(query, str):
             vector = [float(x) for x in self.embeddings.embed_query(query)]
         else:
@@ -605,11 +614,13 @@ class MemoryStore(BaseStore):
         k: int = 5,
         *,
         as_of: datetime | None = None,
+        ids: Sequence[str] | None = None,
     ) -> list[Hit]:
         """The ``k`` memories most similar to a query text or vector, best first.
 
         Without ``as_of`` it searches the active memories; with it, the versions
-        that were valid at that time (closed ones included).
+        that were valid at that time (closed ones included). ``ids`` restricts
+        the search to those active memories (to score known candidates).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -620,10 +631,13 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         check_k(k)
-        vector = self._query_vector(query_or_vector)
+        vector = self.embed_query(query_or_vector)
         cols = self._collections(scope, create=False)
         if cols is None:
             return []
+        if ids is not None:
+            wanted = list(dict.fromkeys(ids))
+            return query(cols.active, scope, vector, k, where=None, ids=wanted) if wanted else []
         if as_of is None:
             return query(cols.active, scope, vector, k, where=None)
         t = to_epoch(utc(as_of))
@@ -659,7 +673,12 @@ class MemoryStore(BaseStore):
             return []
         matches: dict[str, list[Version]] = {}
         for term in wanted:
-            found = fetch(cols.active, scope, where_document={"$regex": keyword.term_pattern(term)})
+            whole_word = re.compile(keyword.term_pattern(term))
+            found = [
+                v
+                for v in fetch(cols.active, scope, where_document=keyword.contains_filter(term))
+                if whole_word.search(v.memory.text)
+            ]
             if _ID_RE.match(term):
                 found += fetch(cols.active, scope, ids=[term])
             matches[term] = found

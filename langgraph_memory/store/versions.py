@@ -143,11 +143,13 @@ def query(
     k: int,
     *,
     where: dict[str, Any] | None,
+    ids: list[str] | None = None,
 ) -> list[Hit]:
     found = collection.query(
         query_embeddings=np.asarray([vector], dtype=np.float32),
         n_results=k,
         where=where,
+        ids=ids,
         include=["documents", "metadatas", "distances"],
     )
     ids = found["ids"][0]
