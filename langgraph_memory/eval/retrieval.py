@@ -23,7 +23,7 @@ Run it::
         --variants cosine,blended,hybrid --out results.json
 
 >>> sorted(VARIANTS)
-['blended', 'cosine', 'hybrid', 'hybrid-rel']
+['best', 'blended', 'cosine', 'hybrid', 'hybrid-rel']
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 
 from langgraph_memory import LocalMiniLM, MemoryStore
+from langgraph_memory.eval.best_retrieval import best_ask
 from langgraph_memory.eval.datasets import (
     LOCOMO_CATEGORIES,
     Conversation,
@@ -143,6 +144,8 @@ VARIANTS: dict[str, Variant] = {
     "blended": blended,
     "hybrid": hybrid,
     "hybrid-rel": hybrid_relevance,
+    # The best retrieval without a model at query time: see best_retrieval.py.
+    "best": best_ask,
 }
 
 
