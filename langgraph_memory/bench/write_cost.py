@@ -45,7 +45,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langgraph_memory.bench import gate_recall
+from langgraph_memory.eval import datasets
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel, count_tokens
 from langgraph_memory.write.gate import may_hold_fact
@@ -65,11 +66,9 @@ LOCOMO = gate_recall.LOCOMO
 ORACLE = gate_recall.ORACLE
 MODES: tuple[Mode, ...] = ("per_fact", "batched")
 #: LoCoMo's session dates, e.g. "1:56 pm on 8 May, 2023".
-DATE_FORMAT = "%I:%M %p on %d %B, %Y"
 #: Observation citations are sometimes malformed ("D26:14, D26:34" as one string), so ids are
 #: pulled out with a pattern rather than taken whole.
 _DIA_ID = re.compile(r"D\d+:\d+")
-_SESSION = re.compile(r"session_(\d+)")
 _BATCH_LINE = re.compile(r"^\((\d+)\) (.*)$", re.MULTILINE)
 # Markers of the three prompts, from their human-message templates, so that a change of the
 # prompts breaks this benchmark loudly instead of silently answering the wrong question.
@@ -79,15 +78,6 @@ _FACTS_MARK = "\n\nNew facts:\n"
 assert _FACT_MARK.strip() in reconcile_prompt.HUMAN and _FACTS_MARK.strip() in (
     reconcile_prompt.BATCH_HUMAN
 )
-
-
-def parse_when(text: str) -> datetime:
-    """A LoCoMo session date as an aware UTC datetime.
-
-    >>> parse_when("1:56 pm on 8 May, 2023").isoformat()
-    '2023-05-08T13:56:00+00:00'
-    """
-    return datetime.strptime(text.strip(), DATE_FORMAT).replace(tzinfo=timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -119,38 +109,33 @@ class Conversation:
 def conversation(sample: dict[str, Any]) -> Conversation:
     """The turns of one LoCoMo sample, sessions in number order, each with its facts.
 
-    A fact citing several turns is attached to the first one only: that is where an
-    extractor would first see it (later mentions would reconcile to NOOP anyway).
+    Parsing is ``eval.datasets``'; this only attaches the facts. A fact citing
+    several turns is attached to the first one only: that is where an extractor
+    would first see it (later mentions would reconcile to NOOP anyway).
     """
-    conv: dict[str, Any] = sample["conversation"]
+    parsed = datasets.locomo_conversation({**sample, "qa": []})  # turns only: no questions
     facts: dict[str, list[str]] = {}
-    for session in sample.get("observation", {}).values():
-        for speaker_facts in session.values():
-            for fact, cited in speaker_facts:
-                ids = _DIA_ID.findall(cited if isinstance(cited, str) else " ".join(cited))
-                if ids:
-                    facts.setdefault(ids[0], []).append(str(fact))
-    numbers = sorted(
-        int(m.group(1)) for key in conv if (m := _SESSION.fullmatch(key)) and conv[key]
-    )
-    turns = []
-    for n in numbers:
-        start = parse_when(conv[f"session_{n}_date_time"])
-        for i, t in enumerate(conv[f"session_{n}"]):
-            turns.append(
-                LocomoTurn(
-                    sample_id=str(sample["sample_id"]),
-                    speaker=str(t["speaker"]),
-                    dia_id=str(t["dia_id"]),
-                    text=str(t["text"]),
-                    # One second per turn keeps the turns of a session in order.
-                    when=start + timedelta(seconds=i),
-                    facts=tuple(facts.get(str(t["dia_id"]), ())),
-                )
-            )
+    for obs in parsed.observations:
+        # Citations come as lists or comma-joined strings ("D26:14, D26:34").
+        ids = _DIA_ID.findall(" ".join(obs.dia_ids))
+        if ids:
+            facts.setdefault(ids[0], []).append(obs.text)
+    turns = [
+        LocomoTurn(
+            sample_id=parsed.sample_id,
+            speaker=t.speaker,
+            dia_id=t.dia_id,
+            text=t.text,
+            # One second per turn keeps the turns of a session in order.
+            when=session.date + timedelta(seconds=i),
+            facts=tuple(facts.get(t.dia_id, ())),
+        )
+        for session in parsed.sessions
+        for i, t in enumerate(session.turns)
+    ]
     used = {t.dia_id for t in turns}
     orphans = sum(len(v) for k, v in facts.items() if k not in used)
-    return Conversation(str(sample["sample_id"]), tuple(turns), orphans)
+    return Conversation(parsed.sample_id, tuple(turns), orphans)
 
 
 def load_locomo(path: Path, convs: int | None = None) -> list[Conversation]:
