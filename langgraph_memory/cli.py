@@ -7,6 +7,7 @@
     langgraph-memory why --user alice ID       # the decisions behind it
     langgraph-memory export --user alice       # everything, as JSON
     langgraph-memory purge --user alice --yes  # hard-delete (all, or --ids ...)
+    langgraph-memory bench peers --data DIR    # a benchmark (store, peers, graph, ...)
 
 >>> parser().parse_args(["show", "--user", "alice"]).scope
 'user:alice'
@@ -189,6 +190,14 @@ def purge(args: argparse.Namespace) -> int:
     return 0
 
 
+def bench(args: argparse.Namespace) -> int:
+    """Run a benchmark by name (store, peers, graph, ingest, write-cost, gate); medians and
+    ratios, printed as Markdown. ``langgraph-memory bench NAME --help`` lists its options."""
+    from langgraph_memory.bench.__main__ import main as run_bench
+
+    return run_bench([args.name, *args.args] if args.name else [])
+
+
 def parser() -> argparse.ArgumentParser:
     """The command-line parser."""
     top = argparse.ArgumentParser(prog="langgraph-memory", description=__doc__.split("\n")[0])
@@ -222,6 +231,10 @@ def parser() -> argparse.ArgumentParser:
     p = command("purge", purge)
     p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")
     p.add_argument("--yes", action="store_true", help="confirm the hard delete")
+    b = commands.add_parser("bench", help=bench.__doc__, add_help=False)
+    b.set_defaults(run=bench)
+    b.add_argument("name", nargs="?", help="the benchmark; none lists them")
+    b.add_argument("args", nargs=argparse.REMAINDER, help="its own options")
     return top
 
 

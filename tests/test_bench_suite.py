@@ -134,3 +134,16 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
     args = ["--data", str(data), "--n", "10", "--repeats", "1", "--only", "embed_only"]
     assert dispatcher.main(["ingest", *args, "--fake-embedder"]) == 0
     assert "ratio vs default" in capsys.readouterr().out
+
+
+def test_cli_bench_command_passes_options_to_the_named_bench(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langgraph_memory.cli import main as cli
+
+    assert cli(["bench"]) == 2
+    assert "write-cost" in capsys.readouterr().out, "bare `bench` lists the benchmarks"
+    assert cli(["bench", "nope"]) == 2
+    args = ["--data", str(data), "--n", "10", "--repeats", "1", "--only", "embed_only"]
+    assert cli(["bench", "ingest", *args, "--fake-embedder"]) == 0
+    assert "ratio vs default" in capsys.readouterr().out

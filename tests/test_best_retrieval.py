@@ -24,8 +24,8 @@ from langgraph_memory.eval.best_retrieval import (
     strip_names,
     tokenize,
 )
-from langgraph_memory.eval.datasets import locomo_conversation
-from langgraph_memory.eval.ingest import ingest_locomo
+from langgraph_memory.eval.datasets import lme_question, locomo_conversation
+from langgraph_memory.eval.ingest import ingest_locomo, ingest_longmemeval
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 LOCOMO = DATA / "locomo" / "locomo10.json"
@@ -208,6 +208,41 @@ def test_best_ask_ranks_the_memories_of_a_raw_ingested_conversation(tmp_path: Pa
         # A second question reuses the cached index and still returns every memory.
         everything = best_ask(_Ask(store, done.scope, "Who went to the Alps?", 100))
         assert sorted(done.units[m][0] for m in everything) == sorted(t.dia_id for t in TURNS)
+    finally:
+        store.release()
+
+
+def test_best_ask_works_on_a_longmemeval_haystack(tmp_path: Path) -> None:
+    # Sessions are listed out of date order on purpose: windows must follow the dates, and a
+    # short answer ("Rex.") must be found through the turn before it in its own session.
+    raw = {
+        "question_id": "q1",
+        "question_type": "single-session-user",
+        "question": "What is the name of my puppy?",
+        "answer": "Rex",
+        "question_date": "2023/06/01 (Thu) 10:00",
+        "haystack_session_ids": ["late", "early"],
+        "haystack_dates": ["2023/05/20 (Sat) 09:00", "2023/05/02 (Tue) 09:00"],
+        "answer_session_ids": ["early"],
+    }
+    late = [
+        {"role": "user", "content": "Can you suggest a pasta recipe?"},
+        {"role": "assistant", "content": "Try carbonara."},
+        {"role": "user", "content": "I prefer vegetarian dishes."},
+    ]
+    early = [
+        {"role": "user", "content": "I adopted a puppy and need a name for my puppy."},
+        {"role": "assistant", "content": "How about Max?"},
+        {"role": "user", "content": "We went with Rex.", "has_answer": True},
+        {"role": "user", "content": "My sister lives in Lisbon."},
+    ]
+    question = lme_question(raw, [late, early])
+    store = MemoryStore(tmp_path / "store", embeddings=DeterministicFakeEmbedding(size=16))
+    try:
+        done = ingest_longmemeval(store, question)
+        ranked = best_ask(_Ask(store, done.scope, question.question, 4))
+        assert {done.units[m] for m in ranked[:2]} == {("early_1",), ("early_3",)}
+        assert len(ranked) == 4  # every user turn, each once
     finally:
         store.release()
 

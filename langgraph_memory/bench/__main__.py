@@ -26,7 +26,7 @@ BENCHES: dict[str, str] = {
 
 
 def usage() -> str:
-    """One line per benchmark: its command name and the first line of its docstring."""
+    """One line per benchmark: its command name and its module."""
     lines = ["usage: python -m langgraph_memory.bench {" + ",".join(BENCHES) + "} [args...]", ""]
     for name, module in BENCHES.items():
         lines.append(f"  {name:<11} langgraph_memory.bench.{module}")

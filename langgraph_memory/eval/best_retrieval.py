@@ -44,7 +44,7 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
+
+from langgraph_memory.model import Memory
 
 if TYPE_CHECKING:
     from langgraph_memory import Hit, MemoryStore
@@ -65,6 +67,7 @@ __all__ = [
     "best_variant",
     "date_words",
     "doc_text",
+    "in_conversation_order",
     "strip_names",
     "tokenize",
 ]
@@ -424,21 +427,54 @@ class AskLike(Protocol):
 _PHOTO = " [shares a photo: "
 
 
-def _turn_from_memory(text: str, meta: Mapping[str, object], when: datetime) -> TurnDoc:
+def _turn_from_memory(m: Memory, session: int) -> TurnDoc:
+    meta = m.metadata
     speaker = str(meta.get("speaker", ""))
+    text = m.text
     body = text[len(speaker) + 2 :] if speaker and text.startswith(f"{speaker}: ") else text
     caption = None
     if body.endswith("]") and _PHOTO in body:
         body, caption = body[:-1].split(_PHOTO, 1)
-    session = meta.get("session", 0)
-    return TurnDoc(
-        str(meta.get("dia_id", "")),
-        speaker,
-        body,
-        caption,
-        int(session) if isinstance(session, (int, float)) else 0,
-        when,
-    )
+    return TurnDoc(str(meta.get("dia_id", "")), speaker, body, caption, session, m.created_at)
+
+
+def _number(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def in_conversation_order(memories: Sequence[Memory]) -> list[tuple[Memory, int]]:
+    """The turns of a replayed conversation in order, each with its session's number.
+
+    LoCoMo memories carry a session number (``session``); LongMemEval memories a session id
+    (``session_id``), and those sessions are numbered by their first turn's time. Within a
+    session, turns follow ``turn``. The order matters: BM25 windows are neighbours in it.
+
+    >>> from datetime import datetime, timezone
+    >>> def mem(i, meta, hour):
+    ...     when = datetime(2023, 5, 1, hour, tzinfo=timezone.utc)
+    ...     return Memory(id=i, scope="user:x", text="t", created_at=when, metadata=meta)
+    >>> rows = in_conversation_order([
+    ...     mem("b", {"session_id": "late", "turn": 0}, 9),
+    ...     mem("c", {"session_id": "early", "turn": 1}, 8),
+    ...     mem("a", {"session_id": "early", "turn": 0}, 8)])
+    >>> [(m.id, s) for m, s in rows]
+    [('a', 0), ('c', 0), ('b', 1)]
+    """
+    groups: dict[object, list[Memory]] = {}
+    for m in memories:
+        key = m.metadata.get("session", m.metadata.get("session_id", 0))
+        groups.setdefault(key, []).append(m)
+
+    def group_order(key: object) -> tuple[int, datetime, str]:
+        first = min(m.created_at for m in groups[key])
+        return (_number(key), first, str(key))
+
+    out: list[tuple[Memory, int]] = []
+    for index, key in enumerate(sorted(groups, key=group_order)):
+        session = _number(key) if isinstance(key, (int, float)) else index
+        turns = sorted(groups[key], key=lambda m: (_number(m.metadata.get("turn")), m.id))
+        out.extend((m, session) for m in turns)
+    return out
 
 
 _SCOPE_SIZE: dict[tuple[int, str], int] = {}
@@ -459,35 +495,27 @@ def _all_hits(store: MemoryStore, scope: str, query: str) -> list[Hit]:
     return hits
 
 
-def _store_retriever(hits: Sequence[Hit], store: MemoryStore, scope: str) -> BestRetriever:
-    ordered = sorted((h.memory for h in hits), key=_memory_order)
-    key = ("store", id(store), scope, tuple(m.id for m in ordered))
+def _store_retriever(
+    ordered: Sequence[tuple[Memory, int]], store: MemoryStore, scope: str
+) -> BestRetriever:
+    key = ("store", id(store), scope, tuple(m.id for m, _ in ordered))
     retriever = _cached(key)
     if retriever is None:
-        turns = [_turn_from_memory(m.text, m.metadata, m.created_at) for m in ordered]
+        turns = [_turn_from_memory(m, session) for m, session in ordered]
         retriever = BestRetriever(turns, dense=False)
         _remember(key, retriever)
     return retriever
 
 
-def _memory_order(m: object) -> tuple[int, int, str]:
-    meta = getattr(m, "metadata", {})
-    s, t = meta.get("session", 0), meta.get("turn", 0)
-    return (
-        int(s) if isinstance(s, (int, float)) else 0,
-        int(t) if isinstance(t, (int, float)) else 0,
-        str(getattr(m, "id", "")),
-    )
-
-
 def best_ask(ask: AskLike) -> list[str]:
     """:func:`best_variant` as a runner variant: memory ids, best first, at most ``ask.k``.
 
-    Works on a store filled by ``ingest_locomo(..., mode="raw")`` (one memory per turn, with
-    ``dia_id``, ``session``, ``turn`` and ``speaker`` metadata). The dense half uses the
-    store's own vectors: one ``nearest`` call over the whole scope with the name-stripped
-    question (two on a scope's first question, before its speakers are known), so no turn is
-    embedded twice. The scope's BM25 index is cached, keyed on its memory ids.
+    Works on a store filled in raw mode (one memory per turn): by ``ingest_locomo`` (with
+    ``dia_id``, ``session``, ``turn`` and ``speaker`` metadata) or ``ingest_longmemeval``
+    (``session_id`` and ``turn``; no speakers, so no name stripping or speaker boost). The
+    dense half uses the store's own vectors: one ``nearest`` call over the whole scope with the
+    name-stripped question (two on a scope's first question, before its speakers are known), so
+    no turn is embedded twice. The scope's BM25 index is cached, keyed on its memory ids.
     """
     # The speakers seen on this scope's last question (none yet on the first one).
     speakers = _SPEAKERS.get((id(ask.store), ask.scope), [])
@@ -495,12 +523,13 @@ def best_ask(ask: AskLike) -> list[str]:
     hits = _all_hits(ask.store, ask.scope, stripped)
     if not hits:
         return []
-    retriever = _store_retriever(hits, ask.store, ask.scope)
+    ordered = in_conversation_order([h.memory for h in hits])
+    retriever = _store_retriever(ordered, ask.store, ask.scope)
     if retriever.speakers != speakers:  # first question of this scope: ask again without names
         _SPEAKERS[(id(ask.store), ask.scope)] = retriever.speakers
         stripped = strip_names(ask.query, retriever.speakers) or ask.query
         hits = _all_hits(ask.store, ask.scope, stripped)
-    ids = [m.id for m in sorted((h.memory for h in hits), key=_memory_order)]
+    ids = [m.id for m, _ in ordered]
     position = {m: i for i, m in enumerate(ids)}
     cos = np.zeros(len(ids), dtype=np.float64)
     for hit in hits:
