@@ -470,9 +470,9 @@ def in_conversation_order(memories: Sequence[Memory]) -> list[tuple[Memory, int]
         return (_number(key), first, str(key))
 
     out: list[tuple[Memory, int]] = []
-    for index, key in enumerate(sorted(groups, key=group_order)):
-        session = _number(key) if isinstance(key, (int, float)) else index
-        turns = sorted(groups[key], key=lambda m: (_number(m.metadata.get("turn")), m.id))
+    for index, group in enumerate(sorted(groups, key=group_order)):
+        session = _number(group) if isinstance(group, (int, float)) else index
+        turns = sorted(groups[group], key=lambda m: (_number(m.metadata.get("turn")), m.id))
         out.extend((m, session) for m in turns)
     return out
 
