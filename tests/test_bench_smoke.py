@@ -31,6 +31,9 @@ def test_store_latency_bench_runs_and_reports_ratios(tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     [size] = report["single"]["queries"]
     assert size["size"] == 200 and size["ratio_ours_over_raw"]["p50"] > 0
+    # The read path (retrieve: candidates, blend, touch) is timed beside the bare query.
+    assert size["read"]["p50_ms"] > 0 and "read path" in run.stdout
     many = report["many"]
     assert many["total"] == 300 and many["naive_filtered_results_in_scope"] == 1.0
     assert many["ratio_naive_filtered_over_ours"]["p50"] > 0
+    assert many["read"]["p50_ms"] > 0
