@@ -16,6 +16,7 @@ import pytest
 
 from langgraph_memory.bench import __main__ as dispatcher
 from langgraph_memory.bench import graph_overhead, ingest_speed, peers
+from langgraph_memory.eval.plots import draw
 
 PEER = os.environ.get("LGM_BENCH_PEER") == "1"
 
@@ -100,6 +101,7 @@ def test_peers_bench_reports_recall_and_ratios(data: Path, tmp_path: Path) -> No
         assert report["peer"]["embedder_max_abs_diff"] < 1e-5
     else:
         assert report["peer"]["status"].startswith("skipped")
+    assert draw(report, tmp_path, "peers").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_graph_bench_reports_invoke_ratio_and_write_path(

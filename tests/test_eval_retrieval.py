@@ -10,7 +10,7 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
-from langgraph_memory.eval import retrieval
+from langgraph_memory.eval import plots, retrieval
 from langgraph_memory.eval.datasets import (
     LmeQuestion,
     LmeSession,
@@ -286,6 +286,8 @@ def test_cli_writes_json_and_tables(
     assert code == 0
     assert "cosine R@10" in capsys.readouterr().out
     assert json.loads(out.read_text())["meta"]["dataset"] == "locomo"
+    assert plots.main([str(out), "--out", str(tmp_path / "png")]) == 0
+    assert (tmp_path / "png" / "r.png").read_bytes()[:4] == b"\x89PNG"
 
 
 # -- the real data (skipped where it is absent) ---------------------------------------------

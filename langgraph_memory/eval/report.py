@@ -15,13 +15,14 @@ items: the share whose answer ``scoring.abstains``).
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from statistics import fmean
 from typing import Any
+
+from langgraph_memory.eval.plots import qa_chart
 
 #: LoCoMo's category numbers, as its evaluation.py names them (not the paper's order).
 LOCOMO_CATEGORIES = {
@@ -153,33 +154,8 @@ def write_reports(
 
 
 def plot(results: Sequence[ItemResult], path: Path) -> Path:
-    """A PNG bar chart of F1 and J per group. Needs matplotlib (not a dependency).
+    """A PNG bar chart of F1 and J per group. Needs matplotlib (the ``eval`` extra).
 
     Raises ImportError saying how to install it when matplotlib is missing.
     """
-    try:
-        # Imported by name: matplotlib is optional, and mypy must pass without it.
-        matplotlib = importlib.import_module("matplotlib")
-        matplotlib.use("Agg")  # files only: no display on a server or in CI
-        plt = importlib.import_module("matplotlib.pyplot")
-    except ImportError as exc:
-        raise ImportError(
-            "plotting needs matplotlib, which is not a dependency: pip install matplotlib"
-        ) from exc
-    rows = [r for r in aggregate(results) if r["name"] != "answerable"]
-    names = [r["name"] for r in rows]
-    width = 0.4
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(rows)), 4.0))
-    for offset, key, label in ((-width / 2, "f1", "F1"), (width / 2, "j", "J")):
-        values = [100 * (r[key] or 0.0) for r in rows]
-        ax.bar([i + offset for i in range(len(rows))], values, width, label=label)
-    ax.set_xticks(range(len(rows)), names, rotation=30, ha="right")
-    ax.set_ylabel("%")
-    ax.set_ylim(0, 100)
-    ax.set_title("QA accuracy per category")
-    ax.legend()
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return qa_chart(aggregate(results), path)

@@ -1,0 +1,262 @@
+"""PNG charts of evaluation and benchmark results, drawn from their JSON files.
+
+Each JSON file is recognised by its shape, so one command draws whatever a results folder
+holds::
+
+    python -m langgraph_memory.eval.plots docs/results/*.json --out docs/results
+
+- a retrieval run (``eval.retrieval --out``): LoCoMo recall@10 per category, or LongMemEval
+  session recall_any@5 and turn recall_any@10 per question type, one bar per variant;
+- the store benchmark (``bench store --out``): read latency against scope size, and one scope
+  among many against the naive single collection;
+- the peers benchmark (``bench peers --out``): recall@10 and read latency per system;
+- a QA run (``eval.qa``'s ``results.json``): F1 and J per question group.
+
+matplotlib is an optional dependency (``pip install "langgraph-memory-kit[eval]"``); it is
+imported when a chart is drawn, never when this module is imported.
+
+>>> kind_of({"summary": {}, "meta": {"dataset": "locomo"}})
+'retrieval'
+>>> kind_of({"single": {}, "many": {}})
+'store'
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "draw",
+    "kind_of",
+    "main",
+    "peers_chart",
+    "pyplot",
+    "qa_chart",
+    "retrieval_chart",
+    "store_chart",
+]
+
+#: Systems of the peers benchmark, in table order, with their chart labels.
+PEER_LABELS = {
+    "ours_retrieve": "ours: retrieve",
+    "ours_nearest": "ours: nearest",
+    "naive_chroma": "naive Chroma (where=scope)",
+    "lg_inmemory": "LangGraph InMemoryStore",
+    "peer_engine": "langgraph-memory 0.1.0",
+}
+_DPI = 120
+
+
+def pyplot() -> Any:
+    """matplotlib's ``pyplot`` on the file-only Agg backend (no display on servers or in CI).
+
+    Raises ImportError saying how to install matplotlib when it is missing.
+    """
+    try:
+        # Imported by name: matplotlib is optional, and mypy must pass without it.
+        matplotlib = importlib.import_module("matplotlib")
+        matplotlib.use("Agg")
+        return importlib.import_module("matplotlib.pyplot")
+    except ImportError as exc:
+        raise ImportError(
+            "plotting needs matplotlib, which is optional: "
+            'pip install "langgraph-memory-kit[eval]" (or pip install matplotlib)'
+        ) from exc
+
+
+def kind_of(data: Mapping[str, Any]) -> str:
+    """Which result a loaded JSON object is: retrieval, store, peers or qa.
+
+    Raises ValueError for anything else.
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    if "summary" in data and "dataset" in data.get("meta", {}):
+        return "retrieval"
+    if "single" in data or "many" in data:
+        return "store"
+    if "recall_at_10" in data and "latency" in data:
+        return "peers"
+    if "aggregates" in data and "items" in data:
+        return "qa"
+    raise ValueError(
+        "not a result this module draws: expected the JSON of eval.retrieval, eval.qa, "
+        f"bench store or bench peers (top-level keys: {sorted(data)[:8]})"
+    )
+
+
+def _bars(ax: Any, groups: Sequence[str], series: Mapping[str, Sequence[float]]) -> None:
+    """Grouped bars: one group per label, one bar per series, values in [0, 1]."""
+    width = 0.8 / max(1, len(series))
+    for s, (name, values) in enumerate(series.items()):
+        offset = (s - (len(series) - 1) / 2) * width
+        ax.bar([g + offset for g in range(len(groups))], values, width, label=name)
+    ax.set_xticks(range(len(groups)), groups, rotation=25, ha="right")
+    ax.set_ylim(0, 1.15)  # headroom for the legend above the bars
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left", ncol=min(5, len(series)))
+
+
+def _save(fig: Any, plt: Any, path: Path) -> Path:
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=_DPI)
+    plt.close(fig)
+    return path
+
+
+def retrieval_chart(result: Mapping[str, Any], path: Path) -> Path:
+    """Recall per category (LoCoMo, @10) or per question type (LongMemEval) per variant."""
+    plt = pyplot()
+    meta, summary = result["meta"], result["summary"]
+    variants: list[str] = list(meta["variants"])
+    dataset = str(meta["dataset"])
+    groups = [g for g in summary if g != "overall 1-5"]
+    if dataset == "locomo":
+        panels = [("evidence recall@10", "{v}@10")]
+        title = "LoCoMo evidence recall@10 (turns as units; overall = categories 1-4)"
+    else:
+        panels = [
+            ("session recall_any@5", "{v}:sess_any@5"),
+            ("turn recall_any@10", "{v}:turn_any@10"),
+        ]
+        title = f"{dataset}: retrieval per question type"
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(max(7.0, 1.3 * len(groups)) * len(panels), 4.5), squeeze=False
+    )
+    for ax, (label, key) in zip(axes[0], panels, strict=True):
+        series = {
+            v: [float(summary[g].get(key.format(v=v), 0.0)) for g in groups] for v in variants
+        }
+        names = [f"{g} ({summary[g]['n']})" for g in groups]
+        _bars(ax, names, series)
+        ax.set_ylabel(label)
+    fig.suptitle(title)
+    return _save(fig, plt, path)
+
+
+def store_chart(report: Mapping[str, Any], path: Path) -> Path:
+    """p50 read latency against scope size; one scope among many against the naive design."""
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12.0, 4.5))
+    rows = report.get("single", {}).get("queries", [])
+    sizes = [r["size"] for r in rows]
+    lines = [
+        ("ours: nearest (vector given)", "ours"),
+        ("raw Chroma, unfiltered (vector given)", "raw_unfiltered"),
+        ("ours: retrieve (embed + rank + touch)", "read"),
+    ]
+    for label, key in lines:
+        if rows and all(key in r for r in rows):
+            left.plot(sizes, [r[key]["p50_ms"] for r in rows], marker="o", label=label)
+    left.set_xscale("log")
+    left.set_ylim(bottom=0)
+    left.set_xlabel("memories in the scope")
+    left.set_ylabel("p50 ms")
+    left.set_title("One scope, k=10")
+    left.grid(alpha=0.3)
+    left.legend(fontsize="small")
+    many = report.get("many")
+    if many:
+        bars = [
+            ("ours:\nnearest", "ours"),
+            ("naive:\nwhere=scope", "naive_filtered"),
+            ("naive:\nunfiltered", "naive_unfiltered"),
+            ("ours:\nretrieve", "read"),
+        ]
+        present = [(label, many[key]["p50_ms"]) for label, key in bars if key in many]
+        right.bar([b[0] for b in present], [b[1] for b in present], color="tab:gray")
+        right.set_ylabel("p50 ms")
+        right.set_title(
+            f"One scope among {many['scopes']} x {many['per_scope']:,} ({many['total']:,} memories)"
+        )
+        right.grid(axis="y", alpha=0.3)
+    fig.suptitle("Store read latency (medians; ratios in the Markdown report)")
+    return _save(fig, plt, path)
+
+
+def peers_chart(report: Mapping[str, Any], path: Path) -> Path:
+    """Recall@10 on LoCoMo and p50 read latency (log scale) per system and mode."""
+    plt = pyplot()
+    systems = [s for s in PEER_LABELS if s in report["recall_at_10"]]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13.0, 4.8))
+    left.barh(
+        [PEER_LABELS[s] for s in systems],
+        [report["recall_at_10"][s]["recall"] for s in systems],
+        color="tab:green",
+    )
+    left.invert_yaxis()
+    left.set_xlim(0, 1)
+    left.set_xlabel("LoCoMo evidence recall@10")
+    left.grid(axis="x", alpha=0.3)
+    modes = list(report["latency"])
+    width = 0.8 / max(1, len(systems))
+    for i, s in enumerate(systems):
+        offset = (i - (len(systems) - 1) / 2) * width
+        values = [report["latency"][m].get(s, {}).get("p50_ms", 0.0) for m in modes]
+        right.bar([m + offset for m in range(len(modes))], values, width, label=PEER_LABELS[s])
+    right.set_xticks(range(len(modes)), modes, rotation=15)
+    right.set_yscale("log")
+    right.set_ylabel("p50 ms (log)")
+    right.grid(axis="y", alpha=0.3)
+    right.legend(fontsize="x-small")
+    fig.suptitle("Read path next to peers: same memories, same vectors")
+    return _save(fig, plt, path)
+
+
+def qa_chart(aggregates: Sequence[Mapping[str, Any]], path: Path) -> Path:
+    """F1 and J (%) per question group of a QA run (``report.aggregate`` rows)."""
+    plt = pyplot()
+    rows = [r for r in aggregates if r["name"] != "answerable"]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * len(rows)), 4.0))
+    series = {
+        "F1": [r["f1"] or 0.0 for r in rows],
+        "J": [r["j"] or 0.0 for r in rows],
+    }
+    _bars(ax, [r["name"] for r in rows], series)
+    ax.set_ylabel("share (F1, judged correct)")
+    ax.set_title("QA accuracy per category")
+    return _save(fig, plt, path)
+
+
+def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
+    """Draw the chart for one loaded result into ``out/<stem>.png``; return its path."""
+    kind = kind_of(data)
+    path = out / f"{stem}.png"
+    if kind == "retrieval":
+        return retrieval_chart(data, path)
+    if kind == "store":
+        return store_chart(data, path)
+    if kind == "peers":
+        return peers_chart(data, path)
+    return qa_chart(data["aggregates"], path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Draw one PNG per JSON file (named after it) into ``--out``; 2 on a bad file."""
+    parser = argparse.ArgumentParser(
+        prog="python -m langgraph_memory.eval.plots", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("files", nargs="+", type=Path, help="result JSON files")
+    parser.add_argument("--out", type=Path, default=Path("."), help="folder for the PNGs")
+    args = parser.parse_args(argv)
+    for file in args.files:
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+            path = draw(data, args.out, file.stem)
+        except (OSError, ValueError, KeyError) as exc:
+            print(f"error: {file}: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
