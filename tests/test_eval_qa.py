@@ -17,8 +17,9 @@ from langchain_core.messages import BaseMessage
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.eval import qa
+from langgraph_memory.eval.items import QAItem, read_items, write_items
 from langgraph_memory.eval.judge import judge_answer
-from langgraph_memory.eval.qa import Cache, QAItem, read_items, run_qa, write_items
+from langgraph_memory.eval.qa import Cache, run_qa
 from langgraph_memory.eval.report import aggregate, plot, to_markdown, write_reports
 from langgraph_memory.eval.scoring import (
     abstains,

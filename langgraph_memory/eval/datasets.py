@@ -38,6 +38,12 @@ LOCOMO_CATEGORIES: dict[int, str] = {
     4: "single-hop",
     5: "adversarial",
 }
+#: Dataset name -> its file under the benchmark data folder (``../shared/data``'s layout).
+DATASETS: dict[str, str] = {
+    "locomo": "locomo/locomo10.json",
+    "longmemeval-oracle": "longmemeval/longmemeval_oracle.json.xz",
+    "longmemeval-s": "longmemeval/longmemeval_s_cleaned.dedup.json.xz",
+}
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _OBSERVATION_KEY = re.compile(r"^session_(\d+)_observation$")
 

@@ -13,22 +13,23 @@ rerun after a crash or a time-out skips what is done. Retrieval does not touch
 the store (``touch=False``): refreshing ``last_accessed`` would make one
 question's answer depend on which questions ran before it.
 
-Run it on a store filled by ``eval.ingest`` (one scope per conversation,
-``user:<sample_id>`` or ``user:<question_id>``) and an items file::
+Run it on a benchmark file: the questions are read from it and the conversations they ask
+about are replayed into ``OUT/store`` first (``eval.prepare``; resumable too), raw turns by
+default, or through the full write path with the answer model (``--ingest write_path``)::
 
-    python -m langgraph_memory.eval.qa --store STORE --items items.jsonl --out out/
-    python -m langgraph_memory.eval.qa --store STORE --items items.jsonl \\
+    python -m langgraph_memory.eval.qa --data ../shared/data --dataset locomo --out out/
+    python -m langgraph_memory.eval.qa --data ../shared/data --dataset longmemeval-s \\
         --model qwen --base-url http://localhost:8000/v1 --judge-model gpt-4o-mini --k 10
 
-An items file is JSON lines, one :class:`QAItem` each (``QAItem.to_json``);
-:func:`items_from_locomo` and :func:`items_from_longmemeval` build the items from
-the ``eval.datasets`` loaders and :func:`write_items` writes them.
+or on a store filled by ``eval.ingest`` (one scope per conversation, ``user:<sample_id>`` or
+``user:<question_id>``) and an items file::
 
->>> item = QAItem.from_json({"id": "conv-1:0", "dataset": "locomo", "category": 4,
-...     "question": "Where does Ana live?", "gold": "Pune", "scope": "user:conv-1",
-...     "question_date": "2023-05-08T13:56:00+00:00"})
->>> item.category, item.question_date.year, item.is_abstention
-('4', 2023, False)
+    python -m langgraph_memory.eval.qa --store STORE --items items.jsonl --out out/
+
+An items file is JSON lines, one ``QAItem`` each (``eval.items``).
+
+>>> answer_key("conv-1:0", "gpt-4o-mini", 10) != answer_key("conv-1:0", "gpt-4o-mini", 5)
+True
 """
 
 from __future__ import annotations
@@ -39,9 +40,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -49,13 +48,15 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from langgraph_memory import MemoryStore
-from langgraph_memory.eval.datasets import Conversation, LmeQuestion
+from langgraph_memory.eval.datasets import DATASETS
+from langgraph_memory.eval.items import QAItem, read_items
 from langgraph_memory.eval.judge import JUDGE_PROMPT_VERSION, judge_answer
+from langgraph_memory.eval.prepare import prepare
 from langgraph_memory.eval.report import ItemResult, plot, write_reports
 from langgraph_memory.eval.scoring import abstains, answer_f1
 from langgraph_memory.llm import resolve_chat_model
-from langgraph_memory.model import utc
 from langgraph_memory.read import render, retrieve
+from langgraph_memory.write.writer import MemoryWriter, memory_model
 
 #: Part of the cache key of answers: change it whenever the answer prompt changes.
 ANSWER_PROMPT_VERSION = "a1"
@@ -71,116 +72,6 @@ or a short phrase, not a sentence.
 If the memories do not contain the answer, reply exactly: No information available
 Give dates as absolute dates (for example 7 May 2023), never relative ones: each memory is \
 dated in brackets, so read "yesterday" or "last week" in a memory against its date."""
-
-
-@dataclass(frozen=True)
-class QAItem:
-    """One question to answer from the memories of ``scope``.
-
-    ``category`` is LoCoMo's category number as a string ("1".."5") or
-    LongMemEval's question type; ``is_abstention`` marks questions whose right
-    answer is that the information is not available (LoCoMo 5, LongMemEval ``_abs``).
-    """
-
-    id: str
-    dataset: str
-    category: str
-    question: str
-    gold: str
-    scope: str
-    question_date: datetime | None = None
-    is_abstention: bool = False
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> QAItem:
-        """An item from its JSON form (dates in ISO 8601; numbers become strings)."""
-        date = data.get("question_date")
-        return cls(
-            id=str(data["id"]),
-            dataset=str(data["dataset"]),
-            category=str(data["category"]),
-            question=str(data["question"]),
-            gold=str(data.get("gold", "")),
-            scope=str(data["scope"]),
-            question_date=utc(datetime.fromisoformat(date)) if date else None,
-            is_abstention=bool(data.get("is_abstention", False)),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The item's JSON form (the inverse of ``from_json``).
-
-        >>> QAItem("q", "longmemeval", "multi-session", "Q?", "A", "user:q").to_json()["scope"]
-        'user:q'
-        """
-        date = self.question_date.isoformat() if self.question_date else None
-        return {**self.__dict__, "question_date": date}
-
-
-def read_items(path: Path) -> list[QAItem]:
-    """The items of a JSON-lines file (blank lines skipped)."""
-    with path.open(encoding="utf-8") as f:
-        return [QAItem.from_json(json.loads(line)) for line in f if line.strip()]
-
-
-def write_items(path: Path, items: Iterable[QAItem]) -> int:
-    """Write ``items`` as JSON lines; return how many."""
-    n = 0
-    with path.open("w", encoding="utf-8") as f:
-        for item in items:
-            f.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
-            n += 1
-    return n
-
-
-def items_from_locomo(conversations: Iterable[Conversation]) -> Iterator[QAItem]:
-    """LoCoMo questions as items: id ``<sample_id>:<index>``, scope ``user:<sample_id>``.
-
-    LoCoMo questions carry no date; they are asked as of the last session (the
-    latest date the conversation knows). Category 5 is the abstention category.
-
-    >>> from datetime import timezone
-    >>> from langgraph_memory.eval.datasets import Question, Session
-    >>> conv = Conversation("conv-1", ("A", "B"),
-    ...     (Session(1, datetime(2023, 5, 8, tzinfo=timezone.utc), ()),),
-    ...     (Question("Q?", "x", 5, ()),))
-    >>> [(i.id, i.scope, i.is_abstention) for i in items_from_locomo([conv])]
-    [('conv-1:0', 'user:conv-1', True)]
-    """
-    for conv in conversations:
-        last = max((s.date for s in conv.sessions), default=None)
-        for index, q in enumerate(conv.questions):
-            yield QAItem(
-                id=f"{conv.sample_id}:{index}",
-                dataset="locomo",
-                category=str(q.category),
-                question=q.question,
-                gold=q.answer,
-                scope=f"user:{conv.sample_id}",
-                question_date=last,
-                is_abstention=q.category == 5,
-            )
-
-
-def items_from_longmemeval(questions: Iterable[LmeQuestion]) -> Iterator[QAItem]:
-    """LongMemEval questions as items: id and scope from ``question_id``.
-
-    >>> from langgraph_memory.eval.datasets import LmeQuestion
-    >>> q = LmeQuestion("x_abs", "multi-session", "Q?", "A", datetime(2023, 5, 30), (), (),
-    ...                 abstention=True)
-    >>> [(i.id, i.scope, i.category, i.is_abstention) for i in items_from_longmemeval([q])]
-    [('x_abs', 'user:x_abs', 'multi-session', True)]
-    """
-    for q in questions:
-        yield QAItem(
-            id=q.question_id,
-            dataset="longmemeval",
-            category=q.type,
-            question=q.question,
-            gold=q.answer,
-            scope=f"user:{q.question_id}",
-            question_date=q.question_date,
-            is_abstention=q.abstention,
-        )
 
 
 def answer_messages(item: QAItem, memories: str) -> list[BaseMessage]:
@@ -372,8 +263,18 @@ def _parser() -> argparse.ArgumentParser:
         description="Answer benchmark questions from a memory store and score them "
         "(LoCoMo F1, LLM judge J).",
     )
-    p.add_argument("--store", required=True, type=Path, help="the MemoryStore directory")
-    p.add_argument("--items", required=True, type=Path, help="questions, JSON lines")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--items", type=Path, help="questions, JSON lines (needs --store)")
+    source.add_argument("--data", type=Path, help="benchmark data folder (with --dataset)")
+    p.add_argument("--dataset", choices=sorted(DATASETS), help="the benchmark, with --data")
+    p.add_argument(
+        "--ingest",
+        choices=["raw", "observations", "write_path"],
+        default="raw",
+        help="with --data: how conversations enter the store (write_path: through "
+        "MemoryWriter with --model, else the offline rules model)",
+    )
+    p.add_argument("--store", type=Path, help="the MemoryStore directory (default OUT/store)")
     p.add_argument("--model", help="answer model (default: the environment's, else offline)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint of --model")
     p.add_argument("--judge-model", help="judge model (default: the environment's)")
@@ -388,8 +289,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
-    args = _parser().parse_args(argv)
-    items = read_items(args.items)[: args.limit]
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.items is not None and args.store is None:
+        parser.error("--items needs --store (the store those items were ingested into)")
+    if args.data is not None and args.dataset is None:
+        parser.error("--data needs --dataset")
     model, model_name = chat_model(args.model, args.base_url)
     if model is None:
         from langgraph_memory.graph.offline import OfflineChatModel
@@ -402,7 +307,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if judge is None:
             print("no judge model configured: scoring F1 only", file=sys.stderr)
     cache = Cache(args.cache or args.out / "cache.jsonl")
-    with MemoryStore(args.store) as store:
+    with MemoryStore(args.store or args.out / "store") as store:
+        if args.data is not None:
+            writer = None
+            if args.ingest == "write_path":
+                writer = MemoryWriter(store, model=memory_model(model if args.model else None))
+            try:
+                items = prepare(
+                    args.data, args.dataset, store, args.out / "ingested.json",
+                    mode=args.ingest, writer=writer, limit=args.limit,
+                    log=lambda m: print(m, file=sys.stderr, flush=True),
+                )  # fmt: skip
+            except (FileNotFoundError, ValueError) as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+        else:
+            items = read_items(args.items)[: args.limit]
         results = run_qa(
             items,
             store,
@@ -418,8 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "model": model_name,
         "judge": judge_name or None,
         "k": args.k,
-        "items": str(args.items),
-        "store": str(args.store),
+        "items": str(args.items or f"{args.data}/{args.dataset}"),
+        "ingest": args.ingest if args.data else None,
+        "store": str(args.store or args.out / "store"),
         "answer_prompt": ANSWER_PROMPT_VERSION,
         "judge_prompt": JUDGE_PROMPT_VERSION,
     }

@@ -45,6 +45,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph_memory import LocalMiniLM, MemoryStore
 from langgraph_memory.eval.best_retrieval import best_ask
 from langgraph_memory.eval.datasets import (
+    DATASETS,
     LOCOMO_CATEGORIES,
     Conversation,
     LmeQuestion,
@@ -73,11 +74,6 @@ from langgraph_memory.read.scoring import blend, recency
 LOCOMO_KS: tuple[int, ...] = (5, 10, 25)
 LME_SESSION_KS: tuple[int, ...] = (5, 10)
 LME_TURN_KS: tuple[int, ...] = (5, 10, 50)
-DATASETS = {
-    "locomo": "locomo/locomo10.json",
-    "longmemeval-oracle": "longmemeval/longmemeval_oracle.json.xz",
-    "longmemeval-s": "longmemeval/longmemeval_s_cleaned.dedup.json.xz",
-}
 #: ``retrieve``'s defaults, which ``blended`` reproduces over vector candidates only.
 HALF_LIFE_H = 72.0
 WEIGHTS = (1.0, 1.0, 1.0)
