@@ -166,3 +166,23 @@ def test_write_path_mode_needs_a_writer(data: Path, tmp_path: Path, embedder: Lo
                         writer=writer)  # fmt: skip
         assert len(items) == 2
         assert [m.text for m in store.active("user:q2_abs")] == ["User lives in Lisbon."]
+
+
+def test_retrieval_eval_measures_what_the_write_path_stored(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langgraph_memory.eval import retrieval
+
+    out = tmp_path / "r.json"
+    argv = ["--data", str(data), "--dataset", "longmemeval-s", "--variants", "cosine"]
+    assert retrieval.main([*argv, "--mode", "write_path", "--out", str(out)]) == 0
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["meta"]["mode"] == "write_path" and result["meta"]["memory_model"] == "rules"
+    # Two versions made: "User lives in Lisbon.", closed by an UPDATE to "... Porto.", which
+    # stands for both turns; the evidence turn (s2's first) is found through it.
+    assert result["meta"]["memories"] == 2
+    [row] = result["questions"]
+    assert row["cosine:turn_any@5"] == 1.0
+    with pytest.raises(SystemExit):
+        retrieval.main([*argv, "--mode", "observations"])
+    assert "LoCoMo only" in capsys.readouterr().err

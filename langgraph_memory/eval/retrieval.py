@@ -42,7 +42,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory import LocalMiniLM, MemoryStore
+from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
 from langgraph_memory.eval.best_retrieval import best_ask
 from langgraph_memory.eval.datasets import (
     DATASETS,
@@ -67,9 +67,13 @@ from langgraph_memory.eval.metrics import (
     mean,
     recall_fraction,
 )
+from langgraph_memory.eval.qa import chat_model
 from langgraph_memory.read import retrieve
 from langgraph_memory.read.retrieve import CANDIDATES_PER_RESULT, MIN_CANDIDATES
 from langgraph_memory.read.scoring import blend, recency
+from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.types import MemoryModel
+from langgraph_memory.write.writer import memory_model
 
 LOCOMO_KS: tuple[int, ...] = (5, 10, 25)
 LME_SESSION_KS: tuple[int, ...] = (5, 10)
@@ -161,6 +165,13 @@ def _store(root: Path, name: str, embeddings: Embeddings) -> MemoryStore:
     return MemoryStore(root / name, embeddings=embeddings)
 
 
+def _writer(store: MemoryStore, mode: Mode, model: MemoryModel | None) -> MemoryWriter | None:
+    """The writer a ``write_path`` replay needs (rules model by default); None otherwise."""
+    if mode != "write_path":
+        return None
+    return MemoryWriter(store, model=model if model is not None else RulesModel())
+
+
 def _drop(store: MemoryStore) -> None:
     path = store.path
     store.release()
@@ -178,13 +189,15 @@ def run_locomo(
     embeddings: Embeddings,
     mode: Mode = "raw",
     ks: Sequence[int] = LOCOMO_KS,
+    memory_model: MemoryModel | None = None,
     workdir: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     """Evidence recall@k of each variant, per question, over every conversation.
 
-    Returns ``{"questions": [...], "summary": {...}, "meta": {...}}`` (see
-    :func:`summarize_locomo`).
+    In ``write_path`` mode every turn goes through a ``MemoryWriter`` with ``memory_model``
+    (the offline rules model when None). Returns ``{"questions": [...], "summary": {...},
+    "meta": {...}}`` (see :func:`summarize_locomo`).
     """
     fns = {v: VARIANTS[v] for v in variants}
     rows: list[dict[str, Any]] = []
@@ -202,7 +215,7 @@ def run_locomo(
         for conv in conversations:
             store = _store(root, conv.sample_id, embeddings)
             try:
-                done = ingest_locomo(store, conv, mode)
+                done = ingest_locomo(store, conv, mode, writer=_writer(store, mode, memory_model))
                 meta["ingest_s"] += done.seconds
                 meta["memories"] += done.memories
                 meta["bad_evidence"] += conv.bad_evidence
@@ -285,17 +298,22 @@ def run_longmemeval(
     embeddings: Embeddings,
     roles: Sequence[str] = LME_ROLES,
     limit: int | None = None,
+    mode: Mode = "raw",
+    memory_model: MemoryModel | None = None,
     workdir: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     """Upstream's session and turn metrics of each variant, per non-abstention question.
 
     Each question's haystack is replayed into a store of its own, queried, and
-    deleted, so memory stays flat however many questions run.
+    deleted, so memory stays flat however many questions run. ``mode`` is ``raw`` (the
+    ``roles`` turns) or ``write_path`` (every turn through a ``MemoryWriter`` with
+    ``memory_model``, the rules model when None).
     """
     fns = {v: VARIANTS[v] for v in variants}
     rows: list[dict[str, Any]] = []
     meta: dict[str, Any] = {
+        "mode": mode,
         "roles": list(roles),
         "skipped_abstention": 0,
         "no_gold": 0,
@@ -316,7 +334,8 @@ def run_longmemeval(
             meta["no_gold"] += not gold
             store = _store(root, q.question_id, embeddings)
             try:
-                done = ingest_longmemeval(store, q, roles=roles)
+                writer = _writer(store, mode, memory_model)
+                done = ingest_longmemeval(store, q, mode, roles=roles, writer=writer)
                 meta["ingest_s"] += done.seconds
                 meta["memories"] += done.memories
                 row: dict[str, Any] = {
@@ -443,10 +462,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--mode",
-        choices=["raw", "observations"],
+        choices=["raw", "observations", "write_path"],
         default="raw",
-        help="LoCoMo: store turns (raw) or the dataset's observations",
+        help="store turns (raw), LoCoMo's observations, or what the write path makes of "
+        "every turn (with --model, else the offline rules model)",
     )
+    parser.add_argument("--model", help="write_path: an OpenAI-compatible chat model name")
+    parser.add_argument("--base-url", help="write_path: the endpoint of --model")
     parser.add_argument(
         "--limit",
         type=int,
@@ -471,11 +493,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    if args.mode == "observations" and args.dataset != "locomo":
+        parser.error("--mode observations exists for LoCoMo only")
+    model: MemoryModel | None = None
+    if args.model:
+        model = memory_model(chat_model(args.model, args.base_url)[0])
     embeddings = CachedEmbeddings(LocalMiniLM())
     started = time.perf_counter()
     if args.dataset == "locomo":
         convs = load_locomo(path)[: args.limit] if args.limit else load_locomo(path)
-        result = run_locomo(convs, variants, embeddings=embeddings, mode=args.mode, log=log)
+        result = run_locomo(
+            convs, variants, embeddings=embeddings, mode=args.mode, memory_model=model, log=log
+        )
         table = locomo_report(result["summary"], variants, LOCOMO_KS)
     else:
         roles = ("user", "assistant") if args.all_roles else LME_ROLES
@@ -485,11 +514,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             embeddings=embeddings,
             roles=roles,
             limit=args.limit,
+            mode=args.mode,
+            memory_model=model,
             log=log,
         )
         table = lme_report(result["summary"], variants)
     result["meta"] |= {
         "dataset": args.dataset,
+        "memory_model": (model.name if model else "rules") if args.mode == "write_path" else None,
         "variants": variants,
         "limit": args.limit,
         "seconds": round(time.perf_counter() - started, 1),
