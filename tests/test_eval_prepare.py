@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import BaseMessage
 
 from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
 from langgraph_memory.eval import qa
@@ -186,3 +187,27 @@ def test_retrieval_eval_measures_what_the_write_path_stored(
     with pytest.raises(SystemExit):
         retrieval.main([*argv, "--mode", "observations"])
     assert "LoCoMo only" in capsys.readouterr().err
+
+
+def test_qa_offline_on_what_the_rules_model_wrote_with_a_scripted_judge(
+    data: Path, tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    from langgraph_memory.graph.offline import OfflineChatModel
+    from langgraph_memory.testing import ScriptedChatModel
+
+    def judge(messages: list[BaseMessage]) -> dict[str, str]:
+        prompt = str(messages[-1].content)
+        right = "Porto" in prompt.split("Generated answer", 1)[-1]
+        return {"reasoning": "scripted", "label": "CORRECT" if right else "WRONG"}
+
+    scripted = ScriptedChatModel(default=judge)
+    with MemoryStore(tmp_path / "store", embeddings=embedder) as store:
+        writer = MemoryWriter(store, model=RulesModel())
+        items = prepare(data, "longmemeval-s", store, tmp_path / "m.json", mode="write_path",
+                        writer=writer, limit=1)  # fmt: skip
+        [result] = qa.run_qa(items, store, OfflineChatModel(), model_name="offline",
+                             judge=scripted, judge_name="scripted")  # fmt: skip
+    # The knowledge update reached the answer: the current city, not the old one.
+    assert "Porto" in result.answer and "Lisbon" not in result.answer
+    assert result.judge_label == "CORRECT" and scripted.calls == 1
+    assert result.category == "knowledge-update" and 0 < result.f1 < 1
