@@ -447,7 +447,8 @@ def in_conversation_order(memories: Sequence[Memory]) -> list[tuple[Memory, int]
 
     LoCoMo memories carry a session number (``session``); LongMemEval memories a session id
     (``session_id``), and those sessions are numbered by their first turn's time. Within a
-    session, turns follow ``turn``. The order matters: BM25 windows are neighbours in it.
+    session, turns follow ``turn``; memories with neither (facts the write path made) follow
+    their creation time. The order matters: BM25 windows are neighbours in it.
 
     >>> from datetime import datetime, timezone
     >>> def mem(i, meta, hour):
@@ -472,7 +473,9 @@ def in_conversation_order(memories: Sequence[Memory]) -> list[tuple[Memory, int]
     out: list[tuple[Memory, int]] = []
     for index, group in enumerate(sorted(groups, key=group_order)):
         session = _number(group) if isinstance(group, (int, float)) else index
-        turns = sorted(groups[group], key=lambda m: (_number(m.metadata.get("turn")), m.id))
+        turns = sorted(
+            groups[group], key=lambda m: (_number(m.metadata.get("turn")), m.created_at, m.id)
+        )
         out.extend((m, session) for m in turns)
     return out
 
