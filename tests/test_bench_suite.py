@@ -145,6 +145,8 @@ def test_cli_bench_command_passes_options_to_the_named_bench(
 
     assert cli(["bench"]) == 2
     assert "write-cost" in capsys.readouterr().out, "bare `bench` lists the benchmarks"
+    assert cli(["bench", "--help"]) == 0
+    assert "write-cost" in capsys.readouterr().out
     assert cli(["bench", "nope"]) == 2
     args = ["--data", str(data), "--n", "10", "--repeats", "1", "--only", "embed_only"]
     assert cli(["bench", "ingest", *args, "--fake-embedder"]) == 0
