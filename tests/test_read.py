@@ -95,6 +95,27 @@ def test_reading_refreshes_last_accessed_in_one_write(store: MemoryStore, monkey
     assert all(store.get(U, i).last_accessed == T0 + 5 * HOUR for i in calls[0])
 
 
+def test_a_memory_seen_minutes_ago_is_not_written_again(
+    store: MemoryStore, monkeypatch: Any
+) -> None:
+    store.add_many(U, ["User lives in Pune.", "User likes jazz."], now=T0)
+    calls: list[list[str]] = []
+    real = store.touch
+
+    def spy(scope: Any, ids: Any, *, now: Any = None) -> None:
+        calls.append(list(ids))
+        real(scope, ids, now=now)
+
+    monkeypatch.setattr(store, "touch", spy)
+    first = retrieve(store, U, "music", k=2, now=T0 + 5 * HOUR)
+    retrieve(store, U, "music", k=2, now=T0 + 5 * HOUR + timedelta(minutes=10))
+    assert len(calls) == 1, "seen 10 minutes ago: recency is unchanged, no write"
+    # 72 h half-life: after 43 minutes (1% of it) the time is refreshed again.
+    retrieve(store, U, "music", k=2, now=T0 + 6 * HOUR)
+    assert len(calls) == 2 and set(calls[1]) == {r.memory.id for r in first}
+    assert all(store.get(U, i).last_accessed == T0 + 6 * HOUR for i in calls[1])
+
+
 def test_retrieval_never_crosses_scopes(store: MemoryStore) -> None:
     store.add("user:bob", "Bob lives in Oslo.", now=T0)
     assert retrieve(store, U, "Oslo", now=T0) == []

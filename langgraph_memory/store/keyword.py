@@ -81,6 +81,22 @@ def contains_filter(term: str) -> dict[str, Any]:
     return {"$or": [{"$contains": c} for c in casings]}
 
 
+#: A term found in more than this share of a scope's memories says nothing about which one
+#: is meant (a speaker's name in a conversation stored turn by turn): it is not searched.
+COMMON_SHARE = 0.5
+#: ... once the scope holds this many memories (below, vector search sees them all anyway).
+COMMON_MIN_SCOPE = 20
+
+
+def too_common(matches: int, total: int) -> bool:
+    """Whether a term found in ``matches`` of ``total`` memories is too common to search.
+
+    >>> too_common(339, 419), too_common(3, 419), too_common(9, 10)
+    (True, False, False)
+    """
+    return total >= COMMON_MIN_SCOPE and matches > COMMON_SHARE * total
+
+
 def rank(matches: Mapping[str, Sequence[Memory]], total: int) -> list[tuple[Memory, float]]:
     """Memories ranked by the weight of the terms they match, in [0, 1].
 

@@ -671,21 +671,27 @@ class MemoryStore(BaseStore):
         cols = self._collections(scope, create=False)
         if cols is None or not wanted:
             return []
-        matches: dict[str, list[Version]] = {}
+        total = cols.active.count()
+        # Ids first (cheap), records once for all terms: Chroma's cost is in reading
+        # documents, and a name matches hundreds of them in a long conversation.
+        ids_of: dict[str, list[str]] = {}
         for term in wanted:
-            whole_word = re.compile(keyword.term_pattern(term))
-            found = [
-                v
-                for v in fetch(cols.active, scope, where_document=keyword.contains_filter(term))
-                if whole_word.search(v.memory.text)
-            ]
+            contains = keyword.contains_filter(term)
+            ids = cols.active.get(where_document=contains, include=[])["ids"]  # type: ignore[arg-type]
+            if not keyword.too_common(len(ids), total):
+                ids_of[term] = ids
             if _ID_RE.match(term):
-                found += fetch(cols.active, scope, ids=[term])
-            matches[term] = found
-        ranked = keyword.rank(
-            {t: [v.memory for v in found] for t, found in matches.items()},
-            total=cols.active.count(),
+                ids_of.setdefault(term, []).append(term)
+        union = list(dict.fromkeys(i for ids in ids_of.values() for i in ids))
+        records = (
+            {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=union)} if union else {}
         )
+        matches: dict[str, list[Memory]] = {}
+        for term, ids in ids_of.items():
+            whole_word = re.compile(keyword.term_pattern(term))
+            held = [records[i] for i in dict.fromkeys(ids) if i in records]
+            matches[term] = [m for m in held if m.id == term or whole_word.search(m.text)]
+        ranked = keyword.rank(matches, total=total)
         return [Hit(m, score) for m, score in ranked[:k]]
 
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
