@@ -314,3 +314,17 @@ def test_plot_writes_a_png(store: MemoryStore, tmp_path: Path) -> None:
                      judge=ScriptedChatModel(default=scripted_judge), judge_name="j")  # fmt: skip
     path = plot(results, tmp_path / "scores.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_progress_to_a_log_file_is_a_line_per_five_percent() -> None:
+    import io
+
+    from langgraph_memory.eval.qa import Progress
+
+    log = io.StringIO()  # not a terminal
+    counter = Progress(100, log)
+    for _ in range(100):
+        counter.step(0.1, cached=False)
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 20 and "\r" not in log.getvalue()
+    assert lines[0].startswith("[5/100]") and lines[-1].startswith("[100/100]")

@@ -153,11 +153,16 @@ class Progress:
         self._spent += seconds
         if self.stream is None:
             return
+        last = self.done == self.total
+        live = self.stream.isatty()
+        # A log file gets a line per 5% instead of a carriage-return line per item.
+        if not (live or last or self.done % max(1, self.total // 20) == 0):
+            return
         fresh = self.done - self.cached
         eta = self._spent / fresh * (self.total - self.done) if fresh else 0.0
-        end = "\n" if self.done == self.total else ""
+        start, end = ("\r", "\n" if last else "") if live else ("", "\n")
         self.stream.write(
-            f"\r[{self.done}/{self.total}] {self.cached} cached, "
+            f"{start}[{self.done}/{self.total}] {self.cached} cached, "
             f"ETA {int(eta) // 60}m{int(eta) % 60:02d}s   {end}"
         )
         self.stream.flush()
