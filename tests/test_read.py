@@ -80,8 +80,8 @@ def test_as_of_reads_the_past_and_touches_nothing(store: MemoryStore) -> None:
     assert store.get(U, v1.id).last_accessed == T0
 
 
-def test_reading_refreshes_last_accessed_in_one_write(store: MemoryStore, monkeypatch: Any) -> None:
-    store.add_many(U, ["User lives in Pune.", "User likes jazz.", "User has a cat."], now=T0)
+def spy_on_touch(store: MemoryStore, monkeypatch: Any) -> list[list[str]]:
+    """The ids of every ``store.touch`` call from now on (the calls still write)."""
     calls: list[list[str]] = []
     real = store.touch
 
@@ -90,6 +90,12 @@ def test_reading_refreshes_last_accessed_in_one_write(store: MemoryStore, monkey
         real(scope, ids, now=now)
 
     monkeypatch.setattr(store, "touch", spy)
+    return calls
+
+
+def test_reading_refreshes_last_accessed_in_one_write(store: MemoryStore, monkeypatch: Any) -> None:
+    store.add_many(U, ["User lives in Pune.", "User likes jazz.", "User has a cat."], now=T0)
+    calls = spy_on_touch(store, monkeypatch)
     results = retrieve(store, U, "music", k=2, now=T0 + 5 * HOUR)
     assert len(calls) == 1 and calls[0] == [r.memory.id for r in results]
     assert all(store.get(U, i).last_accessed == T0 + 5 * HOUR for i in calls[0])
@@ -99,14 +105,7 @@ def test_a_memory_seen_minutes_ago_is_not_written_again(
     store: MemoryStore, monkeypatch: Any
 ) -> None:
     store.add_many(U, ["User lives in Pune.", "User likes jazz."], now=T0)
-    calls: list[list[str]] = []
-    real = store.touch
-
-    def spy(scope: Any, ids: Any, *, now: Any = None) -> None:
-        calls.append(list(ids))
-        real(scope, ids, now=now)
-
-    monkeypatch.setattr(store, "touch", spy)
+    calls = spy_on_touch(store, monkeypatch)
     first = retrieve(store, U, "music", k=2, now=T0 + 5 * HOUR)
     retrieve(store, U, "music", k=2, now=T0 + 5 * HOUR + timedelta(minutes=10))
     assert len(calls) == 1, "seen 10 minutes ago: recency is unchanged, no write"
