@@ -10,6 +10,7 @@ Importing the package does no work: models and stores load when first used.
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.errors import (
     AmbiguousMemoryError,
+    CompactionError,
     EmbedderError,
     EmbeddingMismatchError,
     InvalidMemoryError,
@@ -19,6 +20,7 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
     MissingScopeKeyError,
     ModelConfigError,
+    StoreClosedError,
     StoreLockedError,
 )
 from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
@@ -31,6 +33,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AmbiguousMemoryError",
     "BackgroundWriter",
+    "CompactionError",
     "Decision",
     "EmbedderError",
     "EmbeddingMismatchError",
@@ -50,6 +53,7 @@ __all__ = [
     "Op",
     "Scope",
     "Source",
+    "StoreClosedError",
     "StoreLockedError",
     "Trust",
     "__version__",

@@ -184,8 +184,16 @@ def purge(args: argparse.Namespace) -> int:
     if not args.yes:
         print("purge deletes for good; add --yes to confirm", file=sys.stderr)
         return 2
+    if args.ids is not None and not args.ids:
+        # `--ids` with nothing after it must not fall through to "the whole scope".
+        print(
+            "error: --ids names no memory; give the ids to purge (see `show --ids`), "
+            "or leave out --ids to purge the whole scope",
+            file=sys.stderr,
+        )
+        return 2
     with _open(args) as store:
-        counts = store.purge(args.scope, args.ids or None)
+        counts = store.purge(args.scope, args.ids)
     print(f"purged {counts['memories']} memory versions and {counts['decisions']} decisions")
     return 0
 

@@ -54,6 +54,14 @@ class StoreLockedError(MemoryKitError, RuntimeError):
     """Another process holds the embedded store's directory."""
 
 
+class StoreClosedError(MemoryKitError, RuntimeError):
+    """The store was released; open it again to use it."""
+
+
+class CompactionError(MemoryKitError, RuntimeError):
+    """Purged records are deleted, but the files could not be compacted yet."""
+
+
 class AmbiguousMemoryError(MemoryKitError, LookupError):
     """A description matches several memories; ``candidates`` lists them."""
 

@@ -264,8 +264,9 @@ def test_a_failure_that_cannot_be_logged_stays_in_the_journal(
     journal = tmp_path / "turns.jsonl"
     with BackgroundWriter(writer, max_attempts=1, journal=journal) as bg:
         tid = bg.submit("user:a", said("I'm vegan."))
-        assert bg.flush(timeout=10)
-        assert bg.stats.unrecorded == 1
+        # Neither applied nor recorded as failed: flush must not say all is done.
+        assert not bg.flush(timeout=10)
+        assert bg.stats.unrecorded == 1 and bg.stats.pending == 0
     j = Journal(journal)
     assert [e.turn_id for e in j.pending()] == [tid]
     j.close()

@@ -75,11 +75,14 @@ def run_ops(store: MemoryStore, ops: Sequence[Op]) -> list[Result]:
     for i, op in enumerate(ops):
         validate_op_namespace(op)
         if isinstance(op, GetOp):
-            results[i] = _get(store, op)
+            with store._reading():
+                results[i] = _get(store, op)
         elif isinstance(op, SearchOp):
-            results[i] = _search(store, op)
+            with store._reading():
+                results[i] = _search(store, op)
         elif isinstance(op, ListNamespacesOp):
-            results[i] = _list_namespaces(store, op)
+            with store._reading():
+                results[i] = _list_namespaces(store, op)
         elif isinstance(op, PutOp):
             _check_put(op)
             puts.pop((op.namespace, op.key), None)  # re-insert so the last put keeps its order
@@ -330,7 +333,7 @@ def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
     texts = [_text_of(op.value or {}, op.index) for op in writes]
     value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
     vectors = store._embed(texts)  # before any write: a failing embedder stores nothing
-    with store.scope_lock(scope):
+    with store._writing(scope):
         # The clock is read under the lock: a time taken before it could be older than
         # a version that a concurrent put of the same key wrote meanwhile, and a
         # version cannot close before it opens.

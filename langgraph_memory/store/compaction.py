@@ -35,61 +35,59 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
+
+from langgraph_memory.errors import CompactionError
+from langgraph_memory.store import rebuild
 
 UUID_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 SQLITE_FILE = "chroma.sqlite3"
-_BATCH = 1000
+#: glibc settings under which freed memory is overwritten and the per-thread
+#: cache (which skips that overwrite) is off: a process started with them cannot
+#: write stale heap bytes of deleted records into the index files it writes.
+SCRUBBED_HEAP = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.perturb=165"}
 
 
-def rebuild_collection(client: ClientAPI, name: str) -> Collection:
-    """Recreate a collection with its current records, dropping everything deleted.
-
-    The new collection has a new internal id: handles to the old one are stale.
-    """
-    old = client.get_collection(name, embedding_function=None)
-    metadata = old.metadata
-    hnsw = {
-        k: v for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items() if v is not None
-    }
-    records = old.get(include=["embeddings", "documents", "metadatas"])
-    client.delete_collection(name)
-    configuration: Any = {"hnsw": hnsw} if hnsw else None  # same index settings as before
-    new = client.create_collection(
-        name,
-        metadata=metadata,
-        configuration=configuration,
-        embedding_function=None,
+#: Run by ``compact_directory`` in a child process; stdlib only, so it starts fast.
+_COMPACT_SCRIPT = r"""
+import re, shutil, sqlite3, sys
+from pathlib import Path
+directory = Path(sys.argv[1])
+uuid_dir = re.compile(sys.argv[2])
+con = sqlite3.connect(directory / "chroma.sqlite3", timeout=120, isolation_level=None)
+try:
+    live = {row[0] for row in con.execute("SELECT id FROM segments")}
+    for entry in directory.iterdir():
+        if entry.is_dir() and uuid_dir.match(entry.name) and entry.name not in live:
+            shutil.rmtree(entry)
+    con.execute(
+        "INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('rebuild')"
     )
-    ids = records["ids"]
-    vectors: Any = records["embeddings"]
-    documents = records["documents"]
-    metadatas = records["metadatas"]
-    for start in range(0, len(ids), _BATCH):
-        part = slice(start, start + _BATCH)
-        new.add(
-            ids=ids[part],
-            embeddings=np.asarray(vectors[part], dtype=np.float32),
-            documents=documents[part] if documents is not None else None,
-            metadatas=[m or None for m in metadatas[part]] if metadatas is not None else None,  # type: ignore[misc]
-        )
-    return new
+    con.execute("VACUUM")
+finally:
+    con.close()
+"""
 
 
-def compact_directory(path: str | os.PathLike[str]) -> None:
+def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> None:
     """Remove what deletes left behind in a Chroma persist directory.
 
-    Safe while a client in this process (or a ``chroma run`` server) has the
-    directory open: it removes only segment folders that no live segment
-    owns, and SQLite serialises the rebuild and ``VACUUM`` with other writers.
+    The work runs in a child process, never in this one: Python's ``sqlite3``
+    and Chroma's own SQLite are two copies of the library, and POSIX file
+    locks belong to a process, so closing one copy's handle on the file drops
+    the other's locks. In one process that corrupted the database under
+    concurrent writes (``disk I/O error``, then ``database disk image is
+    malformed``). Between processes SQLite's locking works as designed.
+
+    Call it while nothing writes the directory through Chroma: ``purge``
+    holds the store's gate exclusively around it. On a ``chroma run`` server's
+    ``--path`` it is safe too (SQLite serialises it with the server's writes)
+    and removes only segment folders that no live segment owns.
 
     >>> import tempfile, chromadb
     >>> d = tempfile.mkdtemp()
@@ -97,26 +95,55 @@ def compact_directory(path: str | os.PathLike[str]) -> None:
     >>> compact_directory(d)
     """
     directory = Path(path)
-    database = directory / SQLITE_FILE
-    if not database.exists():
+    if not (directory / SQLITE_FILE).exists():
         return
-    con = sqlite3.connect(database, timeout=60, isolation_level=None)
-    try:
-        live = {row[0] for row in con.execute("SELECT id FROM segments")}
-        for entry in directory.iterdir():
-            if entry.is_dir() and UUID_DIR.match(entry.name) and entry.name not in live:
-                shutil.rmtree(entry)
-        con.execute(
-            "INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('rebuild')"
+    _run(
+        [sys.executable, "-I", "-S", "-c", _COMPACT_SCRIPT, str(directory), UUID_DIR.pattern],
+        f"compacting {directory}",
+        timeout,
+    )
+
+
+def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -> None:
+    """Rebuild collections, then compact, in child processes whose freed memory is
+    scrubbed (``SCRUBBED_HEAP``), so no index file they write can carry stale
+    bytes of purged records, whatever this process's environment.
+
+    Only while no Chroma client in this process has the directory open (two
+    processes writing one directory corrupt it): ``purge`` closes its client
+    first, with the store's gate held exclusively, and reopens it after.
+    """
+    wanted = list(names)
+    if wanted:
+        tunables = os.environ.get("GLIBC_TUNABLES")
+        ours = SCRUBBED_HEAP["GLIBC_TUNABLES"]
+        env = {**os.environ, "GLIBC_TUNABLES": f"{tunables}:{ours}" if tunables else ours}
+        # run_path, not `python file.py`: the script's folder on sys.path would let
+        # this package's keyword.py shadow the standard library's.
+        code = (
+            "import runpy, sys; sys.path.pop(0); sys.argv = sys.argv[1:]; "
+            "runpy.run_path(sys.argv[0], run_name='__main__')"
         )
-        con.execute("VACUUM")
-    finally:
-        con.close()
+        command = [sys.executable, "-c", code, rebuild.__file__, str(path), *wanted]
+        _run(command, f"rebuilding {', '.join(wanted)} in {path}", timeout, env)
+    compact_directory(path, timeout=timeout)
 
 
-def compact(client: ClientAPI, path: Path | None, rebuild: Iterable[str] = ()) -> None:
+def _run(command: list[str], what: str, timeout: float, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=timeout, check=False, env=env
+    )
+    if done.returncode != 0:
+        raise CompactionError(
+            f"{what} failed "
+            f"(exit {done.returncode}): {done.stderr.strip()[-1000:]}. The purged records "
+            "are deleted; their bytes may remain on disk until a purge compacts again."
+        )
+
+
+def compact(client: ClientAPI, path: Path | None, names: Iterable[str] = ()) -> None:
     """Rebuild the named collections, then compact the directory if it is known."""
-    for name in rebuild:
-        rebuild_collection(client, name)
+    for name in names:
+        rebuild.rebuild_collection(client, name)
     if path is not None:
         compact_directory(path)

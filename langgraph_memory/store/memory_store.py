@@ -21,18 +21,19 @@ hands it to every node and tool.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, cast, overload
 
-import chromadb
 from chromadb.api import ClientAPI
-from chromadb.config import Settings
+from chromadb.errors import NotFoundError as ChromaNotFoundError
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Item, Op, Result
 
@@ -41,6 +42,7 @@ from langgraph_memory.errors import (
     InvalidMemoryError,
     MemoryClosedError,
     MemoryNotFoundError,
+    StoreClosedError,
 )
 from langgraph_memory.model import (
     Decision,
@@ -55,7 +57,13 @@ from langgraph_memory.model import (
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike, check_scope_kind
 from langgraph_memory.store import compaction, keyword, layout
 from langgraph_memory.store.building import UPDATE_FIELDS, new_memory, successor
-from langgraph_memory.store.lock import DirectoryLock
+from langgraph_memory.store.engine import (
+    DEFAULT_PATH,
+    PATH_ENV,
+    Engine,
+    PurgeListener,
+    open_engine,
+)
 from langgraph_memory.store.records import (
     CHAIN_KEY,
     decision_document,
@@ -72,7 +80,6 @@ from langgraph_memory.store.versions import (
     check_k,
     chunks,
     fetch,
-    finish_interrupted_moves,
     free_ids,
     insert,
     log_id,
@@ -80,11 +87,42 @@ from langgraph_memory.store.versions import (
     oldest_first,
     purge_chains,
     query,
+    similar,
 )
 
-DEFAULT_PATH = ".langgraph_memory"
-PATH_ENV = "LANGGRAPH_MEMORY_PATH"
+__all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore"]
+
 _ID_RE = re.compile(r"^[0-9a-f]{8}$")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _fresh(method: _F) -> _F:
+    """Run a store method again, once, with fresh collection handles when Chroma
+    says a collection it used is gone: a purge through another process (or
+    another client) rebuilt it under a new id. The first Chroma call of a method
+    is a read, so a retried write has not written anything yet."""
+
+    @functools.wraps(method)
+    def run(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except ChromaNotFoundError:
+            self._live().forget_handles()
+            return method(self, *args, **kwargs)
+
+    return cast(_F, run)
+
+
+def _reads(method: _F) -> _F:
+    """A read: the gate held shared (never beside a purge), fresh handles on retry.
+    Writes take their scope's lock first and then the gate (``_writing``)."""
+
+    @functools.wraps(method)
+    def run(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
+        with self._reading():
+            return method(self, *args, **kwargs)
+
+    return _fresh(cast(_F, run))
 
 
 class MemoryStore(BaseStore):
@@ -129,55 +167,40 @@ class MemoryStore(BaseStore):
 
         self.embeddings = embeddings
         self.embedder_name = embedder_name(embeddings)
-        self._lock: DirectoryLock | None = None
-        self._owns_client = client is None
-        if client is None:
-            directory = Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH)
-            self._lock = DirectoryLock.acquire(directory)
-            try:
-                client = chromadb.PersistentClient(
-                    path=str(directory), settings=Settings(anonymized_telemetry=False)
-                )
-            except BaseException:
-                self._lock.release()
-                raise
-        else:
-            settings = client.get_settings()
-            if settings.is_persistent and settings.persist_directory:
-                directory = Path(settings.persist_directory)
-                self._lock = DirectoryLock.acquire(directory)
-            else:
-                directory = None
-        self.path: Path | None = directory
-        self.client: ClientAPI = client
+        self._released = False
+        # Every store on one location in this process shares one engine: its
+        # client, collection handles, scope locks and gate (see ``engine``).
+        self._engine = open_engine(path, client)
         try:
-            self._registry = layout.open_registry(client)
-            self._dimension = self._check_embedder()
+            with self._engine.gate.shared():
+                self._check_embedder()
         except BaseException:
             self.release()  # a refused open must not keep the directory locked
             raise
-        self._scopes: dict[str, layout.ScopeCollections] = {}
-        self._guard = threading.Lock()
-        self._scope_locks: dict[str, threading.RLock] = {}
+
+    @property
+    def client(self) -> ClientAPI:
+        """The Chroma client this store writes through."""
+        return self._engine.client
+
+    @property
+    def path(self) -> Path | None:
+        """The directory of an embedded store (or of a persistent client); else None."""
+        return self._engine.path
 
     # -- lifecycle -------------------------------------------------------------
 
     def release(self) -> None:
-        """Let go of the store: release the directory lock of an embedded store.
+        """Let go of the store; the last store on a directory releases its lock.
 
-        Safe to call twice; ``with MemoryStore(...) as store:`` calls it. (``close``
+        Safe to call twice; ``with MemoryStore(...) as store:`` calls it. Any
+        other call on a released store raises ``StoreClosedError``. (``close``
         is the memory operation: it archives one memory.)
         """
-        if self._lock is None:
+        if self._released:
             return
-        last = self._lock.release()
-        self._lock = None
-        if last and self._owns_client:
-            # Another process may take the directory now, so this process must
-            # stop writing it: close Chroma's shared client for the path.
-            close = getattr(self.client, "close", None)  # not on every ClientAPI version
-            if callable(close):
-                close()
+        self._released = True
+        self._engine.release()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -189,13 +212,35 @@ class MemoryStore(BaseStore):
         where = str(self.path) if self.path else type(self.client).__name__
         return f"MemoryStore({where!r}, embedder={self.embedder_name!r})"
 
+    def _live(self) -> Engine:
+        if self._released or self._engine.closed:
+            raise StoreClosedError(
+                "this MemoryStore was released; open it again (MemoryStore(path)) to use it"
+            )
+        return self._engine
+
+    @contextmanager
+    def _reading(self) -> Iterator[Engine]:
+        """Hold the gate shared: run beside other operations, never beside a purge."""
+        engine = self._live()
+        with engine.gate.shared():
+            yield engine
+
+    @contextmanager
+    def _writing(self, scope: Scope) -> Iterator[Engine]:
+        """The scope's lock, then the gate shared (always in this order: see ``engine``)."""
+        engine = self._live()
+        with engine.scope_lock(scope), engine.gate.shared():
+            yield engine
+
     # -- embedder bookkeeping --------------------------------------------------
 
-    def _check_embedder(self) -> int:
-        config = layout.read_config(self._registry)
+    def _check_embedder(self) -> None:
+        engine = self._engine
+        config = layout.read_config(engine.registry)
         if config is None:
-            layout.write_config(self._registry, embedder=self.embedder_name, dimension=0)
-            return 0
+            layout.write_config(engine.registry, embedder=self.embedder_name, dimension=0)
+            return
         if config.get("embedder") != self.embedder_name:
             raise EmbeddingMismatchError(
                 f"this store was built with the embedder {config.get('embedder')!r} "
@@ -203,23 +248,25 @@ class MemoryStore(BaseStore):
                 "Vectors from different embedders cannot be compared: pass the same "
                 "embedder, or open a new store path for the new one."
             )
-        return int(config.get("dimension", 0))
+        engine.dimension = int(config.get("dimension", 0))
 
     def _check_vectors(self, vectors: Sequence[Sequence[float]], expected: int) -> None:
         if len(vectors) != expected:
             raise EmbeddingMismatchError(
                 f"the embedder returned {len(vectors)} vectors for {expected} texts"
             )
+        engine = self._live()
         for vector in vectors:
-            if self._dimension == 0:
-                self._dimension = len(vector)
-                layout.write_config(
-                    self._registry, embedder=self.embedder_name, dimension=self._dimension
-                )
-            if len(vector) != self._dimension:
+            if engine.dimension == 0:
+                with engine.gate.shared():
+                    layout.write_config(
+                        engine.registry, embedder=self.embedder_name, dimension=len(vector)
+                    )
+                engine.dimension = len(vector)
+            if len(vector) != engine.dimension:
                 raise EmbeddingMismatchError(
                     f"got a {len(vector)}-dimensional vector, but this store holds "
-                    f"{self._dimension}-dimensional vectors from {self.embedder_name!r}; "
+                    f"{engine.dimension}-dimensional vectors from {self.embedder_name!r}; "
                     "use the embedder the store was built with"
                 )
 
@@ -259,7 +306,8 @@ class MemoryStore(BaseStore):
 
         Hold it to make a read-decide-write sequence atomic (the write path
         does: two turns stating the same new fact at once make one memory).
-        Re-entrant, so store methods called while holding it still work.
+        Re-entrant, so store methods called while holding it still work. Every
+        ``MemoryStore`` on the same directory in a process shares it.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -267,29 +315,17 @@ class MemoryStore(BaseStore):
         >>> with s.scope_lock("user:a"):
         ...     _ = s.add("user:a", "Likes tea.")
         """
-        scope = Scope.of(scope)
-        with self._guard:
-            return self._scope_locks.setdefault(scope.key, threading.RLock())
+        return self._live().scope_lock(Scope.of(scope))
 
     def _collections(self, scope: Scope, *, create: bool) -> layout.ScopeCollections | None:
-        cached = self._scopes.get(scope.key)
-        if cached is not None:
-            return cached
-        cols = layout.open_scope(self.client, scope)
-        if cols is None:
-            if not create:
-                return None
-            cols = layout.create_scope(self.client, self._registry, scope)
-        else:
-            finish_interrupted_moves(cols)
-        self._scopes[scope.key] = cols
-        return cols
+        return self._live().collections(scope, create=create)
 
     def _writable(self, scope: Scope) -> layout.ScopeCollections:
         cols = self._collections(scope, create=True)
         assert cols is not None
         return cols
 
+    @_reads
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
         """Every scope that holds data, optionally only of one kind, sorted.
 
@@ -300,7 +336,7 @@ class MemoryStore(BaseStore):
         >>> s.scopes("user")
         [Scope(kind='user', id='alice')]
         """
-        found = layout.registered_scopes(self._registry)
+        found = layout.registered_scopes(self._live().registry)
         if kind is not None:
             kind = check_scope_kind(kind)
             found = [s for s in found if s.kind == kind]
@@ -344,6 +380,7 @@ class MemoryStore(BaseStore):
         )
         return self.add_many(scope, [fields], now=now)[0]
 
+    @_fresh
     def add_many(
         self,
         scope: ScopeLike,
@@ -374,7 +411,7 @@ class MemoryStore(BaseStore):
         if not built:
             return []
         vectors = self._embed([m.text for m in built])
-        with self.scope_lock(scope):
+        with self._writing(scope):
             cols = self._writable(scope)
             ids = free_ids(cols, len(built))
             versions = [
@@ -384,6 +421,7 @@ class MemoryStore(BaseStore):
             insert(cols.active, versions)
         return [v.memory for v in versions]
 
+    @_fresh
     def update(
         self,
         scope: ScopeLike,
@@ -415,7 +453,7 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         when = utc(now) if now is not None else now_utc()
         text = check_text(text)
-        with self.scope_lock(scope):
+        with self._writing(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
             new = successor(old.memory, text, when, fields)
             [vector] = self._embed([new.text])
@@ -435,6 +473,7 @@ class MemoryStore(BaseStore):
             )
         return replace(new, id=new_id)
 
+    @_fresh
     def close(self, scope: ScopeLike, memory_id: str, *, now: datetime | None = None) -> Memory:
         """Archive an active memory: ``valid_until = now``. Nothing is deleted.
 
@@ -450,12 +489,13 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         when = utc(now) if now is not None else now_utc()
-        with self.scope_lock(scope):
+        with self._writing(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
             cols = self._writable(scope)
             self._replace(cols, [(old, None)], when)
         return replace(old.memory, valid_until=when)
 
+    @_fresh
     def touch(
         self, scope: ScopeLike, memory_ids: Iterable[str], *, now: datetime | None = None
     ) -> None:
@@ -473,10 +513,12 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         ids = list(dict.fromkeys(memory_ids))
         when = to_epoch(utc(now) if now is not None else now_utc())
-        cols = self._collections(scope, create=False)
-        if cols is None or not ids:
+        if not ids:
             return
-        with self.scope_lock(scope):
+        with self._writing(scope):
+            cols = self._collections(scope, create=False)
+            if cols is None:
+                return
             present = cols.active.get(ids=ids, include=[])["ids"]
             if present:
                 cols.active.update(ids=present, metadatas=[{"last_accessed": when}] * len(present))
@@ -537,7 +579,11 @@ class MemoryStore(BaseStore):
         """
         if isinstance(scope, tuple):
             return super().get(scope, memory_id, refresh_ttl=refresh_ttl)
-        return self._version(Scope.of(scope), memory_id).memory
+        return self._get_memory(Scope.of(scope), memory_id)
+
+    @_reads
+    def _get_memory(self, scope: Scope, memory_id: str) -> Memory:
+        return self._version(scope, memory_id).memory
 
     def _version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> Version:
         """The version with this id; failing that, the current (or last) version
@@ -574,6 +620,7 @@ class MemoryStore(BaseStore):
             )
         return version
 
+    @_reads
     def active(self, scope: ScopeLike) -> list[Memory]:
         """Every active memory of the scope, oldest first.
 
@@ -589,6 +636,7 @@ class MemoryStore(BaseStore):
             return []
         return oldest_first(v.memory for v in fetch(cols.active, scope))
 
+    @_reads
     def pinned(self, scope: ScopeLike, limit: int = 10) -> list[Memory]:
         """Active pinned memories of the scope, most important first, at most ``limit``.
 
@@ -607,6 +655,7 @@ class MemoryStore(BaseStore):
         found = [v.memory for v in fetch(cols.active, scope, where={"pinned": True})]
         return sorted(found, key=lambda m: (-m.importance, m.created_at, m.id))[:limit]
 
+    @_reads
     def nearest(
         self,
         scope: ScopeLike,
@@ -636,8 +685,9 @@ class MemoryStore(BaseStore):
         if cols is None:
             return []
         if ids is not None:
-            wanted = list(dict.fromkeys(ids))
-            return query(cols.active, scope, vector, k, where=None, ids=wanted) if wanted else []
+            # Scored from the records themselves: an id archived or purged since
+            # the caller found it is skipped (Chroma's query fails on it).
+            return similar(cols.active, scope, vector, k, list(dict.fromkeys(ids)))
         if as_of is None:
             return query(cols.active, scope, vector, k, where=None)
         t = to_epoch(utc(as_of))
@@ -651,6 +701,7 @@ class MemoryStore(BaseStore):
         )
         return sorted(hits, key=lambda h: -h.score)[:k]
 
+    @_reads
     def keyword(self, scope: ScopeLike, terms: str | Sequence[str], k: int = 5) -> list[Hit]:
         """Active memories that contain the exact names, ids or numbers of ``terms``.
 
@@ -694,6 +745,7 @@ class MemoryStore(BaseStore):
         ranked = keyword.rank(matches, total=total)
         return [Hit(m, score) for m, score in ranked[:k]]
 
+    @_reads
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
         """Every version of the memory that ``memory_id`` belongs to, oldest first.
 
@@ -717,6 +769,7 @@ class MemoryStore(BaseStore):
 
     # -- decision log ----------------------------------------------------------------
 
+    @_fresh
     def log(
         self,
         scope: ScopeLike,
@@ -745,7 +798,7 @@ class MemoryStore(BaseStore):
             if not isinstance(d, Decision):
                 raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
             logged.append(d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when)))
-        with self.scope_lock(scope):
+        with self._writing(scope):
             cols = self._writable(scope)
             for chunk in chunks(logged, max_batch(self.client)):
                 cols.log.add(
@@ -756,6 +809,7 @@ class MemoryStore(BaseStore):
                 )
         return logged
 
+    @_reads
     def decisions(
         self, scope: ScopeLike, memory_id: str | None = None, *, turn_id: str | None = None
     ) -> list[Decision]:
@@ -790,6 +844,7 @@ class MemoryStore(BaseStore):
 
     # -- export and hard delete ------------------------------------------------------
 
+    @_reads
     def export(self, scope: ScopeLike) -> dict[str, Any]:
         """Every version and decision of the scope, as a JSON-ready dict.
 
@@ -816,6 +871,7 @@ class MemoryStore(BaseStore):
             "decisions": [d.to_dict() for d in self.decisions(scope)],
         }
 
+    @_fresh
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
         """Hard-delete memories: every version of each listed memory and every
         log entry about them, or, with ``ids=None``, the whole scope.
@@ -835,35 +891,71 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
-        with self.scope_lock(scope):
-            cols = self._collections(scope, create=False)
-            if ids is None:
+        if isinstance(ids, str):
+            raise TypeError("purge(scope, ids) takes a list of ids, not one str")
+        wanted = None if ids is None else list(ids)
+        if wanted is not None:
+            for memory_id in wanted:
+                check_id(memory_id)
+        engine = self._live()
+        # The scope's lock, then the whole gate: the rebuild gives collections new
+        # ids and the compaction rewrites the database file, so nothing else may
+        # touch Chroma meanwhile. Other operations wait; none fails.
+        with engine.scope_lock(scope), engine.gate.exclusive():
+            cols = engine.collections(scope, create=False)
+            if wanted is None:
                 counts = {"memories": 0, "decisions": 0}
                 if cols is not None:
                     counts = {
                         "memories": cols.active.count() + cols.history.count(),
                         "decisions": cols.log.count(),
                     }
-                layout.drop_scope(self.client, self._registry, scope)
+                layout.drop_scope(engine.client, engine.registry, scope)
                 rebuild = [layout.REGISTRY]  # its entry named the scope
+                purged: list[str] | None = None
             else:
-                if isinstance(ids, str):
-                    raise TypeError("purge(scope, ids) takes a list of ids, not one str")
-                keys = chain_keys(cols, scope, list(ids))  # raises on unknown ids
+                keys = chain_keys(cols, scope, wanted)  # raises on unknown ids
                 if cols is None or not keys:
                     return {"memories": 0, "decisions": 0}  # purge(scope, []): nothing to do
-                counts = purge_chains(cols, scope, keys)
+                counts, purged = purge_chains(cols, scope, keys)
                 rebuild = list(layout.collection_names(scope))
-            # Rebuilt collections get new internal ids: forget the old handles.
-            self._scopes.pop(scope.key, None)
             try:
-                compaction.compact(self.client, self.path, rebuild)
+                with engine.offline() as closed:
+                    if closed and engine.path is not None:
+                        # Rebuilt in a child process whose heap is scrubbed: this
+                        # process's freed memory may still hold the purged text.
+                        compaction.rebuild_offline(engine.path, rebuild)
+                    else:
+                        compaction.compact(engine.client, engine.path, rebuild)
             finally:
-                self._registry = layout.open_registry(self.client)
+                # Rebuilt collections have new internal ids: forget the old handles.
+                engine.forget_handles()
+        # Copies kept outside the store (a background writer's journal) go too.
+        for listener in engine.listeners():
+            listener.purged(scope, purged)
         return counts
+
+    def on_purge(self, listener: PurgeListener) -> None:
+        """Tell ``listener.purged(scope, memory_ids)`` of every purge of this store's
+        location (``memory_ids`` None for a whole scope). A ``BackgroundWriter``
+        uses it to drop journaled copies of purged turns. Held weakly.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> class Echo:
+        ...     def purged(self, scope, memory_ids):
+        ...         print(scope, memory_ids)
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> echo = Echo()
+        >>> s.on_purge(echo)
+        >>> _ = s.purge("user:a")
+        user:a None
+        """
+        self._live().listen(listener)
 
     # -- the LangGraph BaseStore face ------------------------------------------------
 
+    @_fresh
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run LangGraph store operations (see ``basestore``)."""
         from langgraph_memory.store.basestore import run_ops

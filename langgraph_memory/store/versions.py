@@ -22,7 +22,7 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.errors import MemoryNotFoundError
-from langgraph_memory.model import Memory
+from langgraph_memory.model import Decision, Memory
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
 from langgraph_memory.store.records import (
@@ -162,6 +162,27 @@ def query(
     ]
 
 
+def similar(
+    collection: Collection, scope: Scope, vector: list[float], k: int, ids: list[str]
+) -> list[Hit]:
+    """The ``k`` of the listed records most similar to ``vector`` (cosine), best first.
+
+    Reads the records, so an id that is no longer there is skipped rather than
+    failing the read as Chroma's ``query(ids=...)`` does.
+    """
+    if not ids:
+        return []
+    found = fetch(collection, scope, ids=ids, with_vector=True)
+    if not found:
+        return []
+    q = np.asarray(vector, dtype=np.float64)
+    matrix = np.asarray([v.vector for v in found], dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(q)
+    scores = np.divide(matrix @ q, norms, out=np.zeros(len(found)), where=norms > 0)
+    hits = [Hit(v.memory, float(score)) for v, score in zip(found, scores, strict=True)]
+    return sorted(hits, key=lambda h: (-h.score, h.memory.id))[:k]
+
+
 def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool = False) -> None:
     write = collection.upsert if upsert else collection.add
     for chunk in chunks(versions, 1000):
@@ -229,30 +250,49 @@ def finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
         cols.active.delete(ids=stale)
 
 
-def purge_chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -> dict[str, int]:
+#: Shortest purged text that is looked for inside other decisions' texts: a
+#: shorter one ("x") would match unrelated decisions.
+MIN_QUOTED_CHARS = 12
+#: What a purged memory's id and text become in the decisions that showed it.
+PURGED = "[purged]"
+
+
+def purge_chains(
+    cols: layout.ScopeCollections, scope: Scope, keys: list[str]
+) -> tuple[dict[str, int], list[str]]:
+    """Delete every version of the chains ``keys`` and the log entries about them.
+
+    A decision goes when it created, changed or removed a purged version, when
+    it belongs to the same turn as one that does and names no memory itself
+    (a failed or rejected fact of that turn), or when its fact or text is a
+    purged text. Decisions that only showed a purged memory to the model keep
+    their place in the log with that memory's id and text replaced by
+    ``[purged]``. Returns the counts and the purged version ids.
+    """
     where = {CHAIN_KEY: {"$in": keys}}
     versions = fetch(cols.active, scope, where=where) + fetch(cols.history, scope, where=where)
     ids = {v.memory.id for v in versions}
+    texts = {_plain(v.memory.text) for v in versions}
     for collection in (cols.active, cols.history):
         collection.delete(where=where)  # type: ignore[arg-type]
     found = cols.log.get(include=["documents"])
-    doomed, redacted = [], []
-    for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True):
-        d = decision_from_document(doc)
-        if d.target_id in ids or d.result_id in ids:
-            doomed.append(log_id)
-        elif ids.intersection(d.shown_ids):
-            texts = list(d.shown_texts) + [""] * (len(d.shown_ids) - len(d.shown_texts))
-            d = d.with_(
-                shown_texts=tuple(
-                    "[purged]" if sid in ids else text
-                    for sid, text in zip(d.shown_ids, texts, strict=False)
-                ),
-                raw="[redacted: it showed a purged memory]" if d.raw else d.raw,
-            )
-            redacted.append(d)
+    logged = [
+        (log_id, decision_from_document(doc))
+        for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True)
+    ]
+    doomed = {log_id for log_id, d in logged if d.target_id in ids or d.result_id in ids}
+    turns = {d.turn_id for log_id, d in logged if log_id in doomed and d.turn_id}
+    for log_id, d in logged:
+        unlinked = not d.target_id and not d.result_id
+        if (unlinked and d.turn_id in turns) or _quotes(d, texts):
+            doomed.add(log_id)
+    redacted = [
+        _redact(d, ids, texts)
+        for log_id, d in logged
+        if log_id not in doomed and (ids.intersection(d.shown_ids) or _mentions(d, texts))
+    ]
     if doomed:
-        cols.log.delete(ids=doomed)
+        cols.log.delete(ids=sorted(doomed))
     if redacted:
         # Vectors go with documents on every write: without them Chroma would
         # embed the documents with its own default model, which downloads.
@@ -262,4 +302,44 @@ def purge_chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -
             documents=[decision_document(d) for d in redacted],
             metadatas=[decision_metadata(d) for d in redacted],
         )
-    return {"memories": len(ids), "decisions": len(doomed)}
+    return {"memories": len(ids), "decisions": len(doomed)}, sorted(ids)
+
+
+def _plain(text: str | None) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+def _quotes(decision: Decision, texts: set[str]) -> bool:
+    """Whether the decision's own fact or text is one of the purged texts."""
+    return bool({_plain(decision.fact), _plain(decision.text)} & (texts - {""}))
+
+
+def _mentions(decision: Decision, texts: set[str]) -> bool:
+    """Whether a purged text (long enough to be told apart) appears in the
+    decision's model output or error."""
+    return _quoted_in(decision.raw, texts) or _quoted_in(decision.error, texts)
+
+
+def _quoted_in(field: str | None, texts: set[str]) -> bool:
+    plain = _plain(field)
+    return any(t in plain for t in texts if len(t) >= MIN_QUOTED_CHARS)
+
+
+def _redact(decision: Decision, ids: set[str], texts: set[str]) -> Decision:
+    hidden = [sid in ids for sid in decision.shown_ids]
+    shown = list(decision.shown_texts)
+    raw, error = decision.raw, decision.error
+    if raw is not None and (any(hidden) or _quoted_in(raw, texts)):
+        raw = "[redacted: it showed a purged memory]"
+    if _quoted_in(error, texts):
+        error = "[redacted: it quoted a purged memory]"
+    return decision.with_(
+        shown_ids=tuple(
+            PURGED if h else sid for sid, h in zip(decision.shown_ids, hidden, strict=True)
+        ),
+        shown_texts=tuple(
+            PURGED if i < len(hidden) and hidden[i] else text for i, text in enumerate(shown)
+        ),
+        raw=raw,
+        error=error,
+    )

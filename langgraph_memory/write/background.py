@@ -27,8 +27,12 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
   even that log write fails, the error is logged, the turn counts as
   ``unrecorded`` and stays in the journal, to be tried again on the next start.
 - **flush / close drain.** ``flush()`` waits for every turn submitted before
-  it; ``close()`` refuses new turns, drains, stops the workers and compacts
-  the journal.
+  it, and says False if any of them ended ``unrecorded``; ``close()`` refuses
+  new turns, drains, stops the workers and compacts the journal.
+- **Purge reaches the queue.** The writer listens to its store's purges: a
+  purged scope's queued turns are dropped (counted as ``purged``; a turn a
+  worker is already applying finishes), and the journal is rewritten so that
+  it keeps no copy of a purged scope's words, nor of any turn already done.
 
 Exactly once across a crash. A replayed turn may already have been applied,
 in part or in full: the crash can fall anywhere in ``write_turn``, or after it
@@ -107,7 +111,8 @@ class BackgroundStats:
     undecided facts); ``retries``: attempts repeated
     after an exception; ``failed``: recorded as failed decisions after the
     last attempt; ``unrecorded``: failed, and the failure could not be logged
-    either (kept in the journal); ``pending``: queued or in flight now.
+    either (kept in the journal); ``purged``: queued turns dropped because their
+    scope was purged; ``pending``: queued or in flight now.
 
     >>> BackgroundStats().pending
     0
@@ -120,6 +125,7 @@ class BackgroundStats:
     retries: int = 0
     failed: int = 0
     unrecorded: int = 0
+    purged: int = 0
     pending: int = 0
 
 
@@ -198,6 +204,7 @@ class BackgroundWriter:
         self._ready: deque[str] = deque()  # scopes with turns and no worker on them
         self._busy: set[str] = set()
         self._unfinished: dict[int, str] = {}  # seq -> turn id, queued or in flight
+        self._unrecorded: set[int] = set()  # seqs that failed and could not be logged
         self._seq = 0
         self._closed = False
         self._stop = False
@@ -218,6 +225,7 @@ class BackgroundWriter:
         ]
         for thread in self._threads:
             thread.start()
+        writer.store.on_purge(self)
 
     # -- submitting --------------------------------------------------------------------
 
@@ -331,7 +339,9 @@ class BackgroundWriter:
                 return min(self._unfinished, default=mark) >= mark
 
             self._cond.wait_for(lambda: self._stop or drained(), timeout)
-            return drained()
+            # A turn that failed and whose failure could not be logged either is
+            # not done: it stays in the journal (or is lost without one).
+            return drained() and not any(seq < mark for seq in self._unrecorded)
 
     async def aflush(self, timeout: float | None = None) -> bool:
         """``flush`` without blocking the event loop."""
@@ -448,6 +458,8 @@ class BackgroundWriter:
             self.writer.store.log(item.scope, decision, now=item.turn.when)
         except Exception as exc:
             self._count("unrecorded")
+            with self._cond:
+                self._unrecorded.add(item.seq)
             log.error(
                 "langgraph_memory: turn %s in %s failed (%r) and its failure could not be "
                 "logged (%r); %s",
@@ -469,6 +481,39 @@ class BackgroundWriter:
             error,
         )
         self._done(item)
+
+    # -- purges ------------------------------------------------------------------------------
+
+    def purged(self, scope: Scope, memory_ids: list[str] | None) -> None:
+        """Called by the store after a purge (see ``MemoryStore.on_purge``).
+
+        A whole scope: its queued turns are dropped, and the journal forgets
+        them. Any purge: the journal is rewritten to hold pending turns only,
+        so the words of turns already applied leave its file.
+        """
+        if memory_ids is None:
+            with self._cond:
+                queue = self._queues.get(scope.key)
+                dropped = list(queue or ())
+                if queue is not None:
+                    queue.clear()
+                    if scope.key not in self._busy:  # else its worker removes it
+                        del self._queues[scope.key]
+                        self._ready.remove(scope.key)
+                for item in dropped:
+                    self._unfinished.pop(item.seq, None)
+                self._counts["purged"] += len(dropped)
+                self._cond.notify_all()
+            if dropped:
+                log.warning(
+                    "langgraph_memory: dropped %d queued turns of the purged scope %s",
+                    len(dropped),
+                    scope.key,
+                )
+            if self._journal is not None:
+                self._journal.discard(scope.key)
+        elif self._journal is not None:
+            self._journal.compact()
 
     def _done(self, item: _Item) -> None:
         if self._journal is None:

@@ -174,6 +174,27 @@ class Journal:
             if self._done_since_compact >= self.compact_every:
                 self._rewrite()
 
+    def discard(self, scope: str) -> int:
+        """Drop the pending turns of ``scope`` and rewrite the file without them
+        (a purged scope's words must not survive in the journal); their count.
+
+        >>> import tempfile
+        >>> from datetime import datetime, timezone
+        >>> from pathlib import Path
+        >>> j = Journal(Path(tempfile.mkdtemp()) / "turns.jsonl")
+        >>> when = datetime(2026, 1, 5, tzinfo=timezone.utc)
+        >>> j.append(JournalEntry("t1", "user:alice", (("user", "My PIN is 1234."),), when))
+        >>> j.discard("user:alice"), j.pending(), b"1234" in j.path.read_bytes()
+        (1, [], False)
+        """
+        with self._lock:
+            doomed = [i for i, e in self._pending.items() if e.scope == scope]
+            for turn_id in doomed:
+                del self._pending[turn_id]
+            if not self._guard.closed:
+                self._rewrite()
+            return len(doomed)
+
     def compact(self) -> None:
         """Rewrite the file with the pending turns only."""
         with self._lock:

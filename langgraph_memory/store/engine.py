@@ -1,0 +1,330 @@
+"""The engine under every MemoryStore: one per store location in a process.
+
+An engine owns what must be shared by everything that opens one location:
+the Chroma client, the registry and collection handles, the scope locks, and
+the gate. Two ``MemoryStore`` objects on one path in one process get the same
+engine, so their scope locks agree (one fact is stored once) and a purge
+through one never leaves the other holding dropped collections.
+
+The gate is a readers-writer lock. Every store operation holds it shared, so
+operations run in parallel; a purge holds it exclusively, so it runs alone:
+it rebuilds collections (which gives them new ids) and compacts the directory,
+and nothing may touch Chroma meanwhile. Lock order, to rule out deadlock:
+a scope lock first, then the gate; a thread that holds the gate never waits
+for a scope lock it does not already hold.
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> d = Path(tempfile.mkdtemp())
+>>> a, b = open_engine(d, None), open_engine(d, None)
+>>> a is b, a.users
+(True, 2)
+>>> a.release(), b.release()
+(False, True)
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+import chromadb
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.config import Settings
+
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout
+from langgraph_memory.store.lock import DirectoryLock
+from langgraph_memory.store.versions import finish_interrupted_moves
+
+DEFAULT_PATH = ".langgraph_memory"
+PATH_ENV = "LANGGRAPH_MEMORY_PATH"
+
+
+class Gate:
+    """Many operations at once, or one exclusive one (a purge) alone.
+
+    Shared holds are re-entrant per thread (a store method that calls another
+    does not queue behind a waiting purge), and a thread that holds the gate
+    exclusively may take it shared. A waiting exclusive holder keeps new
+    threads out, so a stream of reads cannot starve a purge.
+
+    >>> g = Gate()
+    >>> with g.shared():
+    ...     with g.shared():
+    ...         pass
+    >>> with g.exclusive():
+    ...     with g.shared():
+    ...         pass
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writer: int | None = None  # the exclusive holder's thread id
+        self._waiting = 0  # exclusive holders waiting
+        self._local = threading.local()
+
+    def _depth(self) -> int:
+        return int(getattr(self._local, "depth", 0))
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        """Hold the gate with other operations."""
+        me = threading.get_ident()
+        depth = self._depth()
+        if depth or self._writer == me:  # already inside: never queue behind a purge
+            self._local.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._local.depth = depth
+            return
+        with self._cond:
+            while self._writer is not None or self._waiting:
+                self._cond.wait()
+            self._readers += 1
+        self._local.depth = 1
+        try:
+            yield
+        finally:
+            self._local.depth = 0
+            with self._cond:
+                self._readers -= 1
+                if not self._readers:
+                    self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the gate alone: wait for running operations, keep new ones out."""
+        me = threading.get_ident()
+        if self._writer == me:
+            yield
+            return
+        if self._depth():
+            # Waiting for ourselves to leave would never end.
+            raise RuntimeError(
+                "a purge cannot run inside another store operation of the same thread"
+            )
+        with self._cond:
+            self._waiting += 1
+            try:
+                while self._writer is not None or self._readers:
+                    self._cond.wait()
+            finally:
+                self._waiting -= 1
+                self._cond.notify_all()
+            self._writer = me
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = None
+                self._cond.notify_all()
+
+
+class PurgeListener(Protocol):
+    """Something that keeps copies of a store's data, told when data is purged."""
+
+    def purged(self, scope: Scope, memory_ids: list[str] | None) -> None:
+        """Drop what is kept about ``memory_ids`` of ``scope`` (None: the whole scope)."""
+        ...
+
+
+class Engine:
+    """The shared state of one store location; see the module docstring."""
+
+    _open: ClassVar[dict[Hashable, Engine]] = {}
+    _open_guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(
+        self,
+        key: Hashable,
+        client: ClientAPI,
+        path: Path | None,
+        *,
+        owns_client: bool,
+        lock: DirectoryLock | None,
+    ) -> None:
+        self.key = key
+        self.client = client
+        self.path = path
+        self.owns_client = owns_client
+        self.users = 1
+        self.closed = False
+        self.gate = Gate()
+        self.dimension = 0
+        self._lock = lock
+        self._guard = threading.Lock()
+        self._opening = threading.Lock()
+        self._scope_locks: dict[str, threading.RLock] = {}
+        self._scopes: dict[str, layout.ScopeCollections] = {}
+        self._listeners: list[weakref.ref[Any]] = []
+        self.registry: Collection = layout.open_registry(client)
+
+    # -- opening and closing ----------------------------------------------------------
+
+    def release(self) -> bool:
+        """Give back one user's hold; True when it was the last and the engine closed."""
+        with Engine._open_guard:
+            self.users -= 1
+            if self.users > 0:
+                return False
+            Engine._open.pop(self.key, None)
+        with self.gate.exclusive():  # let running operations finish first
+            self.closed = True
+            if self.owns_client:
+                # Another process may take the directory now, so this process must
+                # stop using it: close Chroma's shared client for the path.
+                close = getattr(self.client, "close", None)  # not on every ClientAPI
+                if callable(close):
+                    close()
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
+        return True
+
+    @contextmanager
+    def offline(self) -> Iterator[bool]:
+        """Close this process's Chroma client for the directory, then open a new one.
+
+        Yields True when the directory is closed in this process, so a child
+        process may write it; False when it cannot be (a client passed in by the
+        caller, or another client of Chroma's still holding the path). Call it
+        with the gate held exclusively.
+        """
+        closed = self.owns_client and self.path is not None and _close_client(self.client)
+        try:
+            yield closed
+        finally:
+            if closed:
+                assert self.path is not None
+                self.client = _persistent_client(self.path)
+                self._scopes.clear()
+                self.registry = layout.open_registry(self.client)
+
+    # -- locks ------------------------------------------------------------------------
+
+    def scope_lock(self, scope: Scope) -> threading.RLock:
+        """The re-entrant lock that serialises writes to ``scope`` in this process."""
+        with self._guard:
+            return self._scope_locks.setdefault(scope.key, threading.RLock())
+
+    # -- collections ------------------------------------------------------------------
+
+    def collections(self, scope: Scope, *, create: bool) -> layout.ScopeCollections | None:
+        """The scope's collections (created if asked), or None when it has none."""
+        cached = self._scopes.get(scope.key)
+        if cached is not None:
+            return cached
+        # Not the scope lock: a caller holds the gate, and must never wait for a
+        # scope lock a purge may hold while it waits for the gate.
+        with self._opening:  # one thread creates, the others reuse
+            cached = self._scopes.get(scope.key)
+            if cached is not None:
+                return cached
+            cols = layout.open_scope(self.client, scope)
+            if cols is None:
+                if not create:
+                    return None
+                cols = layout.create_scope(self.client, self.registry, scope)
+            else:
+                finish_interrupted_moves(cols)
+            self._scopes[scope.key] = cols
+            return cols
+
+    def forget_handles(self, scope: Scope | None = None) -> None:
+        """Drop cached collection handles (all, or one scope's) and reopen the
+        registry: after a purge rebuilt collections, or when another process did."""
+        if scope is None:
+            self._scopes.clear()
+        else:
+            self._scopes.pop(scope.key, None)
+        self.registry = layout.open_registry(self.client)
+
+    # -- purge listeners --------------------------------------------------------------
+
+    def listen(self, listener: PurgeListener) -> None:
+        """Tell ``listener`` of every purge (held weakly: it may go away)."""
+        with self._guard:
+            self._listeners = [r for r in self._listeners if r() is not None]
+            self._listeners.append(weakref.ref(listener))
+
+    def listeners(self) -> list[PurgeListener]:
+        """The live listeners."""
+        with self._guard:
+            alive = [r() for r in self._listeners]
+        return [listener for listener in alive if listener is not None]
+
+
+def _persistent_client(directory: Path) -> ClientAPI:
+    return chromadb.PersistentClient(
+        path=str(directory), settings=Settings(anonymized_telemetry=False)
+    )
+
+
+def _close_client(client: ClientAPI) -> bool:
+    """Close an embedded client; True when Chroma really let go of the directory.
+
+    Chroma shares one system per path in a process and stops it when the last
+    client on it closes; where that cannot be checked, assume it did not.
+    """
+    close = getattr(client, "close", None)
+    if not callable(close):
+        return False
+    close()
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    systems = getattr(SharedSystemClient, "_identifier_to_system", None)
+    settings = client.get_settings()
+    return isinstance(systems, dict) and settings.persist_directory not in systems
+
+
+def _persist_directory(client: ClientAPI) -> Path | None:
+    settings = client.get_settings()
+    if settings.is_persistent and settings.persist_directory:
+        return Path(settings.persist_directory).resolve()
+    return None
+
+
+def open_engine(path: str | os.PathLike[str] | None, client: ClientAPI | None) -> Engine:
+    """The engine of a location: shared with every store open on it in this process.
+
+    ``client=None`` opens an embedded store at ``path`` (default:
+    ``$LANGGRAPH_MEMORY_PATH`` or ``./.langgraph_memory``). A persistent client
+    passed in shares the engine of its directory; any other client gets an
+    engine of its own object.
+    """
+    if client is None:
+        directory: Path | None = Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).resolve()
+    else:
+        directory = _persist_directory(client)
+    key: Hashable = ("path", str(directory)) if directory is not None else ("client", id(client))
+    with Engine._open_guard:
+        engine = Engine._open.get(key)
+        if engine is not None:
+            engine.users += 1
+            return engine
+        engine = _start(key, directory, client)
+        Engine._open[key] = engine
+        return engine
+
+
+def _start(key: Hashable, directory: Path | None, client: ClientAPI | None) -> Engine:
+    lock = DirectoryLock.acquire(directory) if directory is not None else None
+    owns = client is None
+    try:
+        if client is None:
+            assert directory is not None
+            client = _persistent_client(directory)
+        return Engine(key, client, directory, owns_client=owns, lock=lock)
+    except BaseException:
+        if lock is not None:
+            lock.release()  # a refused open must not keep the directory locked
+        raise
