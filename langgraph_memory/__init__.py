@@ -19,6 +19,7 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
     MissingScopeKeyError,
     ModelConfigError,
+    ScopeNotEmptyError,
     StoreLockedError,
 )
 from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
@@ -49,6 +50,7 @@ __all__ = [
     "ModelConfigError",
     "Op",
     "Scope",
+    "ScopeNotEmptyError",
     "Source",
     "StoreLockedError",
     "Trust",
