@@ -4,6 +4,7 @@ back exactly (every test that takes ``store`` runs embedded and on a server)."""
 from __future__ import annotations
 
 import copy
+import io
 import json
 import uuid
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from langgraph_memory import (
     Op,
     ScopeNotEmptyError,
 )
+from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone.utc)
@@ -314,3 +316,37 @@ def test_a_version_1_export_imports(local: MemoryStore) -> None:
     assert moved["key_created_at"] == T0.isoformat()  # its chain's oldest version
     food = local.get(("user", "old"), "food")
     assert food is not None and food.value["text"] == "Likes ramen." and "rating" not in food.value
+
+
+def test_cli_import_restores_and_refuses_a_full_scope(
+    tmp_path: Path,
+    embedder: LocalMiniLM,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source, target = str(tmp_path / "source"), str(tmp_path / "target")
+    with MemoryStore(source, embeddings=embedder) as s:
+        fill(s)
+        original = s.export("user:alice")
+    backup = tmp_path / "alice.json"
+    assert main(["export", "--path", source, "--user", "alice", "--out", str(backup)]) == 0
+    assert main(["import", "--path", target, "--user", "alice", "--in", str(backup)]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "restored 7 memory versions (3 active, 4 closed) and 3 decisions into user:alice"
+    )
+    assert main(["import", "--path", target, "--user", "alice", "--in", str(backup)]) == 1
+    assert "error: scope user:alice already holds 7 memory versions" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO(backup.read_text()))
+    assert main(["import", "--path", target, "--scope", "user:bob", "--in", "-"]) == 0
+    assert "into user:bob" in capsys.readouterr().out
+    with MemoryStore(target, embeddings=embedder) as t:
+        assert without_time(t.export("user:alice")) == without_time(original)
+        assert t.export("user:bob")["memories"][0]["scope"] == "user:bob"
+    (tmp_path / "bad.json").write_text("{not json")
+    assert (
+        main(["import", "--path", target, "--user", "carol", "--in", str(tmp_path / "bad.json")])
+        == 1
+    )
+    assert "is not a JSON export" in capsys.readouterr().err
+    assert main(["import", "--path", target, "--user", "carol", "--in", str(tmp_path / "no")]) == 1
+    assert "error: cannot read" in capsys.readouterr().err
