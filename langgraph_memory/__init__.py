@@ -20,6 +20,7 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
     MissingScopeKeyError,
     ModelConfigError,
+    ScopeNotEmptyError,
     StoreClosedError,
     StoreLockedError,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "ModelConfigError",
     "Op",
     "Scope",
+    "ScopeNotEmptyError",
     "Source",
     "StoreClosedError",
     "StoreLockedError",

@@ -179,6 +179,30 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
+def import_(args: argparse.Namespace) -> int:
+    """Restore an export into an empty scope (refuses one that holds data)."""
+    from langgraph_memory.errors import InvalidMemoryError
+
+    try:
+        text = sys.stdin.read() if args.infile == "-" else Path(args.infile).read_text("utf-8")
+    except OSError as exc:
+        print(f"error: cannot read {args.infile}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise InvalidMemoryError(f"{args.infile} is not a JSON export: {exc}") from None
+    with _open(args) as store:
+        counts = store.import_scope(
+            data, scope=args.scope, allow_embedder_change=args.allow_embedder_change
+        )
+    print(
+        f"restored {counts['memories']} memory versions ({counts['active']} active, "
+        f"{counts['closed']} closed) and {counts['decisions']} decisions into {args.scope}"
+    )
+    return 0
+
+
 def purge(args: argparse.Namespace) -> int:
     """Hard-delete memories (with their versions and log entries) or a whole scope."""
     if not args.yes:
@@ -228,6 +252,13 @@ def parser() -> argparse.ArgumentParser:
     command("history", history).add_argument("memory_id")
     command("why", why).add_argument("memory_id")
     command("export", export).add_argument("--out", help="write to this file")
+    p = command("import", import_)
+    p.add_argument("--in", dest="infile", required=True, help="export file ('-': stdin)")
+    p.add_argument(
+        "--allow-embedder-change",
+        action="store_true",
+        help="accept an export made with another embedder (texts are embedded again)",
+    )
     p = command("purge", purge)
     p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")
     p.add_argument("--yes", action="store_true", help="confirm the hard delete")

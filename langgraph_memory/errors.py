@@ -38,6 +38,10 @@ class MemoryNotFoundError(MemoryKitError, LookupError):
     """No memory with that id in that scope."""
 
 
+class ScopeNotEmptyError(MemoryKitError, ValueError):
+    """An import into a scope that already holds data (it only fills an empty one)."""
+
+
 class MemoryClosedError(MemoryKitError, ValueError):
     """The memory was closed (archived); only active memories can change."""
 

@@ -844,9 +844,21 @@ class MemoryStore(BaseStore):
 
     # -- export and hard delete ------------------------------------------------------
 
-    @_reads
+    @_fresh
     def export(self, scope: ScopeLike) -> dict[str, Any]:
-        """Every version and decision of the scope, as a JSON-ready dict.
+        """Every version (active and closed) and decision of the scope, as a
+        JSON-ready dict that :meth:`import_scope` restores exactly.
+
+        Format ``langgraph-memory-export`` version 2 (see ``store/backup.py``)::
+
+            {"format": "langgraph-memory-export", "version": 2, "scope": "user:a",
+             "exported_at": ISO, "embedder": NAME,
+             "memories": [Memory.to_dict() + {"key", "key_created_at", "value_json"}],
+             "decisions": [Decision.to_dict()], "pending_turns": []}
+
+        ``key`` is the chain (BaseStore item) key, ``key_created_at`` the
+        chain's start, ``value_json`` the JSON of a BaseStore value or null.
+        Vectors are left out: import embeds the texts again.
 
         >>> import json, tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -855,21 +867,43 @@ class MemoryStore(BaseStore):
         >>> len(json.loads(json.dumps(s.export("user:a")))["memories"])
         1
         """
-        scope = Scope.of(scope)
-        cols = self._collections(scope, create=False)
-        versions: list[Version] = []
-        if cols is not None:
-            versions = fetch(cols.active, scope) + fetch(cols.history, scope)
-        versions.sort(key=lambda v: (v.memory.created_at, v.memory.id))
-        return {
-            "format": "langgraph-memory-export",
-            "version": 1,
-            "scope": scope.key,
-            "exported_at": now_utc().isoformat(),
-            "embedder": self.embedder_name,
-            "memories": [dict(v.memory.to_dict(), key=v.key) for v in versions],
-            "decisions": [d.to_dict() for d in self.decisions(scope)],
-        }
+        from langgraph_memory.store.backup import export_scope
+
+        return export_scope(self, scope)
+
+    def import_scope(
+        self,
+        data: Mapping[str, Any],
+        *,
+        scope: ScopeLike | None = None,
+        allow_embedder_change: bool = False,
+        requeue: Callable[[Mapping[str, Any]], object] | None = None,
+    ) -> dict[str, int]:
+        """Restore an :meth:`export` into an empty scope (``scope``, default the
+        export's), with the same ids, times, chains, values and decisions.
+
+        Validates everything before writing; refuses a scope that holds data
+        (ScopeNotEmptyError) and an export from another embedder unless
+        ``allow_embedder_change=True``. Returns counts (see ``store/backup.py``).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Likes tea.")
+        >>> s.import_scope(s.export("user:a"), scope="user:b")["memories"]
+        1
+        >>> s.get("user:b", m.id).text
+        'Likes tea.'
+        """
+        from langgraph_memory.store.backup import import_scope
+
+        return import_scope(  # takes the scope's lock, then the gate
+            self,
+            data,
+            scope=scope,
+            allow_embedder_change=allow_embedder_change,
+            requeue=requeue,
+        )
 
     @_fresh
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:

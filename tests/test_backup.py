@@ -1,0 +1,352 @@
+"""Export is a backup: a scope exported and imported into an empty store comes
+back exactly (every test that takes ``store`` runs embedded and on a server)."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langgraph_memory import (
+    Decision,
+    EmbeddingMismatchError,
+    InvalidMemoryError,
+    MemoryStore,
+    Op,
+    ScopeNotEmptyError,
+)
+from langgraph_memory.cli import main
+from langgraph_memory.embeddings import LocalMiniLM
+
+T0 = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone.utc)
+DAY = timedelta(days=1)
+ALICE = ("user", "alice")
+
+MakeStore = Callable[[], MemoryStore]
+
+
+@pytest.fixture
+def new_store(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest, embedder: LocalMiniLM
+) -> Iterator[MakeStore]:
+    """Fresh, empty stores on the same backend as the ``store`` fixture."""
+    made: list[MemoryStore] = []
+
+    def make() -> MemoryStore:
+        if backend == "embedded":
+            s = MemoryStore(tmp_path / f"other-{len(made)}", embeddings=embedder)
+        else:
+            server = request.getfixturevalue("chroma_server")
+            s = MemoryStore(client=server.client(f"db{uuid.uuid4().hex}"), embeddings=embedder)
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.release()
+
+
+@pytest.fixture
+def local(tmp_path: Path, embedder: LocalMiniLM) -> Iterator[MemoryStore]:
+    """An embedded store, for tests of what is refused before any write."""
+    with MemoryStore(tmp_path / "local", embeddings=embedder) as s:
+        yield s
+
+
+def fill(store: MemoryStore, scope: str = "user:alice") -> dict[str, str]:
+    """A scope with every kind of record: adds, an update, a close, BaseStore
+    puts with extra fields (one deleted), a touch, and logged decisions."""
+    home = store.add(
+        scope,
+        "User lives in Delhi.",
+        importance=0.7,
+        kind="semantic",
+        pinned=True,
+        source="explicit",
+        trust="medium",
+        event_time=T0 - DAY,
+        sources=("aaaaaaaa", "bbbbbbbb"),
+        metadata={"topic": "home", "n": 3, "ok": True, "w": 0.25},
+        now=T0,
+    )
+    tea = store.add(scope, "User likes green tea.", kind="procedural", now=T0)
+    job = store.add(scope, "User works at Infosys.", importance=0.4, now=T0 + DAY / 3)
+    moved = store.update(
+        scope, home.id, "User lives in Pune.", metadata={"topic": "move"}, now=T0 + DAY
+    )
+    store.close(scope, job.id, now=T0 + 2 * DAY)
+    store.touch(scope, [tea.id], now=T0 + 3 * DAY)
+    namespace = tuple(scope.split(":"))
+    store.put(namespace, "food", {"text": "Likes sushi.", "rating": 5, "tags": ["fish"]})
+    store.put(namespace, "food", {"text": "Likes ramen.", "rating": 4, "tags": ["noodles"]})
+    store.put(namespace, "pet", {"content": "Has a cat named Miso.", "since": 2019})
+    store.delete(namespace, "pet")
+    store.log(
+        scope,
+        [
+            Decision(op=Op.ADD, fact="lives in Delhi", result_id=home.id, turn_id="t1"),
+            Decision(
+                op=Op.UPDATE,
+                fact="moved to Pune",
+                text="User lives in Pune.",
+                target_id=home.id,
+                result_id=moved.id,
+                shown_ids=(home.id, tea.id),
+                shown_texts=("User lives in Delhi.", "User likes green tea."),
+                raw='{"op": "UPDATE", "id": 0}',
+                turn_id="t2",
+                created_at=T0 + DAY,
+            ),
+            Decision(op=Op.DELETE, fact="quit", target_id=job.id, status="failed", error="boom"),
+        ],
+        now=T0 + 2 * DAY,
+    )
+    return {"home": home.id, "moved": moved.id, "tea": tea.id, "job": job.id}
+
+
+def without_time(export: dict[str, Any]) -> dict[str, Any]:
+    out = dict(export)
+    out.pop("exported_at")
+    return out
+
+
+def test_export_holds_every_field(store: MemoryStore) -> None:
+    ids = fill(store)
+    data = json.loads(json.dumps(store.export("user:alice")))
+    assert data["version"] == 2 and data["pending_turns"] == []
+    by_id = {m["id"]: m for m in data["memories"]}
+    assert len(by_id) == 7  # 4 adds/updates + 2 food versions + 1 pet version
+    assert {m["key"] for m in data["memories"]} == {ids["home"], ids["tea"], ids["job"]} | {
+        "food",
+        "pet",
+    }
+    food = [m for m in data["memories"] if m["key"] == "food"]
+    assert [json.loads(m["value_json"]) for m in food] == [
+        {"text": "Likes sushi.", "rating": 5, "tags": ["fish"]},
+        {"text": "Likes ramen.", "rating": 4, "tags": ["noodles"]},
+    ]
+    assert food[0]["key_created_at"] == food[1]["key_created_at"] == food[0]["created_at"]
+    moved = by_id[ids["moved"]]
+    assert moved["key"] == ids["home"] and moved["key_created_at"] == T0.isoformat()
+    assert by_id[ids["tea"]]["last_accessed"] == (T0 + 3 * DAY).isoformat()
+    assert by_id[ids["job"]]["valid_until"] == (T0 + 2 * DAY).isoformat()
+    update = next(d for d in data["decisions"] if d["op"] == "UPDATE")
+    assert update["shown_ids"] == [ids["home"], ids["tea"]] and update["turn_id"] == "t2"
+    assert update["id"] and update["created_at"] == (T0 + DAY).isoformat()
+
+
+def test_round_trip_into_an_empty_store_is_exact(store: MemoryStore, new_store: MakeStore) -> None:
+    ids = fill(store)
+    original = store.export("user:alice")
+    copy_ = new_store()
+    counts = copy_.import_scope(json.loads(json.dumps(original)))
+    assert counts == {"memories": 7, "active": 3, "closed": 4, "decisions": 3, "pending_turns": 0}
+    again = copy_.export("user:alice")
+    assert json.dumps(without_time(again), sort_keys=True) == json.dumps(
+        without_time(original), sort_keys=True
+    )
+    # The restored scope works as the original did.
+    for memory_id in ids.values():
+        assert copy_.history("user:alice", memory_id) == store.history("user:alice", memory_id)
+        assert copy_.decisions("user:alice", memory_id) == store.decisions("user:alice", memory_id)
+    assert copy_.decisions("user:alice", turn_id="t2") == store.decisions(
+        "user:alice", turn_id="t2"
+    )
+    food, food_copy = store.get(ALICE, "food"), copy_.get(ALICE, "food")
+    assert food is not None and food_copy is not None
+    assert food_copy.value == {"text": "Likes ramen.", "rating": 4, "tags": ["noodles"]}
+    assert (food_copy.created_at, food_copy.updated_at) == (food.created_at, food.updated_at)
+    assert copy_.get(ALICE, "pet") is None and copy_.get(ALICE, ids["home"]) is not None
+
+    def found(s: MemoryStore) -> list[tuple[str, dict[str, Any], float]]:
+        hits = s.search(ALICE, query="What food does Alice like?", limit=5)
+        return [(h.key, h.value, round(h.score or 0.0, 5)) for h in hits]
+
+    assert found(copy_) == found(store) and found(copy_)[0][0] == "food"
+
+    def near(s: MemoryStore, **kw: Any) -> list[tuple[str, float]]:
+        return [(h.memory.id, round(h.score, 5)) for h in s.nearest("user:alice", "city", 3, **kw)]
+
+    assert near(copy_) == near(store)
+    assert near(copy_, as_of=T0 + DAY / 2) == near(store, as_of=T0 + DAY / 2)
+    # and keeps working: the next update closes the restored version.
+    newer = copy_.update("user:alice", ids["moved"], "User lives in Mumbai.")
+    assert [m.text for m in copy_.history("user:alice", newer.id)][-2:] == [
+        "User lives in Pune.",
+        "User lives in Mumbai.",
+    ]
+
+
+def test_import_into_another_scope_rewrites_the_scope(store: MemoryStore) -> None:
+    ids = fill(store)
+    original = store.export("user:alice")
+    store.import_scope(original, scope="user:bob")
+    expected = copy.deepcopy(without_time(original))
+    expected["scope"] = "user:bob"
+    for m in expected["memories"]:
+        m["scope"] = "user:bob"
+    assert without_time(store.export("user:bob")) == expected
+    assert without_time(store.export("user:alice")) == without_time(original)  # untouched
+    bob = store.get(("user", "bob"), "food")
+    assert bob is not None and bob.namespace == ("user", "bob") and bob.value["rating"] == 4
+    assert store.history("user:bob", ids["moved"])[0].scope == "user:bob"
+
+
+def test_import_refuses_a_scope_that_holds_data(store: MemoryStore) -> None:
+    fill(store)
+    backup = store.export("user:alice")
+    with pytest.raises(ScopeNotEmptyError, match="already holds 7 memory versions, 3 decisions"):
+        store.import_scope(backup)
+    store.log("user:carol", Decision(op=Op.NOOP, fact="only a decision"))
+    before = without_time(store.export("user:carol"))
+    with pytest.raises(ScopeNotEmptyError, match="user:carol already holds 1 decisions"):
+        store.import_scope(backup, scope="user:carol")
+    assert without_time(store.export("user:carol")) == before
+    assert without_time(store.export("user:alice")) == without_time(backup)
+
+
+def test_failed_write_leaves_the_scope_empty(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(store)
+    backup = store.export("user:alice")
+
+    def broken_log(*args: Any, **kwargs: Any) -> list[Decision]:
+        raise RuntimeError("disk full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "log", broken_log)  # fails after the versions were written
+        with pytest.raises(RuntimeError, match="disk full"):
+            store.import_scope(backup, scope="user:dan")
+    assert store.export("user:dan")["memories"] == []
+    assert store.import_scope(backup, scope="user:dan")["memories"] == 7
+
+
+def set_path(data: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    target: Any = data
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("format",), "something-else", "not a langgraph-memory export"),
+        (("version",), 3, "export version 3 is not one this release reads"),
+        (("scope",), "nobody", "export scope 'nobody'"),
+        (("memories", 1, "importance"), 7, r"memories\[1\] \(id '.+'\): importance must be"),
+        (("memories", 2, "text"), "  ", r"memories\[2\] .*memory text is empty"),
+        (("memories", 0, "kind"), "gossip", r"memories\[0\] .*kind must be one of"),
+        (("memories", 0, "created_at"), "yesterday", r"memories\[0\] .*ISO 8601"),
+        (("memories", 0, "metadata"), {"x": [1]}, r"memories\[0\] .*metadata\['x'\]"),
+        (("memories", 0, "value_json"), "{not json", r"memories\[0\] .*not valid JSON"),
+        (("memories", 0, "colour"), "red", r"memories\[0\] .*unknown fields \['colour'\]"),
+        (("memories", 0, "scope"), "user:eve", r"memories\[0\] .*the export is of 'user:alice'"),
+        (("decisions", 0, "op"), "MERGE", r"decisions\[0\] .*op must be one of"),
+        (("decisions", 1, "shown_ids"), "abc", r"decisions\[1\] .*shown_ids must be a list"),
+        (("decisions", 2, "created_at"), None, r"decisions\[2\] .*created_at is missing"),
+    ],
+)
+def test_a_bad_payload_is_refused_before_any_write(
+    local: MemoryStore, path: tuple[Any, ...], value: Any, message: str
+) -> None:
+    fill(local)
+    data = local.export("user:alice")
+    set_path(data, path, value)
+    with pytest.raises(InvalidMemoryError, match=message):
+        local.import_scope(data, scope="user:zed")
+    assert [s.key for s in local.scopes()] == ["user:alice"]  # nothing written
+
+
+def test_duplicates_and_two_current_versions_are_refused(local: MemoryStore) -> None:
+    fill(local)
+    data = local.export("user:alice")
+    twice = copy.deepcopy(data)
+    twice["memories"].append(dict(twice["memories"][0]))
+    with pytest.raises(InvalidMemoryError, match=r"memories\[7\]: memory id .* appears twice"):
+        local.import_scope(twice, scope="user:zed")
+    reopened = copy.deepcopy(data)
+    for m in reopened["memories"]:
+        m["valid_until"] = None  # every version of a chain current at once
+    with pytest.raises(InvalidMemoryError, match="already has the active version"):
+        local.import_scope(reopened, scope="user:zed")
+    assert local.export("user:zed")["memories"] == []
+
+
+def test_another_embedder_needs_consent(local: MemoryStore) -> None:
+    fill(local)
+    data = local.export("user:alice")
+    data["embedder"] = "some-other-model"
+    with pytest.raises(EmbeddingMismatchError, match="allow_embedder_change=True"):
+        local.import_scope(data, scope="user:zed")
+    assert local.import_scope(data, scope="user:zed", allow_embedder_change=True)["active"] == 3
+    assert local.nearest("user:zed", "Where does the user live?", 1)[0].memory.text == (
+        "User lives in Pune."
+    )
+
+
+def test_pending_turns_are_never_dropped_silently(local: MemoryStore) -> None:
+    local.add("user:alice", "User likes tea.", now=T0)
+    data = local.export("user:alice")
+    data["pending_turns"] = [{"id": "t9", "messages": [["user", "I moved to Goa."]]}]
+    with pytest.raises(InvalidMemoryError, match="1 pending turns"):
+        local.import_scope(data, scope="user:zed")
+    got: list[Any] = []
+    assert local.import_scope(data, scope="user:zed", requeue=got.append)["pending_turns"] == 1
+    assert got == data["pending_turns"]
+
+
+def test_a_version_1_export_imports(local: MemoryStore) -> None:
+    ids = fill(local)
+    data = local.export("user:alice")
+    data["version"] = 1
+    del data["pending_turns"]
+    for m in data["memories"]:
+        del m["key_created_at"], m["value_json"]
+    local.import_scope(data, scope="user:old")
+    moved = next(m for m in local.export("user:old")["memories"] if m["id"] == ids["moved"])
+    assert moved["key_created_at"] == T0.isoformat()  # its chain's oldest version
+    food = local.get(("user", "old"), "food")
+    assert food is not None and food.value["text"] == "Likes ramen." and "rating" not in food.value
+
+
+def test_cli_import_restores_and_refuses_a_full_scope(
+    tmp_path: Path,
+    embedder: LocalMiniLM,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source, target = str(tmp_path / "source"), str(tmp_path / "target")
+    with MemoryStore(source, embeddings=embedder) as s:
+        fill(s)
+        original = s.export("user:alice")
+    backup = tmp_path / "alice.json"
+    assert main(["export", "--path", source, "--user", "alice", "--out", str(backup)]) == 0
+    assert main(["import", "--path", target, "--user", "alice", "--in", str(backup)]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "restored 7 memory versions (3 active, 4 closed) and 3 decisions into user:alice"
+    )
+    assert main(["import", "--path", target, "--user", "alice", "--in", str(backup)]) == 1
+    assert "error: scope user:alice already holds 7 memory versions" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO(backup.read_text()))
+    assert main(["import", "--path", target, "--scope", "user:bob", "--in", "-"]) == 0
+    assert "into user:bob" in capsys.readouterr().out
+    with MemoryStore(target, embeddings=embedder) as t:
+        assert without_time(t.export("user:alice")) == without_time(original)
+        assert t.export("user:bob")["memories"][0]["scope"] == "user:bob"
+    (tmp_path / "bad.json").write_text("{not json")
+    assert (
+        main(["import", "--path", target, "--user", "carol", "--in", str(tmp_path / "bad.json")])
+        == 1
+    )
+    assert "is not a JSON export" in capsys.readouterr().err
+    assert main(["import", "--path", target, "--user", "carol", "--in", str(tmp_path / "no")]) == 1
+    assert "error: cannot read" in capsys.readouterr().err
