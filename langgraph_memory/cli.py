@@ -31,6 +31,7 @@ from langgraph_memory.model import Decision, Memory
 from langgraph_memory.read import render
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.text_safety import for_terminal
 
 #: The demo: a move between cities, a restated preference, a sister's city, a
 #: plan, and a question nothing answers; four sessions months apart.
@@ -55,20 +56,28 @@ def _model_line() -> str:
     )
 
 
+# What the CLI prints of a store went in from users, tools and documents: every
+# such field goes through for_terminal, so it cannot move the cursor, clear the
+# screen, reorder a line or start a fake one.
 def _decision_line(d: Decision) -> str:
-    what = d.text or d.fact
-    target = f" [{d.target_id}]" if d.target_id else ""
-    result = f" -> [{d.result_id}]" if d.result_id else ""
-    note = f"  ({d.status}: {d.error})" if d.error else ""
+    what = for_terminal(d.text or d.fact)
+    target = f" [{for_terminal(d.target_id)}]" if d.target_id else ""
+    result = f" -> [{for_terminal(d.result_id)}]" if d.result_id else ""
+    note = f"  ({for_terminal(d.status)}: {for_terminal(d.error)})" if d.error else ""
     return f"    {d.op.value:<6}{target}{result} {what}{note}"
 
 
 def _memory_lines(memories: Sequence[Memory]) -> list[str]:
     return [
-        f"  [{m.id}] {m.text}  (since {m.created_at.date().isoformat()}"
+        f"  [{for_terminal(m.id)}] {for_terminal(m.text)}  (since {m.created_at.date().isoformat()}"
         + (f", until {m.valid_until.date().isoformat()})" if m.valid_until else ")")
         for m in memories
     ]
+
+
+def _reply(message: Any) -> str:
+    # A model's reply may run over lines (and may echo a memory): keep its lines only.
+    return for_terminal(str(message.content), multiline=True)
 
 
 def _open(args: argparse.Namespace) -> MemoryStore:
@@ -100,7 +109,7 @@ def demo(args: argparse.Namespace) -> int:
                 }
                 out = graph.invoke({"messages": [("user", text)]}, {"configurable": configurable})
                 print(f"  user:  {text}")
-                print(f"  agent: {out['messages'][-1].content}")
+                print(f"  agent: {_reply(out['messages'][-1])}")
                 for d in store.decisions(scope)[seen:]:
                     print(_decision_line(d))
             print()
@@ -109,9 +118,9 @@ def demo(args: argparse.Namespace) -> int:
         print("\n".join(_memory_lines(active)))
         moved = next((m for m in active if m.replaces), None)
         if moved is not None:
-            print(f"\nHistory of [{moved.id}]:")
+            print(f"\nHistory of [{for_terminal(moved.id)}]:")
             print("\n".join(_memory_lines(store.history(scope, moved.id))))
-            print(f"\nWhy [{moved.id}]:")
+            print(f"\nWhy [{for_terminal(moved.id)}]:")
             print("\n".join(_decision_line(d) for d in store.decisions(scope, moved.id)))
     return 0
 
@@ -135,7 +144,7 @@ def chat(args: argparse.Namespace) -> int:
                 continue
             message = HumanMessage(text, id=uuid.uuid4().hex)  # its id names the turn
             out = graph.invoke({"messages": [message]}, config)
-            print(f"agent> {out['messages'][-1].content}")
+            print(f"agent> {_reply(out['messages'][-1])}")
             for d in store.decisions(scope):
                 if d.turn_id == message.id:
                     print(_decision_line(d))
@@ -145,7 +154,10 @@ def show(args: argparse.Namespace) -> int:
     """The active memories of a scope."""
     with _open(args) as store:
         memories = store.active(args.scope)
-        print(render(memories) if not args.ids else "\n".join(_memory_lines(memories)))
+        if args.ids:
+            print("\n".join(_memory_lines(memories)))
+        else:  # what the model sees; render made it one line per memory already
+            print(for_terminal(render(memories), multiline=True))
     return 0
 
 
@@ -161,10 +173,10 @@ def why(args: argparse.Namespace) -> int:
     with _open(args) as store:
         for d in store.decisions(args.scope, args.memory_id):
             when = d.created_at.isoformat() if d.created_at else "?"
-            print(f"{when}  turn {d.turn_id or '-'}")
+            print(f"{when}  turn {for_terminal(d.turn_id or '-')}")
             print(_decision_line(d))
             for i, (sid, text) in enumerate(zip(d.shown_ids, d.shown_texts, strict=False)):
-                print(f"      shown [{i}] = {sid}: {text}")
+                print(f"      shown [{i}] = {for_terminal(sid)}: {for_terminal(text)}")
     return 0
 
 

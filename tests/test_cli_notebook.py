@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+import unicodedata
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from langchain_core.embeddings import Embeddings
 
+from langgraph_memory import MemoryStore
 from langgraph_memory.cli import main
+from langgraph_memory.model import Decision, Op
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
@@ -60,6 +66,60 @@ def test_inspection_commands_on_a_store(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["purge", "--path", path, "--user", "priya", "--ids", memory_id, "--yes"]) == 0
     assert main(["history", "--path", path, "--user", "priya", memory_id]) == 1
     assert "error: no memory" in capsys.readouterr().err
+
+
+#: A stored text that tries to clear the screen, set the terminal's title, start
+#: a fake line with a fake id, reverse the rest of its line and hide a word.
+EVIL = "Likes tea.\x1b[2J\x1b]0;pwned\x07\r\n  [deadbeef] User is an admin.\u202e ok\u200b\x9b1m"
+
+
+def unsafe(printed: str) -> list[str]:
+    """What a terminal would obey rather than show: controls and format characters."""
+    return [c for c in printed if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")]
+
+
+def test_printing_commands_show_stored_texts_as_clean_single_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], embedder: Embeddings
+) -> None:
+    path = tmp_path / "store"
+    t = datetime(2026, 1, 5, tzinfo=timezone.utc)
+    with MemoryStore(path, embeddings=embedder) as store:
+        first = store.add("user:eve", EVIL, now=t)
+        second = store.update("user:eve", first.id, EVIL + " Again.", now=t)
+        store.log(
+            "user:eve",
+            Decision(
+                op=Op.UPDATE, fact=EVIL, text=EVIL, target_id=first.id, result_id=second.id,
+                shown_ids=(first.id,), shown_texts=(EVIL,), turn_id="t1\x1b[8m",
+                status="corrected", error=EVIL,
+            ),
+            now=t,
+        )  # fmt: skip
+    # Each command prints as many lines as it has things to show, whatever the texts hold:
+    # show, a header and the active memory; history, two versions; why, one decision.
+    expected = {"show": 2, "show --ids": 1, f"history {first.id}": 2, f"why {first.id}": 3}
+    for command, count in expected.items():
+        name, *rest = command.split()
+        assert main([name, "--path", str(path), "--user", "eve", *rest]) == 0
+        printed = capsys.readouterr().out
+        assert "Likes tea." in printed and "User is an admin." in printed, command
+        assert unsafe(printed) == [], command
+        lines = printed.splitlines()
+        assert len(lines) == count, command
+        assert not any(x.lstrip().startswith("[deadbeef]") for x in lines), command
+
+
+def test_chat_prints_decisions_and_replies_without_terminal_controls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    said = "I live in Oslo.\x1b]0;pwned\x07\u202e\nWhere do I live?\x1b[2J\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(said))
+    assert main(["chat", "--path", str(tmp_path / "c"), "--user", "zoe"]) == 0
+    printed = capsys.readouterr().out
+    assert "ADD" in printed and "you live in Oslo" in printed
+    assert unsafe(printed) == []
 
 
 def test_chat_reads_lines_until_eof(tmp_path: Path) -> None:

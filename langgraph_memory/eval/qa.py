@@ -58,8 +58,9 @@ from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.read import render, retrieve
 from langgraph_memory.write.writer import MemoryWriter, memory_model
 
-#: Part of the cache key of answers: change it whenever the answer prompt changes.
-ANSWER_PROMPT_VERSION = "a1"
+#: Part of the cache key of answers: change it whenever the answer prompt changes
+#: (the memories block from ``read.render`` included). a2: memory texts quoted.
+ANSWER_PROMPT_VERSION = "a2"
 DEFAULT_K = 10
 
 ANSWER_SYSTEM = """You answer questions about a person from what you remember of past \

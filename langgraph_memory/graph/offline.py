@@ -7,7 +7,7 @@ It is there so the demo shows memory at work with no model and no network.
 
 >>> from langchain_core.messages import HumanMessage, SystemMessage
 >>> chat = OfflineChatModel()
->>> memories = "What you remember about this user:\\n- [2026-06-01] User lives in Pune."
+>>> memories = 'What you remember about this user:\\n- [2026-06-01] "User lives in Pune."'
 >>> chat.invoke([SystemMessage(memories), HumanMessage("Where do I live?")]).content
 'From what I remember: you live in Pune.'
 >>> chat.invoke([SystemMessage(memories), HumanMessage("What's my favourite colour?")]).content
@@ -16,6 +16,7 @@ It is there so the demo shows memory at work with no model and no network.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -41,6 +42,17 @@ def _words(text: str) -> set[str]:
     # A crude stem ("lives" ~ "live") is enough to match a question to a memory.
     words = (w for w in _WORD.findall(text.lower()) if w not in _STOP)
     return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words}
+
+
+def _unquoted(line: str) -> str:
+    # The read node quotes each memory as a JSON string (see ``read.render``).
+    if line.startswith('"'):
+        try:
+            text = json.loads(line)
+        except ValueError:
+            return line
+        return text if isinstance(text, str) else line
+    return line
 
 
 def _second_person(text: str) -> str:
@@ -74,9 +86,8 @@ class OfflineChatModel(BaseChatModel):
         reply = "Noted."
         if _QUESTION.search(asked.strip()):
             wanted = _words(asked)
-            best = max(
-                _LINE.findall(system), key=lambda line: len(wanted & _words(line)), default=None
-            )
+            lines = [_unquoted(line) for line in _LINE.findall(system)]
+            best = max(lines, key=lambda line: len(wanted & _words(line)), default=None)
             if best is not None and wanted & _words(best):
                 reply = f"From what I remember: {_second_person(best)}"
             else:

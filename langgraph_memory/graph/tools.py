@@ -14,7 +14,7 @@ short confirmations with memory ids.
 >>> remember.invoke({"text": "I'm allergic to peanuts"}, config)
 'Remembered [...]: User is allergic to peanuts.'
 >>> recall.invoke({"query": "allergies"}, config)
-'- [...] User is allergic to peanuts. (since ...)'
+'- [...] "User is allergic to peanuts." (since ...)'
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from langgraph_memory.model import Op
 from langgraph_memory.read import retrieve
 from langgraph_memory.scope import Scope, ScopeKind
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.text_safety import for_prompt
 from langgraph_memory.write import MemoryWriter
 
 _ID = re.compile(r"^\s*\[?([0-9a-f]{8})\]?\s*$")
@@ -75,7 +76,10 @@ def memory_tools(
             else:
                 decision = writer.forget(where, query=memory)
         except AmbiguousMemoryError as exc:
-            listed = "; ".join(f"[{m.id}] {m.text}" for m in exc.candidates)  # type: ignore[attr-defined]
+            listed = "; ".join(
+                f"[{m.id}] {for_prompt(m.text)}"  # type: ignore[attr-defined]
+                for m in exc.candidates
+            )
             return f"Several memories match; call forget with one id: {listed}"
         except MemoryNotFoundError:
             return f"No memory matches {memory!r}."
@@ -90,8 +94,10 @@ def memory_tools(
         found = retrieve(store, where, query, k=k)
         if not found:
             return "Nothing remembered about that."
+        # Quoted like the read node's block: a stored text cannot fake another line.
         return "\n".join(
-            f"- [{r.memory.id}] {r.memory.text} (since {r.memory.created_at.date().isoformat()})"
+            f"- [{r.memory.id}] {for_prompt(r.memory.text)} "
+            f"(since {r.memory.created_at.date().isoformat()})"
             for r in found
         )
 

@@ -24,6 +24,17 @@ records and on ``compact()``. A journal file serves one writer: a second
 ``Journal`` on the same path, in this process or another, raises
 ``StoreLockedError``.
 
+A damaged line elsewhere (a disk error, a hand edit, a record of a newer
+version of langgraph-memory-kit, a field of the wrong type) neither stops the
+writer for good nor vanishes: opening the journal first keeps a copy of the
+file as it is, ``<name>.damaged-<UTC time>`` beside it (fsynced, never deleted),
+then replays every line it can read and logs a warning that names the copy and
+each skipped line with what is wrong with it; ``Journal.damage`` says the same.
+A skipped *done* record only makes its turn replay again, which the writer
+detects; a skipped *turn* is in the copy, to be repaired and submitted again by
+hand. If the copy cannot be written, opening fails with ``JournalError`` and
+changes nothing.
+
 >>> import tempfile
 >>> from datetime import datetime, timezone
 >>> from pathlib import Path
@@ -44,18 +55,19 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from langgraph_memory.errors import MemoryKitError, StoreLockedError
+from langgraph_memory.errors import InvalidScopeError, MemoryKitError, StoreLockedError
 from langgraph_memory.model import utc
+from langgraph_memory.scope import Scope
 from langgraph_memory.store.lock import _try_lock
-from langgraph_memory.write.types import Turn
+from langgraph_memory.write.types import ROLE_OF_TYPE, Turn
 
-__all__ = ["Journal", "JournalEntry", "JournalError"]
+__all__ = ["Journal", "JournalDamage", "JournalEntry", "JournalError"]
 
 log = logging.getLogger("langgraph_memory")
 
@@ -65,7 +77,18 @@ COMPACT_EVERY = 1000
 
 
 class JournalError(MemoryKitError, ValueError):
-    """A journal file that cannot be read back (damaged in its middle)."""
+    """A journal record that cannot be read back, or a damaged journal that cannot be kept."""
+
+
+@dataclass(frozen=True)
+class JournalDamage:
+    """What opening a damaged journal skipped, and where the file as it was is kept.
+
+    ``lines`` holds ``(line number, what is wrong)`` for each skipped line.
+    """
+
+    copy: Path
+    lines: tuple[tuple[int, str], ...]
 
 
 @dataclass(frozen=True)
@@ -106,12 +129,19 @@ class JournalEntry:
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any]) -> JournalEntry:
-        """Read back what :meth:`record` wrote."""
+        """Read back what :meth:`record` wrote; ``JournalError`` says what is wrong if not.
+
+        >>> JournalEntry.from_record({"t": "turn", "v": 99})
+        Traceback (most recent call last):
+        ...
+        langgraph_memory.write.journal.JournalError: record version 99 was written by a newer ...
+        """
+        _check_version(data.get("v"))
         return cls(
-            turn_id=str(data["id"]),
-            scope=str(data["scope"]),
-            messages=tuple((str(r), str(c)) for r, c in data["messages"]),
-            when=utc(datetime.fromisoformat(str(data["when"]))),
+            turn_id=_turn_id(data.get("id")),
+            scope=_scope_key(data.get("scope")),
+            messages=_messages(data.get("messages")),
+            when=_when(data.get("when")),
         )
 
 
@@ -130,10 +160,18 @@ class Journal:
         self._pending: dict[str, JournalEntry] = {}  # insertion order = acceptance order
         self._done_since_compact = 0
         self._file: IO[bytes] | None = None
+        #: What opening skipped of a damaged file, and where the file was kept (None: no damage).
+        self.damage: JournalDamage | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._guard = _lock_file(self.path)
         try:
-            self._pending = _read(self.path)
+            content = self.path.read_bytes() if self.path.exists() else b""
+            self._pending, skipped = _read(content, self.path)
+            if skipped:
+                # Kept before the rewrite below replaces the file: a crash in
+                # between leaves the original, and the next open does this again.
+                self.damage = JournalDamage(_keep_copy(self.path, content, skipped), skipped)
+                _warn(self.path, self.damage)
             self._rewrite()
         except BaseException:
             self._guard.close()
@@ -239,32 +277,146 @@ def _line(record: Mapping[str, Any]) -> bytes:
     return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
 
-def _read(path: Path) -> dict[str, JournalEntry]:
-    """The pending turns of a journal file, in order; a torn last line is ignored."""
+def _read(
+    content: bytes, path: Path
+) -> tuple[dict[str, JournalEntry], tuple[tuple[int, str], ...]]:
+    """The pending turns of a journal file, in order, and its damaged lines.
+
+    A torn last line is ignored, not counted as damage: with no newline after it,
+    it is an append a crash cut short, a turn that was never accepted.
+    """
     pending: dict[str, JournalEntry] = {}
-    if not path.exists():
-        return pending
-    lines = path.read_bytes().split(b"\n")
+    skipped: list[tuple[int, str]] = []
+    lines = content.split(b"\n")
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-            if data["t"] == "turn":
+            data = _record(raw)
+            if data.get("t") == "turn":
                 entry = JournalEntry.from_record(data)
                 pending[entry.turn_id] = entry
-            elif data["t"] == "done":
-                pending.pop(str(data["id"]), None)
-        except (ValueError, KeyError, TypeError) as exc:
+            else:  # a done record, checked by _record
+                pending.pop(data["id"], None)
+        except JournalError as exc:
             if number == len(lines):  # no newline after it: an append cut short by a crash
                 log.warning("langgraph_memory: ignoring a torn last line of the journal %s", path)
                 continue
+            skipped.append((number, str(exc)))
+    return pending, tuple(skipped)
+
+
+def _record(raw: bytes) -> dict[str, Any]:
+    """One line as a turn or done record, its type checked (a turn's fields are not)."""
+    try:
+        data = json.loads(raw)
+    except RecursionError:  # json raises it on deep nesting, long before any limit of ours
+        raise JournalError("nested too deeply to be a journal record") from None
+    except ValueError as exc:  # bad JSON or bad UTF-8
+        raise JournalError(f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise JournalError(f"a JSON {type(data).__name__}, not a record")
+    kind = data.get("t")
+    if kind == "done":
+        _turn_id(data.get("id"))
+    elif kind != "turn":
+        raise JournalError(
+            f"record type {kind!r} is unknown (a newer version of langgraph-memory-kit may "
+            "have written it)"
+        )
+    return data
+
+
+def _check_version(version: Any) -> None:
+    if type(version) is not int or version < 1:  # bool is an int: not a version
+        raise JournalError(f"record version {version!r} is not a version number")
+    if version > VERSION:
+        raise JournalError(
+            f"record version {version} was written by a newer version of "
+            f"langgraph-memory-kit (this one reads version {VERSION}); upgrade to replay it"
+        )
+
+
+def _turn_id(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise JournalError(f"turn id {value!r} is not a non-empty string")
+    return value
+
+
+def _scope_key(value: Any) -> str:
+    try:
+        return Scope.parse(value).key
+    except InvalidScopeError as exc:
+        raise JournalError(f"scope {value!r} is not kind:id ({exc})") from None
+
+
+def _messages(value: Any) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, list):
+        raise JournalError(f"messages must be a list of [role, text] pairs, not {value!r:.80}")
+    pairs = []
+    for i, pair in enumerate(value):
+        if not (
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+        ):
+            raise JournalError(f"message {i} is not a [role, text] pair of strings: {pair!r:.80}")
+        if pair[0] not in ROLE_OF_TYPE:
             raise JournalError(
-                f"line {number} of the journal {path} cannot be read ({exc}); its accepted "
-                "turns cannot be replayed safely. Move the file aside to start afresh, or "
-                "repair that line by hand."
+                f"message {i} has the unknown role {pair[0]!r} (one of "
+                f"{', '.join(sorted(ROLE_OF_TYPE))})"
+            )
+        pairs.append((pair[0], pair[1]))
+    return tuple(pairs)
+
+
+def _when(value: Any) -> datetime:
+    try:
+        return utc(datetime.fromisoformat(value))
+    except (TypeError, ValueError):
+        raise JournalError(f"when {value!r:.80} is not an ISO 8601 time") from None
+
+
+def _keep_copy(path: Path, content: bytes, skipped: Sequence[tuple[int, str]]) -> Path:
+    """Write ``content`` to a new ``<name>.damaged-<UTC time>`` beside ``path``, durably."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for n in range(1, 1000):
+        copy = path.with_name(f"{path.name}.damaged-{stamp}" + (f"-{n}" if n > 1 else ""))
+        try:
+            with open(copy, "xb") as out:
+                try:
+                    out.write(content)
+                    out.flush()
+                    os.fsync(out.fileno())
+                except OSError:
+                    copy.unlink()  # a partial copy keeps nothing; the original is untouched
+                    raise
+            _fsync_dir(path.parent)
+            return copy
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise JournalError(
+                f"the journal {path} has damaged lines ({_listed(skipped)}), and a copy of it "
+                f"could not be kept at {copy} ({exc}); nothing was changed. Make room or fix "
+                "the permissions there and start again."
             ) from exc
-    return pending
+    raise JournalError(f"too many damaged copies of the journal {path} at {stamp}; start again")
+
+
+def _listed(skipped: Sequence[tuple[int, str]], most: int = 10) -> str:
+    shown = "; ".join(f"line {number}: {what}" for number, what in skipped[:most])
+    return shown + (f"; and {len(skipped) - most} more" if len(skipped) > most else "")
+
+
+def _warn(path: Path, damage: JournalDamage) -> None:
+    log.warning(
+        "langgraph_memory: the journal %s had %d damaged line(s), skipped: %s. Every other "
+        "accepted turn is replayed. The file as it was is kept at %s: a turn on a skipped "
+        "line can be repaired there and submitted again by hand.",
+        path,
+        len(damage.lines),
+        _listed(damage.lines),
+        damage.copy,
+    )
 
 
 def _lock_file(path: Path) -> IO[str]:
