@@ -19,13 +19,31 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
+
+from langgraph_memory.errors import InvalidArgumentError
+
+
+def check_half_life(half_life_h: Any) -> float:
+    """A half-life in hours: a finite number > 0.
+
+    >>> check_half_life(72)
+    72.0
+    """
+    if (
+        isinstance(half_life_h, bool)
+        or not isinstance(half_life_h, (int, float))
+        or not 0 < half_life_h < math.inf
+    ):
+        raise InvalidArgumentError(
+            f"half_life_h must be a finite number of hours > 0, got {half_life_h!r}"
+        )
+    return float(half_life_h)
 
 
 def recency(*, hours: float, half_life_h: float) -> float:
     """``0.5 ** (hours / half_life_h)``; a future time counts as now."""
-    if half_life_h <= 0:
-        raise ValueError(f"half_life_h must be > 0, got {half_life_h!r}")
-    return math.pow(0.5, max(0.0, hours) / half_life_h)
+    return math.pow(0.5, max(0.0, hours) / check_half_life(half_life_h))
 
 
 def check_weights(weights: Sequence[float]) -> tuple[float, float, float]:
@@ -34,11 +52,14 @@ def check_weights(weights: Sequence[float]) -> tuple[float, float, float]:
     >>> check_weights((1, 2, 0))
     (1.0, 2.0, 0.0)
     """
-    values = tuple(float(w) for w in weights)
-    if len(values) != 3 or any(w < 0 or math.isnan(w) for w in values) or sum(values) == 0:
-        raise ValueError(
+    numbers = isinstance(weights, (list, tuple)) and all(
+        isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights
+    )
+    values = tuple(float(w) for w in weights) if numbers else ()
+    if len(values) != 3 or not all(0 <= w < math.inf for w in values) or sum(values) == 0:
+        raise InvalidArgumentError(
             "weights must be three non-negative numbers (recency, relevance, importance), "
-            f"not all zero; got {tuple(weights)!r}"
+            f"not all zero; got {weights!r}"
         )
     return (values[0], values[1], values[2])
 

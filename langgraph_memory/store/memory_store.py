@@ -36,6 +36,7 @@ from chromadb.config import Settings
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Item, Op, Result
 
+from langgraph_memory.checks import check_ids, check_query, check_vector
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
     InvalidMemoryError,
@@ -54,7 +55,13 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike, check_scope_kind
 from langgraph_memory.store import compaction, keyword, layout
-from langgraph_memory.store.building import UPDATE_FIELDS, new_memory, successor
+from langgraph_memory.store.building import (
+    UPDATE_FIELDS,
+    check_items,
+    item_fields,
+    new_memory,
+    successor,
+)
 from langgraph_memory.store.lock import DirectoryLock
 from langgraph_memory.store.records import (
     CHAIN_KEY,
@@ -226,7 +233,10 @@ class MemoryStore(BaseStore):
     def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = [list(map(float, v)) for v in self.embeddings.embed_documents(list(texts))]
+        vectors = [
+            check_vector(v, f"the embedder's vector for text {i}")
+            for i, v in enumerate(self.embeddings.embed_documents(list(texts)))
+        ]
         self._check_vectors(vectors, len(texts))
         return vectors
 
@@ -241,14 +251,10 @@ class MemoryStore(BaseStore):
         8
         """
         if isinstance(query, str):
-            vector = [float(x) for x in self.embeddings.embed_query(query)]
+            query = check_query(query)
+            vector = check_vector(self.embeddings.embed_query(query), "the embedder's query vector")
         else:
-            try:
-                vector = [float(x) for x in query]
-            except (TypeError, ValueError) as exc:
-                raise EmbeddingMismatchError(
-                    "query must be a str or a sequence of floats (a vector)"
-                ) from exc
+            vector = check_vector(query, "query (a str or a vector)")
         self._check_vectors([vector], 1)
         return vector
 
@@ -363,10 +369,10 @@ class MemoryStore(BaseStore):
         ['Likes tea.', 'Has a cat.']
         """
         scope = Scope.of(scope)
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         built = []
-        for i, item in enumerate(items):
-            fields = {"text": item} if isinstance(item, str) else dict(item)
+        for i, item in enumerate(check_items(items)):
+            fields = item_fields(i, item)
             try:
                 built.append(new_memory(scope, when, fields))
             except InvalidMemoryError as exc:
@@ -413,7 +419,7 @@ class MemoryStore(BaseStore):
                 f"update() got unknown fields {sorted(unknown)}; it accepts {sorted(UPDATE_FIELDS)}"
             )
         scope = Scope.of(scope)
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         text = check_text(text)
         with self.scope_lock(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
@@ -449,7 +455,7 @@ class MemoryStore(BaseStore):
         (False, [])
         """
         scope = Scope.of(scope)
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         with self.scope_lock(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
             cols = self._writable(scope)
@@ -471,8 +477,8 @@ class MemoryStore(BaseStore):
         2030
         """
         scope = Scope.of(scope)
-        ids = list(dict.fromkeys(memory_ids))
-        when = to_epoch(utc(now) if now is not None else now_utc())
+        ids = list(dict.fromkeys(check_ids(memory_ids, "memory_ids")))
+        when = to_epoch(utc(now, "now") if now is not None else now_utc())
         cols = self._collections(scope, create=False)
         if cols is None or not ids:
             return
@@ -636,11 +642,11 @@ class MemoryStore(BaseStore):
         if cols is None:
             return []
         if ids is not None:
-            wanted = list(dict.fromkeys(ids))
+            wanted = list(dict.fromkeys(check_ids(ids)))
             return query(cols.active, scope, vector, k, where=None, ids=wanted) if wanted else []
         if as_of is None:
             return query(cols.active, scope, vector, k, where=None)
-        t = to_epoch(utc(as_of))
+        t = to_epoch(utc(as_of, "as_of"))
         hits = query(cols.active, scope, vector, k, where={"created_at": {"$lte": t}})
         hits += query(
             cols.history,
@@ -667,7 +673,7 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         check_k(k)
-        wanted = keyword.extract_terms(terms) if isinstance(terms, str) else list(terms)
+        wanted = keyword.terms_of(terms)
         cols = self._collections(scope, create=False)
         if cols is None or not wanted:
             return []
@@ -739,12 +745,14 @@ class MemoryStore(BaseStore):
         batch = [decisions] if isinstance(decisions, Decision) else list(decisions)
         if not batch:
             return []
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         logged = []
         for d in batch:
             if not isinstance(d, Decision):
                 raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
-            logged.append(d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when)))
+            logged.append(
+                d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when, "created_at"))
+            )
         with self.scope_lock(scope):
             cols = self._writable(scope)
             for chunk in chunks(logged, max_batch(self.client)):
@@ -770,6 +778,10 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
+        if memory_id is not None:
+            check_id(memory_id)
+        if turn_id is not None:
+            check_id(turn_id, "turn_id")
         cols = self._collections(scope, create=False)
         if cols is None:
             return []
@@ -835,6 +847,8 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
+        if ids is not None:
+            ids = check_ids(ids)  # before the lock: a refused call touches nothing
         with self.scope_lock(scope):
             cols = self._collections(scope, create=False)
             if ids is None:
