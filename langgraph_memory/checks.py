@@ -29,6 +29,12 @@ MAX_K = 10_000
 #: Chroma keeps ints as signed 64-bit: a larger one read back as a float.
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
+#: Latest time accepted. Times are stored as float seconds since the epoch, and
+#: a time in the last day of 9999 rounded into the year 10000, which Python
+#: cannot read back: the store would hold a memory no read could return.
+MAX_TIME = datetime(9999, 12, 31, tzinfo=timezone.utc)
+#: Chroma keeps vectors as float32: a larger number became inf, and scores NaN.
+FLOAT32_MAX = 3.4028234663852886e38
 
 # A lone surrogate (half of a UTF-16 pair; what ``errors="surrogateescape"``
 # makes of undecodable bytes) is not valid Unicode: UTF-8 cannot encode it, so
@@ -128,9 +134,9 @@ def check_id(memory_id: Any, what: str = "memory id") -> str:
 
 
 def check_ids(ids: Any, what: str = "ids") -> list[str]:
-    """A list of memory ids (any iterable of str but a single str).
+    """A list of memory ids (any iterable of str but a single str), each once.
 
-    >>> check_ids(("0a1b2c3d", "ffffffff"))
+    >>> check_ids(("0a1b2c3d", "ffffffff", "0a1b2c3d"))
     ['0a1b2c3d', 'ffffffff']
     >>> check_ids("0a1b2c3d")
     Traceback (most recent call last):
@@ -143,7 +149,8 @@ def check_ids(ids: Any, what: str = "ids") -> list[str]:
         raise InvalidArgumentError(
             f"{what} must be a list of memory ids, got {type(ids).__name__}: {ids!r}"
         )
-    return [check_id(i, f"{what}[{n}]") for n, i in enumerate(ids)]
+    checked = [check_id(i, f"{what}[{n}]") for n, i in enumerate(ids)]
+    return list(dict.fromkeys(checked))  # Chroma refuses a duplicate id in one request
 
 
 def check_vector(vector: Any, what: str = "query vector") -> list[float]:
@@ -178,6 +185,11 @@ def check_vector(vector: Any, what: str = "query vector") -> list[float]:
                 "(a NaN usually comes from a broken embedder or an all-zero vector divided "
                 "by its norm)"
             )
+        if abs(value) > FLOAT32_MAX:
+            raise EmbeddingMismatchError(
+                f"{what} has {value!r} at position {i}, beyond the float32 range "
+                f"(±{FLOAT32_MAX:.4g}) vectors are stored in; normalise the vector"
+            )
         out.append(value)
     if not out:
         raise EmbeddingMismatchError(f"{what} is empty")
@@ -208,6 +220,14 @@ def check_time(value: Any, what: str = "time") -> datetime:
             "tzinfo=timezone.utc) if it is UTC"
         )
     try:
-        return value.astimezone(timezone.utc)
+        when: datetime = value.astimezone(timezone.utc)
     except OverflowError:
-        raise InvalidArgumentError(f"{what}={value!r} is out of range in UTC") from None
+        raise InvalidArgumentError(
+            f"{what}={value.isoformat()} falls outside the years 1 to 9999 in UTC"
+        ) from None
+    if when > MAX_TIME:
+        raise InvalidArgumentError(
+            f"{what}={when.isoformat()} is after {MAX_TIME.isoformat()}, the latest time "
+            "the store can keep (for an open end, leave the time out)"
+        )
+    return when

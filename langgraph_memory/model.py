@@ -284,7 +284,7 @@ def check_importance(value: Any) -> float:
     ...
     langgraph_memory.errors.InvalidMemoryError: importance must be a number in [0, 1], got 7 ...
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:  # NaN
         raise InvalidMemoryError(f"importance must be a number in [0, 1], got {value!r}")
     if not 0.0 <= value <= 1.0:
         raise InvalidMemoryError(

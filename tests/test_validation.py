@@ -309,3 +309,65 @@ def test_cli_bad_paths_and_arguments_print_one_error_line(
     assert main(["show", "--path", path, "--user", "a\udcff"]) == 2
     assert "not valid UTF-8" in one_error_line(capsys)
     assert not Path(path).exists() and not Path(path + "\udcff").exists()
+
+
+# -- found by test_validation_property -----------------------------------------------
+
+
+def test_nearest_among_ids_skips_unknown_and_archived_ones(store: MemoryStore) -> None:
+    """Chroma failed the whole query ("Error finding id") for one missing id, so a
+    retrieve whose keyword hit was archived meanwhile failed."""
+    keep = store.add(U, "User likes tea.", now=T0)
+    gone = store.add(U, "User likes coffee.", now=T0)
+    store.close(U, gone.id, now=T0)
+    hits = store.nearest(U, "tea", ids=[gone.id, "ffffffff", keep.id, keep.id])
+    assert [h.memory.id for h in hits] == [keep.id]
+    assert store.nearest(U, "tea", ids=["ffffffff"]) == []
+
+
+def test_purge_with_a_repeated_id(store: MemoryStore) -> None:
+    m = store.add(U, "User likes tea.", now=T0)
+    assert store.purge(U, [m.id, m.id]) == {"memories": 1, "decisions": 0}
+
+
+def test_times_the_store_cannot_read_back_are_refused(store: MemoryStore) -> None:
+    last = datetime(9999, 12, 31, tzinfo=timezone.utc)
+    m = store.add(U, "x", now=last, event_time=datetime(1, 1, 1, tzinfo=timezone.utc))
+    assert store.get(U, m.id).created_at == last
+    too_late = datetime.max.replace(tzinfo=timezone.utc)  # its epoch float rounds into 10000
+    refuses(store, lambda: store.add(U, "x", now=too_late), InvalidArgumentError, "latest")
+    refuses(store, lambda: store.add(U, "x", event_time=too_late), InvalidArgumentError, "latest")
+    before_year_1 = datetime.min.replace(tzinfo=timezone(timedelta(hours=5)))
+    refuses(
+        store, lambda: store.add(U, "x", now=before_year_1), InvalidArgumentError, "years 1 to 9999"
+    )
+
+
+def test_numbers_too_big_for_floats_are_refused(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, model=NoModel())
+    refuses(
+        store,
+        lambda: writer.remember(U, "I like tea.", importance=10**400),
+        InvalidMemoryError,
+        "importance",
+    )
+    refuses(store, lambda: store.nearest(U, [1e39] * 8), EmbeddingMismatchError, "float32")
+    refuses(store, lambda: store.nearest(U, [10**400] * 8), EmbeddingMismatchError, "inf")
+    store.add(U, "User likes tea.", now=T0)
+    for kw in ({"weights": (10**400, 1, 1)}, {"weights": (1e308, 1e308, 1)}):
+        refuses(store, lambda: retrieve(store, U, "tea", **kw), InvalidArgumentError, "weights")  # noqa: B023
+    for half_life in (10**400, 1e300, math.inf, 0):
+        refuses(
+            store,
+            lambda: retrieve(store, U, "tea", half_life_h=half_life),  # noqa: B023
+            InvalidArgumentError,
+            "half_life_h",
+        )
+
+
+def test_basestore_keys_that_cannot_be_stored_are_refused(store: MemoryStore) -> None:
+    with pytest.raises(InvalidArgumentError, match="store key"):
+        store.get(("user", "a"), SURROGATE)
+    with pytest.raises(InvalidMemoryError, match="store key"):
+        store.put(("user", "a"), SURROGATE, {"text": "x"})
+    assert store.scopes() == []

@@ -23,9 +23,15 @@ from typing import Any
 
 from langgraph_memory.errors import InvalidArgumentError
 
+#: Largest weight accepted: weights are relative, and huge ones overflow the blend to NaN.
+MAX_WEIGHT = 1e6
+#: Longest half-life accepted: a thousand years, in hours (longer is "never decays",
+#: which weights=(0, 1, 1) says, and overflows the time arithmetic).
+MAX_HALF_LIFE_H = 1000 * 365 * 24.0
+
 
 def check_half_life(half_life_h: Any) -> float:
-    """A half-life in hours: a finite number > 0.
+    """A half-life in hours: a number > 0, at most MAX_HALF_LIFE_H.
 
     >>> check_half_life(72)
     72.0
@@ -33,10 +39,11 @@ def check_half_life(half_life_h: Any) -> float:
     if (
         isinstance(half_life_h, bool)
         or not isinstance(half_life_h, (int, float))
-        or not 0 < half_life_h < math.inf
+        or not 0 < half_life_h <= MAX_HALF_LIFE_H
     ):
         raise InvalidArgumentError(
-            f"half_life_h must be a finite number of hours > 0, got {half_life_h!r}"
+            f"half_life_h must be a number of hours > 0 and at most {MAX_HALF_LIFE_H:,.0f} "
+            f"(a thousand years), got {half_life_h!r}"
         )
     return float(half_life_h)
 
@@ -53,12 +60,13 @@ def check_weights(weights: Sequence[float]) -> tuple[float, float, float]:
     (1.0, 2.0, 0.0)
     """
     numbers = isinstance(weights, (list, tuple)) and all(
-        isinstance(w, (int, float)) and not isinstance(w, bool) for w in weights
+        isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= MAX_WEIGHT
+        for w in weights
     )
     values = tuple(float(w) for w in weights) if numbers else ()
-    if len(values) != 3 or not all(0 <= w < math.inf for w in values) or sum(values) == 0:
+    if len(values) != 3 or sum(values) == 0:
         raise InvalidArgumentError(
-            "weights must be three non-negative numbers (recency, relevance, importance), "
+            "weights must be three numbers from 0 to 1e6 (recency, relevance, importance), "
             f"not all zero; got {weights!r}"
         )
     return (values[0], values[1], values[2])

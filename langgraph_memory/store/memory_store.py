@@ -87,6 +87,7 @@ from langgraph_memory.store.versions import (
     oldest_first,
     purge_chains,
     query,
+    query_among,
 )
 
 DEFAULT_PATH = ".langgraph_memory"
@@ -643,7 +644,7 @@ class MemoryStore(BaseStore):
             return []
         if ids is not None:
             wanted = list(dict.fromkeys(check_ids(ids)))
-            return query(cols.active, scope, vector, k, where=None, ids=wanted) if wanted else []
+            return query_among(cols.active, scope, vector, k, wanted)
         if as_of is None:
             return query(cols.active, scope, vector, k, where=None)
         t = to_epoch(utc(as_of, "as_of"))

@@ -155,6 +155,21 @@ def query(
     ]
 
 
+def query_among(
+    collection: Collection, scope: Scope, vector: list[float], k: int, ids: list[str]
+) -> list[Hit]:
+    """The ``k`` nearest of the records ``ids`` names that ``collection`` holds.
+
+    Chroma fails the whole query ("Error finding id") when one id is missing,
+    and an id found by an earlier read may have been archived since: those are
+    skipped, so a read does not fail because of a write.
+    """
+    present = collection.get(ids=ids, include=[])["ids"] if ids else []
+    if not present:
+        return []
+    return query(collection, scope, vector, k, where=None, ids=present)
+
+
 def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool = False) -> None:
     write = collection.upsert if upsert else collection.add
     for chunk in chunks(versions, 1000):
