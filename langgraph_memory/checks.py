@@ -41,11 +41,12 @@ FLOAT32_MAX = 3.4028234663852886e38
 # the tokenizer and Chroma fail on it.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Control characters (Unicode category Cc: C0, DEL, C1) other than tab, newline
-# and carriage return. They carry no meaning in a fact, they reach terminals
-# through the CLI (ESC starts sequences that rewrite the screen) and prompts
-# through the read path, the embedder drops them (so the stored text and what
-# was embedded differ), and strict JSON/XML readers of an export refuse them.
-# They almost always mean binary data or a broken decoding upstream.
+# and carriage return. Chroma would keep them, but they carry no meaning in a
+# fact; they reach terminals through the CLI (ESC starts sequences that rewrite
+# the screen) and prompts through the read path; the MiniLM tokenizer drops them,
+# so the text stored and the text embedded differ. They almost always mean binary
+# data or a broken decoding upstream. Data that must be kept as it is (a
+# benchmark's turns) goes through ``strip_controls`` where it is read.
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 

@@ -107,6 +107,8 @@ class MemoryStore(BaseStore):
 
     Every method takes the scope first, as a ``Scope``, ``"kind:id"`` or a
     namespace tuple, and ``now=`` wherever time matters (default: the clock).
+    Times must be timezone-aware (``datetime(..., tzinfo=timezone.utc)``): a naive
+    one is refused, since the store cannot know which zone it meant.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -478,7 +480,7 @@ class MemoryStore(BaseStore):
         2030
         """
         scope = Scope.of(scope)
-        ids = list(dict.fromkeys(check_ids(memory_ids, "memory_ids")))
+        ids = check_ids(memory_ids, "memory_ids")
         when = to_epoch(utc(now, "now") if now is not None else now_utc())
         cols = self._collections(scope, create=False)
         if cols is None or not ids:
@@ -643,7 +645,7 @@ class MemoryStore(BaseStore):
         if cols is None:
             return []
         if ids is not None:
-            wanted = list(dict.fromkeys(check_ids(ids)))
+            wanted = check_ids(ids)
             return query_among(cols.active, scope, vector, k, wanted)
         if as_of is None:
             return query(cols.active, scope, vector, k, where=None)

@@ -232,7 +232,8 @@ class BackgroundWriter:
     ) -> str:
         """Accept a turn for the background; returns its turn id.
 
-        The messages are parsed here, so a bad message raises in the caller.
+        The messages (and a ``now``, which must be timezone-aware) are checked
+        here, so bad input raises in the caller and never reaches the journal.
         When the queue is full, waits up to ``timeout`` seconds (None: as long
         as it takes) or, with ``on_full="raise"``, raises ``QueueFullError``.
         Raises ``WriterClosedError`` after ``close``.

@@ -79,6 +79,9 @@ class Turn:
     ) -> Turn:
         """Build a turn from LangChain messages, ``(role, text)`` pairs or dicts.
 
+        ``when`` (default: the clock) must be timezone-aware. A message that is
+        not valid Unicode, or of a kind not listed, raises ``InvalidArgumentError``.
+
         >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")])
         >>> [m.role for m in t.messages]
