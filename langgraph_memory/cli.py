@@ -180,12 +180,29 @@ def why(args: argparse.Namespace) -> int:
     return 0
 
 
+class UsageError(Exception):
+    """A command line that cannot work as given; main() prints it and exits 2."""
+
+
+def _output_file(out: str) -> Path:
+    """``--out``, checked before anything is read: a file in a directory that exists."""
+    path = Path(out)
+    if path.is_dir():
+        raise UsageError(f"--out {out} is a directory; name a file, e.g. {path / 'export.json'}")
+    if not path.parent.is_dir():
+        raise UsageError(
+            f"--out {out}: the directory {path.parent} does not exist; create it first"
+        )
+    return path
+
+
 def export(args: argparse.Namespace) -> int:
     """Every version and decision of a scope, as JSON."""
+    out = _output_file(args.out) if args.out else None
     with _open(args) as store:
         data = json.dumps(store.export(args.scope), indent=2, ensure_ascii=False)
-    if args.out:
-        Path(args.out).write_text(data + "\n", encoding="utf-8")
+    if out is not None:
+        out.write_text(data + "\n", encoding="utf-8")
     else:
         print(data)
     return 0
@@ -288,6 +305,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from langgraph_memory.errors import MemoryKitError
 
     given = list(sys.argv[1:] if argv is None else argv)
+    for arg in given:
+        if not _is_utf8(arg):
+            print(
+                f"error: argument {_shown(arg)} is not valid UTF-8; pass UTF-8 text",
+                file=sys.stderr,
+            )
+            return 2
     if given[:1] == ["bench"]:
         from langgraph_memory.bench.__main__ import main as run_bench
 
@@ -298,6 +322,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryKitError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file or directory the command cannot use
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _is_utf8(arg: str) -> bool:
+    # Python keeps argv bytes that are not UTF-8 as lone surrogates (surrogateescape).
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(arg: str) -> str:
+    """An argument as the bytes that were typed, where they can be recovered."""
+    try:
+        return repr(arg.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return ascii(arg)
 
 
 if __name__ == "__main__":  # pragma: no cover

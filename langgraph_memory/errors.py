@@ -46,8 +46,14 @@ class MemoryClosedError(MemoryKitError, ValueError):
     """The memory was closed (archived); only active memories can change."""
 
 
+class InvalidArgumentError(MemoryKitError, ValueError):
+    """An argument a call cannot use: a ``k`` out of range, an id that is not a
+    str, a naive datetime, text that is not valid Unicode ..."""
+
+
 class EmbeddingMismatchError(MemoryKitError, ValueError):
-    """Vectors from another embedder, or of another dimension, than the store's."""
+    """A vector the store cannot use: from another embedder, of another
+    dimension, or holding NaN or infinite values."""
 
 
 class EmbedderError(MemoryKitError, RuntimeError):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import Any
 
+from langgraph_memory.checks import INT64_MAX, INT64_MIN, check_chars, check_time
 from langgraph_memory.errors import InvalidMemoryError
 
 #: A metadata value: what Chroma can hold without losing type.
@@ -74,17 +75,28 @@ class Op(str, enum.Enum):
     NOOP = "NOOP"
 
 
-def utc(value: datetime) -> datetime:
-    """Return ``value`` as an aware UTC datetime; a naive one is taken to be UTC.
+def utc(value: datetime, what: str = "time") -> datetime:
+    """Return an aware ``value`` in UTC; a naive one is refused (``what`` names it
+    in the error), since nothing says which zone it meant.
 
-    >>> utc(datetime(2023, 5, 8, 13, 56)).isoformat()
+    >>> utc(datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)).isoformat()
+    '2023-05-08T13:56:00+00:00'
+    >>> utc(datetime(2023, 5, 8, 13, 56), "now")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: now=datetime(2023, 5, 8, 13, 56) has no ...
+    """
+    return check_time(value, what)
+
+
+def assume_utc(value: datetime) -> datetime:
+    """A naive datetime read as UTC, on purpose: for dates parsed from datasets
+    that write none. (The public API refuses naive datetimes.)
+
+    >>> assume_utc(datetime(2023, 5, 8, 13, 56)).isoformat()
     '2023-05-08T13:56:00+00:00'
     """
-    if not isinstance(value, datetime):
-        raise TypeError(f"expected a datetime, got {type(value).__name__}: {value!r}")
-    if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    return utc(value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc))
 
 
 def now_utc() -> datetime:
@@ -151,7 +163,7 @@ class Memory:
         >>> m.valid_at(t), m.valid_at(datetime(2025, 1, 1, tzinfo=timezone.utc))
         (True, False)
         """
-        when = utc(when)
+        when = utc(when, "when")
         return self.created_at <= when and (self.valid_until is None or when < self.valid_until)
 
     def to_dict(self) -> dict[str, Any]:
@@ -272,7 +284,7 @@ def check_importance(value: Any) -> float:
     ...
     langgraph_memory.errors.InvalidMemoryError: importance must be a number in [0, 1], got 7 ...
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:  # NaN
         raise InvalidMemoryError(f"importance must be a number in [0, 1], got {value!r}")
     if not 0.0 <= value <= 1.0:
         raise InvalidMemoryError(
@@ -283,25 +295,29 @@ def check_importance(value: Any) -> float:
 
 
 def check_text(text: Any) -> str:
-    """Validate a memory text: a non-blank str of at most MAX_TEXT_CHARS characters.
+    """Validate a memory text: a non-blank str of at most MAX_TEXT_CHARS characters,
+    valid Unicode, with no control characters but tab, newline and carriage return
+    (see ``checks.check_chars`` for why).
 
     >>> check_text("  User is vegetarian. ")
     'User is vegetarian.'
+    >>> check_text("User\\x1b[2J is vegetarian.")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: memory text contains the control ... '\\x1b' ...
     """
     if not isinstance(text, str):
         raise InvalidMemoryError(f"memory text must be a str, got {type(text).__name__}")
     stripped = text.strip()
     if not stripped:
         raise InvalidMemoryError("memory text is empty; pass the fact to remember")
-    if "\x00" in stripped:
-        raise InvalidMemoryError("memory text contains a NUL character; remove it")
     if len(stripped) > MAX_TEXT_CHARS:
         raise InvalidMemoryError(
             f"memory text has {len(stripped):,} characters, more than the limit of "
             f"{MAX_TEXT_CHARS:,}: store one fact per memory, or split a document into "
             "passages before you add them"
         )
-    return stripped
+    return check_chars(stripped, "memory text", error=InvalidMemoryError)
 
 
 def check_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Scalar]:
@@ -334,23 +350,39 @@ def check_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Scalar]:
                 f"metadata key {key!r} must be a non-empty str of at most "
                 f"{MAX_METADATA_KEY_CHARS} characters"
             )
-        if value is None:
-            raise InvalidMemoryError(
-                f"metadata[{key!r}] is None; leave the key out instead "
-                "(the store cannot tell None from absent)"
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise InvalidMemoryError(f"metadata[{key!r}] is {value!r}; use a finite number")
-        if isinstance(value, str) and len(value) > MAX_METADATA_STR_CHARS:
+        check_chars(key, f"metadata key {key!r}", error=InvalidMemoryError)
+        out[key] = _metadata_value(key, value)
+    return out
+
+
+def _metadata_value(key: str, value: Any) -> Scalar:
+    if value is None:
+        raise InvalidMemoryError(
+            f"metadata[{key!r}] is None; leave the key out instead "
+            "(the store cannot tell None from absent)"
+        )
+    if not isinstance(value, (str, int, float, bool)):
+        raise InvalidMemoryError(
+            f"metadata[{key!r}] is a {type(value).__name__}; values must be "
+            "str, int, float or bool (flatten nested data into separate keys, "
+            "or json.dumps it into a str)"
+        )
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidMemoryError(f"metadata[{key!r}] is {value!r}; use a finite number")
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not INT64_MIN <= value <= INT64_MAX
+    ):
+        raise InvalidMemoryError(
+            f"metadata[{key!r}] = {value} is outside the signed 64-bit range the store "
+            f"keeps ints in ({INT64_MIN} to {INT64_MAX}); store it as a str"
+        )
+    if isinstance(value, str):
+        if len(value) > MAX_METADATA_STR_CHARS:
             raise InvalidMemoryError(
                 f"metadata[{key!r}] has {len(value):,} characters, more than "
                 f"{MAX_METADATA_STR_CHARS:,}; put long content in the memory text"
             )
-        if not isinstance(value, (str, int, float, bool)):
-            raise InvalidMemoryError(
-                f"metadata[{key!r}] is a {type(value).__name__}; values must be "
-                "str, int, float or bool (flatten nested data into separate keys, "
-                "or json.dumps it into a str)"
-            )
-        out[key] = value
-    return out
+        check_chars(value, f"metadata[{key!r}]", error=InvalidMemoryError)
+    return value

@@ -50,7 +50,10 @@ def check_scope_id(scope_id: Any) -> str:
         raise InvalidScopeError(
             f"scope id must be a str, got {type(scope_id).__name__}: {scope_id!r}"
         )
-    value = str(scope_id)
+    try:
+        value = str(scope_id)
+    except ValueError:  # an int of more than 4,300 digits
+        raise InvalidScopeError(f"scope id is an int longer than {MAX_ID_CHARS} digits") from None
     if not value:
         raise InvalidScopeError("scope id is empty; pass the user, thread, agent or org id")
     if len(value) > MAX_ID_CHARS:
@@ -65,6 +68,11 @@ def check_scope_id(scope_id: Any) -> str:
             raise InvalidScopeError(
                 f"scope id {value!r} contains {ch!r}, which separates the parts of a "
                 "scope; choose an id without ':', '/' or '\\'"
+            )
+        if unicodedata.category(ch) == "Cs":  # half a UTF-16 pair: UTF-8 cannot encode it
+            raise InvalidScopeError(
+                f"scope id {value!r} contains a lone surrogate {ch!r}, which is not valid "
+                "Unicode; decode the id's bytes with errors='replace', or choose another id"
             )
         if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
             raise InvalidScopeError(

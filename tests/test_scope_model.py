@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from langgraph_memory import (
     Decision,
+    InvalidArgumentError,
     InvalidMemoryError,
     InvalidScopeError,
     Kind,
@@ -18,7 +19,7 @@ from langgraph_memory import (
     Op,
     Scope,
 )
-from langgraph_memory.model import check_metadata, check_text, utc
+from langgraph_memory.model import assume_utc, check_metadata, check_text, utc
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
 
@@ -119,8 +120,15 @@ def test_decision_round_trips() -> None:
     assert Decision.from_dict(d.to_dict()) == d
 
 
-def test_naive_datetimes_are_taken_as_utc() -> None:
-    assert utc(datetime(2023, 5, 8, 13, 56)) == datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+def test_naive_datetimes_are_refused_and_aware_ones_become_utc() -> None:
+    with pytest.raises(InvalidArgumentError, match=r"now=datetime\(2023, 5, 8, 13, 56\) has no"):
+        utc(datetime(2023, 5, 8, 13, 56), "now")
+    ist = timezone(timedelta(hours=5, minutes=30))
+    assert utc(datetime(2023, 5, 8, 19, 26, tzinfo=ist)) == datetime(
+        2023, 5, 8, 13, 56, tzinfo=timezone.utc
+    )
+    # Datasets that write no zone are read as UTC, on purpose and by name.
+    assert assume_utc(datetime(2023, 5, 8, 13, 56)).tzinfo is timezone.utc
 
 
 @pytest.mark.parametrize(

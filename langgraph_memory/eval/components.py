@@ -41,7 +41,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
-from langgraph_memory.model import Decision, Memory, Op, utc
+from langgraph_memory.model import Decision, Memory, Op, assume_utc
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.reconcile import validate
 from langgraph_memory.write.types import Fact, MemoryModel, Role, Turn
@@ -182,7 +182,7 @@ def _strings(value: Any, what: str) -> tuple[str, ...]:
 def _date(value: Any) -> datetime:
     if not isinstance(value, str):
         raise ValueError(f"date must be an ISO 8601 string, got {value!r}")
-    return utc(datetime.fromisoformat(value))
+    return assume_utc(datetime.fromisoformat(value))  # a fixture may write no zone
 
 
 def _count(row: Mapping[str, Any], key: str) -> int | None:

@@ -29,6 +29,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from langgraph_memory.checks import strip_controls
+
 #: LoCoMo's ``category`` numbers, as the official ``evaluation.py`` reads them
 #: (not the paper's column order, and not Mem0's remapping).
 LOCOMO_CATEGORIES: dict[int, str] = {
@@ -172,7 +174,7 @@ def _locomo_sessions(conv: Mapping[str, Any]) -> list[Session]:
                     Turn(
                         dia_id=str(t["dia_id"]),
                         speaker=str(t["speaker"]),
-                        text=str(t["text"]),
+                        text=strip_controls(str(t["text"])),
                         caption=t.get("blip_caption") or None,
                     )
                     for t in turns
@@ -192,7 +194,9 @@ def _locomo_observations(raw: Mapping[str, Any]) -> list[Observation]:
             for fact in facts:
                 text, cited = fact[0], fact[1]
                 ids = (cited,) if isinstance(cited, str) else tuple(str(c) for c in cited)
-                out.append(Observation(int(match.group(1)), str(speaker), str(text), ids))
+                out.append(
+                    Observation(int(match.group(1)), str(speaker), strip_controls(str(text)), ids)
+                )
     return sorted(out, key=lambda o: o.session)
 
 
@@ -311,7 +315,12 @@ def lme_question(
                 session_id=str(sid),
                 date=parse_lme_date(date),
                 turns=tuple(
-                    LmeTurn(str(t["role"]), str(t["content"]), bool(t.get("has_answer", False)))
+                    # A few turns of the S file hold control characters, which the store refuses.
+                    LmeTurn(
+                        str(t["role"]),
+                        strip_controls(str(t["content"])),
+                        bool(t.get("has_answer", False)),
+                    )
                     for t in turns
                 ),
             )

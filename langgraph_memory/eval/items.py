@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from langgraph_memory.eval.datasets import Conversation, LmeQuestion
-from langgraph_memory.model import utc
+from langgraph_memory.model import assume_utc
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class QAItem:
             question=str(data["question"]),
             gold=str(data.get("gold", "")),
             scope=str(data["scope"]),
-            question_date=utc(datetime.fromisoformat(date)) if date else None,
+            question_date=assume_utc(datetime.fromisoformat(date)) if date else None,
             is_abstention=bool(data.get("is_abstention", False)),
         )
 

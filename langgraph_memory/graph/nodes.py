@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol, cast
 
 from langchain_core.runnables import RunnableConfig
 
+from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.graph.turns import last_turn, last_user_text, messages_of
 from langgraph_memory.model import utc
 from langgraph_memory.read import render, retrieve
@@ -47,14 +48,21 @@ def turn_time(config: RunnableConfig) -> datetime | None:
     '2026-01-05T09:00:00+00:00'
     """
     value = (config.get("configurable") or {}).get(NOW_KEY)
+    what = f"configurable[{NOW_KEY!r}]"
     if value is None or isinstance(value, datetime):
-        return utc(value) if value is not None else None
+        return utc(value, what) if value is not None else None
     try:
-        return utc(datetime.fromisoformat(str(value)))
+        parsed = datetime.fromisoformat(str(value))
     except ValueError:
-        raise ValueError(
-            f"configurable[{NOW_KEY!r}] must be a datetime or an ISO 8601 string, got {value!r}"
+        raise InvalidArgumentError(
+            f"{what} must be a datetime or an ISO 8601 string with a time zone "
+            f"(e.g. '2026-01-05T09:00+00:00'), got {value!r}"
         ) from None
+    if parsed.tzinfo is None:
+        raise InvalidArgumentError(
+            f"{what}={value!r} has no time zone; add one, e.g. '2026-01-05T09:00+00:00'"
+        )
+    return utc(parsed, what)
 
 
 class Submitter(Protocol):

@@ -2,7 +2,9 @@
 
 The scope comes from the run's config, never from the model's arguments: a
 model cannot read or write another user's memory by naming them. Results are
-short confirmations with memory ids.
+short confirmations with memory ids. Bad input from the model (an empty text, a
+wrong type) never raises: the tool answers with what was wrong, for the model
+to read and correct.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -91,7 +93,10 @@ def memory_tools(
     def recall(query: str, config: RunnableConfig) -> str:
         """Search what you remember about the user."""
         where = Scope.from_config(config, scope)
-        found = retrieve(store, where, query, k=k)
+        try:
+            found = retrieve(store, where, query, k=k)
+        except MemoryKitError as exc:
+            return f"Could not search for that: {exc}"
         if not found:
             return "Nothing remembered about that."
         # Quoted like the read node's block: a stored text cannot fake another line.
@@ -101,4 +106,18 @@ def memory_tools(
             for r in found
         )
 
-    return [remember, forget, recall]
+    tools = [remember, forget, recall]
+    for t in tools:
+        t.handle_validation_error = _bad_arguments
+    return tools
+
+
+def _bad_arguments(error: Exception) -> str:
+    """What the model gets back for arguments that do not fit the tool's schema."""
+    errors = getattr(error, "errors", None)
+    problems = (
+        "; ".join(f"{'.'.join(map(str, e['loc'])) or '-'}: {e['msg']}" for e in errors())
+        if callable(errors)
+        else str(error)
+    )
+    return f"Bad arguments ({problems}); call the tool again with valid ones."

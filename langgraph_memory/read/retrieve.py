@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from langgraph_memory.checks import MAX_K, check_k, check_query
 from langgraph_memory.model import Memory, now_utc, utc
-from langgraph_memory.read.scoring import blend, check_weights, recency
+from langgraph_memory.read.scoring import blend, check_half_life, check_weights, recency
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_retrieve
@@ -83,14 +84,19 @@ def retrieve(
 
     With ``touch`` the results' ``last_accessed`` becomes ``now`` (in one write, and only for
     those not seen within 1% of the half-life). With ``as_of`` it reads what was valid at
-    that time (and refreshes nothing).
+    that time (and refreshes nothing). ``now`` and ``as_of`` must be timezone-aware.
     """
     scope = Scope.of(scope)
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}")
+    check_k(k)
+    check_query(query)
+    check_k(pinned_limit, "pinned_limit", low=0)
     weights = check_weights(weights)
-    when = utc(as_of) if as_of is not None else (utc(now) if now is not None else now_utc())
-    n = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k)
+    check_half_life(half_life_h)
+    if as_of is not None:
+        when = utc(as_of, "as_of")
+    else:
+        when = utc(now, "now") if now is not None else now_utc()
+    n = min(MAX_K, max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k))
     relevance: dict[str, float] = {}
     found: dict[str, Memory] = {}
     vector = store.embed_query(query)

@@ -19,13 +19,38 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
+
+from langgraph_memory.errors import InvalidArgumentError
+
+#: Largest weight accepted: weights are relative, and huge ones overflow the blend to NaN.
+MAX_WEIGHT = 1e6
+#: Longest half-life accepted: a thousand years, in hours (longer is "never decays",
+#: which weights=(0, 1, 1) says, and overflows the time arithmetic).
+MAX_HALF_LIFE_H = 1000 * 365 * 24.0
+
+
+def check_half_life(half_life_h: Any) -> float:
+    """A half-life in hours: a number > 0, at most MAX_HALF_LIFE_H.
+
+    >>> check_half_life(72)
+    72.0
+    """
+    if (
+        isinstance(half_life_h, bool)
+        or not isinstance(half_life_h, (int, float))
+        or not 0 < half_life_h <= MAX_HALF_LIFE_H
+    ):
+        raise InvalidArgumentError(
+            f"half_life_h must be a number of hours > 0 and at most {MAX_HALF_LIFE_H:,.0f} "
+            f"(a thousand years), got {half_life_h!r}"
+        )
+    return float(half_life_h)
 
 
 def recency(*, hours: float, half_life_h: float) -> float:
     """``0.5 ** (hours / half_life_h)``; a future time counts as now."""
-    if half_life_h <= 0:
-        raise ValueError(f"half_life_h must be > 0, got {half_life_h!r}")
-    return math.pow(0.5, max(0.0, hours) / half_life_h)
+    return math.pow(0.5, max(0.0, hours) / check_half_life(half_life_h))
 
 
 def check_weights(weights: Sequence[float]) -> tuple[float, float, float]:
@@ -34,11 +59,15 @@ def check_weights(weights: Sequence[float]) -> tuple[float, float, float]:
     >>> check_weights((1, 2, 0))
     (1.0, 2.0, 0.0)
     """
-    values = tuple(float(w) for w in weights)
-    if len(values) != 3 or any(w < 0 or math.isnan(w) for w in values) or sum(values) == 0:
-        raise ValueError(
-            "weights must be three non-negative numbers (recency, relevance, importance), "
-            f"not all zero; got {tuple(weights)!r}"
+    numbers = isinstance(weights, (list, tuple)) and all(
+        isinstance(w, (int, float)) and not isinstance(w, bool) and 0 <= w <= MAX_WEIGHT
+        for w in weights
+    )
+    values = tuple(float(w) for w in weights) if numbers else ()
+    if len(values) != 3 or sum(values) == 0:
+        raise InvalidArgumentError(
+            "weights must be three numbers from 0 to 1e6 (recency, relevance, importance), "
+            f"not all zero; got {weights!r}"
         )
     return (values[0], values[1], values[2])
 

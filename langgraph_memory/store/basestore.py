@@ -56,6 +56,7 @@ from langgraph.store.base import (
 )
 from langgraph.store.base.embed import get_text_at_path
 
+from langgraph_memory.checks import check_chars, check_id
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import Kind, Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import SCOPE_KINDS, Scope
@@ -158,6 +159,7 @@ def _get(store: MemoryStore, op: GetOp) -> Item | None:
         scope = Scope.from_namespace(op.namespace)
     except ValueError:
         return None  # a namespace that is no scope holds nothing
+    check_id(op.key, "store key")
     version = _active_by_key(store, scope, [op.key]).get(op.key)
     return None if version is None else _item(version)
 
@@ -310,6 +312,7 @@ def _check_put(op: PutOp) -> None:
     Scope.from_namespace(op.namespace)  # a clear error for a namespace that is no scope
     if not isinstance(op.key, str) or not op.key:
         raise InvalidMemoryError(f"store keys must be non-empty strings, got {op.key!r}")
+    check_chars(op.key, "store key", controls=False, error=InvalidMemoryError)
     if op.value is not None and not isinstance(op.value, dict):
         raise InvalidMemoryError(f"put() takes a dict value, got {type(op.value).__name__}")
     if op.ttl is not None:

@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from langgraph_memory.checks import check_chars
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import (
     Kind,
@@ -44,19 +45,39 @@ def _enum(cls: type[Any], value: Any, what: str) -> Any:
 def _check_time(value: Any, what: str) -> datetime | None:
     if value is None:
         return None
-    if not isinstance(value, datetime):
-        raise InvalidMemoryError(f"{what} must be a datetime or None, got {value!r}")
-    return utc(value)
+    return utc(value, what)
 
 
 def _check_sources(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        raise InvalidMemoryError("sources must be a list of memory ids, not one str")
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise InvalidMemoryError(f"sources must be a list of memory ids, got {value!r}")
     out = tuple(value)
     for s in out:
         if not isinstance(s, str) or not s or "," in s:
             raise InvalidMemoryError(f"sources must hold memory ids, got {s!r}")
+        check_chars(s, "sources", error=InvalidMemoryError)
     return out
+
+
+def item_fields(index: int, item: Any) -> dict[str, Any]:
+    """One ``add_many`` item as :meth:`add`'s arguments: a text or a dict of them."""
+    if isinstance(item, str):
+        return {"text": item}
+    if isinstance(item, Mapping):
+        return dict(item)
+    raise InvalidMemoryError(
+        f"item {index}: expected a text or a dict of add()'s arguments, "
+        f"got {type(item).__name__}: {item!r}"
+    )
+
+
+def check_items(items: Any) -> list[Any]:
+    """``add_many``'s items as a list: a list or tuple, not a single text."""
+    if isinstance(items, str) or not isinstance(items, (list, tuple)):
+        raise InvalidMemoryError(
+            f"add_many takes a list of texts or dicts, got {type(items).__name__}: {items!r}"
+        )
+    return list(items)
 
 
 def new_memory(scope: Scope, when: datetime, fields: Mapping[str, Any]) -> Memory:

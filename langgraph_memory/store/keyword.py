@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from langgraph_memory.checks import check_query
+from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.model import Memory
 
 _QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
@@ -49,6 +51,22 @@ def extract_terms(text: str) -> list[str]:
             terms.append(token)
     terms += [q.strip() for q in _QUOTED.findall(text) if q.strip()]
     return list(dict.fromkeys(terms))[:MAX_TERMS]
+
+
+def terms_of(terms: Any) -> list[str]:
+    """The terms to search for: a list's non-blank terms, or those a text names.
+
+    >>> terms_of(["Pune", " "]), terms_of("Is LH-761 late?")
+    (['Pune'], ['LH-761'])
+    """
+    if isinstance(terms, str):
+        return extract_terms(check_query(terms, "terms"))
+    if not isinstance(terms, Sequence):
+        raise InvalidArgumentError(
+            f"terms must be a text or a list of terms, got {type(terms).__name__}: {terms!r}"
+        )
+    given = [check_query(t, f"terms[{i}]") for i, t in enumerate(terms)]
+    return list(dict.fromkeys(t for t in given if t.strip()))
 
 
 def term_pattern(term: str) -> str:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, ClassVar
 
-from langgraph_memory.errors import StoreLockedError
+from langgraph_memory.checks import check_chars
+from langgraph_memory.errors import InvalidArgumentError, StoreLockedError
 
 LOCK_FILE = "langgraph_memory.lock"
 
@@ -43,6 +44,17 @@ def _try_lock(handle: IO[str]) -> bool:
     return True
 
 
+def _check_directory(path: Path) -> None:
+    """Refuse, before anything is created, a path that cannot hold a store."""
+    # A name that is not valid UTF-8 (bytes kept as surrogates) is one Chroma cannot open.
+    check_chars(str(path), "the store path", controls=False)
+    if path.exists() and not path.is_dir():
+        raise InvalidArgumentError(
+            f"the store path {path} is a file, not a directory: pass a directory "
+            "(it is created if missing)"
+        )
+
+
 @dataclass
 class DirectoryLock:
     """A counted handle on the process's lock of one directory."""
@@ -55,6 +67,7 @@ class DirectoryLock:
     def acquire(cls, directory: str | os.PathLike[str]) -> DirectoryLock:
         """Lock ``directory`` for this process, or raise StoreLockedError."""
         path = Path(directory).resolve()
+        _check_directory(path)
         path.mkdir(parents=True, exist_ok=True)
         with cls._guard:
             if path in cls._held:

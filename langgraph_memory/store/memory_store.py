@@ -37,6 +37,7 @@ from chromadb.errors import NotFoundError as ChromaNotFoundError
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Item, Op, Result
 
+from langgraph_memory.checks import check_ids, check_query, check_vector
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
     InvalidMemoryError,
@@ -56,7 +57,13 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike, check_scope_kind
 from langgraph_memory.store import compaction, keyword, layout
-from langgraph_memory.store.building import UPDATE_FIELDS, new_memory, successor
+from langgraph_memory.store.building import (
+    UPDATE_FIELDS,
+    check_items,
+    item_fields,
+    new_memory,
+    successor,
+)
 from langgraph_memory.store.engine import (
     DEFAULT_PATH,
     PATH_ENV,
@@ -137,6 +144,8 @@ class MemoryStore(BaseStore):
 
     Every method takes the scope first, as a ``Scope``, ``"kind:id"`` or a
     namespace tuple, and ``now=`` wherever time matters (default: the clock).
+    Times must be timezone-aware (``datetime(..., tzinfo=timezone.utc)``): a naive
+    one is refused, since the store cannot know which zone it meant.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -273,7 +282,10 @@ class MemoryStore(BaseStore):
     def _embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = [list(map(float, v)) for v in self.embeddings.embed_documents(list(texts))]
+        vectors = [
+            check_vector(v, f"the embedder's vector for text {i}")
+            for i, v in enumerate(self.embeddings.embed_documents(list(texts)))
+        ]
         self._check_vectors(vectors, len(texts))
         return vectors
 
@@ -288,14 +300,10 @@ class MemoryStore(BaseStore):
         8
         """
         if isinstance(query, str):
-            vector = [float(x) for x in self.embeddings.embed_query(query)]
+            query = check_query(query)
+            vector = check_vector(self.embeddings.embed_query(query), "the embedder's query vector")
         else:
-            try:
-                vector = [float(x) for x in query]
-            except (TypeError, ValueError) as exc:
-                raise EmbeddingMismatchError(
-                    "query must be a str or a sequence of floats (a vector)"
-                ) from exc
+            vector = check_vector(query, "query (a str or a vector)")
         self._check_vectors([vector], 1)
         return vector
 
@@ -400,10 +408,10 @@ class MemoryStore(BaseStore):
         ['Likes tea.', 'Has a cat.']
         """
         scope = Scope.of(scope)
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         built = []
-        for i, item in enumerate(items):
-            fields = {"text": item} if isinstance(item, str) else dict(item)
+        for i, item in enumerate(check_items(items)):
+            fields = item_fields(i, item)
             try:
                 built.append(new_memory(scope, when, fields))
             except InvalidMemoryError as exc:
@@ -451,7 +459,7 @@ class MemoryStore(BaseStore):
                 f"update() got unknown fields {sorted(unknown)}; it accepts {sorted(UPDATE_FIELDS)}"
             )
         scope = Scope.of(scope)
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         text = check_text(text)
         with self._writing(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
@@ -488,7 +496,7 @@ class MemoryStore(BaseStore):
         (False, [])
         """
         scope = Scope.of(scope)
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         with self._writing(scope):
             old = self._active_version(scope, memory_id, with_vector=True)
             cols = self._writable(scope)
@@ -511,8 +519,8 @@ class MemoryStore(BaseStore):
         2030
         """
         scope = Scope.of(scope)
-        ids = list(dict.fromkeys(memory_ids))
-        when = to_epoch(utc(now) if now is not None else now_utc())
+        ids = check_ids(memory_ids, "memory_ids")
+        when = to_epoch(utc(now, "now") if now is not None else now_utc())
         if not ids:
             return
         with self._writing(scope):
@@ -687,10 +695,10 @@ class MemoryStore(BaseStore):
         if ids is not None:
             # Scored from the records themselves: an id archived or purged since
             # the caller found it is skipped (Chroma's query fails on it).
-            return similar(cols.active, scope, vector, k, list(dict.fromkeys(ids)))
+            return similar(cols.active, scope, vector, k, check_ids(ids))
         if as_of is None:
             return query(cols.active, scope, vector, k, where=None)
-        t = to_epoch(utc(as_of))
+        t = to_epoch(utc(as_of, "as_of"))
         hits = query(cols.active, scope, vector, k, where={"created_at": {"$lte": t}})
         hits += query(
             cols.history,
@@ -718,7 +726,7 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         check_k(k)
-        wanted = keyword.extract_terms(terms) if isinstance(terms, str) else list(terms)
+        wanted = keyword.terms_of(terms)
         cols = self._collections(scope, create=False)
         if cols is None or not wanted:
             return []
@@ -792,12 +800,14 @@ class MemoryStore(BaseStore):
         batch = [decisions] if isinstance(decisions, Decision) else list(decisions)
         if not batch:
             return []
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         logged = []
         for d in batch:
             if not isinstance(d, Decision):
                 raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
-            logged.append(d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when)))
+            logged.append(
+                d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when, "created_at"))
+            )
         with self._writing(scope):
             cols = self._writable(scope)
             for chunk in chunks(logged, max_batch(self.client)):
@@ -824,6 +834,10 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
+        if memory_id is not None:
+            check_id(memory_id)
+        if turn_id is not None:
+            check_id(turn_id, "turn_id")
         cols = self._collections(scope, create=False)
         if cols is None:
             return []
@@ -925,12 +939,7 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
-        if isinstance(ids, str):
-            raise TypeError("purge(scope, ids) takes a list of ids, not one str")
-        wanted = None if ids is None else list(ids)
-        if wanted is not None:
-            for memory_id in wanted:
-                check_id(memory_id)
+        wanted = None if ids is None else check_ids(ids)  # a refused call touches nothing
         engine = self._live()
         # The scope's lock, then the whole gate: the rebuild gives collections new
         # ids and the compaction rewrites the database file, so nothing else may

@@ -21,6 +21,9 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
+# Re-exported: the store's callers import them from here.
+from langgraph_memory.checks import check_id as check_id
+from langgraph_memory.checks import check_k as check_k
 from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.model import Decision, Memory
 from langgraph_memory.scope import Scope
@@ -74,16 +77,6 @@ def log_id() -> str:
     """A decision id that sorts in logging order (clock first, then randomness):
     decisions of one turn share its time, and their order must survive."""
     return f"{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
-
-
-def check_id(memory_id: Any) -> None:
-    if not isinstance(memory_id, str) or not memory_id:
-        raise MemoryNotFoundError(f"memory id must be a non-empty str, got {memory_id!r}")
-
-
-def check_k(k: Any) -> None:
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}")
 
 
 def max_batch(client: ClientAPI) -> int:

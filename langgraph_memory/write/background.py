@@ -240,7 +240,8 @@ class BackgroundWriter:
     ) -> str:
         """Accept a turn for the background; returns its turn id.
 
-        The messages are parsed here, so a bad message raises in the caller.
+        The messages (and a ``now``, which must be timezone-aware) are checked
+        here, so bad input raises in the caller and never reaches the journal.
         When the queue is full, waits up to ``timeout`` seconds (None: as long
         as it takes) or, with ``on_full="raise"``, raises ``QueueFullError``.
         Raises ``WriterClosedError`` after ``close``.
@@ -532,13 +533,12 @@ def _turn(
     messages: Turn | Iterable[MessageLike], *, now: datetime | None, turn_id: str | None
 ) -> Turn:
     """The turn to queue, with a fixed id and time (a replay must reuse both)."""
-    if isinstance(messages, Turn):
-        return Turn(
-            messages.messages,
-            utc(now) if now is not None else messages.when,
-            turn_id or messages.id,
+    when = utc(now, "now") if now is not None else None
+    if isinstance(messages, Turn):  # checked again: a Turn built by hand skipped Turn.of
+        return Turn.of(
+            messages.messages, when=when or messages.when, turn_id=turn_id or messages.id
         )
-    return Turn.of(messages, when=now, turn_id=turn_id or uuid.uuid4().hex[:12])
+    return Turn.of(messages, when=when, turn_id=turn_id or uuid.uuid4().hex[:12])
 
 
 def _said(turn: Turn) -> str:

@@ -24,6 +24,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from langchain_core.messages import BaseMessage
 
+from langgraph_memory.checks import check_chars, check_id
+from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.model import Kind, Memory, Source, Trust, now_utc, utc
 
 Role = Literal["user", "assistant", "tool", "document"]
@@ -77,16 +79,24 @@ class Turn:
     ) -> Turn:
         """Build a turn from LangChain messages, ``(role, text)`` pairs or dicts.
 
+        ``when`` (default: the clock) must be timezone-aware. A message that is
+        not valid Unicode, or of a kind not listed, raises ``InvalidArgumentError``.
+
         >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")])
         >>> [m.role for m in t.messages]
         ['user', 'assistant']
         """
+        if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
+            raise InvalidArgumentError(
+                f"messages must be a list of messages, got {type(messages).__name__}: "
+                f"{messages!r}; e.g. [('user', 'I live in Pune.')]"
+            )
         parsed = tuple(_message(m) for m in messages)
         return cls(
             messages=parsed,
-            when=utc(when) if when is not None else now_utc(),
-            id=turn_id or uuid.uuid4().hex[:12],
+            when=utc(when, "when") if when is not None else now_utc(),
+            id=uuid.uuid4().hex[:12] if turn_id in (None, "") else check_id(turn_id, "turn_id"),
         )
 
     def user_text(self) -> str:
@@ -99,26 +109,47 @@ class Turn:
         return tuple(m for m in self.messages if m.role in wanted)
 
 
-def _message(m: BaseMessage | Message | tuple[str, str] | dict[str, Any]) -> Message:
+def _message(m: Any) -> Message:
+    role: Any
+    content: Any
     if isinstance(m, Message):
-        return m
-    if isinstance(m, BaseMessage):
+        role, content = m.role, m.content
+    elif isinstance(m, BaseMessage):
         role, content = m.type, m.content
-    elif isinstance(m, tuple):
+    elif isinstance(m, tuple) and len(m) == 2:
         role, content = m
     elif isinstance(m, dict):
-        role, content = str(m.get("role", "")), m.get("content", "")
+        role, content = m.get("role", ""), m.get("content", "")
     else:
-        raise TypeError(f"cannot read a message from {type(m).__name__}: {m!r}")
-    if role not in ROLE_OF_TYPE:
-        raise ValueError(
+        raise InvalidArgumentError(
+            f"cannot read a message from {type(m).__name__}: {m!r}; pass (role, text) pairs, "
+            "dicts with 'role' and 'content', or LangChain messages"
+        )
+    if not isinstance(role, str) or role not in ROLE_OF_TYPE:
+        raise InvalidArgumentError(
             f"unknown message role {role!r}; use one of {', '.join(sorted(ROLE_OF_TYPE))}"
         )
-    if not isinstance(content, str):  # multimodal content: keep the text parts
-        content = " ".join(
-            part.get("text", "") if isinstance(part, dict) else str(part) for part in content
-        )
-    return Message(ROLE_OF_TYPE[role], content)
+    # Control characters may stay (a fact taken from the message is checked when
+    # stored); a lone surrogate cannot be encoded for the model, the log or Chroma.
+    text = check_chars(_text_of(content), f"a {role} message", controls=False)
+    return Message(ROLE_OF_TYPE[role], text)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):  # multimodal content: keep the text parts
+        return " ".join(_part_text(part) for part in content)
+    raise InvalidArgumentError(
+        f"message content must be a str or a list of parts, got {type(content).__name__}"
+    )
+
+
+def _part_text(part: Any) -> str:
+    if isinstance(part, dict):
+        text = part.get("text", "")
+        return text if isinstance(text, str) else ""
+    return part if isinstance(part, str) else ""
 
 
 @dataclass(frozen=True)

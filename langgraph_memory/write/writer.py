@@ -34,9 +34,25 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
-from langgraph_memory.errors import AmbiguousMemoryError, MemoryNotFoundError
+from langgraph_memory.checks import check_id, check_query
+from langgraph_memory.errors import (
+    AmbiguousMemoryError,
+    InvalidArgumentError,
+    InvalidMemoryError,
+    MemoryNotFoundError,
+)
 from langgraph_memory.llm import resolve_chat_model
-from langgraph_memory.model import Decision, Memory, Op, Source, Trust, now_utc, utc
+from langgraph_memory.model import (
+    Decision,
+    Memory,
+    Op,
+    Source,
+    Trust,
+    check_importance,
+    check_text,
+    now_utc,
+    utc,
+)
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_reconcile, trace_scope
@@ -129,13 +145,12 @@ class MemoryWriter:
         now: datetime | None = None,
         turn_id: str | None = None,
     ) -> list[Decision]:
-        """Learn from one turn; returns the logged decisions, in order."""
+        """Learn from one turn; returns the logged decisions, in order.
+
+        ``now`` (the turn's time, default: the clock) must be timezone-aware.
+        """
         scope = Scope.of(scope)
-        turn = (
-            messages if isinstance(messages, Turn) else Turn.of(messages, when=now, turn_id=turn_id)
-        )
-        if now is not None and isinstance(messages, Turn):
-            turn = Turn(turn.messages, utc(now), turn.id)
+        turn = _turn(messages, now=now, turn_id=turn_id)
         said = "\n".join(m.content for m in turn.by(self.roles))
         if self.gate and not may_hold_fact(said):
             return []
@@ -262,16 +277,23 @@ class MemoryWriter:
         The text is read as the user's own words ("I prefer metric units"), so
         it is normalised like any fact and can UPDATE an older memory
         ("User prefers imperial units."). Facts get ``source="explicit"``.
+        Empty or blank text is refused (``InvalidMemoryError``) before any model
+        call or log write.
         """
         scope = Scope.of(scope)
-        turn = Turn.of([("user", text)], when=now)
+        text = check_text(text)
+        if importance is not None:
+            importance = check_importance(importance)
+        if not isinstance(pinned, bool):
+            raise InvalidMemoryError(f"pinned must be True or False, got {pinned!r}")
+        turn = Turn.of([("user", text)], when=utc(now, "now") if now is not None else None)
         try:
             with trace_scope(scope):
                 facts = extract(turn, model=self.model).facts
         except Exception:
             facts = ()
         if not facts:  # nothing the model recognised: keep the words as given
-            facts = (Fact(text.strip()),)
+            facts = (Fact(text),)
         decisions = []
         for fact in facts:
             fact = Fact(
@@ -297,15 +319,22 @@ class MemoryWriter:
         """Archive one memory, by id or by description; logged as a DELETE.
 
         With ``query``, the best match must be clearly the one meant; otherwise
-        ``AmbiguousMemoryError`` lists the candidates to choose from by id.
+        ``AmbiguousMemoryError`` lists the candidates to choose from by id; an
+        empty or blank query is refused (``InvalidArgumentError``).
         """
         scope = Scope.of(scope)
-        when = utc(now) if now is not None else now_utc()
+        when = utc(now, "now") if now is not None else now_utc()
         if (memory_id is None) == (query is None):
-            raise ValueError("forget() takes a memory_id or a query, exactly one of them")
+            raise InvalidArgumentError("forget() takes a memory_id or a query, exactly one of them")
         if memory_id is None:
-            assert query is not None
+            query = check_query(query)
+            if not query.strip():
+                raise InvalidArgumentError(
+                    "forget() got an empty query, which would match any memory: pass the "
+                    "memory's id, or words from its text"
+                )
             memory_id = self._one_match(scope, query).id
+        check_id(memory_id)
         target = self.store.get(scope, memory_id)
         fact = query or f"forget {memory_id}"
         decision = Decision(
@@ -342,6 +371,16 @@ class MemoryWriter:
 
     def _log_failure(self, scope: Scope, turn: Turn, error: str) -> list[Decision]:
         return [self._log(scope, turn, Decision(op=Op.NOOP, fact="", status="failed", error=error))]
+
+
+def _turn(
+    messages: Turn | Iterable[MessageLike], *, now: datetime | None, turn_id: str | None
+) -> Turn:
+    """The turn to learn from, its messages and time checked (a ``Turn`` keeps its id)."""
+    when = utc(now, "now") if now is not None else None
+    if isinstance(messages, Turn):
+        return Turn.of(messages.messages, when=when or messages.when, turn_id=messages.id)
+    return Turn.of(messages, when=when, turn_id=turn_id)
 
 
 def _follow(decision: Decision, replaced: dict[str, str | None]) -> Decision:
