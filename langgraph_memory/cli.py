@@ -6,6 +6,7 @@
     langgraph-memory history --user alice ID   # every version of one memory
     langgraph-memory why --user alice ID       # the decisions behind it
     langgraph-memory export --user alice       # everything, as JSON
+    langgraph-memory import --user alice --in F  # restore an export into an empty scope
     langgraph-memory purge --user alice --yes  # hard-delete (all, or --ids ...)
     langgraph-memory bench peers --data DIR    # a benchmark (store, peers, graph, ...)
 

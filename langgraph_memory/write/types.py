@@ -24,7 +24,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from langchain_core.messages import BaseMessage
 
-from langgraph_memory.checks import check_chars, check_id
+from langgraph_memory.checks import check_chars, check_id, strip_controls
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.model import Kind, Memory, Source, Trust, now_utc, utc
 
@@ -129,10 +129,11 @@ def _message(m: Any) -> Message:
         raise InvalidArgumentError(
             f"unknown message role {role!r}; use one of {', '.join(sorted(ROLE_OF_TYPE))}"
         )
-    # Control characters may stay (a fact taken from the message is checked when
-    # stored); a lone surrogate cannot be encoded for the model, the log or Chroma.
+    # A lone surrogate cannot be encoded for the model, the log or Chroma: refused.
+    # Control characters (a pasted terminal escape) mean nothing in what was said,
+    # and a fact that carried one would be refused by the store: they become spaces.
     text = check_chars(_text_of(content), f"a {role} message", controls=False)
-    return Message(ROLE_OF_TYPE[role], text)
+    return Message(ROLE_OF_TYPE[role], strip_controls(text))
 
 
 def _text_of(content: Any) -> str:
