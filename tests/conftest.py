@@ -15,6 +15,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,12 +76,12 @@ class ChromaServer:
         return chromadb.HttpClient(host=self.host, port=self.port, settings=settings)
 
 
-@pytest.fixture(scope="session")
-def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
-    """A real `chroma run` server on a free loopback port, stopped at the end."""
-    path = tmp_path_factory.mktemp("chroma-server")
+@contextmanager
+def running_server(path: Path) -> Iterator[ChromaServer]:
+    """A real `chroma run` server on ``path`` and a free loopback port, stopped on exit."""
     port = _free_port()
-    log = open(path.parent / "chroma-server.log", "wb")  # noqa: SIM115 - closed in finally
+    log_path = path.parent / f"chroma-server-{port}.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed in finally
     proc = subprocess.Popen(
         [chroma_binary(), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
         stdout=log,
@@ -89,18 +90,16 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
     )
     server = ChromaServer("127.0.0.1", port, path)
     deadline = time.monotonic() + 60
-    while True:
-        try:
-            server.client().heartbeat()
-            break
-        except Exception:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                log.close()
-                tail = (path.parent / "chroma-server.log").read_text(errors="replace")[-2000:]
-                pytest.fail(f"`chroma run` did not answer its heartbeat:\n{tail}")
-            time.sleep(0.2)
     try:
+        while True:
+            try:
+                server.client().heartbeat()
+                break
+            except Exception:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    tail = log_path.read_text(errors="replace")[-2000:]
+                    pytest.fail(f"`chroma run` did not answer its heartbeat:\n{tail}")
+                time.sleep(0.2)
         yield server
     finally:
         proc.terminate()
@@ -110,6 +109,13 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """A `chroma run` server shared by the whole test session."""
+    with running_server(tmp_path_factory.mktemp("chroma-server")) as server:
+        yield server
 
 
 @pytest.fixture(params=["embedded", "server"])
@@ -156,3 +162,14 @@ def data_file(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"benchmark data {path} is not here (only the developers' machines have it)")
     return path
+
+
+def snapshot(store: MemoryStore) -> list[dict[str, object]]:
+    """Every scope's export, without the export's own time: equal before and
+    after a call means the call changed nothing."""
+    out = []
+    for scope in store.scopes():
+        data = store.export(scope)
+        data.pop("exported_at")
+        out.append(data)
+    return out

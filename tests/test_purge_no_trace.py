@@ -20,10 +20,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PERTURB_ENV
+from conftest import PERTURB_ENV, running_server
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from langgraph_memory import BackgroundWriter, Decision, MemoryStore, MemoryWriter, Op
+from langgraph_memory import (
+    BackgroundWriter,
+    CompactionError,
+    Decision,
+    MemoryStore,
+    MemoryWriter,
+    Op,
+)
 from langgraph_memory.store.compaction import compact_directory
 from langgraph_memory.write import RulesModel
 
@@ -192,19 +199,26 @@ def test_later_index_writes_carry_no_purged_bytes_with_a_scrubbed_heap(tmp_path:
 
 
 @pytest.mark.parametrize("mode", ["ids", "scope"])
-def test_server_purge_leaves_no_trace(chroma_server, embedder, mode: str) -> None:  # type: ignore[no-untyped-def]
+def test_server_purge_leaves_no_trace(tmp_path: Path, embedder: Any, mode: str) -> None:
+    """Through HTTP the store rebuilds the collections it touched; the file-level
+    steps need the directory, closed: the operator stops the server, compacts its
+    --path (refused while it runs), and starts it again."""
     marker = f"PURGEMARK{uuid.uuid4().hex[:12]}"
-    store = MemoryStore(client=chroma_server.client(f"db{uuid.uuid4().hex}"), embeddings=embedder)
-    keep = store.add("user:bob", "Bob keeps his umbrella in the hall.")
-    ids = fill(store, "user:alice", marker, filler=30)
-    assert files_holding(chroma_server.path, [marker]), "the scan must see the marker before"
-    store.purge("user:alice", ids if mode == "ids" else None)
-    # Through HTTP the store rebuilds the collections it touched; the file-level
-    # steps need the server's directory, which its operator runs:
-    compact_directory(chroma_server.path)
-    assert files_holding(chroma_server.path, [marker, *ids]) == {}
-    assert [m.id for m in store.active("user:bob")] == [keep.id]
-    assert len(store.active("user:alice")) == (30 if mode == "ids" else 0)
+    path = tmp_path / "server"
+    with running_server(path) as server:
+        store = MemoryStore(client=server.client(), embeddings=embedder)
+        keep = store.add("user:bob", "Bob keeps his umbrella in the hall.")
+        ids = fill(store, "user:alice", marker, filler=30)
+        assert files_holding(path, [marker]), "the scan must see the marker before"
+        store.purge("user:alice", ids if mode == "ids" else None)
+        with pytest.raises(CompactionError, match="stop it"):
+            compact_directory(path)
+    compact_directory(path)
+    assert files_holding(path, [marker, *ids]) == {}
+    with running_server(path) as server:
+        store = MemoryStore(client=server.client(), embeddings=embedder)
+        assert [m.id for m in store.active("user:bob")] == [keep.id]
+        assert len(store.active("user:alice")) == (30 if mode == "ids" else 0)
 
 
 if __name__ == "__main__":

@@ -24,9 +24,10 @@ import pytest
 from chromadb.config import Settings
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from langgraph_memory import MemoryStore, StoreClosedError
+from langgraph_memory import CompactionError, MemoryStore, StoreClosedError
 from langgraph_memory.cli import main as cli
 from langgraph_memory.read import retrieve
+from langgraph_memory.store.compaction import compact_directory
 from langgraph_memory.write import MemoryWriter, RulesModel
 from langgraph_memory.write.background import BackgroundWriter
 
@@ -312,3 +313,27 @@ def test_purge_waits_for_running_reads_and_they_all_finish(tmp_path: Path) -> No
         t.join(timeout=60)
     assert errors.seen == [] and store.active("user:p") == []
     store.release()
+
+
+def test_a_purge_through_a_client_passed_in_never_opens_its_database_behind_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store cannot close a client it was given: it rebuilds through it and
+    leaves the file-level compaction for when the client is closed."""
+    directory = tmp_path / "m"
+    client = chromadb.PersistentClient(path=str(directory))
+    store = MemoryStore(client=client, embeddings=fake())
+    secret = store.add("user:a", "User's PIN is 4321.")
+    kept = store.add("user:a", "User likes tea.")
+    with caplog.at_level("WARNING", logger="langgraph_memory"):
+        store.purge("user:a", [secret.id])
+    assert "compact_directory" in caplog.text
+    assert [m.id for m in store.active("user:a")] == [kept.id]
+    with pytest.raises(CompactionError, match="open in this process"):
+        compact_directory(directory)
+    store.release()
+    client.close()
+    compact_directory(directory)
+    assert quick_check(directory) == "ok"
+    with MemoryStore(directory, embeddings=fake()) as again:
+        assert [m.id for m in again.active("user:a")] == [kept.id]

@@ -16,16 +16,20 @@ the survivors, drops the collection and creates it again, which discards its
 log entries and segment folder; then, where the directory is reachable, (2)
 removes segment folders no live segment owns, (3) rebuilds the full-text index
 from its content and (4) runs SQLite ``VACUUM``, which rewrites the file
-without free pages. Steps 2-4 need the directory: for a Chroma server run
-:func:`compact_directory` on the server's ``--path``.
+without free pages. Steps 2-4 need the directory: for a Chroma server, stop
+it and run :func:`compact_directory` on its ``--path``.
 
-Known limit: Chroma's hnswlib writes parts of new index files
-(``data_level0.bin``, ``length.bin``) from uninitialised heap memory, which can
-hold bytes of freed records, deleted text included. With glibc, start the
-process (or ``chroma run``) with
-``GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.perturb=165`` so that
-freed memory is overwritten (``MALLOC_PERTURB_`` alone is not enough: the
-per-thread cache skips the overwrite). The tests run that way.
+Steps 2-4 open ``chroma.sqlite3`` with Python's ``sqlite3``, so they run only
+when no Chroma has the file open: a second SQLite library on the file beside
+Chroma's corrupted stores. :func:`compact_directory` checks that and refuses
+otherwise.
+
+Chroma's hnswlib writes parts of new index files (``data_level0.bin``,
+``length.bin``) from uninitialised heap memory, which can hold bytes of freed
+records, deleted text included. So an embedded store's purge rebuilds in a
+child process started with ``SCRUBBED_HEAP`` (glibc overwrites freed memory;
+``MALLOC_PERTURB_`` alone is not enough: the per-thread cache skips the
+overwrite); see :func:`rebuild_offline`.
 
 >>> UUID_DIR.match("0c6c9a2e-1a6f-4f4b-9d0e-3f1f2a1b2c3d") is not None
 True
@@ -44,6 +48,7 @@ from chromadb.api import ClientAPI
 
 from langgraph_memory.errors import CompactionError
 from langgraph_memory.store import rebuild
+from langgraph_memory.store.lock import DirectoryLock
 
 UUID_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 SQLITE_FILE = "chroma.sqlite3"
@@ -77,31 +82,75 @@ finally:
 def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> None:
     """Remove what deletes left behind in a Chroma persist directory.
 
-    The work runs in a child process, never in this one: Python's ``sqlite3``
-    and Chroma's own SQLite are two copies of the library, and POSIX file
-    locks belong to a process, so closing one copy's handle on the file drops
-    the other's locks. In one process that corrupted the database under
-    concurrent writes (``disk I/O error``, then ``database disk image is
-    malformed``). Between processes SQLite's locking works as designed.
-
-    Call it while nothing writes the directory through Chroma: ``purge``
-    holds the store's gate exclusively around it. On a ``chroma run`` server's
-    ``--path`` it is safe too (SQLite serialises it with the server's writes)
-    and removes only segment folders that no live segment owns.
+    Only while no Chroma has the directory open: not a client in this process,
+    not an embedded store of another process, not a ``chroma run`` server
+    (stop it first). Python's ``sqlite3`` beside Chroma's own SQLite on one file
+    corrupted stores (``disk I/O error``, then a malformed database), so this
+    refuses with ``CompactionError`` when it finds the file open, and takes the
+    directory's lock while it works. The work itself runs in a child process.
 
     >>> import tempfile, chromadb
     >>> d = tempfile.mkdtemp()
-    >>> _ = chromadb.PersistentClient(path=d).get_or_create_collection("demo")
+    >>> client = chromadb.PersistentClient(path=d)
+    >>> _ = client.get_or_create_collection("demo")
+    >>> compact_directory(d)
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.CompactionError: /...chroma.sqlite3 is open in this process; ...
+    >>> client.close()
     >>> compact_directory(d)
     """
-    directory = Path(path)
-    if not (directory / SQLITE_FILE).exists():
+    directory = Path(path).resolve()
+    database = directory / SQLITE_FILE
+    if not database.exists():
         return
-    _run(
-        [sys.executable, "-I", "-S", "-c", _COMPACT_SCRIPT, str(directory), UUID_DIR.pattern],
-        f"compacting {directory}",
-        timeout,
-    )
+    lock = DirectoryLock.acquire(directory)  # no embedded store of another process
+    try:
+        _check_closed(database)
+        _run(
+            [sys.executable, "-I", "-S", "-c", _COMPACT_SCRIPT, str(directory), UUID_DIR.pattern],
+            f"compacting {directory}",
+            timeout,
+        )
+    finally:
+        lock.release()
+
+
+def _check_closed(database: Path) -> None:
+    """Refuse when Chroma (this process or another) has ``database`` open."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    systems = getattr(SharedSystemClient, "_identifier_to_system", {})
+    holders = _processes_holding(database)
+    if str(database.parent) in systems or os.getpid() in holders:
+        raise CompactionError(
+            f"{database} is open in this process; close every Chroma client and "
+            "MemoryStore on it first (MemoryStore.release(), client.close())"
+        )
+    if holders:
+        raise CompactionError(
+            f"{database} is open in process {', '.join(map(str, sorted(holders)))} "
+            "(a `chroma run` server or another app); stop it, then compact"
+        )
+
+
+def _processes_holding(database: Path) -> set[int]:
+    """The processes with ``database`` open, where ``/proc`` tells (Linux); else none."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return set()
+    target = str(database)
+    found: set[int] = set()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+        except OSError:  # gone, or not ours to read
+            continue
+        if target in links:
+            found.add(int(entry.name))
+    return found
 
 
 def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -> None:
@@ -141,9 +190,9 @@ def _run(command: list[str], what: str, timeout: float, env: dict[str, str] | No
         )
 
 
-def compact(client: ClientAPI, path: Path | None, names: Iterable[str] = ()) -> None:
-    """Rebuild the named collections, then compact the directory if it is known."""
+def rebuild_in_place(client: ClientAPI, names: Iterable[str]) -> None:
+    """Rebuild the named collections through ``client``: for a server, or a client
+    the store cannot close. The directory's free pages and full-text segments
+    then wait for :func:`compact_directory`, run when Chroma is closed."""
     for name in names:
         rebuild.rebuild_collection(client, name)
-    if path is not None:
-        compact_directory(path)

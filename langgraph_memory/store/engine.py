@@ -196,8 +196,9 @@ class Engine:
 
         Yields True when the directory is closed in this process, so a child
         process may write it; False when it cannot be (a client passed in by the
-        caller, or another client of Chroma's still holding the path). Call it
-        with the gate held exclusively.
+        caller, or another client of Chroma's still holding the path). The new
+        client starts with no cached handles. Call it with the gate held
+        exclusively.
         """
         closed = self.owns_client and self.path is not None and _close_client(self.client)
         try:
@@ -208,8 +209,7 @@ class Engine:
             if closed:
                 assert self.path is not None
                 self.client = _persistent_client(self.path)
-                self._scopes.clear()
-                self.registry = layout.open_registry(self.client)
+                self.forget_handles()
 
     # -- locks ------------------------------------------------------------------------
 
@@ -241,13 +241,10 @@ class Engine:
             self._scopes[scope.key] = cols
             return cols
 
-    def forget_handles(self, scope: Scope | None = None) -> None:
-        """Drop cached collection handles (all, or one scope's) and reopen the
-        registry: after a purge rebuilt collections, or when another process did."""
-        if scope is None:
-            self._scopes.clear()
-        else:
-            self._scopes.pop(scope.key, None)
+    def forget_handles(self) -> None:
+        """Drop cached collection handles and reopen the registry: after a purge
+        rebuilt collections, or when another process did."""
+        self._scopes.clear()
         self.registry = layout.open_registry(self.client)
 
     # -- purge listeners --------------------------------------------------------------

@@ -22,6 +22,7 @@ hands it to every node and tool.
 from __future__ import annotations
 
 import functools
+import logging
 import os
 import re
 import threading
@@ -98,6 +99,8 @@ from langgraph_memory.store.versions import (
 )
 
 __all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore"]
+
+log = logging.getLogger("langgraph_memory")
 
 _ID_RE = re.compile(r"^[0-9a-f]{8}$")
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -962,17 +965,26 @@ class MemoryStore(BaseStore):
                     return {"memories": 0, "decisions": 0}  # purge(scope, []): nothing to do
                 counts, purged = purge_chains(cols, scope, keys)
                 rebuild = list(layout.collection_names(scope))
-            try:
-                with engine.offline() as closed:
-                    if closed and engine.path is not None:
-                        # Rebuilt in a child process whose heap is scrubbed: this
-                        # process's freed memory may still hold the purged text.
-                        compaction.rebuild_offline(engine.path, rebuild)
-                    else:
-                        compaction.compact(engine.client, engine.path, rebuild)
-            finally:
-                # Rebuilt collections have new internal ids: forget the old handles.
-                engine.forget_handles()
+            with engine.offline() as closed:  # reopened with fresh handles after
+                if closed and engine.path is not None:
+                    # Rebuilt in a child process whose heap is scrubbed: this
+                    # process's freed memory may still hold the purged text.
+                    compaction.rebuild_offline(engine.path, rebuild)
+                else:
+                    try:
+                        compaction.rebuild_in_place(engine.client, rebuild)
+                    finally:
+                        # Rebuilt collections have new internal ids: drop the old handles.
+                        engine.forget_handles()
+                    if engine.path is not None:
+                        log.warning(
+                            "langgraph_memory: purged from %s through a Chroma client passed "
+                            "in, which the store cannot close: the deleted text may stay in "
+                            "the database's free pages until you close it and run "
+                            "langgraph_memory.store.compaction.compact_directory(%r)",
+                            engine.path,
+                            str(engine.path),
+                        )
         # Copies kept outside the store (a background writer's journal) go too.
         for listener in engine.listeners():
             listener.purged(scope, purged)

@@ -2,7 +2,7 @@
 
 Deleting records leaves their bytes in the collection's log and index files;
 a rebuilt collection (read the survivors, drop, create, add them back) holds
-only what is live. Used in this process by ``compaction.compact``, and run as
+only what is live. Used in this process by ``compaction.rebuild_in_place``, and run as
 a script in a child process by ``compaction.rebuild_offline``::
 
     python -c "import runpy, sys; ..." rebuild.py DIRECTORY COLLECTION [COLLECTION ...]
