@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import snapshot
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from langgraph_memory import (
@@ -44,16 +45,6 @@ CONFIG = {"configurable": {"user_id": "a"}}
 def store(tmp_path: Path) -> Iterator[MemoryStore]:
     with MemoryStore(tmp_path / "store", embeddings=DeterministicFakeEmbedding(size=8)) as s:
         yield s
-
-
-def snapshot(store: MemoryStore) -> list[dict[str, Any]]:
-    """Every scope's export, without the export's own time."""
-    out = []
-    for scope in store.scopes():
-        data = store.export(scope)
-        data.pop("exported_at")
-        out.append(data)
-    return out
 
 
 class NoModel(RulesModel):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import snapshot
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -153,15 +154,6 @@ def seed(store: MemoryStore) -> list[str]:
         pinned.id,
         other.id,
     ]
-
-
-def snapshot(store: MemoryStore) -> list[dict[str, Any]]:
-    out = []
-    for scope in store.scopes():
-        data = store.export(scope)
-        data.pop("exported_at")
-        out.append(data)
-    return out
 
 
 def only_our_errors(store: MemoryStore, op: str, call: Callable[[], object]) -> None:

@@ -72,7 +72,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
@@ -106,6 +106,8 @@ VERSION = 2
 READABLE_VERSIONS = (1, 2)
 #: Texts per embedding call on import.
 EMBED_BATCH = 256
+
+_T = TypeVar("_T")
 
 _TOP_FIELDS = frozenset(
     {"format", "version", "scope", "exported_at", "embedder", "memories", "decisions"}
@@ -214,11 +216,14 @@ def read_backup(data: Any, *, scope: ScopeLike | None = None) -> Backup:
     source = _payload_scope(data["scope"])
     target = Scope.of(scope) if scope is not None else source
     versions = [
-        _read_version(raw, i, source.key, target.key)
+        _read_item(raw, f"memories[{i}]", lambda r: _version_of(r, source.key, target.key))
         for i, raw in enumerate(_list(data, "memories"))
     ]
     _check_versions(versions)
-    decisions = [_read_decision(raw, i) for i, raw in enumerate(_list(data, "decisions"))]
+    decisions = [
+        _read_item(raw, f"decisions[{i}]", _decision_of)
+        for i, raw in enumerate(_list(data, "decisions"))
+    ]
     _check_unique([d.id or "" for d in decisions], "decisions", "decision")
     pending = _list(data, "pending_turns", required=False)
     for i, turn in enumerate(pending):
@@ -263,14 +268,14 @@ def _list(data: Mapping[str, Any], name: str, *, required: bool = True) -> list[
     return value
 
 
-def _read_version(raw: Any, i: int, source: str, target: str) -> Version:
-    name = f"memories[{i}]"
+def _read_item(raw: Any, name: str, parse: Callable[[Mapping[str, Any]], _T]) -> _T:
+    """``parse(raw)``, with any error naming the item (``memories[3] (id '…')``)."""
     if not isinstance(raw, Mapping):
         raise InvalidMemoryError(f"{name} must be a JSON object")
     if isinstance(raw.get("id"), str):
         name += f" (id {raw['id']!r})"
     try:
-        return _version_of(raw, source, target)
+        return parse(raw)
     except (InvalidMemoryError, TypeError, ValueError) as exc:
         raise InvalidMemoryError(f"{name}: {exc}") from None
 
@@ -413,18 +418,6 @@ def _with_chain_starts(versions: list[Version]) -> list[Version]:
         else Version(v.memory, v.key, None, v.value_json, first[v.key])
         for v in versions
     ]
-
-
-def _read_decision(raw: Any, i: int) -> Decision:
-    name = f"decisions[{i}]"
-    if not isinstance(raw, Mapping):
-        raise InvalidMemoryError(f"{name} must be a JSON object")
-    if isinstance(raw.get("id"), str):
-        name += f" (id {raw['id']!r})"
-    try:
-        return _decision_of(raw)
-    except (InvalidMemoryError, TypeError, ValueError) as exc:
-        raise InvalidMemoryError(f"{name}: {exc}") from None
 
 
 def _decision_of(raw: Mapping[str, Any]) -> Decision:
