@@ -136,13 +136,17 @@ def query(
     k: int,
     *,
     where: dict[str, Any] | None,
-    ids: list[str] | None = None,
 ) -> list[Hit]:
+    """The ``k`` records nearest to ``vector``, best first.
+
+    A record the index still names but that a write in another thread deleted
+    between Chroma's index lookup and its record read comes back without
+    metadata: it is skipped (a read never fails because of a write).
+    """
     found = collection.query(
         query_embeddings=np.asarray([vector], dtype=np.float32),
         n_results=k,
         where=where,
-        ids=ids,
         include=["documents", "metadatas", "distances"],
     )
     ids = found["ids"][0]
@@ -152,6 +156,7 @@ def query(
     return [
         Hit(memory_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
         for i in range(len(ids))
+        if metadatas[i] is not None
     ]
 
 
