@@ -224,13 +224,30 @@ def import_(args: argparse.Namespace) -> int:
         raise InvalidMemoryError(f"{args.infile} is not a JSON export: {exc}") from None
     with _open(args) as store:
         counts = store.import_scope(
-            data, scope=args.scope, allow_embedder_change=args.allow_embedder_change
+            data,
+            scope=args.scope,
+            allow_embedder_change=args.allow_embedder_change,
+            requeue=lambda record: _apply_turn(store, record),
         )
     print(
         f"restored {counts['memories']} memory versions ({counts['active']} active, "
         f"{counts['closed']} closed) and {counts['decisions']} decisions into {args.scope}"
+        + (
+            f"; applied its {counts['pending_turns']} pending turns through the write path"
+            if counts["pending_turns"]
+            else ""
+        )
     )
     return 0
+
+
+def _apply_turn(store: MemoryStore, record: Any) -> None:
+    """A pending turn of an export, applied now: no background writer runs here."""
+    from langgraph_memory.write import MemoryWriter
+    from langgraph_memory.write.journal import JournalEntry
+
+    entry = JournalEntry.from_record(record)
+    MemoryWriter(store).write_turn(entry.scope, entry.turn())
 
 
 def purge(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
@@ -15,15 +16,18 @@ from typing import Any
 import pytest
 
 from langgraph_memory import (
+    BackgroundWriter,
     Decision,
     EmbeddingMismatchError,
     InvalidMemoryError,
     MemoryStore,
+    MemoryWriter,
     Op,
     ScopeNotEmptyError,
 )
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.write import RulesModel
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
@@ -301,7 +305,42 @@ def test_pending_turns_are_never_dropped_silently(local: MemoryStore) -> None:
         local.import_scope(data, scope="user:zed")
     got: list[Any] = []
     assert local.import_scope(data, scope="user:zed", requeue=got.append)["pending_turns"] == 1
-    assert got == data["pending_turns"]
+    # each turn goes to the scope imported into
+    assert got == [{**turn, "scope": "user:zed"} for turn in data["pending_turns"]]
+
+
+def test_turns_a_background_writer_holds_travel_with_the_export(
+    tmp_path: Path, local: MemoryStore, embedder: LocalMiniLM
+) -> None:
+    """A turn accepted but not applied yet is in the export, and the import queues
+    it again on the target's background writer, where it is applied."""
+    release = threading.Event()
+    writer = MemoryWriter(local, model=RulesModel())
+    real = writer.write_turn
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(timeout=60)
+        return real(*args, **kwargs)
+
+    writer.write_turn = held  # type: ignore[method-assign]
+    local.add("user:alice", "User likes tea.", now=T0)
+    with BackgroundWriter(writer, workers=1) as bg:
+        first = bg.submit("user:alice", [("user", "I live in Delhi.")], now=T0 + DAY)
+        second = bg.submit("user:alice", [("user", "I am vegan.")], now=T0 + 2 * DAY)
+        data = json.loads(json.dumps(local.export("user:alice")))
+        release.set()
+    assert [t["id"] for t in data["pending_turns"]] == [first, second]
+    target = MemoryStore(tmp_path / "target", embeddings=embedder)
+    with BackgroundWriter(MemoryWriter(target, model=RulesModel())) as bg2:
+        counts = target.import_scope(data, scope="user:bob", requeue=bg2.requeue)
+        assert counts["pending_turns"] == 2 and bg2.flush(timeout=60)
+    assert sorted(m.text for m in target.active("user:bob")) == [
+        "User is vegan.",
+        "User likes tea.",
+        "User lives in Delhi.",
+    ]
+    assert {d.turn_id for d in target.decisions("user:bob")} >= {first, second}
+    target.release()
 
 
 def test_a_version_1_export_imports(local: MemoryStore) -> None:
@@ -316,6 +355,33 @@ def test_a_version_1_export_imports(local: MemoryStore) -> None:
     assert moved["key_created_at"] == T0.isoformat()  # its chain's oldest version
     food = local.get(("user", "old"), "food")
     assert food is not None and food.value["text"] == "Likes ramen." and "rating" not in food.value
+
+
+def test_cli_import_applies_the_pending_turns_of_an_export(
+    tmp_path: Path,
+    embedder: LocalMiniLM,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    source, target = str(tmp_path / "source"), str(tmp_path / "target")
+    with MemoryStore(source, embeddings=embedder) as s:
+        s.add("user:alice", "User likes tea.", now=T0)
+        data = s.export("user:alice")
+    turn = {"t": "turn", "v": 1, "id": "t9", "scope": "user:alice"}
+    turn |= {"messages": [["user", "I am vegan."]], "when": (T0 + DAY).isoformat()}
+    data["pending_turns"] = [turn]
+    backup = tmp_path / "alice.json"
+    backup.write_text(json.dumps(data))
+    assert main(["import", "--path", target, "--user", "alice", "--in", str(backup)]) == 0
+    assert "applied its 1 pending turns" in capsys.readouterr().out
+    with MemoryStore(target, embeddings=embedder) as t:
+        assert sorted(m.text for m in t.active("user:alice")) == [
+            "User is vegan.",
+            "User likes tea.",
+        ]
+        assert [d.turn_id for d in t.decisions("user:alice") if d.turn_id] == ["t9"]
 
 
 def test_cli_import_restores_and_refuses_a_full_scope(

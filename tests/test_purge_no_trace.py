@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PERTURB_ENV, running_server
+from conftest import running_server
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langgraph_memory import (
@@ -32,6 +32,7 @@ from langgraph_memory import (
     Op,
 )
 from langgraph_memory.store.compaction import compact_directory
+from langgraph_memory.store.engine import PURGE_MARK
 from langgraph_memory.write import RulesModel
 
 HERE = Path(__file__).resolve()
@@ -182,20 +183,44 @@ def run_repeated(directory: Path, env: dict[str, str]) -> dict[str, Any]:
 
 
 def test_twenty_purges_of_each_kind_leave_no_trace_without_glibc_tunables(tmp_path: Path) -> None:
-    """When purge returns, no file holds the purged text or ids: 20 id purges and
-    20 scope purges in one process that runs without heap scrubbing."""
-    result = run_repeated(tmp_path / "memory", unscrubbed_env())
-    assert result["found"] == {}, f"found after purge: {result['found']}"
-
-
-def test_later_index_writes_carry_no_purged_bytes_with_a_scrubbed_heap(tmp_path: Path) -> None:
-    """Index files the process writes after a purge come from its heap, which may
-    still hold bytes it freed: with glibc's scrubbing on (PERTURB_ENV) none do.
-    (Without it, 3 of 40 markers were found after close: see the README.)"""
+    """20 id purges and 20 scope purges in one process that runs without heap
+    scrubbing: when each purge returns, and after the process let go of the store
+    (index files it wrote after a purge are rebuilt in a scrubbed child then),
+    no file holds a purged text or id."""
     directory = tmp_path / "memory"
-    result = run_repeated(directory, {**unscrubbed_env(), **PERTURB_ENV})
+    result = run_repeated(directory, unscrubbed_env())
     assert result["found"] == {}, f"found after purge: {result['found']}"
     assert files_holding(directory, result["markers"]) == {}
+    assert not (directory / PURGE_MARK).exists()
+
+
+CRASH_AFTER_PURGE = """
+import os, sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=8))
+store.purge("user:a", [store.add("user:a", "Secret.").id])
+store.add_many("user:b", [f"Later write {i}." for i in range(50)])
+os._exit(0)  # no release: the index files written after the purge are not rebuilt yet
+"""
+
+
+def test_a_process_that_stops_after_a_purge_is_scrubbed_after_on_the_next_open(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "memory"
+    out = subprocess.run(
+        [sys.executable, "-c", CRASH_AFTER_PURGE, str(directory)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=unscrubbed_env(),
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert (directory / PURGE_MARK).exists()
+    with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        assert not (directory / PURGE_MARK).exists()
+        assert len(store.active("user:b")) == 50 and store.active("user:a") == []
 
 
 @pytest.mark.parametrize("mode", ["ids", "scope"])

@@ -42,10 +42,11 @@ Import refuses an export made under another embedder unless
 every ranking and duplicate check, differs from the original, which is worth
 a decision rather than a surprise.
 
-``pending_turns`` is kept for the BackgroundWriter's journal: turns accepted
-but not yet applied when the export was taken. TODO: no API lists a scope's
-pending turns yet, so an export always writes ``[]``; when the writer gains
-one, export fills it and import hands each record to ``requeue``.
+``pending_turns`` holds the turns a BackgroundWriter on the store had accepted
+and not yet applied when the export was taken (``MemoryStore.pending_turns``),
+as journal records. Import hands each one, its scope set to the scope imported
+into, to ``requeue`` (``BackgroundWriter.requeue`` queues it again with its id
+and time).
 
 Version 1 exports (before BaseStore values were kept) import too: their
 versions get no BaseStore value, and the chain start is the chain's oldest
@@ -146,6 +147,7 @@ def export_scope(store: MemoryStore, scope: ScopeLike) -> dict[str, Any]:
     with store._writing(scope):  # no write of this process lands between the reads
         versions = _stored_versions(store, scope)
         decisions = store.decisions(scope)
+        pending = store.pending_turns(scope)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -154,7 +156,7 @@ def export_scope(store: MemoryStore, scope: ScopeLike) -> dict[str, Any]:
         "embedder": store.embedder_name,
         "memories": [_version_record(v) for v in versions],
         "decisions": [d.to_dict() for d in decisions],
-        "pending_turns": [],  # TODO: fill from the BackgroundWriter once it can list them
+        "pending_turns": pending,
     }
 
 
@@ -496,7 +498,7 @@ def import_scope(
         _write(store, backup.scope, versions, backup.decisions)
     for turn in backup.pending_turns:
         assert requeue is not None
-        requeue(turn)
+        requeue({**turn, "scope": backup.scope.key})
     closed = sum(1 for v in versions if not v.memory.active)
     return {
         "memories": len(versions),

@@ -37,6 +37,7 @@ True
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -164,6 +165,7 @@ def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -
     """
     wanted = list(names)
     if wanted:
+        _check_closed(path.resolve() / SQLITE_FILE)
         tunables = os.environ.get("GLIBC_TUNABLES")
         ours = SCRUBBED_HEAP["GLIBC_TUNABLES"]
         env = {**os.environ, "GLIBC_TUNABLES": f"{tunables}:{ours}" if tunables else ours}
@@ -178,7 +180,53 @@ def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -
     compact_directory(path, timeout=timeout)
 
 
-def _run(command: list[str], what: str, timeout: float, env: dict[str, str] | None = None) -> None:
+#: Lists the collections whose index files were written at or after a time.
+#: Stdlib only, run in a child like the compaction: Python's ``sqlite3`` never
+#: opens the file in a process where Chroma runs.
+_WRITTEN_SCRIPT = r"""
+import json, sqlite3, sys
+from pathlib import Path
+directory, since = Path(sys.argv[1]), float(sys.argv[2])
+con = sqlite3.connect(f"file:{directory / 'chroma.sqlite3'}?mode=ro", uri=True)
+try:
+    rows = con.execute(
+        "SELECT s.id, c.name FROM segments s JOIN collections c ON s.collection = c.id"
+    ).fetchall()
+finally:
+    con.close()
+names = set()
+for segment, name in rows:
+    folder = directory / segment
+    if folder.is_dir() and any(f.stat().st_mtime >= since for f in folder.iterdir()):
+        names.add(name)
+print(json.dumps(sorted(names)))
+"""
+
+
+def scrub_written_since(path: Path, since: float, *, timeout: float = 600) -> list[str]:
+    """Rebuild, with a scrubbed heap, every collection whose index files were
+    written at or after ``since`` (epoch seconds), then compact; their names.
+
+    For the index files an unscrubbed process wrote after a purge: they come
+    from its heap, which may still hold bytes of the records it purged. Only
+    while no Chroma has the directory open (the store runs it on release, and
+    on open when a process that purged stopped before it could).
+    """
+    database = path.resolve() / SQLITE_FILE
+    if not database.exists():
+        return []
+    _check_closed(database)
+    out = _run(
+        [sys.executable, "-I", "-S", "-c", _WRITTEN_SCRIPT, str(path), repr(since)],
+        f"listing what was written to {path}",
+        timeout,
+    )
+    names: list[str] = json.loads(out)
+    rebuild_offline(path, names, timeout=timeout)
+    return names
+
+
+def _run(command: list[str], what: str, timeout: float, env: dict[str, str] | None = None) -> str:
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=timeout, check=False, env=env
     )
@@ -188,6 +236,7 @@ def _run(command: list[str], what: str, timeout: float, env: dict[str, str] | No
             f"(exit {done.returncode}): {done.stderr.strip()[-1000:]}. The purged records "
             "are deleted; their bytes may remain on disk until a purge compacts again."
         )
+    return done.stdout
 
 
 def rebuild_in_place(client: ClientAPI, names: Iterable[str]) -> None:

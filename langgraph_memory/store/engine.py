@@ -25,8 +25,10 @@ for a scope lock it does not already hold.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
 import weakref
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
@@ -39,9 +41,11 @@ from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import layout
+from langgraph_memory.store import compaction, layout
 from langgraph_memory.store.lock import DirectoryLock
 from langgraph_memory.store.versions import finish_interrupted_moves
+
+log = logging.getLogger("langgraph_memory")
 
 DEFAULT_PATH = ".langgraph_memory"
 PATH_ENV = "LANGGRAPH_MEMORY_PATH"
@@ -129,11 +133,16 @@ class Gate:
                 self._cond.notify_all()
 
 
-class PurgeListener(Protocol):
-    """Something that keeps copies of a store's data, told when data is purged."""
+class Companion(Protocol):
+    """Something that keeps a store's data outside it (a BackgroundWriter's queue
+    and journal): told of every purge, asked for its turns on export."""
 
     def purged(self, scope: Scope, memory_ids: list[str] | None) -> None:
         """Drop what is kept about ``memory_ids`` of ``scope`` (None: the whole scope)."""
+        ...
+
+    def pending_turns(self, scope: Scope) -> list[dict[str, Any]]:
+        """Turns of ``scope`` accepted and not yet applied, as JSON-ready records."""
         ...
 
 
@@ -165,7 +174,7 @@ class Engine:
         self._opening = threading.Lock()
         self._scope_locks: dict[str, threading.RLock] = {}
         self._scopes: dict[str, layout.ScopeCollections] = {}
-        self._listeners: list[weakref.ref[Any]] = []
+        self._companions: list[weakref.ref[Any]] = []
         self.registry: Collection = layout.open_registry(client)
 
     # -- opening and closing ----------------------------------------------------------
@@ -185,6 +194,8 @@ class Engine:
                 close = getattr(self.client, "close", None)  # not on every ClientAPI
                 if callable(close):
                     close()
+                if self.path is not None:
+                    scrub_after_purge(self.path)
             if self._lock is not None:
                 self._lock.release()
                 self._lock = None
@@ -208,6 +219,7 @@ class Engine:
         finally:
             if closed:
                 assert self.path is not None
+                _mark_purge(self.path)
                 self.client = _persistent_client(self.path)
                 self.forget_handles()
 
@@ -247,19 +259,56 @@ class Engine:
         self._scopes.clear()
         self.registry = layout.open_registry(self.client)
 
-    # -- purge listeners --------------------------------------------------------------
+    # -- companions -------------------------------------------------------------------
 
-    def listen(self, listener: PurgeListener) -> None:
-        """Tell ``listener`` of every purge (held weakly: it may go away)."""
+    def attach(self, companion: Companion) -> None:
+        """Keep ``companion`` informed (held weakly: it may go away)."""
         with self._guard:
-            self._listeners = [r for r in self._listeners if r() is not None]
-            self._listeners.append(weakref.ref(listener))
+            self._companions = [r for r in self._companions if r() is not None]
+            self._companions.append(weakref.ref(companion))
 
-    def listeners(self) -> list[PurgeListener]:
-        """The live listeners."""
+    def companions(self) -> list[Companion]:
+        """The live companions."""
         with self._guard:
-            alive = [r() for r in self._listeners]
-        return [listener for listener in alive if listener is not None]
+            alive = [r() for r in self._companions]
+        return [companion for companion in alive if companion is not None]
+
+
+#: A file in an embedded store's directory, written by a process's first purge,
+#: removed when that process lets go of the store: while it is there, index
+#: files written since the time it holds may carry bytes of purged records.
+PURGE_MARK = "langgraph_memory.purged"
+
+
+def _mark_purge(directory: Path) -> None:
+    mark = directory / PURGE_MARK
+    if not mark.exists():  # the first purge's time covers every later one
+        mark.write_text(repr(time.time()), encoding="utf-8")
+
+
+def scrub_after_purge(directory: Path) -> None:
+    """Rebuild, in a scrubbed child, the collections this process (or one that
+    stopped before it could do this) wrote after a purge; nothing if none purged.
+
+    Index files come from the writing process's heap, which may still hold the
+    bytes of records it purged earlier: ``GLIBC_TUNABLES`` would scrub it, but
+    the guarantee must not depend on the user setting it. Runs with Chroma
+    closed. A failure is logged and the mark kept, so the next open tries again.
+    """
+    mark = directory / PURGE_MARK
+    if not mark.exists():
+        return
+    try:
+        compaction.scrub_written_since(directory, float(mark.read_text(encoding="utf-8")))
+    except Exception as exc:
+        log.error(
+            "langgraph_memory: could not rebuild what was written to %s after a purge (%r); "
+            "purged text may remain in its index files until the next open of the store",
+            directory,
+            exc,
+        )
+        return
+    mark.unlink()
 
 
 def _return_free_memory() -> None:
@@ -336,6 +385,7 @@ def _start(key: Hashable, directory: Path | None, client: ClientAPI | None) -> E
     try:
         if client is None:
             assert directory is not None
+            scrub_after_purge(directory)  # a process that purged stopped before it could
             client = _persistent_client(directory)
         return Engine(key, client, directory, owns_client=owns, lock=lock)
     except BaseException:

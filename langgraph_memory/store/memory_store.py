@@ -68,8 +68,8 @@ from langgraph_memory.store.building import (
 from langgraph_memory.store.engine import (
     DEFAULT_PATH,
     PATH_ENV,
+    Companion,
     Engine,
-    PurgeListener,
     open_engine,
 )
 from langgraph_memory.store.records import (
@@ -986,27 +986,44 @@ class MemoryStore(BaseStore):
                             str(engine.path),
                         )
         # Copies kept outside the store (a background writer's journal) go too.
-        for listener in engine.listeners():
-            listener.purged(scope, purged)
+        for companion in engine.companions():
+            companion.purged(scope, purged)
         return counts
 
-    def on_purge(self, listener: PurgeListener) -> None:
-        """Tell ``listener.purged(scope, memory_ids)`` of every purge of this store's
-        location (``memory_ids`` None for a whole scope). A ``BackgroundWriter``
-        uses it to drop journaled copies of purged turns. Held weakly.
+    def attach(self, companion: Companion) -> None:
+        """Keep ``companion`` informed of this store's location (held weakly):
+        ``companion.purged(scope, memory_ids)`` after every purge (``memory_ids``
+        None for a whole scope), and ``companion.pending_turns(scope)`` asked by
+        ``export``. A ``BackgroundWriter`` attaches itself, so that a purge
+        reaches its queue and journal and an export holds its queued turns.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> class Echo:
         ...     def purged(self, scope, memory_ids):
         ...         print(scope, memory_ids)
+        ...     def pending_turns(self, scope):
+        ...         return []
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> echo = Echo()
-        >>> s.on_purge(echo)
+        >>> s.attach(echo)
         >>> _ = s.purge("user:a")
         user:a None
         """
-        self._live().listen(listener)
+        self._live().attach(companion)
+
+    def pending_turns(self, scope: ScopeLike) -> list[dict[str, Any]]:
+        """Turns of the scope that a background writer on this store accepted and
+        has not applied yet, oldest first, as journal records.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.pending_turns("user:a")
+        []
+        """
+        scope = Scope.of(scope)
+        return [t for c in self._live().companions() for t in c.pending_turns(scope)]
 
     # -- the LangGraph BaseStore face ------------------------------------------------
 

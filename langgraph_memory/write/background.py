@@ -74,10 +74,10 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, utc
@@ -203,6 +203,7 @@ class BackgroundWriter:
         self._queues: dict[str, deque[_Item]] = {}
         self._ready: deque[str] = deque()  # scopes with turns and no worker on them
         self._busy: set[str] = set()
+        self._inflight: dict[str, _Item] = {}  # scope key -> the turn a worker applies
         self._unfinished: dict[int, str] = {}  # seq -> turn id, queued or in flight
         self._unrecorded: set[int] = set()  # seqs that failed and could not be logged
         self._seq = 0
@@ -225,7 +226,7 @@ class BackgroundWriter:
         ]
         for thread in self._threads:
             thread.start()
-        writer.store.on_purge(self)
+        writer.store.attach(self)  # purges reach the queue and journal; exports list turns
 
     # -- submitting --------------------------------------------------------------------
 
@@ -400,11 +401,13 @@ class BackgroundWriter:
                 key = self._ready.popleft()
                 item = self._queues[key].popleft()
                 self._busy.add(key)
+                self._inflight[key] = item
             try:
                 self._process(item)
             finally:
                 with self._cond:
                     self._busy.discard(key)
+                    self._inflight.pop(key, None)
                     if self._queues[key]:
                         self._ready.append(key)
                     else:
@@ -483,10 +486,39 @@ class BackgroundWriter:
         )
         self._done(item)
 
-    # -- purges ------------------------------------------------------------------------------
+    # -- the store's companion: purges, exports, imports ---------------------------------------
+
+    def pending_turns(self, scope: Scope) -> list[dict[str, Any]]:
+        """The turns of ``scope`` accepted and not applied yet (the one a worker
+        is applying first), as journal records: what ``export`` keeps of them."""
+        with self._cond:
+            inflight = self._inflight.get(scope.key)
+            items = ([inflight] if inflight else []) + list(self._queues.get(scope.key, ()))
+        return [JournalEntry.of(scope.key, item.turn).record() for item in items]
+
+    def requeue(self, record: Mapping[str, Any]) -> str:
+        """Accept a turn from a journal record (an export's ``pending_turns``)
+        again, with its id and time; returns the turn id. Pass it as
+        ``store.import_scope(data, requeue=background.requeue)``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> from langgraph_memory.write import MemoryWriter, RulesModel
+        >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as bg:
+        ...     record = {"t": "turn", "v": 1, "id": "t1", "scope": "user:b",
+        ...               "messages": [["user", "I'm vegan."]], "when": "2026-01-05T00:00:00+00:00"}
+        ...     bg.requeue(record), bg.flush()
+        ('t1', True)
+        >>> [m.text for m in store.active("user:b")]
+        ['User is vegan.']
+        """
+        entry = JournalEntry.from_record(record)
+        return self.submit(entry.scope, entry.turn(), turn_id=entry.turn_id)
 
     def purged(self, scope: Scope, memory_ids: list[str] | None) -> None:
-        """Called by the store after a purge (see ``MemoryStore.on_purge``).
+        """Called by the store after a purge (see ``MemoryStore.attach``).
 
         A whole scope: its queued turns are dropped, and the journal forgets
         them. Any purge: the journal is rewritten to hold pending turns only,
