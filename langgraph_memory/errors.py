@@ -42,8 +42,8 @@ class ScopeNotEmptyError(MemoryKitError, ValueError):
     """An import into a scope that already holds data (it only fills an empty one)."""
 
 
-class MemoryClosedError(MemoryKitError, ValueError):
-    """The memory was closed (archived); only active memories can change."""
+class MemoryArchivedError(MemoryKitError, ValueError):
+    """The memory was archived; only active memories can change."""
 
 
 class InvalidArgumentError(MemoryKitError, ValueError):
@@ -65,7 +65,7 @@ class StoreLockedError(MemoryKitError, RuntimeError):
 
 
 class StoreClosedError(MemoryKitError, RuntimeError):
-    """The store was released; open it again to use it."""
+    """The store was closed; open it again to use it."""
 
 
 class CompactionError(MemoryKitError, RuntimeError):

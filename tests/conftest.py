@@ -136,7 +136,7 @@ def store(
     try:
         yield s
     finally:
-        s.release()
+        s.close()
 
 
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")

@@ -49,7 +49,7 @@ def store(tmp_path: Path, embedder: Any) -> Iterator[MemoryStore]:
     try:
         yield s
     finally:
-        s.release()
+        s.close()
 
 
 @pytest.fixture

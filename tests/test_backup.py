@@ -54,7 +54,7 @@ def new_store(
 
     yield make
     for s in made:
-        s.release()
+        s.close()
 
 
 @pytest.fixture
@@ -85,7 +85,7 @@ def fill(store: MemoryStore, scope: str = "user:alice") -> dict[str, str]:
     moved = store.update(
         scope, home.id, "User lives in Pune.", metadata={"topic": "move"}, now=T0 + DAY
     )
-    store.close(scope, job.id, now=T0 + 2 * DAY)
+    store.archive(scope, job.id, now=T0 + 2 * DAY)
     store.touch(scope, [tea.id], now=T0 + 3 * DAY)
     namespace = tuple(scope.split(":"))
     store.put(namespace, "food", {"text": "Likes sushi.", "rating": 5, "tags": ["fish"]})
@@ -340,7 +340,7 @@ def test_turns_a_background_writer_holds_travel_with_the_export(
         "User lives in Delhi.",
     ]
     assert {d.turn_id for d in target.decisions("user:bob")} >= {first, second}
-    target.release()
+    target.close()
 
 
 def test_a_version_1_export_imports(local: MemoryStore) -> None:

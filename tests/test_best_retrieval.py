@@ -209,7 +209,7 @@ def test_best_ask_ranks_the_memories_of_a_raw_ingested_conversation(tmp_path: Pa
         everything = best_ask(_Ask(store, done.scope, "Who went to the Alps?", 100))
         assert sorted(done.units[m][0] for m in everything) == sorted(t.dia_id for t in TURNS)
     finally:
-        store.release()
+        store.close()
 
 
 def test_best_ask_works_on_a_longmemeval_haystack(tmp_path: Path) -> None:
@@ -244,7 +244,7 @@ def test_best_ask_works_on_a_longmemeval_haystack(tmp_path: Path) -> None:
         assert {done.units[m] for m in ranked[:2]} == {("early_1",), ("early_3",)}
         assert len(ranked) == 4  # every user turn, each once
     finally:
-        store.release()
+        store.close()
 
 
 def test_session_date_words_are_searchable() -> None:

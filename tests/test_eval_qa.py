@@ -193,7 +193,7 @@ def store(tmp_path: Path, embedder: LocalMiniLM) -> Iterator[MemoryStore]:
     try:
         yield s
     finally:
-        s.release()
+        s.close()
 
 
 def test_runner_scores_caches_and_reports(store: MemoryStore, tmp_path: Path) -> None:
@@ -288,7 +288,7 @@ def test_cli_end_to_end_offline(
     items_path = tmp_path / "items.jsonl"
     assert write_items(items_path, ITEMS) == 5
     assert read_items(items_path) == ITEMS
-    store.release()  # the CLI opens the store itself
+    store.close()  # the CLI opens the store itself
     out = tmp_path / "cli"
     argv = ["--store", str(tmp_path / "m"), "--items", str(items_path), "--out", str(out),
             "--limit", "3", "--k", "2"]  # fmt: skip

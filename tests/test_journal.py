@@ -173,7 +173,7 @@ def store(tmp_path: Path, embedder: Any) -> Iterator[MemoryStore]:
     try:
         yield s
     finally:
-        s.release()
+        s.close()
 
 
 def test_a_background_writer_starts_on_a_damaged_journal_and_replays_the_rest(

@@ -14,7 +14,7 @@ OPEN_IN_CHILD = """
 import sys
 from langgraph_memory import MemoryStore, StoreLockedError
 try:
-    MemoryStore(sys.argv[1]).release()
+    MemoryStore(sys.argv[1]).close()
 except StoreLockedError as exc:
     print("LOCKED", exc)
     sys.exit(3)
@@ -42,7 +42,7 @@ def test_second_process_is_refused_with_the_server_mode_named(
     assert "chroma run" in child.stdout and "HttpClient" in child.stdout
     # the refused process changed nothing
     assert [m.text for m in store.active("user:a")] == ["User likes tea."]
-    store.release()
+    store.close()
     child = open_in_child(directory)
     assert child.returncode == 0 and "OPENED" in child.stdout, child.stderr
 
@@ -52,10 +52,10 @@ def test_same_process_may_open_a_directory_twice(tmp_path: Path, embedder: Embed
     second = MemoryStore(tmp_path / "m", embeddings=embedder)
     first.add("user:a", "User likes tea.")
     assert [m.text for m in second.active("user:a")] == ["User likes tea."]
-    first.release()
+    first.close()
     assert open_in_child(tmp_path / "m").returncode == 3, "second still holds the directory"
     second.add("user:a", "User likes coffee.")
-    second.release()
+    second.close()
     assert open_in_child(tmp_path / "m").returncode == 0
 
 
@@ -65,4 +65,4 @@ def test_a_persistent_client_passed_in_is_locked_too(tmp_path: Path, embedder: E
     client = chromadb.PersistentClient(path=str(tmp_path / "m"))
     store = MemoryStore(client=client, embeddings=embedder)
     assert open_in_child(tmp_path / "m").returncode == 3
-    store.release()
+    store.close()

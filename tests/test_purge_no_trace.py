@@ -120,7 +120,7 @@ def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
                     left = [d for d in store.decisions(scope) if d.fact == "User keeps a diary."]
                     assert [d.shown_ids for d in left] == [("[purged]",)], left
     assert [m.id for m in store.active("user:bob")] == [keep.id]
-    store.release()
+    store.close()
     return {"found": found, "markers": markers}
 
 
@@ -201,7 +201,7 @@ from langgraph_memory import MemoryStore
 store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=8))
 store.purge("user:a", [store.add("user:a", "Secret.").id])
 store.add_many("user:b", [f"Later write {i}." for i in range(50)])
-os._exit(0)  # no release: the index files written after the purge are not rebuilt yet
+os._exit(0)  # no close: the index files written after the purge are not rebuilt yet
 """
 
 

@@ -83,7 +83,7 @@ def test_as_of_reads_the_past_and_touches_nothing(store: MemoryStore) -> None:
     store.update(U, v1.id, "User lives in Pune.", now=T0 + 10 * HOUR)
     past = retrieve(store, U, "Where does the user live?", as_of=T0 + HOUR)
     assert [r.memory.text for r in past] == ["User lives in Delhi."]
-    assert store.get(U, v1.id).last_accessed == T0
+    assert store.get_memory(U, v1.id).last_accessed == T0
 
 
 def spy_on_touch(store: MemoryStore, monkeypatch: Any) -> list[list[str]]:
@@ -104,7 +104,7 @@ def test_reading_refreshes_last_accessed_in_one_write(store: MemoryStore, monkey
     calls = spy_on_touch(store, monkeypatch)
     results = retrieve(store, U, "music", k=2, now=T0 + 5 * HOUR)
     assert len(calls) == 1 and calls[0] == [r.memory.id for r in results]
-    assert all(store.get(U, i).last_accessed == T0 + 5 * HOUR for i in calls[0])
+    assert all(store.get_memory(U, i).last_accessed == T0 + 5 * HOUR for i in calls[0])
 
 
 def test_a_memory_seen_minutes_ago_is_not_written_again(
@@ -118,7 +118,7 @@ def test_a_memory_seen_minutes_ago_is_not_written_again(
     # 72 h half-life: after 43 minutes (1% of it) the time is refreshed again.
     retrieve(store, U, "music", k=2, now=T0 + 6 * HOUR)
     assert len(calls) == 2 and set(calls[1]) == {r.memory.id for r in first}
-    assert all(store.get(U, i).last_accessed == T0 + 6 * HOUR for i in calls[1])
+    assert all(store.get_memory(U, i).last_accessed == T0 + 6 * HOUR for i in calls[1])
 
 
 def test_retrieval_never_crosses_scopes(store: MemoryStore) -> None:

@@ -88,7 +88,7 @@ def purge_while_writing(directory: Path, purges: int, adds: int) -> None:
     thread.join(timeout=600)
     assert errors.seen == []
     assert len(store.active("user:q")) == adds and store.active("user:p") == []
-    store.release()
+    store.close()
     assert quick_check(directory) == "ok"
     with MemoryStore(directory, embeddings=fake()) as again:  # it opens again, intact
         assert len(again.active("user:q")) == adds
@@ -123,7 +123,7 @@ def background_writes_while_purging(directory: Path, turns: int, purged_users: i
     decided = {d.turn_id for w in (0, 1) for d in store.decisions(f"user:w{w}")}
     assert set(ids) <= decided, "every accepted turn left a decision"
     assert not any(s.id.startswith("gone") for s in store.scopes())
-    store.release()
+    store.close()
     assert quick_check(directory) == "ok"
 
 
@@ -146,7 +146,7 @@ def test_nearest_skips_ids_that_are_not_there(tmp_path: Path) -> None:
         assert store.nearest("user:a", "tea", ids=["zzzzzzzz"]) == []
         hits = store.nearest("user:a", "tea", ids=["zzzzzzzz", tea.id])
         assert [h.memory.id for h in hits] == [tea.id]
-        store.close("user:a", tea.id)
+        store.archive("user:a", tea.id)
         assert store.nearest("user:a", "tea", ids=[tea.id]) == []
 
 
@@ -175,7 +175,7 @@ def reads_while_updating(directory: Path, reads: int) -> None:
             errors.seen.append(f"read {i}: {type(exc).__name__}: {exc}")
     done.set()
     thread.join(timeout=600)
-    store.release()
+    store.close()
     assert failures == 0 and errors.seen == []
 
 
@@ -209,8 +209,8 @@ def two_objects_one_fact(directory: Path, rounds: int) -> None:
             t.join(timeout=120)
         assert errors.seen == []
         assert [m.text for m in first.active(scope)] == ["User is allergic to peanuts."]
-    first.release()
-    second.release()
+    first.close()
+    second.close()
 
 
 def test_two_store_objects_on_one_path_store_one_fact_once(tmp_path: Path) -> None:
@@ -234,17 +234,17 @@ def test_a_purge_through_one_store_object_leaves_the_other_working(tmp_path: Pat
     second.add("user:a", "User likes cocoa.")
     second.add("user:new", "User is new.")
     assert [s.key for s in first.scopes()] == ["user:a", "user:b", "user:new"]
-    assert second.get("user:b", kept.id).text == "User likes tea."
-    first.release()
+    assert second.get_memory("user:b", kept.id).text == "User likes tea."
+    first.close()
     assert [m.text for m in second.active("user:a")] == ["User likes cocoa."]
-    second.release()
+    second.close()
 
 
-def test_use_after_release_is_a_clear_error(tmp_path: Path) -> None:
+def test_use_after_close_is_a_clear_error(tmp_path: Path) -> None:
     store = MemoryStore(tmp_path / "m", embeddings=fake())
     store.add("user:a", "User likes tea.")
-    store.release()
-    store.release()  # twice is fine
+    store.close()
+    store.close()  # twice is fine
     for call in (
         lambda: store.active("user:a"),
         lambda: store.add("user:a", "x"),
@@ -252,7 +252,7 @@ def test_use_after_release_is_a_clear_error(tmp_path: Path) -> None:
         lambda: store.purge("user:a"),
         lambda: store.nearest("user:a", "tea"),
     ):
-        with pytest.raises(StoreClosedError, match="released"):
+        with pytest.raises(StoreClosedError, match="closed"):
             call()
 
 
@@ -312,7 +312,7 @@ def test_purge_waits_for_running_reads_and_they_all_finish(tmp_path: Path) -> No
     for t in readers:
         t.join(timeout=60)
     assert errors.seen == [] and store.active("user:p") == []
-    store.release()
+    store.close()
 
 
 def test_a_purge_through_a_client_passed_in_never_opens_its_database_behind_it(
@@ -331,7 +331,7 @@ def test_a_purge_through_a_client_passed_in_never_opens_its_database_behind_it(
     assert [m.id for m in store.active("user:a")] == [kept.id]
     with pytest.raises(CompactionError, match="open in this process"):
         compact_directory(directory)
-    store.release()
+    store.close()
     client.close()
     compact_directory(directory)
     assert quick_check(directory) == "ok"

@@ -22,7 +22,7 @@ from langgraph_memory import (
     InvalidMemoryError,
     InvalidScopeError,
     Kind,
-    MemoryClosedError,
+    MemoryArchivedError,
     MemoryNotFoundError,
     MemoryStore,
     Op,
@@ -60,7 +60,7 @@ def test_add_then_get_returns_every_field(store: MemoryStore) -> None:
         now=T0,
     )
     assert re.fullmatch(r"[0-9a-f]{8}", m.id)
-    got = store.get("user:alice", m.id)
+    got = store.get_memory("user:alice", m.id)
     assert got == m
     assert (
         got.kind is Kind.PROCEDURAL and got.source is Source.EXPLICIT and got.trust is Trust.MEDIUM
@@ -123,7 +123,7 @@ def test_update_closes_the_old_version_and_opens_a_new_one(store: MemoryStore) -
     assert new.importance == 0.8, "an update never lowers importance"
     assert new.pinned, "pinned carries over"
     assert new.metadata == {"a": 1, "b": 2}
-    closed = store.get("user:a", old.id)
+    closed = store.get_memory("user:a", old.id)
     assert closed.valid_until == T0 + DAY and closed.text == "User lives in Delhi."
     assert [m.text for m in store.active("user:a")] == ["User lives in Pune."]
 
@@ -158,20 +158,20 @@ def test_update_of_a_closed_version_names_the_current_one(store: MemoryStore) ->
     v1 = store.add("user:a", "User lives in Delhi.", now=T0)
     v2 = store.update("user:a", v1.id, "User lives in Pune.", now=T0 + DAY)
     before = snapshot(store, "user:a")
-    with pytest.raises(MemoryClosedError, match=v2.id):
+    with pytest.raises(MemoryArchivedError, match=v2.id):
         store.update("user:a", v1.id, "User lives in Goa.", now=T0 + 2 * DAY)
     assert snapshot(store, "user:a") == before
 
 
 def test_close_archives_without_deleting(store: MemoryStore) -> None:
     m = store.add("user:a", "User is vegetarian.", now=T0)
-    closed = store.close("user:a", m.id, now=T0 + DAY)
+    closed = store.archive("user:a", m.id, now=T0 + DAY)
     assert closed.valid_until == T0 + DAY
     assert store.active("user:a") == []
-    assert store.get("user:a", m.id).valid_until == T0 + DAY
+    assert store.get_memory("user:a", m.id).valid_until == T0 + DAY
     assert store.nearest("user:a", "What does the user eat?", k=3) == []
-    with pytest.raises(MemoryClosedError):
-        store.close("user:a", m.id, now=T0 + 2 * DAY)
+    with pytest.raises(MemoryArchivedError):
+        store.archive("user:a", m.id, now=T0 + 2 * DAY)
 
 
 def test_a_version_cannot_close_before_it_opened(store: MemoryStore) -> None:
@@ -180,7 +180,7 @@ def test_a_version_cannot_close_before_it_opened(store: MemoryStore) -> None:
     with pytest.raises(InvalidMemoryError, match="before"):
         store.update("user:a", m.id, "User eats fish.", now=T0 - DAY)
     with pytest.raises(InvalidMemoryError, match="before"):
-        store.close("user:a", m.id, now=T0 - DAY)
+        store.archive("user:a", m.id, now=T0 - DAY)
     assert snapshot(store, "user:a") == before
 
 
@@ -260,8 +260,8 @@ def test_keyword_sees_only_active_versions(store: MemoryStore) -> None:
 def test_touch_refreshes_last_accessed_in_one_call(store: MemoryStore) -> None:
     a, b = store.add_many("user:a", ["A fact.", "B fact."], now=T0)
     store.touch("user:a", [a.id, "ffffffff"], now=T0 + DAY)
-    assert store.get("user:a", a.id).last_accessed == T0 + DAY
-    assert store.get("user:a", b.id).last_accessed == T0
+    assert store.get_memory("user:a", a.id).last_accessed == T0 + DAY
+    assert store.get_memory("user:a", b.id).last_accessed == T0
 
 
 def test_scopes_lists_what_holds_data(store: MemoryStore) -> None:
@@ -339,7 +339,7 @@ def test_purge_ids_removes_every_version_and_log_entry(store: MemoryStore) -> No
     assert store.purge("user:a", [v1.id]) == {"memories": 2, "decisions": 1}
     for gone in (v1.id, v2.id):
         with pytest.raises(MemoryNotFoundError):
-            store.get("user:a", gone)
+            store.get_memory("user:a", gone)
     assert [m.id for m in store.active("user:a")] == [keep.id]
     [left] = store.decisions("user:a")
     assert left.shown_texts == (keep.text, "[purged]") and "X2" not in (left.raw or "")
@@ -400,9 +400,9 @@ class WrongSize(Embeddings):
         (lambda s, m: s.add("customer:a", "ok"), InvalidScopeError, "kind"),
         (lambda s, m: s.add("user:a/b", "ok"), InvalidScopeError, "'/'"),
         (lambda s, m: s.add(("user",), "ok"), InvalidScopeError, "2-tuple"),
-        (lambda s, m: s.get("user:a", "ffffffff"), MemoryNotFoundError, "ffffffff"),
+        (lambda s, m: s.get_memory("user:a", "ffffffff"), MemoryNotFoundError, "ffffffff"),
         (lambda s, m: s.update("user:a", "ffffffff", "new"), MemoryNotFoundError, "ffffffff"),
-        (lambda s, m: s.close("user:a", "ffffffff"), MemoryNotFoundError, "ffffffff"),
+        (lambda s, m: s.archive("user:a", "ffffffff"), MemoryNotFoundError, "ffffffff"),
         (lambda s, m: s.history("user:a", "ffffffff"), MemoryNotFoundError, "ffffffff"),
         (lambda s, m: s.update("user:a", m.id, "x" * 100_000), InvalidMemoryError, "limit"),
         (
@@ -511,7 +511,7 @@ def test_operations_never_cross_scopes(store: MemoryStore, ops: list[tuple[str, 
             mine[m.id] = m.text
         elif op == "close" and mine:
             old = sorted(mine)[-1]
-            store.close(key, old)
+            store.archive(key, old)
             del mine[old]
         elif op == "read":
             for hit in store.nearest(key, word, k=10) + store.keyword(key, [word], k=10):
@@ -520,7 +520,7 @@ def test_operations_never_cross_scopes(store: MemoryStore, ops: list[tuple[str, 
                 if other != scope:
                     for foreign in expected[other]:
                         with pytest.raises(MemoryNotFoundError):
-                            store.get(key, foreign)
+                            store.get_memory(key, foreign)
     for scope in SCOPES:
         active = store.active(scoped[scope])
         assert {m.id: m.text for m in active} == expected[scope]
@@ -534,7 +534,7 @@ def test_a_basestore_key_works_wherever_an_id_does(store: MemoryStore) -> None:
         "User likes sushi.",
         "User likes ramen.",
     ]
-    assert store.get("user:a", "food").text == "User likes ramen."
+    assert store.get_memory("user:a", "food").text == "User likes ramen."
     newest = store.update("user:a", "food", "User likes udon.")
     assert store.get(("user", "a"), "food").value["text"] == "User likes udon."  # type: ignore[union-attr]
     assert newest.replaces is not None
@@ -569,4 +569,4 @@ def test_an_interrupted_close_is_completed_on_next_open(
         )
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         assert [x.id for x in s.active("user:a")] == [keep.id]
-        assert s.get("user:a", m.id).valid_until == T0 + DAY
+        assert s.get_memory("user:a", m.id).valid_until == T0 + DAY

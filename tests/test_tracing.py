@@ -86,7 +86,7 @@ def seeded(tmp_path: Path, embedder: Embeddings) -> Iterator[MemoryStore]:
     try:
         yield store
     finally:
-        store.release()
+        store.close()
 
 
 @pytest.fixture
@@ -276,7 +276,7 @@ def test_tracing_off_sends_nothing_and_changes_nothing(
                 assert stub.requests == [], "tracing is off: not even /info"
             results.append((outcome(store, out), model.calls))
         finally:
-            store.release()
+            store.close()
     assert results[0] == results[1]
 
 

@@ -80,11 +80,11 @@ def test_forget_with_an_empty_query_archives_nothing(store: MemoryStore, query: 
     m = store.add(U, "User likes tea.", now=T0)  # the only memory: any query matched it
     writer = MemoryWriter(store, model=NoModel())
     refuses(store, lambda: writer.forget(U, query=query), InvalidArgumentError, "empty query")
-    assert store.get(U, m.id).active
+    assert store.get_memory(U, m.id).active
     _, forget, _ = memory_tools(writer)
     answer = forget.invoke({"memory": query}, CONFIG)
     assert answer.startswith("Could not forget that: ") and "empty query" in answer
-    assert store.get(U, m.id).active
+    assert store.get_memory(U, m.id).active
 
 
 @pytest.mark.parametrize("text", ["", "  ", "\n"])
@@ -128,7 +128,7 @@ SURROGATE = "\ud800"
         (lambda s: s.nearest(U, SURROGATE), InvalidArgumentError),
         (lambda s: s.keyword(U, f"Paris {SURROGATE}"), InvalidArgumentError),
         (lambda s: s.keyword(U, [SURROGATE]), InvalidArgumentError),
-        (lambda s: s.get(U, SURROGATE), InvalidArgumentError),
+        (lambda s: s.get_memory(U, SURROGATE), InvalidArgumentError),
         (lambda s: retrieve(s, U, SURROGATE), InvalidArgumentError),
         (
             lambda s: MemoryWriter(s, model=NoModel()).write_turn(U, [("user", SURROGATE)]),
@@ -157,8 +157,8 @@ def test_control_characters_are_refused_in_what_is_stored(store: MemoryStore, ch
 
 def test_tab_newline_and_carriage_return_are_kept(store: MemoryStore) -> None:
     m = store.add(U, "Line one,\tand\r\nline two.", metadata={"note": "a\tb\nc"})
-    assert store.get(U, m.id).text == "Line one,\tand\r\nline two."
-    assert store.get(U, m.id).metadata == {"note": "a\tb\nc"}
+    assert store.get_memory(U, m.id).text == "Line one,\tand\r\nline two."
+    assert store.get_memory(U, m.id).metadata == {"note": "a\tb\nc"}
     # A query is never stored: control characters in it are searched as given.
     assert store.nearest(U, "line\x0b two", k=1)[0].memory.id == m.id
 
@@ -189,11 +189,11 @@ def test_ids_that_are_not_strings_are_refused(store: MemoryStore, bad: Any) -> N
         refuses(store, lambda: store.purge(U, bad), InvalidArgumentError, "ids")
         refuses(store, lambda: store.touch(U, bad), InvalidArgumentError, "memory_ids")
     for one in (None, "", 5):
-        refuses(store, lambda: store.get(U, one), InvalidArgumentError, "memory id")  # noqa: B023
+        refuses(store, lambda: store.get_memory(U, one), InvalidArgumentError, "memory id")  # noqa: B023
         refuses(store, lambda: store.history(U, one), InvalidArgumentError, "memory id")  # noqa: B023
-        refuses(store, lambda: store.close(U, one), InvalidArgumentError, "memory id")  # noqa: B023
+        refuses(store, lambda: store.archive(U, one), InvalidArgumentError, "memory id")  # noqa: B023
     refuses(store, lambda: store.decisions(U, turn_id=5), InvalidArgumentError, "turn_id")  # type: ignore[arg-type]
-    assert store.get(U, m.id).active
+    assert store.get_memory(U, m.id).active
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
@@ -228,7 +228,7 @@ def test_metadata_ints_outside_64_bits_are_refused(store: MemoryStore) -> None:
     for big in (2**63, -(2**63) - 1, 2**70):
         refuses(store, lambda: store.add(U, "x", metadata={"n": big}), InvalidMemoryError, "64-bit")  # noqa: B023
     m = store.add(U, "x", metadata={"hi": 2**63 - 1, "lo": -(2**63)})
-    assert store.get(U, m.id).metadata == {"hi": 2**63 - 1, "lo": -(2**63)}
+    assert store.get_memory(U, m.id).metadata == {"hi": 2**63 - 1, "lo": -(2**63)}
 
 
 def test_naive_datetimes_are_refused_everywhere_a_time_goes_in(store: MemoryStore) -> None:
@@ -240,7 +240,7 @@ def test_naive_datetimes_are_refused_everywhere_a_time_goes_in(store: MemoryStor
         lambda: store.add_many(U, [{"text": "x", "event_time": NAIVE}]),
         lambda: store.update(U, m.id, "User likes coffee.", now=NAIVE),
         lambda: store.update(U, m.id, "User likes coffee.", event_time=NAIVE),
-        lambda: store.close(U, m.id, now=NAIVE),
+        lambda: store.archive(U, m.id, now=NAIVE),
         lambda: store.touch(U, [m.id], now=NAIVE),
         lambda: store.nearest(U, "tea", as_of=NAIVE),
         lambda: retrieve(store, U, "tea", now=NAIVE),
@@ -310,7 +310,7 @@ def test_nearest_among_ids_skips_unknown_and_archived_ones(store: MemoryStore) -
     retrieve whose keyword hit was archived meanwhile failed."""
     keep = store.add(U, "User likes tea.", now=T0)
     gone = store.add(U, "User likes coffee.", now=T0)
-    store.close(U, gone.id, now=T0)
+    store.archive(U, gone.id, now=T0)
     hits = store.nearest(U, "tea", ids=[gone.id, "ffffffff", keep.id, keep.id])
     assert [h.memory.id for h in hits] == [keep.id]
     assert store.nearest(U, "tea", ids=["ffffffff"]) == []
@@ -324,7 +324,7 @@ def test_purge_with_a_repeated_id(store: MemoryStore) -> None:
 def test_times_the_store_cannot_read_back_are_refused(store: MemoryStore) -> None:
     last = datetime(9999, 12, 31, tzinfo=timezone.utc)
     m = store.add(U, "x", now=last, event_time=datetime(1, 1, 1, tzinfo=timezone.utc))
-    assert store.get(U, m.id).created_at == last
+    assert store.get_memory(U, m.id).created_at == last
     too_late = datetime.max.replace(tzinfo=timezone.utc)  # its epoch float rounds into 10000
     refuses(store, lambda: store.add(U, "x", now=too_late), InvalidArgumentError, "latest")
     refuses(store, lambda: store.add(U, "x", event_time=too_late), InvalidArgumentError, "latest")

@@ -232,10 +232,10 @@ def test_store_api(store: MemoryStore) -> None:
             call = lambda: store.update(scope, memory_id, text, **kw)  # noqa: E731
         elif op == "close":
             memory_id, now = draw(ids(known)), draw(times)
-            call = lambda: store.close(scope, memory_id, now=now)  # noqa: E731
+            call = lambda: store.archive(scope, memory_id, now=now)  # noqa: E731
         elif op == "get":
             memory_id = draw(ids(known))
-            call = lambda: store.get(scope, memory_id)  # noqa: E731
+            call = lambda: store.get_memory(scope, memory_id)  # noqa: E731
         elif op == "nearest":
             query = draw(st.one_of(texts, vectors, wrong_types))
             kw = kwargs_of(draw, k=ks, as_of=times, ids=id_lists(known))

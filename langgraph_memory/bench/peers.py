@@ -457,7 +457,7 @@ class InProcess:
 
     def close(self) -> None:
         """Release the store and the Chroma client."""
-        self.store.release()
+        self.store.close()
         self.client.close()  # type: ignore[attr-defined]
 
     def paths(self, sample_ids: Sequence[str], texts: Sequence[str]) -> dict[str, QueryPath]:

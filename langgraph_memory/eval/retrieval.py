@@ -174,7 +174,7 @@ def _writer(store: MemoryStore, mode: Mode, model: MemoryModel | None) -> Memory
 
 def _drop(store: MemoryStore) -> None:
     path = store.path
-    store.release()
+    store.close()
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)
 

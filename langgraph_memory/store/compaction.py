@@ -126,7 +126,7 @@ def _check_closed(database: Path) -> None:
     if str(database.parent) in systems or os.getpid() in holders:
         raise CompactionError(
             f"{database} is open in this process; close every Chroma client and "
-            "MemoryStore on it first (MemoryStore.release(), client.close())"
+            "MemoryStore on it first (MemoryStore.close(), client.close())"
         )
     if holders:
         raise CompactionError(
@@ -209,7 +209,7 @@ def scrub_written_since(path: Path, since: float, *, timeout: float = 600) -> li
 
     For the index files an unscrubbed process wrote after a purge: they come
     from its heap, which may still hold bytes of the records it purged. Only
-    while no Chroma has the directory open (the store runs it on release, and
+    while no Chroma has the directory open (the store runs it on close, and
     on open when a process that purged stopped before it could).
     """
     database = path.resolve() / SQLITE_FILE

@@ -19,7 +19,7 @@ for a scope lock it does not already hold.
 >>> a, b = open_engine(d, None), open_engine(d, None)
 >>> a is b, a.users
 (True, 2)
->>> a.release(), b.release()
+>>> a.close(), b.close()
 (False, True)
 """
 
@@ -179,7 +179,7 @@ class Engine:
 
     # -- opening and closing ----------------------------------------------------------
 
-    def release(self) -> bool:
+    def close(self) -> bool:
         """Give back one user's hold; True when it was the last and the engine closed."""
         with Engine._open_guard:
             self.users -= 1

@@ -16,7 +16,7 @@ hands it to every node and tool.
 ['User lives in Delhi.', 'User lives in Pune.']
 >>> [v.text for v in store.active("user:alice")]
 ['User lives in Pune.']
->>> store.release()
+>>> store.close()
 """
 
 from __future__ import annotations
@@ -31,18 +31,18 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast, overload
+from typing import Any, TypeVar, cast
 
 from chromadb.api import ClientAPI
 from chromadb.errors import NotFoundError as ChromaNotFoundError
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, Item, Op, Result
+from langgraph.store.base import BaseStore, Op, Result
 
 from langgraph_memory.checks import check_ids, check_query, check_vector
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
     InvalidMemoryError,
-    MemoryClosedError,
+    MemoryArchivedError,
     MemoryNotFoundError,
     StoreClosedError,
 )
@@ -179,7 +179,7 @@ class MemoryStore(BaseStore):
 
         self.embeddings = embeddings
         self.embedder_name = embedder_name(embeddings)
-        self._released = False
+        self._closed = False
         # Every store on one location in this process shares one engine: its
         # client, collection handles, scope locks and gate (see ``engine``).
         self._engine = open_engine(path, client)
@@ -187,7 +187,7 @@ class MemoryStore(BaseStore):
             with self._engine.gate.shared():
                 self._check_embedder()
         except BaseException:
-            self.release()  # a refused open must not keep the directory locked
+            self.close()  # a refused open must not keep the directory locked
             raise
 
     @property
@@ -202,32 +202,32 @@ class MemoryStore(BaseStore):
 
     # -- lifecycle -------------------------------------------------------------
 
-    def release(self) -> None:
-        """Let go of the store; the last store on a directory releases its lock.
+    def close(self) -> None:
+        """Free the store; the last store on a directory releases its lock.
 
         Safe to call twice; ``with MemoryStore(...) as store:`` calls it. Any
-        other call on a released store raises ``StoreClosedError``. (``close``
-        is the memory operation: it archives one memory.)
+        other call on a closed store raises ``StoreClosedError``. (Retiring one
+        memory is :meth:`archive`.)
         """
-        if self._released:
+        if self._closed:
             return
-        self._released = True
-        self._engine.release()
+        self._closed = True
+        self._engine.close()
 
     def __enter__(self) -> MemoryStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.release()
+        self.close()
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path else type(self.client).__name__
         return f"MemoryStore({where!r}, embedder={self.embedder_name!r})"
 
     def _live(self) -> Engine:
-        if self._released or self._engine.closed:
+        if self._closed or self._engine.closed:
             raise StoreClosedError(
-                "this MemoryStore was released; open it again (MemoryStore(path)) to use it"
+                "this MemoryStore was closed; open it again (MemoryStore(path)) to use it"
             )
         return self._engine
 
@@ -453,7 +453,7 @@ class MemoryStore(BaseStore):
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> old = s.add("user:a", "User lives in Delhi.", importance=0.7)
         >>> new = s.update("user:a", old.id, "User lives in Pune.", importance=0.4)
-        >>> new.replaces == old.id, new.importance, s.get("user:a", old.id).active
+        >>> new.replaces == old.id, new.importance, s.get_memory("user:a", old.id).active
         (True, 0.7, False)
         """
         unknown = set(fields) - UPDATE_FIELDS
@@ -485,7 +485,7 @@ class MemoryStore(BaseStore):
         return replace(new, id=new_id)
 
     @_fresh
-    def close(self, scope: ScopeLike, memory_id: str, *, now: datetime | None = None) -> Memory:
+    def archive(self, scope: ScopeLike, memory_id: str, *, now: datetime | None = None) -> Memory:
         """Archive an active memory: ``valid_until = now``. Nothing is deleted.
 
         The closed version stays readable with ``get``, ``history`` and
@@ -495,7 +495,7 @@ class MemoryStore(BaseStore):
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:a", "Likes tea.")
-        >>> s.close("user:a", m.id).active, s.active("user:a")
+        >>> s.archive("user:a", m.id).active, s.active("user:a")
         (False, [])
         """
         scope = Scope.of(scope)
@@ -518,7 +518,7 @@ class MemoryStore(BaseStore):
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:a", "Likes tea.")
         >>> s.touch("user:a", [m.id], now=datetime(2030, 1, 1, tzinfo=timezone.utc))
-        >>> s.get("user:a", m.id).last_accessed.year
+        >>> s.get_memory("user:a", m.id).last_accessed.year
         2030
         """
         scope = Scope.of(scope)
@@ -563,38 +563,21 @@ class MemoryStore(BaseStore):
 
     # -- reads ---------------------------------------------------------------------
 
-    @overload
-    def get(self, scope: Scope | str, memory_id: str) -> Memory: ...
+    @_reads
+    def get_memory(self, scope: ScopeLike, memory_id: str) -> Memory:
+        """The memory version with this id (or chain key), active or archived.
 
-    @overload
-    def get(
-        self, scope: tuple[str, ...], memory_id: str, *, refresh_ttl: bool | None = None
-    ) -> Item | None: ...
-
-    def get(
-        self, scope: ScopeLike, memory_id: str, *, refresh_ttl: bool | None = None
-    ) -> Memory | Item | None:
-        """The memory version with this id, active or closed.
-
-        Called with a ``Scope`` or ``"kind:id"`` it returns a ``Memory`` and
-        raises ``MemoryNotFoundError`` for an unknown id. Called with a
-        namespace tuple it is LangGraph's ``BaseStore.get``: the current ``Item``
-        under that key, or ``None``.
+        Raises ``MemoryNotFoundError`` for an unknown id. (``get(namespace, key)``
+        is LangGraph's ``BaseStore.get``: the current ``Item`` under a key, or None.)
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:a", "Likes tea.")
-        >>> s.get("user:a", m.id).text, s.get(("user", "a"), m.id).value["text"]
+        >>> s.get_memory("user:a", m.id).text, s.get(("user", "a"), m.id).value["text"]
         ('Likes tea.', 'Likes tea.')
         """
-        if isinstance(scope, tuple):
-            return super().get(scope, memory_id, refresh_ttl=refresh_ttl)
-        return self._get_memory(Scope.of(scope), memory_id)
-
-    @_reads
-    def _get_memory(self, scope: Scope, memory_id: str) -> Memory:
-        return self._version(scope, memory_id).memory
+        return self._version(Scope.of(scope), memory_id).memory
 
     def _version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> Version:
         """The version with this id; failing that, the current (or last) version
@@ -624,8 +607,8 @@ class MemoryStore(BaseStore):
             hint = (
                 f"its current version is {current[0]!r}" if current else "it has no current version"
             )
-            raise MemoryClosedError(
-                f"memory {memory_id!r} in scope {scope.key} was closed at "
+            raise MemoryArchivedError(
+                f"memory {memory_id!r} in scope {scope.key} was archived at "
                 f"{version.memory.valid_until.isoformat() if version.memory.valid_until else '?'}; "
                 f"{hint}"
             )
@@ -909,7 +892,7 @@ class MemoryStore(BaseStore):
         >>> m = s.add("user:a", "Likes tea.")
         >>> s.import_scope(s.export("user:a"), scope="user:b")["memories"]
         1
-        >>> s.get("user:b", m.id).text
+        >>> s.get_memory("user:b", m.id).text
         'Likes tea.'
         """
         from langgraph_memory.store.backup import import_scope

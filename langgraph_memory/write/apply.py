@@ -13,7 +13,7 @@ bad fact cannot lose the rest of a turn.
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> d = apply(store, "user:a", Decision(op=Op.ADD, fact="User is vegan.", text="User is vegan."),
 ...           Fact("User is vegan.", importance=0.8))
->>> d.status, store.get("user:a", d.result_id).importance
+>>> d.status, store.get_memory("user:a", d.result_id).importance
 ('applied', 0.8)
 """
 
@@ -69,7 +69,7 @@ def apply(
                 **extra,
             ).id
         elif decision.op is Op.DELETE and decision.target_id:
-            store.close(scope, decision.target_id, now=when)
+            store.archive(scope, decision.target_id, now=when)
     except MemoryKitError as exc:
         decision = decision.with_(status="failed", error=f"{type(exc).__name__}: {exc}")
     logged = decision.with_(result_id=result_id, turn_id=turn_id or decision.turn_id)

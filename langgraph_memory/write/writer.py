@@ -335,7 +335,7 @@ class MemoryWriter:
                 )
             memory_id = self._one_match(scope, query).id
         check_id(memory_id)
-        target = self.store.get(scope, memory_id)
+        target = self.store.get_memory(scope, memory_id)
         fact = query or f"forget {memory_id}"
         decision = Decision(
             op=Op.DELETE,
