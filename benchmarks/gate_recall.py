@@ -2,9 +2,9 @@
 
 Run it on the benchmark data folder (nothing is downloaded)::
 
-    python -m langgraph_memory.bench.gate_recall --data ../shared/data
-    python -m langgraph_memory.bench.gate_recall --data ../shared/data --show-misses 20
-    python -m langgraph_memory.bench.gate_recall --data ../shared/data --held-out --out gate.json
+    python -m benchmarks.gate_recall --data ../shared/data
+    python -m benchmarks.gate_recall --data ../shared/data --show-misses 20
+    python -m benchmarks.gate_recall --data ../shared/data --held-out --out gate.json
 
 Two numbers per corpus, over the user turns of each unique session counted once:
 
@@ -34,11 +34,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langgraph_memory.write.gate import may_hold_fact
+from benchmarks.datasets import DATASETS, missing_data
+from langgraph_memory.write import may_hold_fact
 
-ORACLE = Path("longmemeval") / "longmemeval_oracle.json.xz"
-S_FILE = Path("longmemeval") / "longmemeval_s_cleaned.dedup.json.xz"
-LOCOMO = Path("locomo") / "locomo10.json"
+ORACLE = DATASETS["longmemeval-oracle"]
+S_FILE = DATASETS["longmemeval-s"]
+LOCOMO = DATASETS["locomo"]
 #: LoCoMo evidence strings are sometimes malformed ("D8:6; D9:17", space-joined lists), so ids
 #: are pulled out with a pattern rather than taken whole.
 _DIA_ID = re.compile(r"D\d+:\d+")
@@ -159,18 +160,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the numbers and misses as JSON here")
     args = p.parse_args(argv)
 
-    loaders: list[tuple[str, Path, Callable[[Path], Iterator[Turn]]]] = [
-        ("LongMemEval oracle", args.data / ORACLE, longmemeval_oracle),
-        ("LoCoMo-10", args.data / LOCOMO, locomo),
+    loaders: list[tuple[str, str, Callable[[Path], Iterator[Turn]]]] = [
+        ("LongMemEval oracle", ORACLE, longmemeval_oracle),
+        ("LoCoMo-10", LOCOMO, locomo),
     ]
     if args.held_out:
-        loaders.append(("LongMemEval S (held out)", args.data / S_FILE, longmemeval_s))
-    results = []
-    for name, path, load in loaders:
-        if not path.exists():
-            print(f"missing: {path}", file=sys.stderr)
-            return 2
-        results.append(measure(name, load(path)))
+        loaders.append(("LongMemEval S (held out)", S_FILE, longmemeval_s))
+    problem = missing_data(args.data, *(file for _, file, _ in loaders))
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    results = [measure(name, load(args.data / file)) for name, file, load in loaders]
 
     print(_table(results))
     for r in results:

@@ -2,8 +2,8 @@
 
 Run it on the benchmark data folder (nothing is downloaded, no model is called)::
 
-    python -m langgraph_memory.bench.write_cost --data ../shared/data
-    python -m langgraph_memory.bench.write_cost --data ../shared/data --convs 2 --out cost.json
+    python -m benchmarks.write_cost --data ../shared/data
+    python -m benchmarks.write_cost --data ../shared/data --convs 2 --out cost.json
 
 Every LoCoMo turn is replayed in order through ``MemoryWriter`` into a fresh embedded
 ``MemoryStore``, once per mode, as ``[("user", text)]`` in the scope
@@ -53,17 +53,19 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langgraph_memory.bench import gate_recall
-from langgraph_memory.eval import datasets
+from benchmarks import datasets, gate_recall
+from benchmarks.datasets import DATASETS, missing_data
+from langgraph_memory.embeddings import default_embeddings
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel, count_tokens
-from langgraph_memory.write.gate import may_hold_fact
-from langgraph_memory.write.prompts import extract as extract_prompt
-from langgraph_memory.write.prompts import reconcile as reconcile_prompt
-from langgraph_memory.write.writer import MemoryWriter, Mode
+from langgraph_memory.write import MemoryWriter, Mode, may_hold_fact
+from langgraph_memory.write.prompts.extract import HUMAN as EXTRACT_HUMAN
+from langgraph_memory.write.prompts.extract import ExtractionOutput
+from langgraph_memory.write.prompts.reconcile import BATCH_HUMAN, BatchOutput, ReconcileOutput
+from langgraph_memory.write.prompts.reconcile import HUMAN as RECONCILE_HUMAN
 
-LOCOMO = gate_recall.LOCOMO
-ORACLE = gate_recall.ORACLE
+LOCOMO = DATASETS["locomo"]
+ORACLE = DATASETS["longmemeval-oracle"]
 MODES: tuple[Mode, ...] = ("per_fact", "batched")
 #: LoCoMo's session dates, e.g. "1:56 pm on 8 May, 2023".
 #: Observation citations are sometimes malformed ("D26:14, D26:34" as one string), so ids are
@@ -72,12 +74,10 @@ _DIA_ID = re.compile(r"D\d+:\d+")
 _BATCH_LINE = re.compile(r"^\((\d+)\) (.*)$", re.MULTILINE)
 # Markers of the three prompts, from their human-message templates, so that a change of the
 # prompts breaks this benchmark loudly instead of silently answering the wrong question.
-_EXTRACT_START = extract_prompt.HUMAN.split("(")[0]  # "Conversation turn "
+_EXTRACT_START = EXTRACT_HUMAN.split("(")[0]  # "Conversation turn "
 _FACT_MARK = "\n\nNew fact: "
 _FACTS_MARK = "\n\nNew facts:\n"
-assert _FACT_MARK.strip() in reconcile_prompt.HUMAN and _FACTS_MARK.strip() in (
-    reconcile_prompt.BATCH_HUMAN
-)
+assert _FACT_MARK.strip() in RECONCILE_HUMAN and _FACTS_MARK.strip() in BATCH_HUMAN
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class Conversation:
 def conversation(sample: dict[str, Any]) -> Conversation:
     """The turns of one LoCoMo sample, sessions in number order, each with its facts.
 
-    Parsing is ``eval.datasets``'; this only attaches the facts. A fact citing
+    Parsing is ``benchmarks.datasets``'; this only attaches the facts. A fact citing
     several turns is attached to the first one only: that is where an extractor
     would first see it (later mentions would reconcile to NOOP anyway).
     """
@@ -313,9 +313,9 @@ def schema_tokens_per_call() -> dict[str, int]:
     ['batch', 'extract', 'reconcile']
     """
     schemas = {
-        "extract": extract_prompt.ExtractionOutput,
-        "reconcile": reconcile_prompt.ReconcileOutput,
-        "batch": reconcile_prompt.BatchOutput,
+        "extract": ExtractionOutput,
+        "reconcile": ReconcileOutput,
+        "batch": BatchOutput,
     }
     return {k: count_tokens(json.dumps(convert_to_openai_tool(s))) for k, s in schemas.items()}
 
@@ -382,8 +382,6 @@ def run(
 ) -> dict[str, Any]:
     """Replay ``conversations`` in each mode; the report as a JSON-ready dict."""
     if embeddings is None:
-        from langgraph_memory.embeddings import default_embeddings
-
         embeddings = default_embeddings()
     embeddings.embed_query("warm up")  # load the model before any mode's clock starts
     costs: dict[str, list[TurnCost]] = {m: [] for m in modes}
@@ -475,10 +473,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the report as JSON here")
     p.add_argument("--no-gate-recall", action="store_true", help="skip the LongMemEval gate check")
     args = p.parse_args(argv)
-    path = args.data / LOCOMO
-    if not path.exists():
-        print(f"missing: {path}", file=sys.stderr)
+    problem = missing_data(args.data, LOCOMO)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
+    path = args.data / LOCOMO
     conversations = load_locomo(path, args.convs)
     report = run(conversations)
     report["data"] = str(args.data)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory.bench.gate_recall import ORACLE, Turn, longmemeval_oracle, measure
+from benchmarks.gate_recall import ORACLE, Turn, longmemeval_oracle, measure
 from langgraph_memory.write.gate import may_hold_fact
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory.bench import write_cost
+from benchmarks import write_cost
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.write.gate import may_hold_fact
-from langgraph_memory.write.writer import Mode
+from langgraph_memory.write import Mode, may_hold_fact
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
