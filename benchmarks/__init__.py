@@ -4,9 +4,9 @@ Everything here uses the package's public API only (``tests/test_benchmarks_publ
 checks every import); where a benchmark needs more, the API grows. Nothing in
 ``langgraph_memory`` imports this package.
 
-Evaluation on real benchmarks (LoCoMo, LongMemEval; pass ``--data``, see
-``/work/shared/data/README.md`` for the files and where they come from) and on the project's
-own fixtures:
+Evaluation on real benchmarks (LoCoMo, LongMemEval: pass their folder as ``--data``;
+``datasets.SOURCES`` names the files and where they come from, and the project's copy sits at
+``../shared/data`` beside the checkout, with a README) and on the project's own fixtures:
 
 - ``datasets``: LoCoMo and LongMemEval loaders (paths from the caller; nothing is downloaded);
 - ``ingest``: replaying a conversation into a store (raw turns, LoCoMo's observations, or the
