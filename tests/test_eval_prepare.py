@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
-from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.eval import qa
 from langgraph_memory.eval.prepare import prepare
 from langgraph_memory.write.rules import RulesModel

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.eval import plots, retrieval
 from langgraph_memory.eval.datasets import (
     LmeQuestion,

@@ -42,7 +42,8 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.eval.best_retrieval import best_ask
 from langgraph_memory.eval.datasets import (
     DATASETS,

@@ -4,6 +4,6 @@
 """
 
 from langgraph_memory.store.memory_store import MemoryStore
-from langgraph_memory.store.versions import Hit
+from langgraph_memory.store.version import Hit
 
 __all__ = ["Hit", "MemoryStore"]

@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from langgraph_memory.errors import MemoryKitError
+from langgraph_memory.errors import QueueFullError, WriterClosedError
 from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.write.journal import Journal, JournalEntry
@@ -91,14 +91,6 @@ __all__ = ["BackgroundStats", "BackgroundWriter", "QueueFullError", "WriterClose
 log = logging.getLogger("langgraph_memory")
 
 OnFull = Literal["wait", "raise"]
-
-
-class QueueFullError(MemoryKitError, RuntimeError):
-    """The background writer already holds ``max_pending`` turns."""
-
-
-class WriterClosedError(MemoryKitError, RuntimeError):
-    """The background writer was closed; it takes no more turns."""
 
 
 @dataclass(frozen=True)
