@@ -11,7 +11,7 @@ through anything but this object and the record helpers it is built on.
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> core = StoreCore(tempfile.mkdtemp(), None, DeterministicFakeEmbedding(size=8))
 >>> core.embedder_name, len(core.embed(["Likes tea."])[0])
-('DeterministicFakeEmbedding', 8)
+('langchain_core.embeddings.fake.DeterministicFakeEmbedding', 8)
 >>> core.close()
 """
 
