@@ -148,7 +148,7 @@ class BackgroundWriter:
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> from langgraph_memory.store import MemoryStore
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-    >>> from langgraph_memory.write.rules import RulesModel
+    >>> from langgraph_memory.write.offline import RulesModel
     >>> bg = BackgroundWriter(MemoryWriter(store, model=RulesModel()), workers=1, max_pending=10)
     >>> bg.submit("user:bob", [("user", "I'm vegan.")], turn_id="t1")
     't1'
