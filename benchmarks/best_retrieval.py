@@ -355,7 +355,7 @@ _CACHE_SIZE = 16
 def _default_embedder() -> Embeddings:
     with _LOCK:
         if not _DEFAULT:
-            from langgraph_memory import LocalMiniLM
+            from langgraph_memory.embeddings import LocalMiniLM
 
             _DEFAULT.append(LocalMiniLM())
         return _DEFAULT[0]

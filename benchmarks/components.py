@@ -47,12 +47,12 @@ from langgraph_memory.write import (
     Fact,
     MemoryModel,
     Role,
-    RulesModel,
     Turn,
     extract,
     memory_model,
     validate,
 )
+from langgraph_memory.write.offline import RulesModel
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

@@ -61,7 +61,8 @@ from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import MemoryState, add_memory, memory_read_node
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write import MemoryWriter, RulesModel, may_hold_fact
+from langgraph_memory.write import MemoryWriter, may_hold_fact
+from langgraph_memory.write.offline import RulesModel
 
 USER = "bench"
 SCOPE = f"user:{USER}"

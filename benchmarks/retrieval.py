@@ -68,9 +68,11 @@ from benchmarks.metrics import (
     recall_fraction,
 )
 from benchmarks.models import chat_model
-from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import retrieve
-from langgraph_memory.write import MemoryModel, RulesModel, memory_model
+from langgraph_memory.write import MemoryModel, memory_model
+from langgraph_memory.write.offline import RulesModel
 
 LOCOMO_KS: tuple[int, ...] = (5, 10, 25)
 LME_SESSION_KS: tuple[int, ...] = (5, 10)

@@ -1,13 +1,18 @@
 """Long-term memory for LangGraph agents, with a careful write path.
 
-Importing the package does no work: models and stores load when first used.
+Importing the package loads nothing but its errors: each other name loads its
+module (and Chroma, LangGraph, the embedder ...) when first used (PEP 562).
 
 >>> from langgraph_memory import MemoryStore, Scope
 >>> Scope.parse("user:alice").namespace
 ('user', 'alice')
 """
 
-from langgraph_memory.embeddings import LocalMiniLM
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
 from langgraph_memory.errors import (
     AmbiguousMemoryError,
     CompactionError,
@@ -16,21 +21,62 @@ from langgraph_memory.errors import (
     InvalidArgumentError,
     InvalidMemoryError,
     InvalidScopeError,
+    JournalError,
     MemoryArchivedError,
     MemoryKitError,
     MemoryNotFoundError,
     MissingScopeKeyError,
     ModelConfigError,
+    QueueFullError,
     ScopeNotEmptyError,
     StoreClosedError,
     StoreLockedError,
+    WriterClosedError,
 )
-from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
-from langgraph_memory.scope import Scope
-from langgraph_memory.store import Hit, MemoryStore
-from langgraph_memory.write import BackgroundWriter, MemoryWriter
+
+if TYPE_CHECKING:
+    from langgraph_memory.graph.nodes import memory_read_node, memory_write_node
+    from langgraph_memory.graph.tools import memory_tools
+    from langgraph_memory.graph.wiring import add_memory
+    from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
+    from langgraph_memory.read.render import render
+    from langgraph_memory.read.retrieve import Retrieved, retrieve
+    from langgraph_memory.scope import Scope
+    from langgraph_memory.store.memory_store import MemoryStore
+    from langgraph_memory.store.version import Hit
+    from langgraph_memory.write.background import BackgroundWriter
+    from langgraph_memory.write.types import Turn
+    from langgraph_memory.write.writer import MemoryWriter
 
 __version__ = "0.1.0"
+
+#: Where each lazily loaded name lives.
+_LAZY = {
+    # the store and what it returns
+    "MemoryStore": "langgraph_memory.store.memory_store",
+    "Hit": "langgraph_memory.store.version",
+    # the write path
+    "MemoryWriter": "langgraph_memory.write.writer",
+    "BackgroundWriter": "langgraph_memory.write.background",
+    "Turn": "langgraph_memory.write.types",
+    # the read path
+    "retrieve": "langgraph_memory.read.retrieve",
+    "Retrieved": "langgraph_memory.read.retrieve",
+    "render": "langgraph_memory.read.render",
+    # LangGraph
+    "add_memory": "langgraph_memory.graph.wiring",
+    "memory_read_node": "langgraph_memory.graph.nodes",
+    "memory_write_node": "langgraph_memory.graph.nodes",
+    "memory_tools": "langgraph_memory.graph.tools",
+    # records
+    "Scope": "langgraph_memory.scope",
+    "Memory": "langgraph_memory.model",
+    "Decision": "langgraph_memory.model",
+    "Op": "langgraph_memory.model",
+    "Kind": "langgraph_memory.model",
+    "Source": "langgraph_memory.model",
+    "Trust": "langgraph_memory.model",
+}
 
 __all__ = [
     "AmbiguousMemoryError",
@@ -43,8 +89,8 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidMemoryError",
     "InvalidScopeError",
+    "JournalError",
     "Kind",
-    "LocalMiniLM",
     "Memory",
     "MemoryArchivedError",
     "MemoryKitError",
@@ -54,11 +100,35 @@ __all__ = [
     "MissingScopeKeyError",
     "ModelConfigError",
     "Op",
+    "QueueFullError",
+    "Retrieved",
     "Scope",
     "ScopeNotEmptyError",
     "Source",
     "StoreClosedError",
     "StoreLockedError",
     "Trust",
+    "Turn",
+    "WriterClosedError",
     "__version__",
+    "add_memory",
+    "memory_read_node",
+    "memory_tools",
+    "memory_write_node",
+    "render",
+    "retrieve",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load a public name's module on first use, then keep the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'langgraph_memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -22,16 +22,15 @@ import tempfile
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import HumanMessage
-
-from langgraph_memory.llm import configured
-from langgraph_memory.model import Decision, Memory
-from langgraph_memory.read import render
-from langgraph_memory.scope import Scope
-from langgraph_memory.store import MemoryStore
 from langgraph_memory.text_safety import for_terminal
+
+# Each command imports what it uses, when it runs: `--help` and a mistyped command
+# answer at once instead of loading Chroma, LangGraph and the embedder first.
+if TYPE_CHECKING:
+    from langgraph_memory.model import Decision, Memory
+    from langgraph_memory.store import MemoryStore
 
 #: The demo: a move between cities, a restated preference, a sister's city, a
 #: plan, and a question nothing answers; four sessions months apart.
@@ -47,6 +46,8 @@ DEMO: list[tuple[str, list[str]]] = [
 
 
 def _model_line() -> str:
+    from langgraph_memory.llm import configured
+
     if configured():
         return "Model: an OpenAI-compatible chat model from OPENAI_API_KEY / OPENAI_BASE_URL."
     return (
@@ -81,6 +82,8 @@ def _reply(message: Any) -> str:
 
 
 def _open(args: argparse.Namespace) -> MemoryStore:
+    from langgraph_memory.store import MemoryStore
+
     return MemoryStore(args.path) if args.path else MemoryStore()
 
 
@@ -92,6 +95,9 @@ def _graph(store: MemoryStore) -> Any:
 
 def demo(args: argparse.Namespace) -> int:
     """Replay the scripted conversation through the real graph."""
+    from langgraph_memory.scope import Scope
+    from langgraph_memory.store import MemoryStore
+
     print(_model_line())
     directory = args.path or tempfile.mkdtemp(prefix="langgraph-memory-demo-")
     print(f"Store: {directory}\n")
@@ -127,6 +133,10 @@ def demo(args: argparse.Namespace) -> int:
 
 def chat(args: argparse.Namespace) -> int:
     """An interactive session; 'exit' or Ctrl-D ends it."""
+    from langchain_core.messages import HumanMessage
+
+    from langgraph_memory.scope import Scope
+
     print(_model_line())
     with _open(args) as store:
         graph = _graph(store)
@@ -152,6 +162,8 @@ def chat(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     """The active memories of a scope."""
+    from langgraph_memory.read import render
+
     with _open(args) as store:
         memories = store.active(args.scope)
         if args.ids:

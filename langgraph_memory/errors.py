@@ -82,3 +82,15 @@ class AmbiguousMemoryError(MemoryKitError, LookupError):
 
 class ModelConfigError(MemoryKitError, ValueError):
     """A chat model that cannot be built from what was given."""
+
+
+class QueueFullError(MemoryKitError, RuntimeError):
+    """The background writer already holds ``max_pending`` turns."""
+
+
+class WriterClosedError(MemoryKitError, RuntimeError):
+    """The background writer was closed; it takes no more turns."""
+
+
+class JournalError(MemoryKitError, ValueError):
+    """A journal record that cannot be read back, or a damaged journal that cannot be kept."""

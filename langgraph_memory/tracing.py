@@ -36,17 +36,57 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, cast
+from typing import Any, Literal, ParamSpec, Protocol, TypeVar, cast
 
-from langsmith import traceable
-from langsmith.utils import tracing_is_enabled
-
-from langgraph_memory.model import Decision
+from langgraph_memory.model import Decision, Kind, Memory, Source, Trust
 from langgraph_memory.scope import Scope, ScopeLike
 
-if TYPE_CHECKING:  # the step modules import this one: no runtime imports back
-    from langgraph_memory.read.retrieve import Retrieved
-    from langgraph_memory.write.types import Extraction, Fact
+# What the payload functions read of the steps' records. The step modules import
+# this one, so it names their records by shape (Protocols), never by import.
+
+
+class Fact(Protocol):
+    """A fact as extracted (``langgraph_memory.write.types.Fact``)."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def importance(self) -> float: ...
+    @property
+    def source(self) -> Source: ...
+    @property
+    def trust(self) -> Trust: ...
+    @property
+    def kind(self) -> Kind: ...
+
+
+class Extraction(Protocol):
+    """An extraction's outcome (``langgraph_memory.write.types.Extraction``)."""
+
+    @property
+    def facts(self) -> Sequence[Fact]: ...
+    @property
+    def rejected(self) -> Sequence[tuple[str, str]]: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+class Retrieved(Protocol):
+    """A ranked memory (``langgraph_memory.read.retrieve.Retrieved``)."""
+
+    @property
+    def memory(self) -> Memory: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def recency(self) -> float: ...
+    @property
+    def relevance(self) -> float: ...
+    @property
+    def importance(self) -> float: ...
+    @property
+    def pinned(self) -> bool: ...
+
 
 log = logging.getLogger("langgraph_memory")
 
@@ -85,6 +125,9 @@ def tracing_on() -> bool:
     ...     tracing_on()
     False
     """
+    # Imported here: LangSmith loads when a traced step first runs, not with the package.
+    from langsmith.utils import tracing_is_enabled
+
     try:
         return bool(tracing_is_enabled())
     except Exception:  # a broken tracing setup means no tracing, not a broken step
@@ -145,12 +188,16 @@ def traced(
                 outcome.finished, outcome.result = True, result
             return result
 
-        run = traceable(
-            run_type=run_type,
-            name=name,
-            process_inputs=_guarded(inputs, name, "inputs"),
-            process_outputs=_guarded(outputs, name, "outputs"),
-        )(body)
+        @functools.cache
+        def run() -> Callable[..., R]:
+            from langsmith import traceable
+
+            return traceable(
+                run_type=run_type,
+                name=name,
+                process_inputs=_guarded(inputs, name, "inputs"),
+                process_outputs=_guarded(outputs, name, "outputs"),
+            )(body)
 
         @functools.wraps(func)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -160,7 +207,7 @@ def traced(
             outcome = _Outcome()
             token = _OUTCOME.set(outcome)
             try:
-                return run(*args, langsmith_extra={"metadata": extra}, **kwargs)
+                return run()(*args, langsmith_extra={"metadata": extra}, **kwargs)
             except Exception as exc:
                 if not outcome.started:  # tracing failed first: run the step untraced
                     log.debug("tracing %s failed before the step ran: %r", name, exc)

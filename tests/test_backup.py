@@ -27,6 +27,7 @@ from langgraph_memory import (
 )
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.store import decision_log
 from langgraph_memory.write import RulesModel
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone.utc)
@@ -222,11 +223,12 @@ def test_failed_write_leaves_the_scope_empty(
     fill(store)
     backup = store.export("user:alice")
 
-    def broken_log(*args: Any, **kwargs: Any) -> list[Decision]:
+    def broken_log(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("disk full")
 
     with monkeypatch.context() as patch:
-        patch.setattr(store, "log", broken_log)  # fails after the versions were written
+        # The log is written after the versions: a failure there must undo them.
+        patch.setattr(decision_log, "append", broken_log)
         with pytest.raises(RuntimeError, match="disk full"):
             store.import_scope(backup, scope="user:dan")
     assert store.export("user:dan")["memories"] == []

@@ -628,3 +628,33 @@ def test_tool_node_injects_store(store: MemoryStore) -> None:
 
     assert call("save_memory", {"text": "I like pizza"}) == "saved"
     assert call("recall_memory", {"query": "favourite food"}) == "I like pizza"
+
+
+def test_a_put_over_a_memory_keeps_every_field(store: MemoryStore) -> None:
+    """A BaseStore put over a memory the write path made changes its text and value
+    only: the new version keeps the memory's event time, sources, metadata, kind,
+    importance, pin, source and trust, and archives the old version."""
+    made = store.add(
+        "user:alice",
+        "User flies to Lima on 2026-05-02.",
+        kind="episodic",
+        importance=0.8,
+        pinned=True,
+        source="user",
+        trust="high",
+        event_time=datetime.fromisoformat("2026-05-02T09:00:00+00:00"),
+        sources=["a1b2c3d4"],
+        metadata={"turn_id": "t-17", "lang": "en"},
+    )
+    store.put(ALICE, made.id, {"text": "User flies to Quito on 2026-05-02."})
+    old, new = chain(store, ALICE, made.id)
+    assert (old.id, old.active, new.replaces) == (made.id, False, made.id)
+    assert new.text == "User flies to Quito on 2026-05-02."
+    kept = ("kind", "importance", "pinned", "source", "trust", "event_time", "sources", "metadata")
+    assert {f: getattr(new, f) for f in kept} == {f: getattr(made, f) for f in kept}
+    # Deleted, then put again: the chain continues, and still carries the fields.
+    store.delete(ALICE, made.id)
+    store.put(ALICE, made.id, {"text": "User flies to Bogota on 2026-05-02."})
+    last = chain(store, ALICE, made.id)[-1]
+    assert last.active and last.text.startswith("User flies to Bogota")
+    assert {f: getattr(last, f) for f in kept} == {f: getattr(made, f) for f in kept}

@@ -41,9 +41,9 @@ from langgraph_memory.write import (
     Fact,
     MemoryModel,
     Role,
-    RulesModel,
     Turn,
 )
+from langgraph_memory.write.offline import RulesModel
 
 EXTRACTION = load_extraction(DEFAULT_EXTRACTION)
 RECONCILE = load_reconcile(DEFAULT_RECONCILE)

@@ -13,8 +13,9 @@ from langchain_core.messages import BaseMessage
 
 from benchmarks import qa
 from benchmarks.prepare import prepare
-from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
-from langgraph_memory.write import RulesModel
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.write.offline import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 

@@ -32,8 +32,9 @@ from benchmarks.metrics import (
     ndcg,
     recall_fraction,
 )
-from langgraph_memory import LocalMiniLM, MemoryStore, MemoryWriter
-from langgraph_memory.write import RulesModel
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.write.offline import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 LOCOMO = FIXTURES / "locomo_mini.json"

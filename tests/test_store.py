@@ -428,15 +428,15 @@ def test_bad_input_is_a_clear_error_and_changes_nothing(
 def test_an_embedder_with_the_wrong_dimension_stores_nothing(store: MemoryStore) -> None:
     m = store.add("user:a", "User lives in Delhi.", now=T0)
     before = snapshot(store, "user:a")
-    honest_name = store.embeddings
-    store.embeddings = WrongSize(store.embedder_name, 12)
-    try:
+    # A second store object on the same location, whose embedder claims the
+    # store's name but returns vectors of another size.
+    liar = WrongSize(store.embedder_name, 12)
+    where = {"client": store.client} if store.path is None else {"path": store.path}
+    with MemoryStore(**where, embeddings=liar) as other:
         with pytest.raises(EmbeddingMismatchError, match="12-dimensional"):
-            store.add("user:a", "User lives in Pune.")
+            other.add("user:a", "User lives in Pune.")
         with pytest.raises(EmbeddingMismatchError):
-            store.update("user:a", m.id, "User lives in Pune.")
-    finally:
-        store.embeddings = honest_name
+            other.update("user:a", m.id, "User lives in Pune.")
     assert snapshot(store, "user:a") == before
 
 

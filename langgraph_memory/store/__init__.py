@@ -7,6 +7,6 @@
 
 from langgraph_memory.checks import strip_controls
 from langgraph_memory.store.memory_store import MemoryStore
-from langgraph_memory.store.versions import Hit
+from langgraph_memory.store.version import Hit
 
 __all__ = ["Hit", "MemoryStore", "strip_controls"]

@@ -54,13 +54,13 @@ version.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
->>> from langgraph_memory.store.memory_store import MemoryStore
+>>> from langgraph_memory.store import MemoryStore
 >>> fake = DeterministicFakeEmbedding(size=8)
 >>> source = MemoryStore(tempfile.mkdtemp(), embeddings=fake)
 >>> source.put(("user", "alice"), "food", {"text": "Likes sushi.", "rating": 5})
->>> backup = export_scope(source, "user:alice")
+>>> backup = source.export("user:alice")
 >>> target = MemoryStore(tempfile.mkdtemp(), embeddings=fake)
->>> import_scope(target, backup)["memories"]
+>>> target.import_scope(backup)["memories"]
 1
 >>> target.get(("user", "alice"), "food").value
 {'text': 'Likes sushi.', 'rating': 5}
@@ -73,7 +73,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
@@ -96,10 +96,9 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import layout
-from langgraph_memory.store.versions import Version, chunks, fetch, insert
-
-if TYPE_CHECKING:
-    from langgraph_memory.store.memory_store import MemoryStore
+from langgraph_memory.store.collection_io import chunks, fetch, insert
+from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.version import Version
 
 FORMAT = "langgraph-memory-export"
 VERSION = 2
@@ -129,39 +128,39 @@ Requeue = Callable[[Mapping[str, Any]], object]
 # -- export ------------------------------------------------------------------------
 
 
-def export_scope(store: MemoryStore, scope: ScopeLike) -> dict[str, Any]:
+def export_scope(core: StoreCore, scope: ScopeLike) -> dict[str, Any]:
     """Every version (active and closed) and decision of a scope, JSON-ready.
 
     The format is described in this module's docstring; vectors are left out.
 
     >>> import json, tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-    >>> from langgraph_memory.store.memory_store import MemoryStore
+    >>> from langgraph_memory.store import MemoryStore
     >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> m = s.add("user:a", "Likes tea.")
-    >>> data = json.loads(json.dumps(export_scope(s, "user:a")))
+    >>> data = json.loads(json.dumps(s.export("user:a")))
     >>> data["version"], data["memories"][0]["key"] == m.id, data["memories"][0]["value_json"]
     (2, True, None)
     """
     scope = Scope.of(scope)
-    with store._writing(scope):  # no write of this process lands between the reads
-        versions = _stored_versions(store, scope)
-        decisions = store.decisions(scope)
-        pending = store.pending_turns(scope)
+    with core.writing(scope) as engine:  # no write of this process lands between the reads
+        versions = _stored_versions(core, scope)
+        decisions = core.read_log(scope)
+        pending = [t for c in engine.companions() for t in c.pending_turns(scope)]
     return {
         "format": FORMAT,
         "version": VERSION,
         "scope": scope.key,
         "exported_at": now_utc().isoformat(),
-        "embedder": store.embedder_name,
+        "embedder": core.embedder_name,
         "memories": [_version_record(v) for v in versions],
         "decisions": [d.to_dict() for d in decisions],
         "pending_turns": pending,
     }
 
 
-def _stored_versions(store: MemoryStore, scope: Scope) -> list[Version]:
-    cols = store._collections(scope, create=False)
+def _stored_versions(core: StoreCore, scope: Scope) -> list[Version]:
+    cols = core.collections(scope)
     if cols is None:
         return []
     by_id = {v.memory.id: v for v in fetch(cols.active, scope)}
@@ -448,7 +447,7 @@ def _decision_of(raw: Mapping[str, Any]) -> Decision:
 
 
 def import_scope(
-    store: MemoryStore,
+    core: StoreCore,
     data: Any,
     *,
     scope: ScopeLike | None = None,
@@ -468,20 +467,20 @@ def import_scope(
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-    >>> from langgraph_memory.store.memory_store import MemoryStore
+    >>> from langgraph_memory.store import MemoryStore
     >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> m = s.add("user:a", "Lives in Delhi.")
     >>> _ = s.update("user:a", m.id, "Lives in Pune.")
-    >>> import_scope(s, export_scope(s, "user:a"), scope="user:b")
+    >>> s.import_scope(s.export("user:a"), scope="user:b")
     {'memories': 2, 'active': 1, 'closed': 1, 'decisions': 0, 'pending_turns': 0}
     >>> [v.text for v in s.history("user:b", m.id)]
     ['Lives in Delhi.', 'Lives in Pune.']
     """
     backup = read_backup(data, scope=scope)
-    if backup.embedder != store.embedder_name and not allow_embedder_change:
+    if backup.embedder != core.embedder_name and not allow_embedder_change:
         raise EmbeddingMismatchError(
             f"this export was made with the embedder {backup.embedder!r}, but this store uses "
-            f"{store.embedder_name!r}; similarity scores and rankings will differ from the "
+            f"{core.embedder_name!r}; similarity scores and rankings will differ from the "
             "original. Pass allow_embedder_change=True to import it anyway (its texts are "
             "embedded again with this store's embedder)."
         )
@@ -491,11 +490,11 @@ def import_scope(
             "applied) that an import alone would lose; pass requeue= to queue them again, or "
             "remove them from the payload to drop them knowingly"
         )
-    _check_empty(store, backup.scope)  # before the costly embedding
-    versions = _embedded(store, backup.versions)
-    with store._writing(backup.scope):
-        _check_empty(store, backup.scope)
-        _write(store, backup.scope, versions, backup.decisions)
+    _check_empty(core, backup.scope)  # before the costly embedding
+    versions = _embedded(core, backup.versions)
+    with core.writing(backup.scope):
+        _check_empty(core, backup.scope)
+        _write(core, backup.scope, versions, backup.decisions)
     for turn in backup.pending_turns:
         assert requeue is not None
         requeue({**turn, "scope": backup.scope.key})
@@ -509,8 +508,8 @@ def import_scope(
     }
 
 
-def _check_empty(store: MemoryStore, scope: Scope) -> None:
-    cols = store._collections(scope, create=False)
+def _check_empty(core: StoreCore, scope: Scope) -> None:
+    cols = core.collections(scope)
     if cols is None:
         return
     counts = {
@@ -527,11 +526,11 @@ def _check_empty(store: MemoryStore, scope: Scope) -> None:
         )
 
 
-def _embedded(store: MemoryStore, versions: list[Version]) -> list[Version]:
+def _embedded(core: StoreCore, versions: list[Version]) -> list[Version]:
     texts = list(dict.fromkeys(v.memory.text for v in versions))  # versions often share one
     vector_of: dict[str, list[float]] = {}
     for batch in chunks(texts, EMBED_BATCH):
-        vector_of.update(zip(batch, store._embed(batch), strict=True))
+        vector_of.update(zip(batch, core.embed(batch), strict=True))
     return [
         Version(v.memory, v.key, vector_of[v.memory.text], v.value_json, v.chain_start)
         for v in versions
@@ -539,16 +538,15 @@ def _embedded(store: MemoryStore, versions: list[Version]) -> list[Version]:
 
 
 def _write(
-    store: MemoryStore, scope: Scope, versions: list[Version], decisions: list[Decision]
+    core: StoreCore, scope: Scope, versions: list[Version], decisions: list[Decision]
 ) -> None:
     if not versions and not decisions:
         return
-    cols = store._collections(scope, create=True)
-    assert cols is not None
+    cols = core.writable(scope)
     try:
         insert(cols.active, [v for v in versions if v.memory.active])
         insert(cols.history, [v for v in versions if not v.memory.active])
-        store.log(scope, decisions)  # ids and times given, so kept
+        core.append_log(scope, decisions, now_utc())  # ids and times given, so kept
     except BaseException:
         # The write's own error is the one to report; if the undo fails too, the
         # partial scope it leaves makes the next import refuse and say to purge.

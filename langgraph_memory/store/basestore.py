@@ -24,7 +24,7 @@ several puts to one key in a batch the last wins, as in LangGraph's stores.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
->>> from langgraph_memory.store.memory_store import MemoryStore
+>>> from langgraph_memory.store import MemoryStore
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> store.put(("user", "alice"), "food", {"text": "Likes sushi.", "rating": 5})
 >>> store.put(("user", "alice"), "food", {"text": "Likes ramen.", "rating": 4})
@@ -40,7 +40,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langgraph.store.base import (
     GetOp,
@@ -58,32 +58,38 @@ from langgraph.store.base.embed import get_text_at_path
 
 from langgraph_memory.checks import check_chars, check_id
 from langgraph_memory.errors import InvalidMemoryError
-from langgraph_memory.model import Kind, Memory, Source, Trust, check_text, now_utc
+from langgraph_memory.model import Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import SCOPE_KINDS, Scope
+from langgraph_memory.store.building import new_memory, successor
+from langgraph_memory.store.collection_io import fetch, free_ids, insert, query
+from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
-from langgraph_memory.store.versions import Version, fetch, free_ids, insert, query
+from langgraph_memory.store.version import Version
 
-if TYPE_CHECKING:
-    from langgraph_memory.store.memory_store import MemoryStore
+__all__ = ["run_ops"]
+
+#: A memory first stored through ``put``: written by a tool, so not trusted as
+#: much as what the user said.
+_PUT_DEFAULTS = {"source": Source.TOOL, "trust": Trust.MEDIUM}
 
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
 
-def run_ops(store: MemoryStore, ops: Sequence[Op]) -> list[Result]:
+def run_ops(core: StoreCore, ops: Sequence[Op]) -> list[Result]:
     """Execute LangGraph store ops in order of their results; writes go last."""
     results: list[Result] = [None] * len(ops)
     puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
     for i, op in enumerate(ops):
         validate_op_namespace(op)
         if isinstance(op, GetOp):
-            with store._reading():
-                results[i] = _get(store, op)
+            with core.reading():
+                results[i] = _get(core, op)
         elif isinstance(op, SearchOp):
-            with store._reading():
-                results[i] = _search(store, op)
+            with core.reading():
+                results[i] = _search(core, op)
         elif isinstance(op, ListNamespacesOp):
-            with store._reading():
-                results[i] = _list_namespaces(store, op)
+            with core.reading():
+                results[i] = _list_namespaces(core, op)
         elif isinstance(op, PutOp):
             _check_put(op)
             puts.pop((op.namespace, op.key), None)  # re-insert so the last put keeps its order
@@ -94,7 +100,7 @@ def run_ops(store: MemoryStore, ops: Sequence[Op]) -> list[Result]:
     for op in puts.values():
         by_scope.setdefault(Scope.from_namespace(op.namespace), []).append(op)
     for scope, scope_puts in by_scope.items():
-        _apply_puts(store, scope, scope_puts)
+        _apply_puts(core, scope, scope_puts)
     return results
 
 
@@ -142,29 +148,17 @@ def _item(version: Version, score: float | None = None, *, scored: bool = False)
     )
 
 
-def _active_by_key(
-    store: MemoryStore, scope: Scope, keys: list[str], *, with_vector: bool = False
-) -> dict[str, Version]:
-
-    cols = store._collections(scope, create=False)
-    if cols is None or not keys:
-        return {}
-    where = {CHAIN_KEY: {"$in": keys}}
-    found = fetch(cols.active, scope, where=where, with_vector=with_vector)
-    return {v.key: v for v in found}
-
-
-def _get(store: MemoryStore, op: GetOp) -> Item | None:
+def _get(core: StoreCore, op: GetOp) -> Item | None:
     try:
         scope = Scope.from_namespace(op.namespace)
     except ValueError:
         return None  # a namespace that is no scope holds nothing
     check_id(op.key, "store key")
-    version = _active_by_key(store, scope, [op.key]).get(op.key)
+    version = core.by_key(scope, [op.key]).get(op.key)
     return None if version is None else _item(version)
 
 
-def _scopes_under(store: MemoryStore, prefix: tuple[str, ...]) -> list[Scope]:
+def _scopes_under(core: StoreCore, prefix: tuple[str, ...]) -> list[Scope]:
     if len(prefix) > 2 or (prefix and prefix[0] not in SCOPE_KINDS):
         return []
     if len(prefix) == 2:
@@ -172,21 +166,21 @@ def _scopes_under(store: MemoryStore, prefix: tuple[str, ...]) -> list[Scope]:
             return [Scope.from_namespace(prefix)]
         except ValueError:
             return []
-    return store.scopes(prefix[0] if prefix else None)  # type: ignore[arg-type]
+    return core.scopes(prefix[0] if prefix else None)  # type: ignore[arg-type]
 
 
-def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
+def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
 
     if op.limit < 0 or op.offset < 0:
         raise ValueError("search limit and offset must be >= 0")
     if op.filter:
         _check_filter(op.filter)
     wanted = op.offset + op.limit
-    scopes = _scopes_under(store, op.namespace_prefix)
+    scopes = _scopes_under(core, op.namespace_prefix)
     matches: list[tuple[Version, float | None]] = []
-    vector = store.embed_query(op.query) if op.query else None
+    vector = core.embed_query(op.query) if op.query else None
     for scope in scopes:
-        cols = store._collections(scope, create=False)
+        cols = core.collections(scope)
         if cols is None:
             continue
         if vector is None:
@@ -198,7 +192,7 @@ def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
         n = max(wanted, 1)
         while True:
             hits = query(cols.active, scope, vector, min(n, size) or 1, where=None)
-            versions = _versions_of(store, scope, [h.memory for h in hits])
+            versions = _versions_of(core, scope, [h.memory for h in hits])
             kept = [
                 (versions[h.memory.id], h.score)
                 for h in hits
@@ -217,10 +211,10 @@ def _search(store: MemoryStore, op: SearchOp) -> list[SearchItem]:
     return [_item(v, score, scored=True) for v, score in page]  # type: ignore[misc]
 
 
-def _versions_of(store: MemoryStore, scope: Scope, memories: list[Memory]) -> dict[str, Version]:
+def _versions_of(core: StoreCore, scope: Scope, memories: list[Memory]) -> dict[str, Version]:
     """Full records (chain key, value) of query hits, in one read."""
 
-    cols = store._collections(scope, create=False)
+    cols = core.collections(scope)
     if cols is None or not memories:
         return {}
     return {v.memory.id: v for v in fetch(cols.active, scope, ids=[m.id for m in memories])}
@@ -280,8 +274,8 @@ def _ordered(actual: Any, operand: Any) -> tuple[Any, Any] | None:
         return None
 
 
-def _list_namespaces(store: MemoryStore, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-    namespaces: list[tuple[str, ...]] = [s.namespace for s in store.scopes()]
+def _list_namespaces(core: StoreCore, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+    namespaces: list[tuple[str, ...]] = [s.namespace for s in core.scopes()]
     for condition in op.match_conditions or ():
         namespaces = [ns for ns in namespaces if _namespace_matches(condition, ns)]
     if op.max_depth is not None:
@@ -330,65 +324,54 @@ def _text_of(value: Mapping[str, Any], index: Any) -> str:
     return check_text(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
 
 
-def _apply_puts(store: MemoryStore, scope: Scope, ops: list[PutOp]) -> None:
-
+def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
     writes = [op for op in ops if op.value is not None]
     texts = [_text_of(op.value or {}, op.index) for op in writes]
     value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
-    vectors = store._embed(texts)  # before any write: a failing embedder stores nothing
-    with store._writing(scope):
+    vectors = core.embed(texts)  # before any write: a failing embedder stores nothing
+    with core.writing(scope):
         # The clock is read under the lock: a time taken before it could be older than
         # a version that a concurrent put of the same key wrote meanwhile, and a
         # version cannot close before it opens.
         when = now_utc()
-        # With vectors: closing a version copies it, vector and all, into history.
-        existing = _active_by_key(store, scope, [op.key for op in ops], with_vector=True)
-        closes = [existing[op.key] for op in ops if op.value is None and op.key in existing]
+        # With vectors: archiving a version copies it, vector and all, into history.
+        existing = core.by_key(scope, [op.key for op in ops], with_vector=True)
+        archives = [existing[op.key] for op in ops if op.value is None and op.key in existing]
         if not writes:
-            if closes:
-                store._replace(store._writable(scope), [(old, None) for old in closes], when)
+            if archives:
+                core.replace(core.writable(scope), [(old, None) for old in archives], when)
             return
-        cols = store._writable(scope)
+        cols = core.writable(scope)
         new_keys = [op.key for op in writes if op.key not in existing]
         retired: dict[str, Version] = {}
         if new_keys:  # Chroma rejects an empty "$in" list, as when every put is an update
             found = fetch(cols.history, scope, where={CHAIN_KEY: {"$in": new_keys}})
             retired = _latest_closed(found)
         ids = iter(free_ids(cols, len(writes)))
-        pairs: list[tuple[Version, Version | None]] = [(old, None) for old in closes]
+        pairs: list[tuple[Version, Version | None]] = [(old, None) for old in archives]
         fresh: list[Version] = []
         for op, text, value_json, vector in zip(writes, texts, value_jsons, vectors, strict=True):
-            memory = Memory(
-                id=next(ids),
-                text=text,
-                scope=scope.key,
-                created_at=when,
-                kind=Kind.SEMANTIC,
-                last_accessed=when,
-                source=Source.TOOL,
-                trust=Trust.MEDIUM,
-            )
             old = existing.get(op.key)
-            if old is not None:
-                carried = replace(
-                    memory,
-                    importance=old.memory.importance,
-                    pinned=old.memory.pinned,
-                    kind=old.memory.kind,
-                    source=old.memory.source,
-                    trust=old.memory.trust,
-                    replaces=old.memory.id,
-                )
-                pairs.append((old, old.successor(carried, vector, value_json)))
-            elif op.key in retired:  # a deleted key put again: continue its history
-                last = retired[op.key]
+            last = old or retired.get(op.key)
+            if last is None:
+                memory = new_memory(scope, when, {"text": text, **_PUT_DEFAULTS})
                 fresh.append(
-                    last.successor(replace(memory, replaces=last.memory.id), vector, value_json)
+                    Version(replace(memory, id=next(ids)), op.key, vector, value_json, when)
                 )
-            else:
-                fresh.append(Version(memory, op.key, vector, value_json, when))
+                continue
+            # Every field of the memory carries over (a put changes the value and its
+            # text): kind, importance, pinned, source, trust, event time, sources, metadata.
+            version = last.successor(
+                replace(successor(last.memory, text, when, {}), id=next(ids)),
+                vector,
+                value_json,
+            )
+            if old is not None:
+                pairs.append((old, version))
+            else:  # a deleted key put again: its history continues
+                fresh.append(version)
         if pairs:
-            store._replace(cols, pairs, when)
+            core.replace(cols, pairs, when)
         if fresh:
             insert(cols.active, fresh)
 

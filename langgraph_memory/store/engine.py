@@ -42,8 +42,8 @@ from chromadb.config import Settings
 
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import compaction, layout
+from langgraph_memory.store.collection_io import finish_interrupted_moves
 from langgraph_memory.store.lock import DirectoryLock
-from langgraph_memory.store.versions import finish_interrupted_moves
 
 log = logging.getLogger("langgraph_memory")
 

@@ -18,6 +18,10 @@ from typing import Any
 from langgraph_memory.checks import check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.model import Memory
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout
+from langgraph_memory.store.collection_io import fetch
+from langgraph_memory.store.version import Hit
 
 _QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
 _TOKEN = re.compile(r"[\w][\w'.\-]*[\w]|\w")
@@ -29,6 +33,7 @@ _COMMON = frozenset(
     user assistant please thanks thank hi hello okay ok""".split()  # noqa: SIM905 - reads as prose
 )
 MAX_TERMS = 8
+_ID = re.compile(r"^[0-9a-f]{8}$")
 
 
 def extract_terms(text: str) -> list[str]:
@@ -141,3 +146,32 @@ def rank(matches: Mapping[str, Sequence[Memory]], total: int) -> list[tuple[Memo
             scores[memory.id] = scores.get(memory.id, 0.0) + weights[term]
     ranked = sorted(by_id.values(), key=lambda m: (-scores[m.id], -m.created_at.timestamp(), m.id))
     return [(m, min(1.0, scores[m.id] / total_weight)) for m in ranked]
+
+
+def search(cols: layout.ScopeCollections, scope: Scope, terms: Sequence[str], k: int) -> list[Hit]:
+    """The ``k`` active memories of ``cols`` that best match ``terms`` (see ``rank``).
+
+    A term is matched whole-word and case-insensitively; an 8-hex-digit term
+    also finds the memory with that id.
+    """
+    if not terms:
+        return []
+    total = cols.active.count()
+    # Ids first (cheap), records once for all terms: Chroma's cost is in reading
+    # documents, and a name matches hundreds of them in a long conversation.
+    ids_of: dict[str, list[str]] = {}
+    for term in terms:
+        where_document: Any = contains_filter(term)  # chromadb's WhereDocument type is too narrow
+        ids = cols.active.get(where_document=where_document, include=[])["ids"]
+        if not too_common(len(ids), total):
+            ids_of[term] = ids
+        if _ID.match(term):
+            ids_of.setdefault(term, []).append(term)
+    union = list(dict.fromkeys(i for ids in ids_of.values() for i in ids))
+    records = {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=union)} if union else {}
+    matches: dict[str, list[Memory]] = {}
+    for term, ids in ids_of.items():
+        whole_word = re.compile(term_pattern(term))
+        held = [records[i] for i in dict.fromkeys(ids) if i in records]
+        matches[term] = [m for m in held if m.id == term or whole_word.search(m.text)]
+    return [Hit(m, score) for m, score in rank(matches, total=total)[:k]]

@@ -26,7 +26,14 @@ from langgraph_memory.errors import InvalidArgumentError, StoreLockedError
 LOCK_FILE = "langgraph_memory.lock"
 
 
-def _try_lock(handle: IO[str]) -> bool:
+def try_lock(handle: IO[str]) -> bool:
+    """Take an exclusive, non-blocking lock on an open file; False when another holds it.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryFile("w+") as f:
+    ...     try_lock(f)
+    True
+    """
     if os.name == "nt":  # pragma: no cover - exercised on Windows only
         import msvcrt
 
@@ -76,7 +83,7 @@ class DirectoryLock:
                 return cls(path)
             # The handle outlives this call: closing it is what releases the lock.
             handle = open(path / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
-            if not _try_lock(handle):
+            if not try_lock(handle):
                 handle.seek(0)
                 holder = handle.read().strip() or "unknown"
                 handle.close()

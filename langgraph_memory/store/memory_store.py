@@ -22,30 +22,20 @@ hands it to every node and tool.
 from __future__ import annotations
 
 import functools
-import logging
 import os
-import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from chromadb.api import ClientAPI
-from chromadb.errors import NotFoundError as ChromaNotFoundError
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Op, Result
 
-from langgraph_memory.checks import check_ids, check_query, check_vector
-from langgraph_memory.errors import (
-    EmbeddingMismatchError,
-    InvalidMemoryError,
-    MemoryArchivedError,
-    MemoryNotFoundError,
-    StoreClosedError,
-)
+from langgraph_memory.checks import check_id, check_ids, check_k
+from langgraph_memory.errors import InvalidMemoryError, MemoryNotFoundError
 from langgraph_memory.model import (
     Decision,
     Kind,
@@ -56,8 +46,8 @@ from langgraph_memory.model import (
     now_utc,
     utc,
 )
-from langgraph_memory.scope import Scope, ScopeKind, ScopeLike, check_scope_kind
-from langgraph_memory.store import compaction, keyword, layout
+from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
+from langgraph_memory.store import backup, basestore, keyword, purging
 from langgraph_memory.store.building import (
     UPDATE_FIELDS,
     check_items,
@@ -65,71 +55,35 @@ from langgraph_memory.store.building import (
     new_memory,
     successor,
 )
-from langgraph_memory.store.engine import (
-    DEFAULT_PATH,
-    PATH_ENV,
-    Companion,
-    Engine,
-    open_engine,
-)
-from langgraph_memory.store.records import (
-    CHAIN_KEY,
-    decision_document,
-    decision_from_document,
-    decision_metadata,
-    revalue,
-    to_epoch,
-)
-from langgraph_memory.store.versions import (
-    Hit,
-    Version,
-    chain_keys,
-    check_id,
-    check_k,
-    chunks,
-    fetch,
-    free_ids,
-    insert,
-    log_id,
-    max_batch,
-    oldest_first,
-    purge_chains,
-    query,
-    similar,
-)
+from langgraph_memory.store.collection_io import fetch, free_ids, insert, query, similar
+from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
+from langgraph_memory.store.records import revalue, to_epoch
+from langgraph_memory.store.version import Hit, Version
 
 __all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore"]
 
-log = logging.getLogger("langgraph_memory")
-
-_ID_RE = re.compile(r"^[0-9a-f]{8}$")
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _fresh(method: _F) -> _F:
-    """Run a store method again, once, with fresh collection handles when Chroma
-    says a collection it used is gone: a purge through another process (or
-    another client) rebuilt it under a new id. The first Chroma call of a method
-    is a read, so a retried write has not written anything yet."""
+    """Run a method again, once, with fresh collection handles when a purge
+    elsewhere rebuilt a collection it used (see ``StoreCore.fresh``)."""
 
     @functools.wraps(method)
     def run(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except ChromaNotFoundError:
-            self._live().forget_handles()
-            return method(self, *args, **kwargs)
+        return self._core.fresh(lambda: method(self, *args, **kwargs))
 
     return cast(_F, run)
 
 
 def _reads(method: _F) -> _F:
     """A read: the gate held shared (never beside a purge), fresh handles on retry.
-    Writes take their scope's lock first and then the gate (``_writing``)."""
+    Writes take their scope's lock first and then the gate (``StoreCore.writing``)."""
 
     @functools.wraps(method)
     def run(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
-        with self._reading():
+        with self._core.reading():
             return method(self, *args, **kwargs)
 
     return _fresh(cast(_F, run))
@@ -175,30 +129,29 @@ class MemoryStore(BaseStore):
             from langgraph_memory.embeddings import default_embeddings
 
             embeddings = default_embeddings()
-        from langgraph_memory.embeddings import embedder_name
-
-        self.embeddings = embeddings
-        self.embedder_name = embedder_name(embeddings)
-        self._closed = False
         # Every store on one location in this process shares one engine: its
         # client, collection handles, scope locks and gate (see ``engine``).
-        self._engine = open_engine(path, client)
-        try:
-            with self._engine.gate.shared():
-                self._check_embedder()
-        except BaseException:
-            self.close()  # a refused open must not keep the directory locked
-            raise
+        self._core = StoreCore(path, client, embeddings)
+
+    @property
+    def embeddings(self) -> Embeddings:
+        """The LangChain ``Embeddings`` this store embeds texts and queries with."""
+        return self._core.embeddings
+
+    @property
+    def embedder_name(self) -> str:
+        """The name under which the store records its embedder (another is refused)."""
+        return self._core.embedder_name
 
     @property
     def client(self) -> ClientAPI:
         """The Chroma client this store writes through."""
-        return self._engine.client
+        return self._core.engine.client
 
     @property
     def path(self) -> Path | None:
         """The directory of an embedded store (or of a persistent client); else None."""
-        return self._engine.path
+        return self._core.engine.path
 
     # -- lifecycle -------------------------------------------------------------
 
@@ -209,10 +162,7 @@ class MemoryStore(BaseStore):
         other call on a closed store raises ``StoreClosedError``. (Retiring one
         memory is :meth:`archive`.)
         """
-        if self._closed:
-            return
-        self._closed = True
-        self._engine.close()
+        self._core.close()
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -224,74 +174,6 @@ class MemoryStore(BaseStore):
         where = str(self.path) if self.path else type(self.client).__name__
         return f"MemoryStore({where!r}, embedder={self.embedder_name!r})"
 
-    def _live(self) -> Engine:
-        if self._closed or self._engine.closed:
-            raise StoreClosedError(
-                "this MemoryStore was closed; open it again (MemoryStore(path)) to use it"
-            )
-        return self._engine
-
-    @contextmanager
-    def _reading(self) -> Iterator[Engine]:
-        """Hold the gate shared: run beside other operations, never beside a purge."""
-        engine = self._live()
-        with engine.gate.shared():
-            yield engine
-
-    @contextmanager
-    def _writing(self, scope: Scope) -> Iterator[Engine]:
-        """The scope's lock, then the gate shared (always in this order: see ``engine``)."""
-        engine = self._live()
-        with engine.scope_lock(scope), engine.gate.shared():
-            yield engine
-
-    # -- embedder bookkeeping --------------------------------------------------
-
-    def _check_embedder(self) -> None:
-        engine = self._engine
-        config = layout.read_config(engine.registry)
-        if config is None:
-            layout.write_config(engine.registry, embedder=self.embedder_name, dimension=0)
-            return
-        if config.get("embedder") != self.embedder_name:
-            raise EmbeddingMismatchError(
-                f"this store was built with the embedder {config.get('embedder')!r} "
-                f"({config.get('dimension')} dimensions) but you passed {self.embedder_name!r}. "
-                "Vectors from different embedders cannot be compared: pass the same "
-                "embedder, or open a new store path for the new one."
-            )
-        engine.dimension = int(config.get("dimension", 0))
-
-    def _check_vectors(self, vectors: Sequence[Sequence[float]], expected: int) -> None:
-        if len(vectors) != expected:
-            raise EmbeddingMismatchError(
-                f"the embedder returned {len(vectors)} vectors for {expected} texts"
-            )
-        engine = self._live()
-        for vector in vectors:
-            if engine.dimension == 0:
-                with engine.gate.shared():
-                    layout.write_config(
-                        engine.registry, embedder=self.embedder_name, dimension=len(vector)
-                    )
-                engine.dimension = len(vector)
-            if len(vector) != engine.dimension:
-                raise EmbeddingMismatchError(
-                    f"got a {len(vector)}-dimensional vector, but this store holds "
-                    f"{engine.dimension}-dimensional vectors from {self.embedder_name!r}; "
-                    "use the embedder the store was built with"
-                )
-
-    def _embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        vectors = [
-            check_vector(v, f"the embedder's vector for text {i}")
-            for i, v in enumerate(self.embeddings.embed_documents(list(texts)))
-        ]
-        self._check_vectors(vectors, len(texts))
-        return vectors
-
     def embed_query(self, query: str | Sequence[float]) -> list[float]:
         """A query's vector from the store's embedder (a vector passes through,
         checked): compute it once to ask several questions of the store.
@@ -302,13 +184,7 @@ class MemoryStore(BaseStore):
         >>> len(s.embed_query("Where do I live?"))
         8
         """
-        if isinstance(query, str):
-            query = check_query(query)
-            vector = check_vector(self.embeddings.embed_query(query), "the embedder's query vector")
-        else:
-            vector = check_vector(query, "query (a str or a vector)")
-        self._check_vectors([vector], 1)
-        return vector
+        return self._core.embed_query(query)
 
     # -- scopes and collections --------------------------------------------------
 
@@ -326,15 +202,7 @@ class MemoryStore(BaseStore):
         >>> with s.scope_lock("user:a"):
         ...     _ = s.add("user:a", "Likes tea.")
         """
-        return self._live().scope_lock(Scope.of(scope))
-
-    def _collections(self, scope: Scope, *, create: bool) -> layout.ScopeCollections | None:
-        return self._live().collections(scope, create=create)
-
-    def _writable(self, scope: Scope) -> layout.ScopeCollections:
-        cols = self._collections(scope, create=True)
-        assert cols is not None
-        return cols
+        return self._core.live().scope_lock(Scope.of(scope))
 
     @_reads
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
@@ -347,11 +215,7 @@ class MemoryStore(BaseStore):
         >>> s.scopes("user")
         [Scope(kind='user', id='alice')]
         """
-        found = layout.registered_scopes(self._live().registry)
-        if kind is not None:
-            kind = check_scope_kind(kind)
-            found = [s for s in found if s.kind == kind]
-        return found
+        return self._core.scopes(kind)
 
     # -- writes ------------------------------------------------------------------
 
@@ -421,9 +285,9 @@ class MemoryStore(BaseStore):
                 raise InvalidMemoryError(f"item {i}: {exc}") from None
         if not built:
             return []
-        vectors = self._embed([m.text for m in built])
-        with self._writing(scope):
-            cols = self._writable(scope)
+        vectors = self._core.embed([m.text for m in built])
+        with self._core.writing(scope):
+            cols = self._core.writable(scope)
             ids = free_ids(cols, len(built))
             versions = [
                 Version(replace(m, id=i), key=i, vector=v)
@@ -464,13 +328,13 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         when = utc(now, "now") if now is not None else now_utc()
         text = check_text(text)
-        with self._writing(scope):
-            old = self._active_version(scope, memory_id, with_vector=True)
+        with self._core.writing(scope):
+            old = self._core.active_version(scope, memory_id, with_vector=True)
             new = successor(old.memory, text, when, fields)
-            [vector] = self._embed([new.text])
-            cols = self._writable(scope)
+            [vector] = self._core.embed([new.text])
+            cols = self._core.writable(scope)
             [new_id] = free_ids(cols, 1)
-            self._replace(
+            self._core.replace(
                 cols,
                 [
                     (
@@ -500,10 +364,10 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         when = utc(now, "now") if now is not None else now_utc()
-        with self._writing(scope):
-            old = self._active_version(scope, memory_id, with_vector=True)
-            cols = self._writable(scope)
-            self._replace(cols, [(old, None)], when)
+        with self._core.writing(scope):
+            old = self._core.active_version(scope, memory_id, with_vector=True)
+            cols = self._core.writable(scope)
+            self._core.replace(cols, [(old, None)], when)
         return replace(old.memory, valid_until=when)
 
     @_fresh
@@ -526,40 +390,13 @@ class MemoryStore(BaseStore):
         when = to_epoch(utc(now, "now") if now is not None else now_utc())
         if not ids:
             return
-        with self._writing(scope):
-            cols = self._collections(scope, create=False)
+        with self._core.writing(scope):
+            cols = self._core.collections(scope)
             if cols is None:
                 return
             present = cols.active.get(ids=ids, include=[])["ids"]
             if present:
                 cols.active.update(ids=present, metadatas=[{"last_accessed": when}] * len(present))
-
-    def _replace(
-        self,
-        cols: layout.ScopeCollections,
-        pairs: Sequence[tuple[Version, Version | None]],
-        when: datetime,
-    ) -> None:
-        """Close each old version and open its successor (if any), in three writes.
-
-        The order makes a crash safe: the closed copy is written to history
-        first, the successor added next, the old active record deleted last.
-        A crash in between leaves a record in both collections, which
-        ``finish_interrupted_moves`` completes on the next open.
-        """
-        for old, _ in pairs:
-            if when < old.memory.created_at:
-                raise InvalidMemoryError(
-                    f"now={when.isoformat()} is before memory {old.memory.id} was created "
-                    f"({old.memory.created_at.isoformat()}); a version cannot close before "
-                    "it opens"
-                )
-        closed = [replace(old, memory=replace(old.memory, valid_until=when)) for old, _ in pairs]
-        insert(cols.history, closed, upsert=True)
-        successors = [new for _, new in pairs if new is not None]
-        if successors:
-            insert(cols.active, successors)
-        cols.active.delete(ids=[old.memory.id for old, _ in pairs])
 
     # -- reads ---------------------------------------------------------------------
 
@@ -577,42 +414,7 @@ class MemoryStore(BaseStore):
         >>> s.get_memory("user:a", m.id).text, s.get(("user", "a"), m.id).value["text"]
         ('Likes tea.', 'Likes tea.')
         """
-        return self._version(Scope.of(scope), memory_id).memory
-
-    def _version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> Version:
-        """The version with this id; failing that, the current (or last) version
-        of the chain with this key, so BaseStore keys work wherever ids do."""
-        check_id(memory_id)
-        cols = self._collections(scope, create=False)
-        if cols is not None:
-            for collection in (cols.active, cols.history):
-                found = fetch(collection, scope, ids=[memory_id], with_vector=with_vector)
-                if found:
-                    return found[0]
-            for collection in (cols.active, cols.history):
-                found = fetch(
-                    collection, scope, where={CHAIN_KEY: memory_id}, with_vector=with_vector
-                )
-                if found:
-                    return max(found, key=lambda v: v.memory.created_at)
-        raise MemoryNotFoundError(
-            f"no memory {memory_id!r} in scope {scope.key}; "
-            "store.active(scope) lists the current memories"
-        )
-
-    def _active_version(self, scope: Scope, memory_id: str, *, with_vector: bool) -> Version:
-        version = self._version(scope, memory_id, with_vector=with_vector)
-        if not version.memory.active:
-            current = [m.id for m in self.history(scope, memory_id) if m.active]
-            hint = (
-                f"its current version is {current[0]!r}" if current else "it has no current version"
-            )
-            raise MemoryArchivedError(
-                f"memory {memory_id!r} in scope {scope.key} was archived at "
-                f"{version.memory.valid_until.isoformat() if version.memory.valid_until else '?'}; "
-                f"{hint}"
-            )
-        return version
+        return self._core.version(Scope.of(scope), memory_id).memory
 
     @_reads
     def active(self, scope: ScopeLike) -> list[Memory]:
@@ -625,10 +427,12 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
-        cols = self._collections(scope, create=False)
+        cols = self._core.collections(scope)
         if cols is None:
             return []
-        return oldest_first(v.memory for v in fetch(cols.active, scope))
+        return sorted(
+            (v.memory for v in fetch(cols.active, scope)), key=lambda m: (m.created_at, m.id)
+        )
 
     @_reads
     def pinned(self, scope: ScopeLike, limit: int = 10) -> list[Memory]:
@@ -643,7 +447,7 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         check_k(limit)
-        cols = self._collections(scope, create=False)
+        cols = self._core.collections(scope)
         if cols is None:
             return []
         found = [v.memory for v in fetch(cols.active, scope, where={"pinned": True})]
@@ -675,7 +479,7 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         check_k(k)
         vector = self.embed_query(query_or_vector)
-        cols = self._collections(scope, create=False)
+        cols = self._core.collections(scope)
         if cols is None:
             return []
         if ids is not None:
@@ -713,31 +517,8 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         check_k(k)
         wanted = keyword.terms_of(terms)
-        cols = self._collections(scope, create=False)
-        if cols is None or not wanted:
-            return []
-        total = cols.active.count()
-        # Ids first (cheap), records once for all terms: Chroma's cost is in reading
-        # documents, and a name matches hundreds of them in a long conversation.
-        ids_of: dict[str, list[str]] = {}
-        for term in wanted:
-            contains = keyword.contains_filter(term)
-            ids = cols.active.get(where_document=contains, include=[])["ids"]  # type: ignore[arg-type]
-            if not keyword.too_common(len(ids), total):
-                ids_of[term] = ids
-            if _ID_RE.match(term):
-                ids_of.setdefault(term, []).append(term)
-        union = list(dict.fromkeys(i for ids in ids_of.values() for i in ids))
-        records = (
-            {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=union)} if union else {}
-        )
-        matches: dict[str, list[Memory]] = {}
-        for term, ids in ids_of.items():
-            whole_word = re.compile(keyword.term_pattern(term))
-            held = [records[i] for i in dict.fromkeys(ids) if i in records]
-            matches[term] = [m for m in held if m.id == term or whole_word.search(m.text)]
-        ranked = keyword.rank(matches, total=total)
-        return [Hit(m, score) for m, score in ranked[:k]]
+        cols = self._core.collections(scope)
+        return [] if cols is None else keyword.search(cols, scope, wanted, k)
 
     @_reads
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
@@ -751,15 +532,7 @@ class MemoryStore(BaseStore):
         1
         """
         scope = Scope.of(scope)
-        return [v.memory for v in self._chain(scope, self._version(scope, memory_id).key)]
-
-    def _chain(self, scope: Scope, key: str) -> list[Version]:
-        cols = self._collections(scope, create=False)
-        if cols is None:
-            return []
-        versions = fetch(cols.active, scope, where={CHAIN_KEY: key})
-        versions += fetch(cols.history, scope, where={CHAIN_KEY: key})
-        return sorted(versions, key=lambda v: (v.memory.created_at, v.memory.valid_until is None))
+        return [v.memory for v in self._core.chain(scope, self._core.version(scope, memory_id).key)]
 
     # -- decision log ----------------------------------------------------------------
 
@@ -786,24 +559,11 @@ class MemoryStore(BaseStore):
         batch = [decisions] if isinstance(decisions, Decision) else list(decisions)
         if not batch:
             return []
-        when = utc(now, "now") if now is not None else now_utc()
-        logged = []
         for d in batch:
             if not isinstance(d, Decision):
                 raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
-            logged.append(
-                d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when, "created_at"))
-            )
-        with self._writing(scope):
-            cols = self._writable(scope)
-            for chunk in chunks(logged, max_batch(self.client)):
-                cols.log.add(
-                    ids=[d.id for d in chunk if d.id],
-                    embeddings=layout.dummy_vectors(len(chunk)),
-                    documents=[decision_document(d) for d in chunk],
-                    metadatas=[decision_metadata(d) for d in chunk],
-                )
-        return logged
+        when = utc(now, "now") if now is not None else now_utc()
+        return self._core.append_log(scope, batch, when)
 
     @_reads
     def decisions(
@@ -824,9 +584,6 @@ class MemoryStore(BaseStore):
             check_id(memory_id)
         if turn_id is not None:
             check_id(turn_id, "turn_id")
-        cols = self._collections(scope, create=False)
-        if cols is None:
-            return []
         where: dict[str, Any] | None = None
         if memory_id is not None:
             try:
@@ -838,9 +595,7 @@ class MemoryStore(BaseStore):
         if turn_id is not None:
             by_turn = {"turn_id": turn_id}
             where = by_turn if where is None else {"$and": [where, by_turn]}
-        found = cols.log.get(where=where, include=["documents"])
-        logged = [decision_from_document(doc) for doc in found["documents"] or []]
-        return sorted(logged, key=lambda d: (d.created_at or now_utc(), d.id or ""))
+        return self._core.read_log(scope, where)
 
     # -- export and hard delete ------------------------------------------------------
 
@@ -867,9 +622,7 @@ class MemoryStore(BaseStore):
         >>> len(json.loads(json.dumps(s.export("user:a")))["memories"])
         1
         """
-        from langgraph_memory.store.backup import export_scope
-
-        return export_scope(self, scope)
+        return backup.export_scope(self._core, scope)
 
     def import_scope(
         self,
@@ -895,10 +648,8 @@ class MemoryStore(BaseStore):
         >>> s.get_memory("user:b", m.id).text
         'Likes tea.'
         """
-        from langgraph_memory.store.backup import import_scope
-
-        return import_scope(  # takes the scope's lock, then the gate
-            self,
+        return backup.import_scope(  # takes the scope's lock, then the gate
+            self._core,
             data,
             scope=scope,
             allow_embedder_change=allow_embedder_change,
@@ -926,52 +677,7 @@ class MemoryStore(BaseStore):
         """
         scope = Scope.of(scope)
         wanted = None if ids is None else check_ids(ids)  # a refused call touches nothing
-        engine = self._live()
-        # The scope's lock, then the whole gate: the rebuild gives collections new
-        # ids and the compaction rewrites the database file, so nothing else may
-        # touch Chroma meanwhile. Other operations wait; none fails.
-        with engine.scope_lock(scope), engine.gate.exclusive():
-            cols = engine.collections(scope, create=False)
-            if wanted is None:
-                counts = {"memories": 0, "decisions": 0}
-                if cols is not None:
-                    counts = {
-                        "memories": cols.active.count() + cols.history.count(),
-                        "decisions": cols.log.count(),
-                    }
-                layout.drop_scope(engine.client, engine.registry, scope)
-                rebuild = [layout.REGISTRY]  # its entry named the scope
-                purged: list[str] | None = None
-            else:
-                keys = chain_keys(cols, scope, wanted)  # raises on unknown ids
-                if cols is None or not keys:
-                    return {"memories": 0, "decisions": 0}  # purge(scope, []): nothing to do
-                counts, purged = purge_chains(cols, scope, keys)
-                rebuild = list(layout.collection_names(scope))
-            with engine.offline() as closed:  # reopened with fresh handles after
-                if closed and engine.path is not None:
-                    # Rebuilt in a child process whose heap is scrubbed: this
-                    # process's freed memory may still hold the purged text.
-                    compaction.rebuild_offline(engine.path, rebuild)
-                else:
-                    try:
-                        compaction.rebuild_in_place(engine.client, rebuild)
-                    finally:
-                        # Rebuilt collections have new internal ids: drop the old handles.
-                        engine.forget_handles()
-                    if engine.path is not None:
-                        log.warning(
-                            "langgraph_memory: purged from %s through a Chroma client passed "
-                            "in, which the store cannot close: the deleted text may stay in "
-                            "the database's free pages until you close it and run "
-                            "langgraph_memory.store.compaction.compact_directory(%r)",
-                            engine.path,
-                            str(engine.path),
-                        )
-        # Copies kept outside the store (a background writer's journal) go too.
-        for companion in engine.companions():
-            companion.purged(scope, purged)
-        return counts
+        return purging.purge(self._core.live(), scope, wanted)
 
     def attach(self, companion: Companion) -> None:
         """Keep ``companion`` informed of this store's location (held weakly):
@@ -993,7 +699,7 @@ class MemoryStore(BaseStore):
         >>> _ = s.purge("user:a")
         user:a None
         """
-        self._live().attach(companion)
+        self._core.live().attach(companion)
 
     def pending_turns(self, scope: ScopeLike) -> list[dict[str, Any]]:
         """Turns of the scope that a background writer on this store accepted and
@@ -1006,16 +712,14 @@ class MemoryStore(BaseStore):
         []
         """
         scope = Scope.of(scope)
-        return [t for c in self._live().companions() for t in c.pending_turns(scope)]
+        return [t for c in self._core.live().companions() for t in c.pending_turns(scope)]
 
     # -- the LangGraph BaseStore face ------------------------------------------------
 
     @_fresh
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run LangGraph store operations (see ``basestore``)."""
-        from langgraph_memory.store.basestore import run_ops
-
-        return run_ops(self, list(ops))
+        return basestore.run_ops(self._core, list(ops))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: the same code, run in a worker thread."""

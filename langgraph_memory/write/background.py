@@ -79,7 +79,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from langgraph_memory.errors import MemoryKitError
+from langgraph_memory.errors import QueueFullError, WriterClosedError
 from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.write.journal import Journal, JournalEntry
@@ -91,14 +91,6 @@ __all__ = ["BackgroundStats", "BackgroundWriter", "QueueFullError", "WriterClose
 log = logging.getLogger("langgraph_memory")
 
 OnFull = Literal["wait", "raise"]
-
-
-class QueueFullError(MemoryKitError, RuntimeError):
-    """The background writer already holds ``max_pending`` turns."""
-
-
-class WriterClosedError(MemoryKitError, RuntimeError):
-    """The background writer was closed; it takes no more turns."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +148,7 @@ class BackgroundWriter:
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> from langgraph_memory.store import MemoryStore
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-    >>> from langgraph_memory.write.rules import RulesModel
+    >>> from langgraph_memory.write.offline import RulesModel
     >>> bg = BackgroundWriter(MemoryWriter(store, model=RulesModel()), workers=1, max_pending=10)
     >>> bg.submit("user:bob", [("user", "I'm vegan.")], turn_id="t1")
     't1'

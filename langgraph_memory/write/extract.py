@@ -7,7 +7,7 @@ dropped (by default only the user's own words become memories; assistant,
 tool and document content is opt-in and carries lower trust).
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.write.rules import RulesModel
+>>> from langgraph_memory.write.offline import RulesModel
 >>> when = datetime(2026, 3, 2, tzinfo=timezone.utc)
 >>> turn = Turn.of([("user", "I'm allergic to peanuts.")], when=when)
 >>> [f.text for f in extract(turn, model=RulesModel()).facts]

@@ -61,10 +61,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from langgraph_memory.errors import InvalidScopeError, MemoryKitError, StoreLockedError
+from langgraph_memory.errors import InvalidScopeError, JournalError, StoreLockedError
 from langgraph_memory.model import utc
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.lock import _try_lock
+from langgraph_memory.store.lock import try_lock
 from langgraph_memory.write.types import ROLE_OF_TYPE, Turn
 
 __all__ = ["Journal", "JournalDamage", "JournalEntry", "JournalError"]
@@ -74,10 +74,6 @@ log = logging.getLogger("langgraph_memory")
 VERSION = 1
 #: Rewrite the file after this many done records (a done turn is dead weight).
 COMPACT_EVERY = 1000
-
-
-class JournalError(MemoryKitError, ValueError):
-    """A journal record that cannot be read back, or a damaged journal that cannot be kept."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +130,7 @@ class JournalEntry:
         >>> JournalEntry.from_record({"t": "turn", "v": 99})
         Traceback (most recent call last):
         ...
-        langgraph_memory.write.journal.JournalError: record version 99 was written by a newer ...
+        langgraph_memory.errors.JournalError: record version 99 was written by a newer ...
         """
         _check_version(data.get("v"))
         return cls(
@@ -421,7 +417,7 @@ def _warn(path: Path, damage: JournalDamage) -> None:
 
 def _lock_file(path: Path) -> IO[str]:
     handle = open(path.with_name(path.name + ".lock"), "a+", encoding="utf-8")  # noqa: SIM115
-    if not _try_lock(handle):
+    if not try_lock(handle):
         handle.close()
         raise StoreLockedError(
             f"the journal {path} is in use by another background writer; a journal "

@@ -10,7 +10,7 @@ are the explicit paths a user or a tool takes.
 >>> from datetime import datetime, timezone
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> from langgraph_memory.store import MemoryStore
->>> from langgraph_memory.write.rules import RulesModel
+>>> from langgraph_memory.write.offline import RulesModel
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> writer = MemoryWriter(store, model=RulesModel())
 >>> jan, jun = datetime(2026, 1, 5, tzinfo=timezone.utc), datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -60,8 +60,8 @@ from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
+from langgraph_memory.write.offline import RulesModel
 from langgraph_memory.write.reconcile import candidates, merge_candidates, validate
-from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import Choice, Fact, MemoryModel, Role, Turn
 
 log = logging.getLogger("langgraph_memory")

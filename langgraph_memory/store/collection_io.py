@@ -1,0 +1,171 @@
+"""Memory versions as Chroma records: reading, querying and writing them in batches.
+
+The store's own helpers on its collections; nothing here knows about scopes
+beyond the collections it is handed. A read skips records that a concurrent
+write removed between Chroma's index lookup and its record read.
+
+>>> [list(c) for c in chunks([1, 2, 3], 2)]
+[[1, 2], [3]]
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout
+from langgraph_memory.store.records import (
+    CHAIN_KEY,
+    CHAIN_START,
+    VALUE_KEY,
+    from_epoch,
+    memory_from_record,
+    memory_metadata,
+)
+from langgraph_memory.store.version import Hit, Version
+
+_RECORD = ["documents", "metadatas"]
+
+
+def max_batch(client: ClientAPI) -> int:
+    try:
+        return max(1, int(client.get_max_batch_size()))
+    except Exception:  # older or remote clients may not say; Chroma's floor is 1,000+
+        return 1000
+
+
+def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def fetch(
+    collection: Collection,
+    scope: Scope,
+    *,
+    ids: list[str] | None = None,
+    where: dict[str, Any] | None = None,
+    where_document: dict[str, Any] | None = None,
+    with_vector: bool = False,
+) -> list[Version]:
+    include = _RECORD + (["embeddings"] if with_vector else [])
+    found = collection.get(
+        ids=ids,
+        where=where,
+        where_document=where_document,  # type: ignore[arg-type]
+        include=include,  # type: ignore[arg-type]
+    )
+    documents = found["documents"] or []
+    metadatas = found["metadatas"] or []
+    vectors = found["embeddings"] if with_vector else None
+    out = []
+    for i, record_id in enumerate(found["ids"]):
+        meta = metadatas[i]
+        out.append(
+            Version(
+                memory_from_record(record_id, documents[i], meta, scope.key),
+                key=str(meta.get(CHAIN_KEY, record_id)),
+                vector=[float(x) for x in vectors[i]] if vectors is not None else None,
+                value_json=meta.get(VALUE_KEY),  # type: ignore[arg-type]
+                chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
+            )
+        )
+    return out
+
+
+def query(
+    collection: Collection,
+    scope: Scope,
+    vector: list[float],
+    k: int,
+    *,
+    where: dict[str, Any] | None,
+) -> list[Hit]:
+    """The ``k`` records nearest to ``vector``, best first.
+
+    A record the index still names but that a write in another thread deleted
+    between Chroma's index lookup and its record read comes back without
+    metadata: it is skipped (a read never fails because of a write).
+    """
+    found = collection.query(
+        query_embeddings=np.asarray([vector], dtype=np.float32),
+        n_results=k,
+        where=where,
+        include=["documents", "metadatas", "distances"],
+    )
+    ids = found["ids"][0]
+    documents = (found["documents"] or [[]])[0]
+    metadatas = (found["metadatas"] or [[]])[0]
+    distances = (found["distances"] or [[]])[0]
+    return [
+        Hit(memory_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
+        for i in range(len(ids))
+        if metadatas[i] is not None
+    ]
+
+
+def similar(
+    collection: Collection, scope: Scope, vector: list[float], k: int, ids: list[str]
+) -> list[Hit]:
+    """The ``k`` of the listed records most similar to ``vector`` (cosine), best first.
+
+    Reads the records, so an id that is no longer there is skipped rather than
+    failing the read as Chroma's ``query(ids=...)`` does.
+    """
+    if not ids:
+        return []
+    found = fetch(collection, scope, ids=ids, with_vector=True)
+    if not found:
+        return []
+    q = np.asarray(vector, dtype=np.float64)
+    matrix = np.asarray([v.vector for v in found], dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(q)
+    scores = np.divide(matrix @ q, norms, out=np.zeros(len(found)), where=norms > 0)
+    hits = [Hit(v.memory, float(score)) for v, score in zip(found, scores, strict=True)]
+    return sorted(hits, key=lambda h: (-h.score, h.memory.id))[:k]
+
+
+def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool = False) -> None:
+    write = collection.upsert if upsert else collection.add
+    for chunk in chunks(versions, 1000):
+        write(
+            ids=[v.memory.id for v in chunk],
+            embeddings=np.asarray([v.vector for v in chunk], dtype=np.float32),
+            documents=[v.memory.text for v in chunk],
+            metadatas=[
+                memory_metadata(
+                    v.memory, key=v.key, value_json=v.value_json, chain_start=v.chain_start
+                )
+                for v in chunk
+            ],
+        )
+
+
+def free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
+    """``n`` fresh 8-hex-digit ids, unused in the scope as ids or chain keys."""
+    chosen: list[str] = []
+    while len(chosen) < n:
+        candidates = list({secrets.token_hex(4) for _ in range(n - len(chosen))} - set(chosen))
+        taken: set[str] = set()
+        for collection in (cols.active, cols.history):
+            taken.update(collection.get(ids=candidates, include=[])["ids"])
+            by_key: Any = {CHAIN_KEY: {"$in": candidates}}  # chromadb's Where type is too narrow
+            taken.update(collection.get(where=by_key, include=[])["ids"])
+        chosen += [c for c in candidates if c not in taken]
+    return chosen
+
+
+def finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
+    """Complete a close that a crash interrupted (record in history and active)."""
+    closed = cols.history.get(include=[])["ids"]
+    if not closed:
+        return
+    stale = cols.active.get(ids=closed, include=[])["ids"]
+    if stale:
+        cols.active.delete(ids=stale)

@@ -1,0 +1,303 @@
+"""The store's core, under both of its faces: the memory methods of
+``MemoryStore`` and the LangGraph ``BaseStore`` ops (``basestore``).
+
+It owns what both faces need and nothing else: the engine of a location
+(client, collection handles, locks, gate: see ``engine``), the embedder and
+its bookkeeping, version lookups, the never-overwrite move of a version into
+history, and the decision log. Neither face touches Chroma's collections
+through anything but this object and the record helpers it is built on.
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> core = StoreCore(tempfile.mkdtemp(), None, DeterministicFakeEmbedding(size=8))
+>>> core.embedder_name, len(core.embed(["Likes tea."])[0])
+('langchain_core.embeddings.fake.DeterministicFakeEmbedding', 8)
+>>> core.close()
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, TypeVar
+
+from chromadb.api import ClientAPI
+from chromadb.errors import NotFoundError as ChromaNotFoundError
+from langchain_core.embeddings import Embeddings
+
+from langgraph_memory.checks import check_id, check_query, check_vector
+from langgraph_memory.errors import (
+    EmbeddingMismatchError,
+    InvalidMemoryError,
+    MemoryArchivedError,
+    MemoryNotFoundError,
+    StoreClosedError,
+)
+from langgraph_memory.model import Decision, utc
+from langgraph_memory.scope import Scope, ScopeKind, check_scope_kind
+from langgraph_memory.store import decision_log, layout
+from langgraph_memory.store.collection_io import fetch, insert, max_batch
+from langgraph_memory.store.engine import Engine, open_engine
+from langgraph_memory.store.records import CHAIN_KEY
+from langgraph_memory.store.version import Version
+
+__all__ = ["StoreCore"]
+
+_T = TypeVar("_T")
+
+
+class StoreCore:
+    """Collections, embedding, versioning and the decision log of one store object.
+
+    Every ``MemoryStore`` has one; the ``BaseStore`` ops run on it too. Several
+    cores on one location share its engine (see ``engine``).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        client: ClientAPI | None,
+        embeddings: Embeddings,
+    ) -> None:
+        from langgraph_memory.embeddings import embedder_name
+
+        self.embeddings = embeddings
+        self.embedder_name = embedder_name(embeddings)
+        self._closed = False
+        self.engine = open_engine(path, client)
+        try:
+            with self.engine.gate.shared():
+                self._check_embedder()
+        except BaseException:
+            self.close()  # a refused open must not keep the directory locked
+            raise
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Give back this core's hold on the engine; safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self.engine.close()
+
+    def live(self) -> Engine:
+        """The engine, or StoreClosedError once this core or the engine is closed."""
+        if self._closed or self.engine.closed:
+            raise StoreClosedError(
+                "this MemoryStore was closed; open it again (MemoryStore(path)) to use it"
+            )
+        return self.engine
+
+    @contextmanager
+    def reading(self) -> Iterator[Engine]:
+        """Hold the gate shared: run beside other operations, never beside a purge."""
+        engine = self.live()
+        with engine.gate.shared():
+            yield engine
+
+    @contextmanager
+    def writing(self, scope: Scope) -> Iterator[Engine]:
+        """The scope's lock, then the gate shared (always in this order: see ``engine``)."""
+        engine = self.live()
+        with engine.scope_lock(scope), engine.gate.shared():
+            yield engine
+
+    def fresh(self, run: Callable[[], _T]) -> _T:
+        """Run ``run`` again, once, with fresh collection handles when Chroma says
+        a collection it used is gone: a purge through another process (or another
+        client) rebuilt it under a new id. Every operation's first Chroma call is
+        a read, so a retried write has not written anything yet."""
+        try:
+            return run()
+        except ChromaNotFoundError:
+            self.live().forget_handles()
+            return run()
+
+    # -- embedding -------------------------------------------------------------------
+
+    def _check_embedder(self) -> None:
+        engine = self.engine
+        config = layout.read_config(engine.registry)
+        if config is None:
+            layout.write_config(engine.registry, embedder=self.embedder_name, dimension=0)
+            return
+        if config.get("embedder") != self.embedder_name:
+            raise EmbeddingMismatchError(
+                f"this store was built with the embedder {config.get('embedder')!r} "
+                f"({config.get('dimension')} dimensions) but you passed {self.embedder_name!r}. "
+                "Vectors from different embedders cannot be compared: pass the same "
+                "embedder, or open a new store path for the new one."
+            )
+        engine.dimension = int(config.get("dimension", 0))
+
+    def _check_vectors(self, vectors: Sequence[Sequence[float]], expected: int) -> None:
+        if len(vectors) != expected:
+            raise EmbeddingMismatchError(
+                f"the embedder returned {len(vectors)} vectors for {expected} texts"
+            )
+        engine = self.live()
+        for vector in vectors:
+            if engine.dimension == 0:
+                with engine.gate.shared():
+                    layout.write_config(
+                        engine.registry, embedder=self.embedder_name, dimension=len(vector)
+                    )
+                engine.dimension = len(vector)
+            if len(vector) != engine.dimension:
+                raise EmbeddingMismatchError(
+                    f"got a {len(vector)}-dimensional vector, but this store holds "
+                    f"{engine.dimension}-dimensional vectors from {self.embedder_name!r}; "
+                    "use the embedder the store was built with"
+                )
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One checked vector per text, in one embedder call."""
+        if not texts:
+            return []
+        vectors = [
+            check_vector(v, f"the embedder's vector for text {i}")
+            for i, v in enumerate(self.embeddings.embed_documents(list(texts)))
+        ]
+        self._check_vectors(vectors, len(texts))
+        return vectors
+
+    def embed_query(self, query: str | Sequence[float]) -> list[float]:
+        """A query's vector (a vector passes through, checked)."""
+        if isinstance(query, str):
+            query = check_query(query)
+            vector = check_vector(self.embeddings.embed_query(query), "the embedder's query vector")
+        else:
+            vector = check_vector(query, "query (a str or a vector)")
+        self._check_vectors([vector], 1)
+        return vector
+
+    # -- scopes and collections --------------------------------------------------------
+
+    def collections(self, scope: Scope, *, create: bool = False) -> layout.ScopeCollections | None:
+        """The scope's collections, or None when it has none (and ``create`` is False)."""
+        return self.live().collections(scope, create=create)
+
+    def writable(self, scope: Scope) -> layout.ScopeCollections:
+        """The scope's collections, created on first write."""
+        cols = self.live().collections(scope, create=True)
+        assert cols is not None
+        return cols
+
+    def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
+        """Every scope that holds data, optionally only of one kind, sorted."""
+        found = layout.registered_scopes(self.live().registry)
+        if kind is not None:
+            kind = check_scope_kind(kind)
+            found = [s for s in found if s.kind == kind]
+        return found
+
+    # -- versions --------------------------------------------------------------------
+
+    def version(self, scope: Scope, memory_id: str, *, with_vector: bool = False) -> Version:
+        """The version with this id; failing that, the current (or last) version
+        of the chain with this key, so BaseStore keys work wherever ids do."""
+        check_id(memory_id)
+        cols = self.collections(scope)
+        if cols is not None:
+            for collection in (cols.active, cols.history):
+                found = fetch(collection, scope, ids=[memory_id], with_vector=with_vector)
+                if found:
+                    return found[0]
+            for collection in (cols.active, cols.history):
+                found = fetch(
+                    collection, scope, where={CHAIN_KEY: memory_id}, with_vector=with_vector
+                )
+                if found:
+                    return max(found, key=lambda v: v.memory.created_at)
+        raise MemoryNotFoundError(
+            f"no memory {memory_id!r} in scope {scope.key}; "
+            "store.active(scope) lists the current memories"
+        )
+
+    def active_version(self, scope: Scope, memory_id: str, *, with_vector: bool) -> Version:
+        """As ``version``, but MemoryArchivedError (naming the current version) when
+        the version found is archived: only active memories change."""
+        version = self.version(scope, memory_id, with_vector=with_vector)
+        if version.memory.active:
+            return version
+        current = [v.memory.id for v in self.chain(scope, version.key) if v.memory.active]
+        hint = f"its current version is {current[0]!r}" if current else "it has no current version"
+        until = version.memory.valid_until
+        raise MemoryArchivedError(
+            f"memory {memory_id!r} in scope {scope.key} was archived at "
+            f"{until.isoformat() if until else '?'}; {hint}"
+        )
+
+    def by_key(
+        self, scope: Scope, keys: Sequence[str], *, with_vector: bool = False
+    ) -> dict[str, Version]:
+        """The active version of each chain key that has one, in one read."""
+        cols = self.collections(scope)
+        if cols is None or not keys:
+            return {}
+        found = fetch(
+            cols.active, scope, where={CHAIN_KEY: {"$in": list(keys)}}, with_vector=with_vector
+        )
+        return {v.key: v for v in found}
+
+    def chain(self, scope: Scope, key: str) -> list[Version]:
+        """Every version of the chain ``key``, oldest first."""
+        cols = self.collections(scope)
+        if cols is None:
+            return []
+        versions = fetch(cols.active, scope, where={CHAIN_KEY: key})
+        versions += fetch(cols.history, scope, where={CHAIN_KEY: key})
+        return sorted(versions, key=lambda v: (v.memory.created_at, v.memory.valid_until is None))
+
+    def replace(
+        self,
+        cols: layout.ScopeCollections,
+        pairs: Sequence[tuple[Version, Version | None]],
+        when: datetime,
+    ) -> None:
+        """Archive each old version and open its successor (if any), in three writes.
+
+        The order makes a crash safe: the archived copy is written to history
+        first, the successor added next, the old active record deleted last.
+        A crash in between leaves a record in both collections, which
+        ``finish_interrupted_moves`` completes on the next open.
+        """
+        for old, _ in pairs:
+            if when < old.memory.created_at:
+                raise InvalidMemoryError(
+                    f"now={when.isoformat()} is before memory {old.memory.id} was created "
+                    f"({old.memory.created_at.isoformat()}); a version cannot close before "
+                    "it opens"
+                )
+        archived = [replace(old, memory=replace(old.memory, valid_until=when)) for old, _ in pairs]
+        insert(cols.history, archived, upsert=True)
+        successors = [new for _, new in pairs if new is not None]
+        if successors:
+            insert(cols.active, successors)
+        cols.active.delete(ids=[old.memory.id for old, _ in pairs])
+
+    # -- decision log ----------------------------------------------------------------
+
+    def append_log(
+        self, scope: Scope, decisions: Sequence[Decision], when: datetime
+    ) -> list[Decision]:
+        """Log decisions; each gets an id and, unless it has one, ``created_at = when``."""
+        logged = [
+            d.with_(
+                id=d.id or decision_log.log_id(), created_at=utc(d.created_at or when, "created_at")
+            )
+            for d in decisions
+        ]
+        if logged:
+            with self.writing(scope):
+                decision_log.append(self.writable(scope).log, logged, max_batch(self.engine.client))
+        return logged
+
+    def read_log(self, scope: Scope, where: dict[str, Any] | None = None) -> list[Decision]:
+        """The scope's logged decisions matching ``where``, oldest first."""
+        cols = self.collections(scope)
+        return [] if cols is None else decision_log.read(cols.log, where)

@@ -1,0 +1,52 @@
+"""A scope's decision log in its Chroma collection: ids that keep logging
+order, appending decisions in batches, reading them back oldest first.
+
+>>> log_id() < log_id()
+True
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+
+from langgraph_memory.model import Decision, now_utc
+from langgraph_memory.store import layout
+from langgraph_memory.store.collection_io import chunks
+from langgraph_memory.store.records import (
+    decision_document,
+    decision_from_document,
+    decision_metadata,
+)
+
+__all__ = ["append", "log_id", "read"]
+
+
+def log_id() -> str:
+    """A decision id that sorts in logging order (clock first, then randomness):
+    decisions of one turn share its time, and their order must survive."""
+    return f"{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
+
+
+def append(log: Collection, decisions: Sequence[Decision], batch_size: int) -> None:
+    """Write decisions that already carry their ids and times."""
+    for chunk in chunks(decisions, batch_size):
+        log.add(
+            ids=[d.id for d in chunk if d.id],
+            # A vector goes with every document: without one Chroma would embed the
+            # document with its own default model, which downloads.
+            embeddings=layout.dummy_vectors(len(chunk)),
+            documents=[decision_document(d) for d in chunk],
+            metadatas=[decision_metadata(d) for d in chunk],
+        )
+
+
+def read(log: Collection, where: dict[str, Any] | None = None) -> list[Decision]:
+    """The logged decisions matching ``where`` (all without), oldest first."""
+    found = log.get(where=where, include=["documents"])
+    logged = [decision_from_document(doc) for doc in found["documents"] or []]
+    return sorted(logged, key=lambda d: (d.created_at or now_utc(), d.id or ""))

@@ -1,0 +1,202 @@
+"""What a purge erases: every version of the chains named, the log entries
+about them, and the purged texts inside the decisions that only showed them.
+
+``purge`` runs it under the store's exclusive gate and then compacts the files
+(see ``compaction``), so that the text is gone from disk as well.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph_memory.checks import check_id
+from langgraph_memory.errors import MemoryNotFoundError
+from langgraph_memory.model import Decision
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import compaction, layout
+from langgraph_memory.store.collection_io import fetch
+from langgraph_memory.store.engine import Engine
+from langgraph_memory.store.records import (
+    CHAIN_KEY,
+    decision_document,
+    decision_from_document,
+    decision_metadata,
+)
+
+__all__ = ["PURGED", "chain_keys", "purge", "purge_chains"]
+
+log = logging.getLogger("langgraph_memory")
+
+
+def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, int]:
+    """Hard-delete the chains of ``wanted`` (ids or keys) in ``scope``, or the whole
+    scope when None; then rebuild what held them so that no file keeps their text,
+    and tell the engine's companions. Returns the counts deleted."""
+    # The scope's lock, then the whole gate: the rebuild gives collections new
+    # ids and the compaction rewrites the database file, so nothing else may
+    # touch Chroma meanwhile. Other operations wait; none fails.
+    with engine.scope_lock(scope), engine.gate.exclusive():
+        cols = engine.collections(scope, create=False)
+        if wanted is None:
+            counts = {"memories": 0, "decisions": 0}
+            if cols is not None:
+                counts = {
+                    "memories": cols.active.count() + cols.history.count(),
+                    "decisions": cols.log.count(),
+                }
+            layout.drop_scope(engine.client, engine.registry, scope)
+            rebuild = [layout.REGISTRY]  # its entry named the scope
+            purged: list[str] | None = None
+        else:
+            keys = chain_keys(cols, scope, wanted)  # raises on unknown ids
+            if cols is None or not keys:
+                return {"memories": 0, "decisions": 0}  # purge(scope, []): nothing to do
+            counts, purged = purge_chains(cols, scope, keys)
+            rebuild = list(layout.collection_names(scope))
+        with engine.offline() as closed:  # reopened with fresh handles after
+            if closed and engine.path is not None:
+                # Rebuilt in a child process whose heap is scrubbed: this
+                # process's freed memory may still hold the purged text.
+                compaction.rebuild_offline(engine.path, rebuild)
+            else:
+                try:
+                    compaction.rebuild_in_place(engine.client, rebuild)
+                finally:
+                    # Rebuilt collections have new internal ids: drop the old handles.
+                    engine.forget_handles()
+                if engine.path is not None:
+                    log.warning(
+                        "langgraph_memory: purged from %s through a Chroma client passed "
+                        "in, which the store cannot close: the deleted text may stay in "
+                        "the database's free pages until you close it and run "
+                        "langgraph_memory.store.compaction.compact_directory(%r)",
+                        engine.path,
+                        str(engine.path),
+                    )
+    # Copies kept outside the store (a background writer's journal) go too.
+    for companion in engine.companions():
+        companion.purged(scope, purged)
+    return counts
+
+
+def chain_keys(cols: layout.ScopeCollections | None, scope: Scope, ids: list[str]) -> list[str]:
+    """The chain keys of memories named by id or key, in four reads however many.
+
+    Raises MemoryNotFoundError, naming every unknown one, before anything changes.
+    """
+    for memory_id in ids:
+        check_id(memory_id)
+    keys: dict[str, str] = {}  # id or key asked for -> chain key
+    if cols is not None and ids:
+        for collection in (cols.active, cols.history):
+            found = collection.get(ids=ids, include=["metadatas"])
+            for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
+                keys[record_id] = str(meta.get(CHAIN_KEY, record_id))
+        rest = [i for i in ids if i not in keys]
+        for collection in (cols.active, cols.history):
+            if rest:
+                by_key: Any = {CHAIN_KEY: {"$in": rest}}  # chromadb's Where type is too narrow
+                for meta in collection.get(where=by_key, include=["metadatas"])["metadatas"] or []:
+                    keys[str(meta[CHAIN_KEY])] = str(meta[CHAIN_KEY])
+    missing = [i for i in ids if i not in keys]
+    if missing:
+        raise MemoryNotFoundError(
+            f"no memory {', '.join(map(repr, missing))} in scope {scope.key}; nothing was purged"
+        )
+    return sorted(set(keys.values()))
+
+
+#: Shortest purged text that is looked for inside other decisions' texts: a
+#: shorter one ("x") would match unrelated decisions.
+MIN_QUOTED_CHARS = 12
+#: What a purged memory's id and text become in the decisions that showed it.
+PURGED = "[purged]"
+
+
+def purge_chains(
+    cols: layout.ScopeCollections, scope: Scope, keys: list[str]
+) -> tuple[dict[str, int], list[str]]:
+    """Delete every version of the chains ``keys`` and the log entries about them.
+
+    A decision goes when it created, changed or removed a purged version, when
+    it belongs to the same turn as one that does and names no memory itself
+    (a failed or rejected fact of that turn), or when its fact or text is a
+    purged text. Decisions that only showed a purged memory to the model keep
+    their place in the log with that memory's id and text replaced by
+    ``[purged]``. Returns the counts and the purged version ids.
+    """
+    where = {CHAIN_KEY: {"$in": keys}}
+    versions = fetch(cols.active, scope, where=where) + fetch(cols.history, scope, where=where)
+    ids = {v.memory.id for v in versions}
+    texts = {_plain(v.memory.text) for v in versions}
+    for collection in (cols.active, cols.history):
+        collection.delete(where=where)  # type: ignore[arg-type]
+    found = cols.log.get(include=["documents"])
+    logged = [
+        (log_id, decision_from_document(doc))
+        for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True)
+    ]
+    doomed = {log_id for log_id, d in logged if d.target_id in ids or d.result_id in ids}
+    turns = {d.turn_id for log_id, d in logged if log_id in doomed and d.turn_id}
+    for log_id, d in logged:
+        unlinked = not d.target_id and not d.result_id
+        if (unlinked and d.turn_id in turns) or _quotes(d, texts):
+            doomed.add(log_id)
+    redacted = [
+        _redact(d, ids, texts)
+        for log_id, d in logged
+        if log_id not in doomed and (ids.intersection(d.shown_ids) or _mentions(d, texts))
+    ]
+    if doomed:
+        cols.log.delete(ids=sorted(doomed))
+    if redacted:
+        # Vectors go with documents on every write: without them Chroma would
+        # embed the documents with its own default model, which downloads.
+        cols.log.update(
+            ids=[d.id for d in redacted if d.id],
+            embeddings=layout.dummy_vectors(len(redacted)),
+            documents=[decision_document(d) for d in redacted],
+            metadatas=[decision_metadata(d) for d in redacted],
+        )
+    return {"memories": len(ids), "decisions": len(doomed)}, sorted(ids)
+
+
+def _plain(text: str | None) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+def _quotes(decision: Decision, texts: set[str]) -> bool:
+    """Whether the decision's own fact or text is one of the purged texts."""
+    return bool({_plain(decision.fact), _plain(decision.text)} & (texts - {""}))
+
+
+def _mentions(decision: Decision, texts: set[str]) -> bool:
+    """Whether a purged text (long enough to be told apart) appears in the
+    decision's model output or error."""
+    return _quoted_in(decision.raw, texts) or _quoted_in(decision.error, texts)
+
+
+def _quoted_in(field: str | None, texts: set[str]) -> bool:
+    plain = _plain(field)
+    return any(t in plain for t in texts if len(t) >= MIN_QUOTED_CHARS)
+
+
+def _redact(decision: Decision, ids: set[str], texts: set[str]) -> Decision:
+    hidden = [sid in ids for sid in decision.shown_ids]
+    shown = list(decision.shown_texts)
+    raw, error = decision.raw, decision.error
+    if raw is not None and (any(hidden) or _quoted_in(raw, texts)):
+        raw = "[redacted: it showed a purged memory]"
+    if _quoted_in(error, texts):
+        error = "[redacted: it quoted a purged memory]"
+    return decision.with_(
+        shown_ids=tuple(
+            PURGED if h else sid for sid, h in zip(decision.shown_ids, hidden, strict=True)
+        ),
+        shown_texts=tuple(
+            PURGED if i < len(hidden) and hidden[i] else text for i, text in enumerate(shown)
+        ),
+        raw=raw,
+        error=error,
+    )

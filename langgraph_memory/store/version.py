@@ -1,0 +1,50 @@
+"""A memory as the store holds it (``Version``) and as a search finds it (``Hit``).
+
+Plain records, no I/O: ``collection_io`` reads and writes them in Chroma.
+
+>>> from datetime import datetime, timezone
+>>> from langgraph_memory.model import Memory
+>>> m = Memory(id="a1b2c3d4", text="Likes tea.", scope="user:a",
+...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+>>> Version(m, key=m.id).successor(m, [0.0], None).chain_start.year
+2026
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from langgraph_memory.model import Memory
+
+__all__ = ["Hit", "Version"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A memory found by a search, with its score (higher is better).
+
+    For ``nearest`` the score is the cosine similarity; for ``keyword`` the
+    share of the query's term weight the memory matched. Both lie in [0, 1]
+    for the normalised vectors the store uses.
+    """
+
+    memory: Memory
+    score: float
+
+
+@dataclass(frozen=True)
+class Version:
+    """A memory as stored: the record plus its chain key and vector."""
+
+    memory: Memory
+    key: str
+    vector: list[float] | None = None
+    value_json: str | None = None
+    chain_start: datetime | None = None  # when the chain's first version opened
+
+    def successor(self, memory: Memory, vector: list[float], value_json: str | None) -> Version:
+        """The version that replaces this one in the same chain."""
+        return Version(
+            memory, self.key, vector, value_json, self.chain_start or self.memory.created_at
+        )

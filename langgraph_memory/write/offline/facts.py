@@ -1,0 +1,165 @@
+"""Facts read out of what was said: a sentence into clauses, a clause into facts.
+
+A clause is read when its subject is the user ("I ...", "my ...", "my sister ...") as
+seen from its speaker: the user's "I", another speaker's "you", or "User" in the rules'
+own canonical texts. Its date is cut out and resolved, its predicate read by the
+patterns, and the result rendered as one canonical text per fact ("User lives in
+Pune.") with the slot it fills. "Remember that ..." makes a sentence explicit.
+
+>>> from datetime import date
+>>> [(f.text, f.slot) for f in read_clause("my sister lives in Delhi", "first", date(2026, 3, 2))]
+[("User's sister lives in Delhi.", 'sister.location')]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from langgraph_memory.model import Kind
+from langgraph_memory.write.offline.dates import find_date, without_date
+from langgraph_memory.write.offline.grammar import (
+    SUBJECTS,
+    Person,
+    clauses,
+    expand_contractions,
+    is_question_or_hypothetical,
+    third_person,
+    without_lead_words,
+)
+from langgraph_memory.write.offline.predicates import Predicate, predicates_of
+
+__all__ = ["Found", "Reading", "read_clause", "read_sentence"]
+
+
+@dataclass(frozen=True)
+class Found:
+    """One fact read from one clause, before it becomes a ``Fact``."""
+
+    text: str
+    slot: str
+    value: str
+    family: str
+    kind: Kind
+    at: datetime | None
+
+
+def _render(pred: Predicate, rel: str, negation: str) -> tuple[str, str] | None:
+    """The canonical text and the full slot of a predicate said of ``rel``."""
+    who = pred.about if pred.about is not None else rel
+    subject = f"User's {who}" if who else "User"
+    slot = f"{who}.{pred.slot}" if who else pred.slot
+    if pred.possessive is not None:
+        if negation:  # "my name is not Bob" says nothing to keep
+            return None
+        return f"{subject}'s {pred.possessive}.", slot
+    rest = f" {pred.rest}" if pred.rest else ""
+    if not negation:
+        phrase = f"{pred.verb}{rest}"
+    elif pred.verb == "is":
+        phrase = f"is {negation}{rest}"
+    elif negation == "no longer":
+        phrase = f"no longer {pred.verb}{rest}"
+    else:
+        phrase = f"does not {pred.base}{rest}"
+    return f"{subject} {phrase}.", slot
+
+
+def read_clause(clause: str, person: Person, today: date) -> list[Found]:
+    """The facts one clause states about the user or someone attached to them.
+
+    A negation's value starts with "!"; a date in the clause is the facts' time.
+
+    >>> (f,) = read_clause("I no longer live in Delhi", "first", date(2026, 3, 2))
+    >>> f.text, f.slot, f.value
+    ('User no longer lives in Delhi.', 'location', '!delhi')
+    """
+    clause = clause.strip(" ,.;:!")
+    if person == "first":
+        call = re.match(r"^(?:please )?call me (?P<v>.+?)(?: from now on| please)?$", clause, re.I)
+        if call:
+            clause = f"my name is {call['v']}"
+    when = find_date(clause, today)
+    plain = without_date(clause, when)
+    me, mine = SUBJECTS[person]
+    rel = ""
+    match = mine.match(plain)
+    if match:
+        rel = (match["rel"] or "").lower()
+        rest = match["rest"]
+    else:
+        match = me.match(plain)
+        if not match:
+            return []
+        rest = match["rest"]
+    preds, negation = predicates_of(rest, rel, when)
+    found = []
+    for pred in preds:
+        rendered = _render(pred, rel, negation)
+        if rendered is None:
+            continue
+        text, slot = rendered
+        value = f"!{pred.value}" if negation else pred.value
+        family = "relationship" if (rel or pred.about) and pred.family != "allergy" else pred.family
+        found.append(Found(text, slot, value, family, pred.kind, when.at if when else None))
+    return found
+
+
+_REMEMBER_USER = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
+    r"(?:remember|note|keep in mind|do not forget|make a note|never forget)"
+    r"(?:\s+that|\s*:)?\s+(?P<x>.+?)(?:,?\s+please)?[.!?]*$",
+    re.I,
+)
+_REMEMBER_OTHER = re.compile(
+    r"^(?:I(?: will| shall)?\s+)?(?:remember|note|noted|keep in mind|will keep in mind)"
+    r"(?:\s+that|\s*:)?\s+(?P<x>.+)$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one sentence gave: its facts, whether the user asked to remember them
+    ("explicit"), and whether it was skipped as a question or a hypothetical."""
+
+    found: list[Found]
+    explicit: bool = False
+    skipped: bool = False
+
+
+def read_sentence(sentence: str, person: Person, today: date) -> Reading:
+    """The facts of one sentence said by ``person``, read clause by clause.
+
+    >>> read_sentence("Please remember that my PIN hint is my first cat.", "first",
+    ...               date(2026, 3, 2)).found[0].text
+    "User's PIN hint is User's first cat."
+    >>> read_sentence("Where do I live?", "first", date(2026, 3, 2)).skipped
+    True
+    """
+    text = without_lead_words(expand_contractions(sentence).strip())
+    if not text:
+        return Reading([])
+    remember = (_REMEMBER_USER if person == "first" else _REMEMBER_OTHER).match(text)
+    if remember and not re.match(r"(?:to|me|this|it|that)\b", remember["x"], re.I):
+        inner = remember["x"]
+        found = [f for c in clauses(inner, person) for f in read_clause(c, person, today)]
+        if person != "first":  # the assistant saying it will remember is not a request
+            return Reading(found)
+        if not found and len(inner.split()) >= 3:
+            when = find_date(inner, today)
+            found = [
+                Found(
+                    third_person(inner, today),
+                    "",
+                    "",
+                    "remember",
+                    Kind.SEMANTIC,
+                    when.at if when else None,
+                )
+            ]
+        return Reading(found, explicit=True)
+    if is_question_or_hypothetical(text):
+        return Reading([], skipped=True)
+    return Reading([f for c in clauses(text, person) for f in read_clause(c, person, today)])

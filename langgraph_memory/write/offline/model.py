@@ -1,0 +1,121 @@
+"""``RulesModel``: the offline ``MemoryModel``, wiring the reading and the slots.
+
+Each message is split into sentences and read by its speaker's person; each fact
+found becomes a ``Fact`` with an importance by its kind, the speaker's source and
+trust, and its date; choices are made by slot (see ``slots``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+
+from langgraph_memory.model import Memory, Source, Trust
+from langgraph_memory.write.offline import slots
+from langgraph_memory.write.offline.facts import read_sentence
+from langgraph_memory.write.offline.grammar import Person, sentences
+from langgraph_memory.write.types import (
+    SOURCE_OF_ROLE,
+    TRUST_OF_ROLE,
+    Choice,
+    Extraction,
+    Fact,
+    Role,
+    Turn,
+)
+
+__all__ = ["IMPORTANCE", "RulesModel"]
+
+#: Importance by kind of fact: what hurts most to forget ranks highest.
+IMPORTANCE: dict[str, float] = {
+    "allergy": 0.9,
+    "intolerance": 0.9,
+    "name": 0.8,
+    "location": 0.7,
+    "origin": 0.5,
+    "diet": 0.7,
+    "remember": 0.7,
+    "employer": 0.6,
+    "job": 0.6,
+    "age": 0.6,
+    "spouse": 0.6,
+    "pet": 0.6,
+    "relationship": 0.6,
+    "preference": 0.5,
+    "favourite": 0.5,
+    "habit": 0.5,
+    "plan": 0.5,
+}
+
+
+class RulesModel:
+    """Deterministic extraction and slot-based reconciliation, no LLM.
+
+    >>> from datetime import datetime, timezone
+    >>> model = RulesModel()
+    >>> t = Turn.of([("user", "I moved to Pune last week.")],
+    ...             when=datetime(2026, 3, 2, tzinfo=timezone.utc))
+    >>> fact = model.extract(t).facts[0]
+    >>> fact.text, fact.importance, fact.event_time.date().isoformat()
+    ('User lives in Pune.', 0.7, '2026-02-23')
+    >>> old = Memory(id="0a1b2c3d", text="User lives in Delhi.", scope="user:a",
+    ...              created_at=datetime(2026, 1, 5, tzinfo=timezone.utc))
+    >>> c = model.choose(fact, [old], today=t.when)
+    >>> c.op, c.index, c.text
+    ('UPDATE', 0, 'User lives in Pune.')
+    """
+
+    name = "rules"
+
+    def extract(self, turn: Turn, *, roles: Sequence[Role] = ("user",)) -> Extraction:
+        """Facts stated in ``turn`` by the given roles, one per recognised statement.
+
+        Questions, greetings, thanks and anything no rule reads are skipped.
+        """
+        today = turn.when.date()
+        facts: list[Fact] = []
+        matched: list[list[str]] = []
+        skipped = 0
+        seen: set[str] = set()
+        for message in turn.by(roles):
+            person: Person = "first" if message.role == "user" else "second"
+            for sentence in sentences(message.content):
+                reading = read_sentence(sentence, person, today)
+                skipped += reading.skipped
+                explicit = reading.explicit
+                for item in reading.found:
+                    if item.text in seen:
+                        continue
+                    seen.add(item.text)
+                    source = SOURCE_OF_ROLE[message.role]
+                    importance = IMPORTANCE.get(item.family, 0.5)
+                    if explicit:
+                        source, importance = Source.EXPLICIT, max(importance, 0.7)
+                    facts.append(
+                        Fact(
+                            text=item.text,
+                            importance=importance,
+                            source=source,
+                            trust=TRUST_OF_ROLE[message.role] if not explicit else Trust.HIGH,
+                            kind=item.kind,
+                            event_time=item.at,
+                        )
+                    )
+                    matched.append([item.family, item.text])
+        raw = json.dumps(
+            {"model": "rules", "matched": matched, "skipped": skipped}, ensure_ascii=False
+        )
+        return Extraction(facts=tuple(facts), raw=raw)
+
+    def choose(self, fact: Fact, shown: Sequence[Memory], *, today: datetime) -> Choice:
+        """NOOP, UPDATE, DELETE or ADD for ``fact`` by its slot, else by its text
+        (``slots.choose``); ``today`` is not needed by slots."""
+        return slots.choose(fact, shown)
+
+    def choose_batch(
+        self, facts: Sequence[Fact], shown: Sequence[Memory], *, today: datetime
+    ) -> list[Choice]:
+        """One choice per fact, in order, each seeing what the earlier ones did
+        (``slots.choose_batch``)."""
+        return slots.choose_batch(facts, shown)

@@ -1,0 +1,180 @@
+"""The package's shape, checked: no import cycle, no module reaching into another's
+private members, an import that loads nothing heavy, and a public surface that
+resolves. These are the rules of DESIGN.md's layout; a change that breaks one
+fails here with the module and line to look at."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import langgraph_memory
+
+PACKAGE = Path(langgraph_memory.__file__).parent
+ROOT = "langgraph_memory"
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its __init__)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = modules()
+
+
+def imported(tree: ast.AST) -> list[tuple[str, int]]:
+    """The package's modules a module imports, anywhere in it (function bodies and
+    ``if TYPE_CHECKING:`` blocks included): ``from a.b import c`` names ``a.b.c``
+    when that is a module, else ``a.b``."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names if a.name.split(".")[0] == ROOT]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] != ROOT:
+                continue
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                out.append((sub if sub in MODULES else node.module, node.lineno))
+    return out
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = {
+        name: sorted({m for m, _ in imported(ast.parse(path.read_text())) if m != name})
+        for name, path in MODULES.items()
+    }
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for dep in graph.get(name, []):
+            if state.get(dep) == 1:
+                cycle = [*path[path.index(dep) :], dep]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep)
+        path.pop()
+        state[name] = 2
+
+    for name in graph:
+        if name not in state:
+            visit(name)
+
+
+def _defined_here(tree: ast.AST) -> set[str]:
+    """Names a module defines itself: functions, classes, assigned names and attributes."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Name):
+                        names.add(leaf.id)
+                    elif isinstance(leaf, ast.Attribute):
+                        names.add(leaf.attr)
+    return names
+
+
+#: Underscore names that are public API of the standard library.
+STDLIB_PUBLIC = {"_replace", "_asdict", "_fields", "_exit"}
+
+
+def test_no_module_touches_another_modules_private_members() -> None:
+    offences = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        own = _defined_here(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                modules_path = node.module.split(".")
+                if node.module != "__future__" and (
+                    private or any(p.startswith("_") for p in modules_path)
+                ):
+                    offences.append(f"{name}:{node.lineno} imports {node.module} {private}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if any(p.startswith("_") for p in alias.name.split(".")):
+                        offences.append(f"{name}:{node.lineno} imports {alias.name}")
+            elif isinstance(node, ast.Attribute):
+                attr = node.attr
+                if not attr.startswith("_") or attr.startswith("__") or attr in STDLIB_PUBLIC:
+                    continue
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    continue
+                if attr not in own:
+                    offences.append(f"{name}:{node.lineno} uses {ast.unparse(node)}")
+    assert offences == []
+
+
+def _import_in_child(code: str) -> set[str]:
+    heavy = ("chromadb", "langgraph", "langchain_core", "langchain_openai", "langsmith")
+    heavy += ("onnxruntime", "tokenizers", "numpy")
+    script = f"import sys\n{code}\nprint(sorted(m for m in {heavy!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return set(ast.literal_eval(done.stdout.strip().splitlines()[-1]))
+
+
+def test_importing_the_package_loads_no_heavy_dependency() -> None:
+    assert _import_in_child("import langgraph_memory") == set()
+    # Errors, scopes and records are cheap too: catching an error loads nothing.
+    assert _import_in_child("from langgraph_memory import StoreClosedError, Scope") == set()
+
+
+def test_a_public_name_loads_what_it_needs_on_first_use() -> None:
+    assert "chromadb" in _import_in_child("from langgraph_memory import MemoryStore")
+
+
+def test_the_cli_help_loads_no_heavy_dependency() -> None:
+    code = (
+        "from langgraph_memory import cli\n"
+        "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    assert _import_in_child(code) == set()
+
+
+def test_every_public_name_resolves_and_is_documented_in_the_readme() -> None:
+    readme = (PACKAGE.parent / "README.md").read_text()
+    for name in langgraph_memory.__all__:
+        value = getattr(langgraph_memory, name)
+        assert value is not None, name
+        if name != "__version__":
+            assert f"`{name}`" in readme or f"{name}(" in readme, f"{name} is not in the README"
+    assert sorted(dir(langgraph_memory)) == dir(langgraph_memory)
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        _ = langgraph_memory.nothing_here  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "langgraph_memory.store",
+        "langgraph_memory.write",
+        "langgraph_memory.read",
+        "langgraph_memory.graph",
+    ],
+)
+def test_subpackage_surfaces_resolve(package: str) -> None:
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        assert not name.startswith("_")
+        assert getattr(module, name) is not None, f"{package}.{name}"
