@@ -25,7 +25,7 @@ from langgraph_memory.errors import (
     StoreClosedError,
     StoreLockedError,
 )
-from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
+from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Status, Trust
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import Hit, MemoryStore
 from langgraph_memory.write import BackgroundWriter, MemoryWriter
@@ -57,6 +57,7 @@ __all__ = [
     "Scope",
     "ScopeNotEmptyError",
     "Source",
+    "Status",
     "StoreClosedError",
     "StoreLockedError",
     "Trust",

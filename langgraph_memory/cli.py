@@ -28,7 +28,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from langgraph_memory.llm import configured
-from langgraph_memory.model import Decision, Memory
+from langgraph_memory.model import Decision, Memory, Status
 from langgraph_memory.read import render
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import MemoryStore
@@ -64,7 +64,9 @@ def _decision_line(d: Decision) -> str:
     what = for_terminal(d.text or d.fact)
     target = f" [{for_terminal(d.target_id)}]" if d.target_id else ""
     result = f" -> [{for_terminal(d.result_id)}]" if d.result_id else ""
-    note = f"  ({for_terminal(d.status)}: {for_terminal(d.error)})" if d.error else ""
+    why = d.error or d.note  # a failure's error; a rejection's reason, or a correction
+    label = "note" if d.status is Status.APPLIED else d.status.value
+    note = f"  ({label}: {for_terminal(why)})" if why else ""
     return f"    {d.op.value:<6}{target}{result} {what}{note}"
 
 
