@@ -1,6 +1,8 @@
 """The records langgraph_memory keeps: memories and the decisions that shaped them.
 
 Plain frozen dataclasses and enums with no I/O, so every layer can share them.
+"Model" here means the data model: the language models are elsewhere (a chat
+model is LangChain's; ``write.MemoryModel`` is what extracts and reconciles).
 Times are timezone-aware UTC ``datetime`` objects; ``to_dict`` gives a JSON-ready
 form and ``from_dict`` reads it back.
 

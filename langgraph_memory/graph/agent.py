@@ -68,7 +68,7 @@ def build_chat_graph(
     ['User is vegan.']
     """
     writer = writer if writer is not None else MemoryWriter(store)
-    check_write_timing(write, writer)  # before any model is resolved
+    check_write_timing(write, writer)  # before the chat model is resolved
     chat = chat or resolve_chat_model() or OfflineChatModel()
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
     tools = memory_tools(inline)
