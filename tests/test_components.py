@@ -244,7 +244,7 @@ def test_the_report_has_a_line_per_case_and_a_row_per_tag() -> None:
 
 
 def test_the_rules_model_runs_on_every_case() -> None:
-    from langgraph_memory.write.rules import RulesModel
+    from langgraph_memory.write.offline import RulesModel
 
     rules = RulesModel()
     for name, results, cases in (

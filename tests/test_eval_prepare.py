@@ -15,7 +15,7 @@ from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.eval import qa
 from langgraph_memory.eval.prepare import prepare
-from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.offline import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 

@@ -34,7 +34,7 @@ from langgraph_memory.eval.metrics import (
     ndcg,
     recall_fraction,
 )
-from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.offline import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 LOCOMO = FIXTURES / "locomo_mini.json"

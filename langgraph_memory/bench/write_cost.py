@@ -60,11 +60,11 @@ from langgraph_memory.testing import ScriptedChatModel, count_tokens
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.prompts import extract as extract_prompt
 from langgraph_memory.write.prompts import reconcile as reconcile_prompt
-from langgraph_memory.write.writer import MemoryWriter, Mode
+from langgraph_memory.write.writer import MemoryWriter, ReconcileCalls
 
 LOCOMO = gate_recall.LOCOMO
 ORACLE = gate_recall.ORACLE
-MODES: tuple[Mode, ...] = ("per_fact", "batched")
+MODES: tuple[ReconcileCalls, ...] = ("per_fact", "batched")
 #: LoCoMo's session dates, e.g. "1:56 pm on 8 May, 2023".
 #: Observation citations are sometimes malformed ("D26:14, D26:34" as one string), so ids are
 #: pulled out with a pattern rather than taken whole.
@@ -199,7 +199,7 @@ class OracleAnswers:
         raise AssertionError(f"not a write-path prompt: {human[:200]!r}")
 
 
-def expected_calls(mode: Mode, skipped: bool, facts: int) -> int:
+def expected_calls(mode: ReconcileCalls, skipped: bool, facts: int) -> int:
     """Model calls the write path should make for one turn (see the module docstring)."""
     if skipped:
         return 0
@@ -228,7 +228,7 @@ class TurnCost:
 
 
 def replay(
-    conv: Conversation, mode: Mode, *, embeddings: Embeddings, workdir: Path
+    conv: Conversation, mode: ReconcileCalls, *, embeddings: Embeddings, workdir: Path
 ) -> tuple[list[TurnCost], Counter[str], Counter[str]]:
     """Write every turn of ``conv`` in ``mode`` into a fresh store under ``workdir``.
 
@@ -239,7 +239,7 @@ def replay(
     ops: Counter[str] = Counter()
     costs = []
     with MemoryStore(workdir / f"{conv.sample_id}-{mode}", embeddings=embeddings) as store:
-        writer = MemoryWriter(store, model=model, mode=mode)
+        writer = MemoryWriter(store, model=model, reconcile=mode)
         for turn in conv.turns:
             oracle.expect(turn.text, turn.facts)
             calls, tokens = model.calls, model.prompt_tokens
@@ -321,7 +321,7 @@ def schema_tokens_per_call() -> dict[str, int]:
 
 
 def summarise(
-    mode: Mode,
+    mode: ReconcileCalls,
     costs: Sequence[TurnCost],
     kinds: Counter[str] | None = None,
     ops: Counter[str] | None = None,
@@ -378,7 +378,7 @@ def run(
     conversations: Sequence[Conversation],
     *,
     embeddings: Embeddings | None = None,
-    modes: Sequence[Mode] = MODES,
+    modes: Sequence[ReconcileCalls] = MODES,
 ) -> dict[str, Any]:
     """Replay ``conversations`` in each mode; the report as a JSON-ready dict."""
     if embeddings is None:

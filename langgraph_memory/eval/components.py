@@ -625,7 +625,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.model or args.base_url:
         model = resolve_model(chat_model(args.model, args.base_url))
     else:
-        from langgraph_memory.write.rules import RulesModel
+        from langgraph_memory.write.offline import RulesModel
 
         model = RulesModel()  # the default: offline and free, whatever the environment says
     out: dict[str, Any] = {"model": model.name}

@@ -72,7 +72,7 @@ from langgraph_memory.eval.qa import chat_model
 from langgraph_memory.read import retrieve
 from langgraph_memory.read.retrieve import CANDIDATES_PER_RESULT, MIN_CANDIDATES
 from langgraph_memory.read.scoring import blend, recency
-from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.offline import RulesModel
 from langgraph_memory.write.types import MemoryModel
 from langgraph_memory.write.writer import memory_model
 
