@@ -38,24 +38,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, get_args
+from typing import Any, Literal, TypeVar, get_args
+
+from langchain_core.language_models import BaseChatModel
 
 from benchmarks.datasets import assume_utc
-from benchmarks.models import chat_model, default_model_name
+from benchmarks.models import default_model_name, named_chat_model
 from langgraph_memory import Decision, Memory, Op
-from langgraph_memory.write import (
-    Fact,
-    MemoryModel,
-    Role,
-    Turn,
-    extract,
-    memory_model,
-    validate,
-)
+from langgraph_memory.llm import resolve_chat_model
+from langgraph_memory.write import ChatMemoryModel, Fact, MemoryModel, Turn
 from langgraph_memory.write.offline import RulesModel
-
-if TYPE_CHECKING:
-    from langchain_core.language_models import BaseChatModel
+from langgraph_memory.write.steps import extract, validate
 
 #: The repository's fixtures, when this module runs from a checkout.
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
@@ -63,6 +56,9 @@ DEFAULT_EXTRACTION = FIXTURES / "extraction.jsonl"
 DEFAULT_RECONCILE = FIXTURES / "reconcile.jsonl"
 #: Scope given to the memories built for reconcile cases (models never see it).
 SCOPE = "user:eval"
+#: Who may speak in a case's turn: the roles ``Turn.of`` takes (mypy checks at ``extract``'s
+#: ``roles=`` that the write path still takes them).
+Role = Literal["user", "assistant", "tool", "document"]
 ROLES: tuple[str, ...] = get_args(Role)
 #: Ops that name a shown memory; ADD and NOOP never do.
 TARGETED = (Op.UPDATE, Op.DELETE)
@@ -439,9 +435,16 @@ def _crashed(case: ExtractionCase | ReconcileCase, exc: Exception) -> CaseResult
 
 
 def resolve_model(model: MemoryModel | BaseChatModel | str | None = None) -> MemoryModel:
-    """Any ``MemoryModel`` as is; a chat model (or "provider:model") behind the prompts;
-    None: the environment's model, else the offline rules model."""
-    return memory_model(model)
+    """Any ``MemoryModel`` as is; a chat model (or "provider:model") behind the write path's
+    prompts (``ChatMemoryModel``); None: the environment's model, else the offline rules model.
+
+    >>> resolve_model(RulesModel()).name
+    'rules'
+    """
+    if isinstance(model, MemoryModel):
+        return model
+    chat = resolve_chat_model(model)
+    return ChatMemoryModel(chat) if chat is not None else RulesModel()
 
 
 def score_extraction(
@@ -612,7 +615,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     model: MemoryModel = RulesModel()  # the default: offline and free, whatever the env says
     if args.model or args.base_url:
-        chat, _ = chat_model(args.model or default_model_name(), args.base_url)
+        chat, _ = named_chat_model(args.model or default_model_name(), args.base_url)
         model = resolve_model(chat)
     out: dict[str, Any] = {"model": model.name}
     for name, path in (("extraction", args.extraction), ("reconcile", args.reconcile)):

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.datasets import DATASETS, missing_data
-from langgraph_memory.write import may_hold_fact
+from langgraph_memory.write.steps import may_hold_fact
 
 ORACLE = DATASETS["longmemeval-oracle"]
 S_FILE = DATASETS["longmemeval-s"]

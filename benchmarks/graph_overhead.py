@@ -8,7 +8,7 @@ Run it on the benchmark data folder (nothing is downloaded, no model is called):
 1. ``graph.invoke`` of a one-node chat graph (agent = a zero-latency ``ScriptedChatModel``
    that always answers "Noted."), three ways, same model, same turns, taking turns block by
    block (``store_latency.time_paths``): without memory (the baseline); with the read node
-   only; and with ``add_memory(..., mode="deferred")``: read node + write node handing the turn
+   only; and with ``add_memory(..., write="deferred")``: read node + write node handing the turn
    to a ``BackgroundWriter`` (``RulesModel`` writer) whose workers write while later invokes
    run. The scope is pre-filled with ``--prefill`` LoCoMo turns. Medians and the ratio to the
    baseline; the time to drain the queue afterwards is reported for context.
@@ -61,8 +61,9 @@ from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import MemoryState, add_memory, memory_read_node
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write import MemoryWriter, may_hold_fact
+from langgraph_memory.write import MemoryWriter
 from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.steps import may_hold_fact
 
 USER = "bench"
 SCOPE = f"user:{USER}"
@@ -181,7 +182,7 @@ def bench_invoke(
             plain = agent_builder(chat).compile()
             read_only = read_only_graph(chat, store)
             builder = agent_builder(chat)
-            add_memory(builder, "agent", store=store, writer=background, mode="deferred")
+            add_memory(builder, "agent", store=store, writer=background, write="deferred")
             deferred = builder.compile()
 
             def call(graph: CompiledStateGraph[Any]) -> QueryPath:

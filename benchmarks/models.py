@@ -30,25 +30,27 @@ def default_model_name() -> str:
     return os.environ.get(MODEL_ENV) or DEFAULT_MODEL
 
 
+def named_chat_model(name: str, base_url: str | None) -> tuple[BaseChatModel, str]:
+    """``"openai:NAME"`` or a bare ``NAME``: ``ChatOpenAI`` on ``base_url`` (OpenAI's when
+    None), at temperature 0, and its name; another provider prefix is refused."""
+    provider, sep, model = name.partition(":")
+    if not sep:
+        provider, model = "openai", name
+    if provider != "openai":
+        raise SystemExit(f"--model {name!r}: only openai:MODEL (any OpenAI-compatible server)")
+    from langchain_openai import ChatOpenAI
+
+    # A local OpenAI-compatible server often needs no key; the client insists on one.
+    key = os.environ.get("OPENAI_API_KEY") or "not-needed"
+    chat = ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=0)  # type: ignore[arg-type]
+    return chat, model
+
+
 def chat_model(name: str | None, base_url: str | None) -> tuple[BaseChatModel | None, str]:
-    """The named model and its name (for caches and reports).
-
-    ``"openai:NAME"`` or a bare ``NAME`` is ``ChatOpenAI`` on ``base_url`` (OpenAI's when
-    None), at temperature 0; another provider prefix is refused. With no name, the
-    environment's model (``base_url`` is then not used), else ``(None, "")``.
-    """
+    """The named model (:func:`named_chat_model`) and its name, for caches and reports; with
+    no name, the environment's model (``base_url`` is then not used), else ``(None, "")``."""
     if name:
-        provider, sep, model = name.partition(":")
-        if not sep:
-            provider, model = "openai", name
-        if provider != "openai":
-            raise SystemExit(f"--model {name!r}: only openai:MODEL (any OpenAI-compatible server)")
-        from langchain_openai import ChatOpenAI
-
-        # A local OpenAI-compatible server often needs no key; the client insists on one.
-        key = os.environ.get("OPENAI_API_KEY") or "not-needed"
-        chat = ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=0)  # type: ignore[arg-type]
-        return chat, model
+        return named_chat_model(name, base_url)
     resolved = resolve_chat_model()
     if resolved is None:
         return None, ""

@@ -56,7 +56,6 @@ from benchmarks.qa_report import ItemResult, plot, write_reports
 from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.graph import OfflineChatModel
 from langgraph_memory.read import render, retrieve
-from langgraph_memory.write import memory_model
 
 #: Part of the cache key of answers: change it whenever the answer prompt changes
 #: (the memories block from ``read.render`` included). a2: memory texts quoted.
@@ -308,7 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.data is not None:
             writer = None
             if args.ingest == "write_path":
-                writer = MemoryWriter(store, model=memory_model(model if args.model else None))
+                # The answer model when one was named; else the environment's, or the rules model.
+                writer = MemoryWriter(store, model=model if args.model else None)
             try:
                 items = prepare(
                     args.data, args.dataset, store, args.out / "ingested.json",

@@ -67,11 +67,11 @@ from benchmarks.metrics import (
     mean,
     recall_fraction,
 )
-from benchmarks.models import chat_model
+from benchmarks.models import named_chat_model
 from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import retrieve
-from langgraph_memory.write import MemoryModel, memory_model
+from langgraph_memory.write import ChatMemoryModel, MemoryModel
 from langgraph_memory.write.offline import RulesModel
 
 LOCOMO_KS: tuple[int, ...] = (5, 10, 25)
@@ -496,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--mode observations exists for LoCoMo only")
     model: MemoryModel | None = None
     if args.model:
-        model = memory_model(chat_model(args.model, args.base_url)[0])
+        model = ChatMemoryModel(named_chat_model(args.model, args.base_url)[0])
     embeddings = CachedEmbeddings(LocalMiniLM())
     started = time.perf_counter()
     if args.dataset == "locomo":

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import BaseMessage
@@ -58,15 +58,19 @@ from benchmarks.datasets import DATASETS, missing_data
 from langgraph_memory.embeddings import default_embeddings
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel, count_tokens
-from langgraph_memory.write import MemoryWriter, Mode, may_hold_fact
+from langgraph_memory.write import MemoryWriter
 from langgraph_memory.write.prompts.extract import HUMAN as EXTRACT_HUMAN
 from langgraph_memory.write.prompts.extract import ExtractionOutput
 from langgraph_memory.write.prompts.reconcile import BATCH_HUMAN, BatchOutput, ReconcileOutput
 from langgraph_memory.write.prompts.reconcile import HUMAN as RECONCILE_HUMAN
+from langgraph_memory.write.steps import may_hold_fact
 
+#: ``MemoryWriter(reconcile=...)``'s values: one model call per fact, or one per turn (mypy
+#: checks at the call below that the writer still takes them).
+Reconcile = Literal["per_fact", "batched"]
 LOCOMO = DATASETS["locomo"]
 ORACLE = DATASETS["longmemeval-oracle"]
-MODES: tuple[Mode, ...] = ("per_fact", "batched")
+MODES: tuple[Reconcile, ...] = ("per_fact", "batched")
 #: LoCoMo's session dates, e.g. "1:56 pm on 8 May, 2023".
 #: Observation citations are sometimes malformed ("D26:14, D26:34" as one string), so ids are
 #: pulled out with a pattern rather than taken whole.
@@ -199,7 +203,7 @@ class OracleAnswers:
         raise AssertionError(f"not a write-path prompt: {human[:200]!r}")
 
 
-def expected_calls(mode: Mode, skipped: bool, facts: int) -> int:
+def expected_calls(mode: Reconcile, skipped: bool, facts: int) -> int:
     """Model calls the write path should make for one turn (see the module docstring)."""
     if skipped:
         return 0
@@ -228,7 +232,7 @@ class TurnCost:
 
 
 def replay(
-    conv: Conversation, mode: Mode, *, embeddings: Embeddings, workdir: Path
+    conv: Conversation, mode: Reconcile, *, embeddings: Embeddings, workdir: Path
 ) -> tuple[list[TurnCost], Counter[str], Counter[str]]:
     """Write every turn of ``conv`` in ``mode`` into a fresh store under ``workdir``.
 
@@ -239,7 +243,7 @@ def replay(
     ops: Counter[str] = Counter()
     costs = []
     with MemoryStore(workdir / f"{conv.sample_id}-{mode}", embeddings=embeddings) as store:
-        writer = MemoryWriter(store, model=model, mode=mode)
+        writer = MemoryWriter(store, model=model, reconcile=mode)
         for turn in conv.turns:
             oracle.expect(turn.text, turn.facts)
             calls, tokens = model.calls, model.prompt_tokens
@@ -321,7 +325,7 @@ def schema_tokens_per_call() -> dict[str, int]:
 
 
 def summarise(
-    mode: Mode,
+    mode: Reconcile,
     costs: Sequence[TurnCost],
     kinds: Counter[str] | None = None,
     ops: Counter[str] | None = None,
@@ -378,7 +382,7 @@ def run(
     conversations: Sequence[Conversation],
     *,
     embeddings: Embeddings | None = None,
-    modes: Sequence[Mode] = MODES,
+    modes: Sequence[Reconcile] = MODES,
 ) -> dict[str, Any]:
     """Replay ``conversations`` in each mode; the report as a JSON-ready dict."""
     if embeddings is None:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from langgraph_memory.graph.nodes import memory_read_node, memory_write_node
     from langgraph_memory.graph.tools import memory_tools
     from langgraph_memory.graph.wiring import add_memory
-    from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Trust
+    from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Status, Trust
     from langgraph_memory.read.render import render
     from langgraph_memory.read.retrieve import Retrieved, retrieve
     from langgraph_memory.scope import Scope
@@ -75,6 +75,7 @@ _LAZY = {
     "Op": "langgraph_memory.model",
     "Kind": "langgraph_memory.model",
     "Source": "langgraph_memory.model",
+    "Status": "langgraph_memory.model",
     "Trust": "langgraph_memory.model",
 }
 
@@ -105,6 +106,7 @@ __all__ = [
     "Scope",
     "ScopeNotEmptyError",
     "Source",
+    "Status",
     "StoreClosedError",
     "StoreLockedError",
     "Trust",

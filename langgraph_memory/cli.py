@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langgraph_memory.model import Decision, Memory, Status
 from langgraph_memory.text_safety import for_terminal
 
 # Each command imports what it uses, when it runs: `--help` and a mistyped command
 # answer at once instead of loading Chroma, LangGraph and the embedder first.
 if TYPE_CHECKING:
-    from langgraph_memory.model import Decision, Memory
     from langgraph_memory.store import MemoryStore
 
 #: The demo: a move between cities, a restated preference, a sister's city, a
@@ -64,7 +64,9 @@ def _decision_line(d: Decision) -> str:
     what = for_terminal(d.text or d.fact)
     target = f" [{for_terminal(d.target_id)}]" if d.target_id else ""
     result = f" -> [{for_terminal(d.result_id)}]" if d.result_id else ""
-    note = f"  ({for_terminal(d.status)}: {for_terminal(d.error)})" if d.error else ""
+    why = d.error or d.note  # a failure's error; a rejection's reason, or a correction
+    label = "note" if d.status is Status.APPLIED else d.status.value
+    note = f"  ({label}: {for_terminal(why)})" if why else ""
     return f"    {d.op.value:<6}{target}{result} {what}{note}"
 
 

@@ -1,6 +1,8 @@
 """The records langgraph_memory keeps: memories and the decisions that shaped them.
 
 Plain frozen dataclasses and enums with no I/O, so every layer can share them.
+"Model" here means the data model: the language models are elsewhere (a chat
+model is LangChain's; ``write.MemoryModel`` is what extracts and reconciles).
 Times are timezone-aware UTC ``datetime`` objects; ``to_dict`` gives a JSON-ready
 form and ``from_dict`` reads it back.
 
@@ -23,7 +25,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from langgraph_memory.checks import INT64_MAX, INT64_MIN, check_chars, check_time
-from langgraph_memory.errors import InvalidMemoryError
+from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError
 
 #: A metadata value: what Chroma can hold without losing type.
 Scalar = str | int | float | bool
@@ -73,6 +75,46 @@ class Op(str, enum.Enum):
     UPDATE = "UPDATE"
     DELETE = "DELETE"
     NOOP = "NOOP"
+
+
+class Status(str, enum.Enum):
+    """How one write-path decision ended; every logged decision has one.
+
+    - ``APPLIED``: carried out as decided (a NOOP changes nothing). When the
+      code fixed the model's answer first (an unknown op read as NOOP, an
+      UPDATE of an id the model was not shown turned into an ADD ...), the
+      decision's ``note`` says what it changed; the fix is part of the rules,
+      not a failure.
+    - ``REJECTED``: a candidate fact refused before reconciliation (too long,
+      empty, from a speaker not asked for); ``note`` says why. No memory changed.
+    - ``FAILED``: could not be carried out: the model's answer was unusable, the
+      store refused the change, or a background write gave up; ``error`` says
+      why. No memory changed.
+
+    >>> Status("applied") is Status.APPLIED, Status.FAILED.value
+    (True, 'failed')
+    """
+
+    APPLIED = "applied"
+    REJECTED = "rejected"
+    FAILED = "failed"
+
+    @classmethod
+    def of(cls, value: Any) -> Status:
+        """``value`` as a Status: a Status, or its value as a str.
+
+        >>> Status.of("rejected")
+        <Status.REJECTED: 'rejected'>
+        >>> Status.of("done")
+        Traceback (most recent call last):
+        ...
+        langgraph_memory.errors.InvalidArgumentError: status must be one of applied, rejected, ...
+        """
+        try:
+            return cls(value)
+        except ValueError:
+            allowed = ", ".join(s.value for s in cls)
+            raise InvalidArgumentError(f"status must be one of {allowed}; got {value!r}") from None
 
 
 def utc(value: datetime, what: str = "time") -> datetime:
@@ -220,10 +262,18 @@ class Decision:
     ``created_at`` when it logs the decision; ``result_id`` is the memory the
     decision created (ADD, UPDATE), if any.
 
+    ``status`` says how it ended (see ``Status``; a str value is accepted and
+    checked). ``note`` says what the code corrected in the model's answer, or
+    why a fact was rejected; ``error`` is set only when the decision failed.
+
     >>> d = Decision(op=Op.UPDATE, fact="User lives in Pune.", text="User lives in Pune.",
     ...              target_id="0a1b2c3d", shown_ids=("0a1b2c3d",))
     >>> Decision.from_dict(d.to_dict()) == d
     True
+    >>> Decision(op=Op.NOOP, fact="x", status="done")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: status must be one of applied, rejected, ...
     """
 
     op: Op
@@ -235,10 +285,14 @@ class Decision:
     raw: str | None = None
     result_id: str | None = None
     turn_id: str | None = None
-    status: str = "applied"  # or "failed", with the reason in ``error``
+    status: Status = Status.APPLIED
     error: str | None = None
+    note: str | None = None
     id: str | None = None
     created_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status.of(self.status))
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -256,9 +310,23 @@ class Decision:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Decision:
-        """Read back what :meth:`to_dict` wrote."""
+        """Read back what :meth:`to_dict` wrote.
+
+        Logs and exports written before ``note`` existed are read too: their
+        status ``"corrected"`` is ``APPLIED``, and the text they kept in
+        ``error`` for a correction or a rejection is the ``note``.
+
+        >>> old = {"op": "NOOP", "fact": "x", "status": "corrected", "error": "unknown op"}
+        >>> d = Decision.from_dict(old)
+        >>> d.status, d.note, d.error
+        (<Status.APPLIED: 'applied'>, 'unknown op', None)
+        """
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
+        if kwargs.get("status") in ("corrected", "rejected") and kwargs.get("note") is None:
+            kwargs["note"], kwargs["error"] = kwargs.get("error"), None
+            if kwargs["status"] == "corrected":
+                kwargs["status"] = Status.APPLIED
         kwargs["op"] = Op(str(kwargs["op"]).upper())
         kwargs["shown_ids"] = tuple(kwargs.get("shown_ids") or ())
         kwargs["shown_texts"] = tuple(kwargs.get("shown_texts") or ())
@@ -268,8 +336,8 @@ class Decision:
     def with_(self, **changes: Any) -> Decision:
         """A copy with some fields changed.
 
-        >>> Decision(op=Op.NOOP, fact="x").with_(status="failed").status
-        'failed'
+        >>> Decision(op=Op.NOOP, fact="x").with_(status=Status.FAILED, error="boom").status
+        <Status.FAILED: 'failed'>
         """
         return replace(self, **changes)
 

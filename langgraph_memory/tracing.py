@@ -303,7 +303,8 @@ def decision_summary(decision: Decision) -> Payload:
         "text": clip(decision.text),
         "target_id": decision.target_id,
         "shown_ids": list(decision.shown_ids),
-        "status": decision.status,
+        "status": decision.status.value,
+        "note": decision.note,
         "error": decision.error,
     }
 
@@ -399,7 +400,8 @@ def extract_outputs(extraction: Extraction) -> Payload:
 
 
 def extract_metadata(arguments: Mapping[str, Any]) -> Payload:
-    """The scope kind of the write in progress and the memory model's name."""
+    """The scope kind of the write in progress and the ``MemoryModel``'s name
+    (``rules``, or ``chat:`` and the chat model's)."""
     out = scope_metadata(arguments)
     name = getattr(arguments.get("model"), "name", None)
     if isinstance(name, str):
@@ -418,19 +420,20 @@ def reconcile_inputs(arguments: Mapping[str, Any]) -> Payload:
 
 
 def reconcile_outputs(result: Decision | Sequence[Decision]) -> Payload:
-    """One decision's fields, or ``decisions``: a list of them (batched mode)."""
+    """One decision's fields, or ``decisions``: a list of them (``reconcile="batched"``)."""
     if isinstance(result, Decision):
         return decision_summary(result)
     return {"decisions": [decision_summary(d) for d in result]}
 
 
 def reconcile_metadata(arguments: Mapping[str, Any]) -> Payload:
-    """The scope kind, the write mode (``per_fact`` or ``batched``) and the model's name."""
+    """The scope kind, the writer's ``reconcile`` (``per_fact`` or ``batched``) as
+    ``memory_reconcile``, and its memory model's name as ``memory_model``."""
     out = scope_metadata(arguments)
     writer = arguments.get("self")
-    mode = getattr(writer, "mode", None)
-    if isinstance(mode, str):
-        out["memory_mode"] = mode
+    reconcile = getattr(writer, "reconcile", None)
+    if isinstance(reconcile, str):
+        out["memory_reconcile"] = reconcile
     name = getattr(getattr(writer, "model", None), "name", None)
     if isinstance(name, str):
         out["memory_model"] = name

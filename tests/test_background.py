@@ -20,7 +20,7 @@ import pytest
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.errors import StoreLockedError
-from langgraph_memory.model import Decision, Op
+from langgraph_memory.model import Decision, Op, Status
 from langgraph_memory.scope import Scope
 from langgraph_memory.write import MemoryWriter, RulesModel
 from langgraph_memory.write.background import (
@@ -247,7 +247,7 @@ def test_a_turn_that_keeps_failing_is_logged_as_failed(
         assert bg.flush(timeout=10)
         assert (bg.stats.failed, bg.stats.retries, bg.stats.applied) == (2, 4, 0)
     first = store.decisions("user:a")[0]
-    assert (first.op, first.status, first.turn_id) == (Op.NOOP, "failed", tid)
+    assert (first.op, first.status, first.turn_id) == (Op.NOOP, Status.FAILED, tid)
     assert first.error and "after 3 attempts" in first.error and "disk full" in first.error
     assert first.fact == "user: I'm vegan."
     assert store.active("user:a") == []

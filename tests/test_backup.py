@@ -24,6 +24,7 @@ from langgraph_memory import (
     MemoryWriter,
     Op,
     ScopeNotEmptyError,
+    Status,
 )
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
@@ -257,6 +258,7 @@ def set_path(data: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
         (("memories", 0, "colour"), "red", r"memories\[0\] .*unknown fields \['colour'\]"),
         (("memories", 0, "scope"), "user:eve", r"memories\[0\] .*the export is of 'user:alice'"),
         (("decisions", 0, "op"), "MERGE", r"decisions\[0\] .*op must be one of"),
+        (("decisions", 0, "status"), "done", r"decisions\[0\] .*status must be one of"),
         (("decisions", 1, "shown_ids"), "abc", r"decisions\[1\] .*shown_ids must be a list"),
         (("decisions", 2, "created_at"), None, r"decisions\[2\] .*created_at is missing"),
     ],
@@ -357,6 +359,22 @@ def test_a_version_1_export_imports(local: MemoryStore) -> None:
     assert moved["key_created_at"] == T0.isoformat()  # its chain's oldest version
     food = local.get(("user", "old"), "food")
     assert food is not None and food.value["text"] == "Likes ramen." and "rating" not in food.value
+
+
+def test_an_export_from_before_the_note_field_imports(local: MemoryStore) -> None:
+    fill(local)
+    data = local.export("user:alice")
+    for d in data["decisions"]:
+        del d["note"]
+        if d["turn_id"] == "t2":
+            d.update(status="corrected", error="UPDATE of unshown id 7 -> ADD")
+    local.import_scope(data, scope="user:old")
+    corrected = local.decisions("user:old", turn_id="t2")[0]
+    assert (corrected.status, corrected.note, corrected.error) == (
+        Status.APPLIED,
+        "UPDATE of unshown id 7 -> ADD",
+        None,
+    )
 
 
 def test_cli_import_applies_the_pending_turns_of_an_export(

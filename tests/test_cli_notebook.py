@@ -95,7 +95,7 @@ def test_printing_commands_show_stored_texts_as_clean_single_lines(
             Decision(
                 op=Op.UPDATE, fact=EVIL, text=EVIL, target_id=first.id, result_id=second.id,
                 shown_ids=(first.id,), shown_texts=(EVIL,), turn_id="t1\x1b[8m",
-                status="corrected", error=EVIL,
+                note=EVIL,
             ),
             now=t,
         )  # fmt: skip

@@ -24,6 +24,7 @@ from benchmarks.components import (
     CaseResult,
     ExtractionCase,
     ReconcileCase,
+    Role,
     by_tag,
     load_extraction,
     load_reconcile,
@@ -40,7 +41,6 @@ from langgraph_memory.write import (
     Extraction,
     Fact,
     MemoryModel,
-    Role,
     Turn,
 )
 from langgraph_memory.write.offline import RulesModel

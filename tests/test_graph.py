@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langgraph_memory import MemoryStore, MissingScopeKeyError, Op
+from langgraph_memory import InvalidArgumentError, MemoryStore, MissingScopeKeyError, Op
 from langgraph_memory.graph import MemoryState, add_memory, memory_read_node, memory_tools
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import MemoryWriter, RulesModel
@@ -167,7 +167,7 @@ def test_deferred_writes_go_through_the_background_writer(store: MemoryStore) ->
     builder.add_node("agent", lambda s: {"messages": [AIMessage("Noted.")]})
     builder.add_edge(START, "agent")
     builder.add_edge("agent", END)
-    add_memory(builder, store=store, writer=background, mode="deferred")
+    add_memory(builder, store=store, writer=background, write="deferred")
     graph = builder.compile()
     graph.invoke({"messages": [("user", "I live in Delhi.")]}, ALICE)
     graph.invoke({"messages": [("user", "I moved to Pune.")]}, ALICE)
@@ -178,4 +178,25 @@ def test_deferred_writes_go_through_the_background_writer(store: MemoryStore) ->
     from langgraph_memory.graph import memory_write_node
 
     with pytest.raises(TypeError, match="BackgroundWriter"):
-        memory_write_node(MemoryWriter(store, model=RulesModel()), mode="deferred")
+        memory_write_node(MemoryWriter(store, model=RulesModel()), write="deferred")
+    with pytest.raises(TypeError, match="write='inline' needs a MemoryWriter"):
+        memory_write_node(background, write="inline")
+    with pytest.raises(InvalidArgumentError, match="write must be 'inline' or 'deferred'"):
+        memory_write_node(background, write="later")  # type: ignore[arg-type]
+
+
+def test_the_chat_graph_defers_its_writes_to_a_background_writer(store: MemoryStore) -> None:
+    from langgraph_memory.graph.agent import build_chat_graph
+    from langgraph_memory.graph.offline import OfflineChatModel
+    from langgraph_memory.write import BackgroundWriter
+
+    writer = MemoryWriter(store, model=RulesModel())
+    with BackgroundWriter(writer, workers=1) as background:
+        graph = build_chat_graph(store, OfflineChatModel(), background, write="deferred")
+        graph.invoke({"messages": [("user", "I live in Delhi.")]}, ALICE)
+        graph.invoke({"messages": [("user", "I moved to Pune.")]}, ALICE)
+        assert background.flush(timeout=30)
+        assert background.stats.submitted == 2, "both turns went through the queue"
+    assert [m.text for m in store.active("user:alice")] == ["User lives in Pune."]
+    with pytest.raises(TypeError, match="needs a BackgroundWriter"):
+        build_chat_graph(store, OfflineChatModel(), writer, write="deferred")

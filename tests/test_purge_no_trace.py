@@ -31,7 +31,7 @@ from langgraph_memory import (
     MemoryWriter,
     Op,
 )
-from langgraph_memory.store.compaction import compact_directory
+from langgraph_memory.store import compact_directory
 from langgraph_memory.store.engine import PURGE_MARK
 from langgraph_memory.write import RulesModel
 

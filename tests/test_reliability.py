@@ -27,7 +27,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph_memory import CompactionError, MemoryStore, StoreClosedError
 from langgraph_memory.cli import main as cli
 from langgraph_memory.read import retrieve
-from langgraph_memory.store.compaction import compact_directory
+from langgraph_memory.store import compact_directory
 from langgraph_memory.write import MemoryWriter, RulesModel
 from langgraph_memory.write.background import BackgroundWriter
 

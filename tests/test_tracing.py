@@ -65,7 +65,7 @@ def memory_graph(store: MemoryStore, writer: MemoryWriter) -> Any:
 
     def learn(state: State) -> State:
         decisions = writer.write_turn(U, state["messages"], now=T0 + DAY)
-        return {"decisions": [f"{d.op.value} {d.status} {d.text}" for d in decisions]}
+        return {"decisions": [f"{d.op.value} {d.status.value} {d.text}" for d in decisions]}
 
     builder = StateGraph(State)
     builder.add_node("recall", recall)
@@ -200,13 +200,14 @@ def test_a_graph_run_tree_holds_the_memory_steps_and_their_decisions(
     [rec] = steps["memory.reconcile"]
     assert by_id[rec["parent_run_id"]]["name"] == "learn"
     assert rec["inputs"]["fact"]["text"] == "User moved to Pune."
-    assert {k: rec["outputs"][k] for k in ("op", "target_id", "shown_ids", "status")} == {
+    assert {k: rec["outputs"][k] for k in ("op", "target_id", "shown_ids", "status", "note")} == {
         "op": "UPDATE",
         "target_id": delhi.id,
         "shown_ids": [delhi.id],
         "status": "applied",
+        "note": None,
     }
-    assert metadata(rec)["memory_mode"] == "per_fact"
+    assert metadata(rec)["memory_reconcile"] == "per_fact"
 
     [app] = steps["memory.apply"]
     assert by_id[app["parent_run_id"]]["name"] == "learn"
@@ -233,7 +234,7 @@ def test_batched_mode_is_one_reconcile_run_with_every_decision(
             },
         ]
     )
-    writer = MemoryWriter(seeded, model=model, mode="batched", gate=False)
+    writer = MemoryWriter(seeded, model=model, reconcile="batched", gate=False)
     with tracing_context(client=client, project_name=PROJECT, enabled=True):
         decisions = writer.write_turn(U, [("user", "I moved to Pune. I'm vegan.")], now=T0 + DAY)
     runs = sent(client, stub, "memory.reconcile", "memory.apply")
@@ -242,7 +243,7 @@ def test_batched_mode_is_one_reconcile_run_with_every_decision(
         ("UPDATE", "applied"),
         ("ADD", "applied"),
     ]
-    assert metadata(rec)["memory_mode"] == "batched"
+    assert metadata(rec)["memory_reconcile"] == "batched"
     applied = sorted(runs["memory.apply"], key=lambda r: r["dotted_order"])
     assert [r["outputs"]["op"] for r in applied] == [d.op.value for d in decisions]
     assert [r["outputs"]["result_id"] for r in applied] == [d.result_id for d in decisions]

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory import AmbiguousMemoryError, MemoryStore, Op
+from langgraph_memory import AmbiguousMemoryError, InvalidArgumentError, MemoryStore, Op, Status
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import MemoryWriter
 
@@ -35,10 +35,11 @@ def facts(*texts: str, importance: int = 6) -> dict[str, Any]:
 
 
 def writer(
-    store: MemoryStore, *script: Any, mode: str = "per_fact"
+    store: MemoryStore, *script: Any, reconcile: str = "per_fact"
 ) -> tuple[MemoryWriter, ScriptedChatModel]:
     model = ScriptedChatModel(script=list(script))
-    return MemoryWriter(store, model=model, mode=mode, gate=False), model  # type: ignore[arg-type]
+    w = MemoryWriter(store, model=model, reconcile=reconcile, gate=False)  # type: ignore[arg-type]
+    return w, model
 
 
 def texts(store: MemoryStore, scope: str = U) -> list[str]:
@@ -199,8 +200,10 @@ def run_bad(store: MemoryStore, *script: Any) -> list[Any]:
     before = {m.id for m in store.active(U)}
     decisions = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY)
     after = {m.id for m in store.active(U)}
-    deleted = [d.target_id for d in decisions if d.op is Op.DELETE and d.status == "applied"]
-    updated = [d.target_id for d in decisions if d.op is Op.UPDATE and d.status != "failed"]
+    deleted = [d.target_id for d in decisions if d.op is Op.DELETE and d.status is Status.APPLIED]
+    updated = [
+        d.target_id for d in decisions if d.op is Op.UPDATE and d.status is not Status.FAILED
+    ]
     assert before - after <= set(deleted) | set(updated), "a memory was lost"
     assert [m.text for m in store.active("user:bob")] == ["User lives in Oslo."]
     logged = store.decisions(U)
@@ -210,19 +213,26 @@ def run_bad(store: MemoryStore, *script: Any) -> list[Any]:
 
 def test_malformed_extraction_json(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, '{"facts": [{"text": "User lives in Pu')
-    assert d.status == "failed" and "JSON" in (d.error or "")
+    assert d.status is Status.FAILED and "JSON" in (d.error or "")
     assert texts(seeded) == ["User lives in Delhi."]
 
 
 def test_missing_keys(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("User lives in Pune."), {"id": 0, "text": "User lives in Pune."})
-    assert (d.op, d.status) == (Op.NOOP, "failed")
+    assert (d.op, d.status) == (Op.NOOP, Status.FAILED)
     assert texts(seeded) == ["User lives in Delhi."]
+
+
+def test_a_bad_reconcile_value_is_refused(store: MemoryStore) -> None:
+    with pytest.raises(InvalidArgumentError, match="reconcile must be 'per_fact' or 'batched'"):
+        MemoryWriter(store, model=ScriptedChatModel(script=[]), reconcile="per_turn")  # type: ignore[arg-type]
 
 
 def test_unknown_op(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("User lives in Pune."), {"op": "MERGE", "id": 0})
-    assert (d.op, d.status) == (Op.NOOP, "corrected") and "MERGE" in (d.error or "")
+    assert (d.op, d.status, d.error) == (Op.NOOP, Status.APPLIED, None) and "MERGE" in (
+        d.note or ""
+    )
 
 
 @pytest.mark.parametrize("bad_id", [42, -1, "7", "[9]", "abc", 1.5, True])
@@ -272,7 +282,7 @@ def test_importance_out_of_range_is_clamped(seeded: MemoryStore) -> None:
 
 def test_a_ten_thousand_character_fact_is_rejected_and_logged(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("x" * 10_000))
-    assert d.status == "rejected" and "10,000 characters" in (d.error or "")
+    assert d.status is Status.REJECTED and "10,000 characters" in (d.note or "")
     assert texts(seeded) == ["User lives in Delhi."]
 
 
@@ -291,12 +301,12 @@ def test_an_empty_list_costs_no_reconcile_call(seeded: MemoryStore) -> None:
 
 def test_an_exception_in_extraction_is_logged(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, TimeoutError("model timed out"))
-    assert d.status == "failed" and "TimeoutError" in (d.error or "")
+    assert d.status is Status.FAILED and "TimeoutError" in (d.error or "")
 
 
 def test_an_exception_in_reconcile_is_logged_with_the_fact(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("User lives in Pune."), ConnectionError("boom"))
-    assert (d.op, d.status, d.fact) == (Op.NOOP, "failed", "User lives in Pune.")
+    assert (d.op, d.status, d.fact) == (Op.NOOP, Status.FAILED, "User lives in Pune.")
     assert "ConnectionError" in (d.raw or "")
     assert texts(seeded) == ["User lives in Delhi."]
 
@@ -305,7 +315,7 @@ def test_facts_from_the_assistant_are_dropped_unless_asked_for(store: MemoryStor
     said = {"facts": [{"text": "User lives in Pune.", "speaker": "assistant", "importance": 5}]}
     w, _ = writer(store, said)
     [d] = w.write_turn(U, [("user", "hi"), ("assistant", "You live in Pune.")], now=T0)
-    assert d.status == "rejected" and store.active(U) == []
+    assert d.status is Status.REJECTED and store.active(U) == []
     model = ScriptedChatModel(script=[said, {"op": "ADD"}])
     opted = MemoryWriter(store, model=model, roles=("user", "assistant"), gate=False)
     opted.write_turn(U, [("user", "hi"), ("assistant", "You live in Pune.")], now=T0)
@@ -328,7 +338,7 @@ def test_batched_mode_is_one_reconcile_call_with_in_order_semantics(store: Memor
                 {"fact": 3, "op": "ADD", "id": None, "text": "User is vegan."},
             ]
         },
-        mode="batched",
+        reconcile="batched",
     )
     decisions = w.write_turn(U, [("user", "I moved to Pune. And I'm vegan.")], now=T0 + DAY)
     assert model.calls == 2, "one extraction call, one reconcile call"
@@ -342,10 +352,13 @@ def test_batched_mode_with_a_short_answer_fails_the_missing_facts_only(store: Me
         store,
         facts("User is vegan.", "User likes jazz."),
         {"decisions": [{"fact": 1, "op": "ADD"}]},
-        mode="batched",
+        reconcile="batched",
     )
     decisions = w.write_turn(U, [("user", "I'm vegan and like jazz.")], now=T0)
-    assert [(d.op, d.status) for d in decisions] == [(Op.ADD, "applied"), (Op.NOOP, "failed")]
+    assert [(d.op, d.status) for d in decisions] == [
+        (Op.ADD, Status.APPLIED),
+        (Op.NOOP, Status.FAILED),
+    ]
 
 
 def test_the_gate_skips_turns_without_a_model_call(store: MemoryStore) -> None:
@@ -493,13 +506,16 @@ def test_a_replayed_turn_applies_only_what_a_crash_cut_off(store: MemoryStore) -
     three = facts("User is vegan.", "User likes jazz.", "User has a cat.")
     w, _ = writer(store, three, {"op": "ADD"}, ConnectionError("crash"))
     first = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")
-    assert [(d.op, d.status) for d in first[:2]] == [(Op.ADD, "applied"), (Op.NOOP, "failed")]
+    assert [(d.op, d.status) for d in first[:2]] == [
+        (Op.ADD, Status.APPLIED),
+        (Op.NOOP, Status.FAILED),
+    ]
     w, model = writer(store, three, {"op": "ADD"}, {"op": "ADD"})
     again = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")
     assert [d.fact for d in again] == ["User likes jazz.", "User has a cat."]
     assert model.calls == 3, "one extraction, two reconciles: the decided fact costs nothing"
     assert sorted(texts(store)) == ["User has a cat.", "User is vegan.", "User likes jazz."]
-    assert [d.fact for d in store.decisions(U, turn_id="t9") if d.status == "applied"] == [
+    assert [d.fact for d in store.decisions(U, turn_id="t9") if d.status is Status.APPLIED] == [
         "User is vegan.",
         "User likes jazz.",
         "User has a cat.",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol
 
 from langchain_core.runnables import RunnableConfig
 
@@ -34,8 +34,13 @@ from langgraph_memory.read import render, retrieve
 from langgraph_memory.scope import Scope, ScopeKind
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write.types import Turn
 
 Node = Callable[[Any, RunnableConfig], dict[str, Any]]
+#: When the write node's work runs: ``"inline"`` (the turn is written before the
+#: graph moves on) or ``"deferred"`` (handed to a ``BackgroundWriter``'s queue).
+WriteTiming = Literal["inline", "deferred"]
+WRITE_TIMINGS: tuple[WriteTiming, ...] = ("inline", "deferred")
 #: ``configurable`` key that sets the time of a turn (an ISO string or a datetime),
 #: so a replay of old conversations dates its memories right. Default: the clock.
 NOW_KEY = "memory_now"
@@ -68,9 +73,31 @@ def turn_time(config: RunnableConfig) -> datetime | None:
 class Submitter(Protocol):
     """What a deferred write needs: a queue that takes turns (BackgroundWriter)."""
 
-    def submit(self, scope: Any, messages: Any, *, now: Any = None, turn_id: Any = None) -> str:
+    def submit(self, scope: Scope, messages: Turn) -> str:
         """Accept a turn for writing later; returns its id."""
         ...
+
+
+def check_write_timing(write: Any, writer: object) -> None:
+    """Refuse a ``write`` that is not a ``WriteTiming``, or a writer that cannot do it.
+
+    >>> check_write_timing("later", None)
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: write must be 'inline' or 'deferred', got 'later'
+    """
+    if write not in WRITE_TIMINGS:
+        raise InvalidArgumentError(f"write must be 'inline' or 'deferred', got {write!r}")
+    if write == "deferred" and not hasattr(writer, "submit"):
+        raise TypeError(
+            "write='deferred' needs a BackgroundWriter (it queues turns; you flush and close "
+            "it): pass writer=BackgroundWriter(MemoryWriter(store)), write='deferred'"
+        )
+    if write == "inline" and not isinstance(writer, MemoryWriter):
+        raise TypeError(
+            f"write='inline' needs a MemoryWriter, got {type(writer).__name__}; "
+            "pass write='deferred' for a BackgroundWriter"
+        )
 
 
 def memory_read_node(
@@ -107,36 +134,26 @@ def memory_write_node(
     writer: MemoryWriter | Submitter,
     *,
     scope: ScopeKind = "user",
-    mode: Literal["inline", "deferred"] = "inline",
+    write: WriteTiming = "inline",
 ) -> Node:
     """A node that learns from the last turn (the last human message and what followed).
 
-    ``mode="inline"`` writes before the graph moves on (a MemoryWriter);
-    ``mode="deferred"`` hands the turn to a ``BackgroundWriter`` and returns at
-    once (writes of one scope stay in order). The node changes no state.
+    ``write="inline"`` writes before the graph moves on (a MemoryWriter);
+    ``write="deferred"`` hands the turn to a ``BackgroundWriter`` and returns at
+    once (writes of one scope stay in order; you flush and close it). The node
+    changes no state.
     """
-    if mode not in ("inline", "deferred"):
-        raise ValueError(f"mode must be 'inline' or 'deferred', got {mode!r}")
-    if mode == "deferred" and not hasattr(writer, "submit"):
-        raise TypeError(
-            "mode='deferred' needs a BackgroundWriter (it queues turns): "
-            "memory_write_node(BackgroundWriter(MemoryWriter(store)), mode='deferred')"
-        )
-    if mode == "inline" and not isinstance(writer, MemoryWriter):
-        raise TypeError("mode='inline' needs a MemoryWriter; pass mode='deferred' for a queue")
+    check_write_timing(write, writer)
 
     def write_memories(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        turn = last_turn(messages_of(state))
-        if not turn:
+        turn = last_turn(messages_of(state), when=turn_time(config))
+        if turn is None:
             return {}
         where = Scope.from_config(config, scope)
-        # The human message's id names the turn: a replayed turn is recognised.
-        turn_id = turn[0].id or None
-        now = turn_time(config)
-        if isinstance(writer, MemoryWriter) and mode == "inline":
-            writer.write_turn(where, turn, now=now, turn_id=turn_id)
+        if isinstance(writer, MemoryWriter):
+            writer.write_turn(where, turn)
         else:
-            cast(Submitter, writer).submit(where, turn, now=now, turn_id=turn_id)
+            writer.submit(where, turn)
         return {}
 
     return write_memories

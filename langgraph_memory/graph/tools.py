@@ -27,7 +27,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from langgraph_memory.errors import AmbiguousMemoryError, MemoryKitError, MemoryNotFoundError
-from langgraph_memory.model import Op
+from langgraph_memory.model import Op, Status
 from langgraph_memory.read import retrieve
 from langgraph_memory.scope import Scope, ScopeKind
 from langgraph_memory.store import MemoryStore
@@ -59,12 +59,14 @@ def memory_tools(
         for d in decisions:
             if d.op in (Op.ADD, Op.UPDATE) and d.result_id:
                 lines.append(f"Remembered [{d.result_id}]: {d.text}")
-            elif d.op is Op.NOOP and d.status != "failed":
+            elif d.op is Op.NOOP and d.status is Status.APPLIED:
                 lines.append(f"Already known [{d.target_id or '-'}]: {d.fact}")
-            elif d.op is Op.DELETE:
+            elif d.op is Op.DELETE and d.status is Status.APPLIED:
                 lines.append(f"Forgot [{d.target_id}]: {d.fact}")
-            else:
-                lines.append(f"Could not remember {d.fact!r}: {d.error or d.status}")
+            else:  # rejected or failed
+                lines.append(
+                    f"Could not remember {d.fact!r}: {d.error or d.note or d.status.value}"
+                )
         return "\n".join(lines) or "Nothing to remember in that."
 
     @tool

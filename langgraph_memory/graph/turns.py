@@ -2,9 +2,10 @@
 
 >>> from langchain_core.messages import AIMessage, HumanMessage
 >>> msgs = [HumanMessage("hi"), AIMessage("hello")]
->>> msgs += [HumanMessage("I live in Pune."), AIMessage("Noted!")]
->>> [m.content for m in last_turn(msgs)]
-['I live in Pune.', 'Noted!']
+>>> msgs += [HumanMessage("I live in Pune.", id="m3"), AIMessage("Noted!")]
+>>> turn = last_turn(msgs)
+>>> [m.content for m in turn.messages], turn.id
+(['I live in Pune.', 'Noted!'], 'm3')
 >>> last_user_text(msgs)
 'I live in Pune.'
 """
@@ -12,9 +13,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import BaseMessage
+
+from langgraph_memory.write.types import Turn
 
 
 def messages_of(state: Any) -> list[BaseMessage]:
@@ -34,12 +38,17 @@ def _is_user(message: BaseMessage) -> bool:
     return message.type == "human"
 
 
-def last_turn(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """The last human message and everything after it (tool calls and results included)."""
+def last_turn(messages: Sequence[BaseMessage], *, when: datetime | None = None) -> Turn | None:
+    """The last human message and everything after it (tool calls and results
+    included) as the write path's ``Turn``, or None when there is no human message.
+
+    The human message's id is the turn's id, so a replayed turn is recognised;
+    ``when`` (default: the clock) is the turn's time.
+    """
     for i in range(len(messages) - 1, -1, -1):
         if _is_user(messages[i]):
-            return list(messages[i:])
-    return []
+            return Turn.of(messages[i:], when=when, turn_id=messages[i].id or None)
+    return None
 
 
 def last_user_text(messages: Sequence[BaseMessage]) -> str:

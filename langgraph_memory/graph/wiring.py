@@ -28,11 +28,16 @@ written once, when it ends.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from langgraph_memory.graph.nodes import Submitter, memory_read_node, memory_write_node
+from langgraph_memory.graph.nodes import (
+    Submitter,
+    WriteTiming,
+    memory_read_node,
+    memory_write_node,
+)
 from langgraph_memory.scope import ScopeKind
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
@@ -64,7 +69,7 @@ def add_memory(
     writer: MemoryWriter | Submitter | None = None,
     scope: ScopeKind = "user",
     k: int = 5,
-    mode: Literal["inline", "deferred"] = "inline",
+    write: WriteTiming = "inline",
     into: str = "memories",
     read_name: str = "memory_read",
     write_name: str = "memory_write",
@@ -73,7 +78,9 @@ def add_memory(
 
     The state schema needs a ``str`` key ``into`` for the rendered memories
     (``MemoryState`` has one) and ``messages``. ``writer`` defaults to a
-    ``MemoryWriter(store)`` with the environment's model.
+    ``MemoryWriter(store)`` with the environment's model. ``write`` says when the
+    turn is written: ``"inline"`` (a MemoryWriter, before the graph returns) or
+    ``"deferred"`` (a ``BackgroundWriter`` you pass, flush and close).
     """
     if around not in builder.nodes:
         raise ValueError(f"the graph has no node {around!r}; nodes: {sorted(builder.nodes)}")
@@ -89,9 +96,9 @@ def add_memory(
     # LangGraph's add_node overloads describe node protocols mypy cannot match to a
     # plain (state, config) function; at run time it inspects the signature.
     read: Any = memory_read_node(store, scope=scope, k=k, into=into)
-    write: Any = memory_write_node(writer, scope=scope, mode=mode)
+    write_node: Any = memory_write_node(writer, scope=scope, write=write)
     builder.add_node(read_name, read)
-    builder.add_node(write_name, write)
+    builder.add_node(write_name, write_node)
 
     in_loop = _reachable(builder, around)
     for a, b in list(builder.edges):

@@ -119,7 +119,7 @@ _MEMORY_FIELDS = frozenset(
     | {"metadata", "key", "key_created_at", "value_json"}
 )
 _DECISION_FIELDS = frozenset(f.name for f in fields(Decision))
-_OPTIONAL_STR = ("text", "target_id", "raw", "result_id", "turn_id", "error")
+_OPTIONAL_STR = ("text", "target_id", "raw", "result_id", "turn_id", "error", "note")
 
 #: Called with each pending turn of an export, after the import wrote the scope.
 Requeue = Callable[[Mapping[str, Any]], object]

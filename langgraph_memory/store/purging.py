@@ -70,7 +70,7 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
                         "langgraph_memory: purged from %s through a Chroma client passed "
                         "in, which the store cannot close: the deleted text may stay in "
                         "the database's free pages until you close it and run "
-                        "langgraph_memory.store.compaction.compact_directory(%r)",
+                        "langgraph_memory.store.compact_directory(%r)",
                         engine.path,
                         str(engine.path),
                     )

@@ -136,7 +136,7 @@ def revalue(value_json: str | None, text: str) -> str | None:
 
 def decision_metadata(decision: Decision) -> dict[str, Scalar]:
     """The filterable fields of a logged decision (the whole of it is the document)."""
-    meta: dict[str, Scalar] = {"op": decision.op.value, "status": decision.status}
+    meta: dict[str, Scalar] = {"op": decision.op.value, "status": decision.status.value}
     if decision.created_at is not None:
         meta["created_at"] = to_epoch(decision.created_at)
     for name in ("target_id", "result_id", "turn_id"):

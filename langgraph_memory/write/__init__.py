@@ -1,18 +1,19 @@
 """The write path: extract, compare, decide, apply — and log every decision.
 
+``MemoryWriter`` runs it inline; ``BackgroundWriter`` queues turns and runs it
+in a worker. A ``MemoryModel`` is what the writer asks (extract facts, choose
+ADD/UPDATE/DELETE/NOOP): ``ChatMemoryModel`` over any LangChain chat model, or
+the offline ``RulesModel``.
+
 >>> from langgraph_memory.write import MemoryWriter, RulesModel
 """
 
-from langgraph_memory.write.background import BackgroundWriter, QueueFullError
+from langgraph_memory.write.background import BackgroundWriter
 from langgraph_memory.write.chat_model import ChatMemoryModel
-from langgraph_memory.write.extract import extract
-from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.offline import RulesModel
 from langgraph_memory.write.prompts import Prompts
-from langgraph_memory.write.reconcile import candidates, validate
-from langgraph_memory.write.structured import ask
-from langgraph_memory.write.types import Choice, Extraction, Fact, MemoryModel, Role, Turn
-from langgraph_memory.write.writer import MemoryWriter, Mode, memory_model
+from langgraph_memory.write.types import Choice, Extraction, Fact, MemoryModel, Turn
+from langgraph_memory.write.writer import MemoryWriter
 
 __all__ = [
     "BackgroundWriter",
@@ -22,16 +23,7 @@ __all__ = [
     "Fact",
     "MemoryModel",
     "MemoryWriter",
-    "Mode",
     "Prompts",
-    "QueueFullError",
-    "Role",
     "RulesModel",
     "Turn",
-    "ask",
-    "candidates",
-    "extract",
-    "may_hold_fact",
-    "memory_model",
-    "validate",
 ]

@@ -4,8 +4,9 @@ Nothing is overwritten: UPDATE closes the old version and opens a new one
 (history kept, importance = max, pinned carried), DELETE closes, NOOP changes
 nothing. Every decision, applied or not, goes to the scope's decision log
 with what the model was shown and what it said. A store error (the target was
-closed meanwhile, say) is recorded as a failed decision, never raised, so one
-bad fact cannot lose the rest of a turn.
+closed meanwhile, say) is recorded as a failed decision (``Status.FAILED``,
+the reason in ``error``), never raised, so one bad fact cannot lose the rest
+of a turn.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -13,7 +14,7 @@ bad fact cannot lose the rest of a turn.
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> d = apply(store, "user:a", Decision(op=Op.ADD, fact="User is vegan.", text="User is vegan."),
 ...           Fact("User is vegan.", importance=0.8))
->>> d.status, store.get_memory("user:a", d.result_id).importance
+>>> d.status.value, store.get_memory("user:a", d.result_id).importance
 ('applied', 0.8)
 """
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from langgraph_memory.errors import MemoryKitError
-from langgraph_memory.model import Decision, Op, now_utc, utc
+from langgraph_memory.model import Decision, Op, Status, now_utc, utc
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_apply
@@ -71,6 +72,6 @@ def apply(
         elif decision.op is Op.DELETE and decision.target_id:
             store.archive(scope, decision.target_id, now=when)
     except MemoryKitError as exc:
-        decision = decision.with_(status="failed", error=f"{type(exc).__name__}: {exc}")
+        decision = decision.with_(status=Status.FAILED, error=f"{type(exc).__name__}: {exc}")
     logged = decision.with_(result_id=result_id, turn_id=turn_id or decision.turn_id)
     return store.log(scope, logged, now=when)[0]

@@ -21,8 +21,8 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
 - **Never silently dropped.** An exception from ``write_turn`` (a store error;
   model errors never raise, the writer logs them as failed decisions) is
   retried after ``backoff_s``, then ``backoff_s * backoff_factor`` ..., up to
-  ``max_attempts`` attempts in all. Then a failed decision (op NOOP, status
-  ``"failed"``, the error, the turn id, the turn's text as ``fact``) goes to
+  ``max_attempts`` attempts in all. Then a failed decision (op NOOP,
+  ``Status.FAILED``, the error, the turn id, the turn's text as ``fact``) goes to
   the scope's decision log and the turn counts as ``failed`` in ``stats``. If
   even that log write fails, the error is logged, the turn counts as
   ``unrecorded`` and stays in the journal, to be tried again on the next start.
@@ -72,7 +72,6 @@ import logging
 import os
 import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -80,7 +79,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from langgraph_memory.errors import QueueFullError, WriterClosedError
-from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, utc
+from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, Status, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
@@ -240,7 +239,8 @@ class BackgroundWriter:
         Raises ``WriterClosedError`` after ``close``.
         """
         scope = Scope.of(scope)
-        turn = _turn(messages, now=now, turn_id=turn_id)
+        # The turn is checked here (and its id and time fixed: a replay reuses both).
+        turn = Turn.of(messages, when=utc(now, "now") if now is not None else None, turn_id=turn_id)
         with self._cond:
             seq = self._reserve(turn.id, timeout)
         try:
@@ -446,7 +446,7 @@ class BackgroundWriter:
         decision = Decision(
             op=Op.NOOP,
             fact=_said(item.turn),
-            status="failed",
+            status=Status.FAILED,
             error=f"background write failed after {self.max_attempts} attempts: {error!r}",
             turn_id=item.turn.id,
         )
@@ -551,18 +551,6 @@ class BackgroundWriter:
     def _count(self, name: str) -> None:
         with self._cond:
             self._counts[name] += 1
-
-
-def _turn(
-    messages: Turn | Iterable[MessageLike], *, now: datetime | None, turn_id: str | None
-) -> Turn:
-    """The turn to queue, with a fixed id and time (a replay must reuse both)."""
-    when = utc(now, "now") if now is not None else None
-    if isinstance(messages, Turn):  # checked again: a Turn built by hand skipped Turn.of
-        return Turn.of(
-            messages.messages, when=when or messages.when, turn_id=turn_id or messages.id
-        )
-    return Turn.of(messages, when=when, turn_id=turn_id or uuid.uuid4().hex[:12])
 
 
 def _said(turn: Turn) -> str:

@@ -23,7 +23,6 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from langgraph_memory.model import utc
 from langgraph_memory.tracing import trace_extract
 from langgraph_memory.write.prompts.extract import ExtractionOutput
 from langgraph_memory.write.types import (
@@ -103,10 +102,7 @@ def extract(
     ``today`` (default: the turn's time) is the date relative dates resolve
     against. Facts repeated within the turn are kept once.
     """
-    if not isinstance(turn, Turn):
-        turn = Turn.of(turn, when=today)
-    elif today is not None:
-        turn = Turn(turn.messages, utc(today), turn.id)
+    turn = Turn.of(turn, when=today)
     result = model.extract(turn, roles=tuple(roles))
     seen: set[str] = set()
     unique = []

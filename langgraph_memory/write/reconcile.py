@@ -10,6 +10,10 @@ shown:
 - a missing text falls back to the fact; a text too long to be a fact too;
 - an ADD whose text a shown memory already holds becomes NOOP.
 
+Such a fix is part of the rules, not a failure: the decision is applied as
+fixed, and its ``note`` says what changed. Only an answer with no op at all
+fails (``Status.FAILED``, the reason in ``error``).
+
 >>> from datetime import datetime, timezone
 >>> from langgraph_memory.model import Memory
 >>> m = Memory(id="0a1b2c3d", text="User lives in Delhi.", scope="user:a",
@@ -29,7 +33,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph_memory.model import Decision, Memory, Op
+from langgraph_memory.model import Decision, Memory, Op, Status
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write.extract import MAX_FACT_CHARS
@@ -99,8 +103,11 @@ def _norm(text: str) -> str:
 def validate(choice: Choice, fact: Fact, shown: Sequence[Memory]) -> Decision:
     """The decision a model's choice stands for, under the rules above.
 
-    The decision records what was shown; ``error`` says what validation had
-    to correct, and ``status`` is ``"corrected"`` when it did.
+    The decision records what was shown; ``note`` says what validation had
+    to correct, if anything.
+
+    >>> validate(Choice("MERGE", 0), Fact("x"), []).note
+    "unknown op 'MERGE' -> NOOP"
     """
     base = Decision(
         op=Op.NOOP,
@@ -119,15 +126,13 @@ def validate(choice: Choice, fact: Fact, shown: Sequence[Memory]) -> Decision:
         text = None
     if op is None:
         if choice.op is None:
-            return base.with_(status="failed", error="no usable answer from the model")
-        return base.with_(status="corrected", error=f"unknown op {choice.op!r} -> NOOP")
+            return base.with_(status=Status.FAILED, error="no usable answer from the model")
+        return base.with_(note=f"unknown op {choice.op!r} -> NOOP")
     if op is Op.UPDATE and target is None:
         notes.append(f"UPDATE of unshown id {choice.index!r} -> ADD")
         op = Op.ADD
     if op is Op.DELETE and target is None:
-        return base.with_(
-            status="corrected", error=f"DELETE of unshown id {choice.index!r} -> NOOP"
-        )
+        return base.with_(note=f"DELETE of unshown id {choice.index!r} -> NOOP")
     if op in (Op.ADD, Op.UPDATE):
         text = text or fact.text
         if op is Op.ADD and any(_norm(m.text) == _norm(text) for m in shown):
@@ -138,6 +143,4 @@ def validate(choice: Choice, fact: Fact, shown: Sequence[Memory]) -> Decision:
         text=text if op in (Op.ADD, Op.UPDATE) else None,
         target_id=target.id if target is not None and op is not Op.ADD else None,
     )
-    if notes:
-        return decision.with_(status="corrected", error="; ".join(notes))
-    return decision
+    return decision.with_(note="; ".join(notes) or None)

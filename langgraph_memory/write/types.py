@@ -1,11 +1,16 @@
 """What flows through the write path: turns in, facts and choices out.
 
-A ``Turn`` is what the user and the agent said in one exchange, with its date.
-The extractor turns it into ``Fact`` objects; for each fact the reconciler
-shows the model the nearest memories as small integers and gets back a
-``Choice`` (op, shown index, text), which shared code validates and maps back
-to real memory ids. A ``MemoryModel`` is anything that can extract and choose:
-a chat model behind prompts (``ChatMemoryModel``) or the offline rules model.
+A ``Turn`` is what the user and the agent said in one exchange, with its date
+and id: the one unit the write path takes (``MemoryWriter.write_turn``,
+``BackgroundWriter.submit``, the graph's write node, the journal). The extractor
+turns it into ``Fact`` objects; for each fact the reconciler shows the model the
+nearest memories as small integers and gets back a ``Choice`` (op, shown index,
+text), which shared code validates and maps back to real memory ids.
+
+A ``MemoryModel`` is anything that can extract and choose: a LangChain chat
+model behind prompts (``ChatMemoryModel``) or the offline rules model. It is not
+a chat model itself (``write.writer.memory_model`` makes one from a chat model), and
+not one of the records of ``langgraph_memory.model`` (``Memory``, ``Decision``).
 
 >>> from datetime import datetime, timezone
 >>> turn = Turn.of([("user", "I moved to Pune last week.")],
@@ -63,7 +68,8 @@ class Message:
 
 @dataclass(frozen=True)
 class Turn:
-    """One exchange to learn from, with the time it happened."""
+    """One exchange to learn from, with the time it happened and an id (a turn
+    replayed with the same id is recognised). Build one with ``Turn.of``."""
 
     messages: tuple[Message, ...]
     when: datetime
@@ -72,21 +78,30 @@ class Turn:
     @classmethod
     def of(
         cls,
-        messages: Iterable[BaseMessage | Message | tuple[str, str] | dict[str, Any]],
+        messages: Turn | Iterable[BaseMessage | Message | tuple[str, str] | dict[str, Any]],
         *,
         when: datetime | None = None,
         turn_id: str | None = None,
     ) -> Turn:
         """Build a turn from LangChain messages, ``(role, text)`` pairs or dicts.
 
-        ``when`` (default: the clock) must be timezone-aware. A message that is
-        not valid Unicode, or of a kind not listed, raises ``InvalidArgumentError``.
+        ``when`` (default: the clock) must be timezone-aware; ``turn_id``
+        defaults to a new random id. Given a ``Turn``, its messages are checked
+        again (one built by hand skipped this) and it keeps its time and id
+        unless ``when`` or ``turn_id`` is given. A message that is not valid
+        Unicode, or of a kind not listed, raises ``InvalidArgumentError``.
 
         >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")])
         >>> [m.role for m in t.messages]
         ['user', 'assistant']
+        >>> Turn.of(t).id == t.id, Turn.of(t, turn_id="t2").id
+        (True, 't2')
         """
+        if isinstance(messages, Turn):
+            when = when if when is not None else messages.when
+            turn_id = turn_id or messages.id
+            messages = messages.messages
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
             raise InvalidArgumentError(
                 f"messages must be a list of messages, got {type(messages).__name__}: "
@@ -200,7 +215,11 @@ class Choice:
 
 @runtime_checkable
 class MemoryModel(Protocol):
-    """What the write path needs from a model: extraction and reconciliation."""
+    """What the write path needs from a model: extraction and reconciliation.
+
+    Implemented by ``ChatMemoryModel`` (a LangChain chat model behind the
+    prompts) and ``RulesModel`` (offline, no LLM); ``memory_model`` picks one.
+    """
 
     name: str
 

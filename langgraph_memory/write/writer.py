@@ -2,7 +2,7 @@
 
 ``write_turn`` gates the turn (no model call for turns that cannot hold a
 durable fact), extracts facts, reconciles each against the scope's nearest
-memories (one call per fact, or one per turn in batched mode), applies the
+memories (one call per fact, or one per turn with ``reconcile="batched"``), applies the
 validated decisions in order and logs every one. ``remember`` and ``forget``
 are the explicit paths a user or a tool takes.
 
@@ -47,6 +47,7 @@ from langgraph_memory.model import (
     Memory,
     Op,
     Source,
+    Status,
     Trust,
     check_importance,
     check_text,
@@ -66,7 +67,10 @@ from langgraph_memory.write.types import Choice, Fact, MemoryModel, Role, Turn
 
 log = logging.getLogger("langgraph_memory")
 
-Mode = Literal["per_fact", "batched"]
+#: How a turn's facts are reconciled: one model call per fact, or one call for all
+#: of them (fewer calls; the same validation, applied in the same order).
+ReconcileCalls = Literal["per_fact", "batched"]
+RECONCILE_CALLS: tuple[ReconcileCalls, ...] = ("per_fact", "batched")
 MessageLike = BaseMessage | tuple[str, str] | dict[str, Any]
 
 #: ``forget(query=...)`` archives the best match only when it is this similar to
@@ -76,8 +80,10 @@ FORGET_MARGIN = 0.08
 
 
 def memory_model(model: MemoryModel | BaseChatModel | str | None = None) -> MemoryModel:
-    """The write path's model: a MemoryModel as is, a chat model behind the prompts,
-    or, when nothing is configured, the offline rules model (with a warning).
+    """The write path's ``MemoryModel`` (what extracts and reconciles) for ``model``:
+    a MemoryModel as is; a LangChain chat model (or ``"provider:model"`` string, or
+    None for the environment's) wrapped in the prompts as a ``ChatMemoryModel``;
+    when nothing is configured, the offline rules model (with a warning).
 
     >>> memory_model(RulesModel()).name
     'rules'
@@ -109,8 +115,9 @@ class MemoryWriter:
     Args:
         store: where memories live.
         model: a chat model, a ``MemoryModel``, a ``"provider:model"`` string, or
-            None for the environment's model (see ``llm.resolve_chat_model``).
-        mode: ``"per_fact"`` (one reconcile call per fact) or ``"batched"``
+            None for the environment's model (see ``memory_model``); kept as
+            ``self.model``, always a ``MemoryModel``.
+        reconcile: ``"per_fact"`` (one reconcile call per fact) or ``"batched"``
             (one per turn for all its facts, same validation, same order).
         roles: whose words become memories; ``("user",)`` by default. Adding
             ``"assistant"``, ``"tool"`` or ``"document"`` opts in to those, with
@@ -123,15 +130,17 @@ class MemoryWriter:
         store: MemoryStore,
         model: MemoryModel | BaseChatModel | str | None = None,
         *,
-        mode: Mode = "per_fact",
+        reconcile: ReconcileCalls = "per_fact",
         roles: Sequence[Role] = ("user",),
         gate: bool = True,
     ) -> None:
-        if mode not in ("per_fact", "batched"):
-            raise ValueError(f"mode must be 'per_fact' or 'batched', got {mode!r}")
+        if reconcile not in RECONCILE_CALLS:
+            raise InvalidArgumentError(
+                f"reconcile must be 'per_fact' or 'batched', got {reconcile!r}"
+            )
         self.store = store
         self.model = memory_model(model)
-        self.mode: Mode = mode
+        self.reconcile: ReconcileCalls = reconcile
         self.roles: tuple[Role, ...] = tuple(roles)
         self.gate = gate
 
@@ -150,7 +159,7 @@ class MemoryWriter:
         ``now`` (the turn's time, default: the clock) must be timezone-aware.
         """
         scope = Scope.of(scope)
-        turn = _turn(messages, now=now, turn_id=turn_id)
+        turn = Turn.of(messages, when=_now(now), turn_id=turn_id)
         said = "\n".join(m.content for m in turn.by(self.roles))
         if self.gate and not may_hold_fact(said):
             return []
@@ -163,7 +172,9 @@ class MemoryWriter:
             self._log(
                 scope,
                 turn,
-                Decision(op=Op.NOOP, fact=text, status="rejected", error=why, raw=extraction.raw),
+                Decision(
+                    op=Op.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw
+                ),
             )
             for text, why in extraction.rejected
         ]
@@ -175,7 +186,7 @@ class MemoryWriter:
                     Decision(
                         op=Op.NOOP,
                         fact="",
-                        status="failed",
+                        status=Status.FAILED,
                         error=extraction.error,
                         raw=extraction.raw,
                     ),
@@ -185,7 +196,7 @@ class MemoryWriter:
         # fact at once must not both see "nothing like it" and both ADD.
         with self.store.scope_lock(scope):
             facts = self._undecided(scope, turn, extraction.facts)
-            if self.mode == "batched" and len(facts) > 1:
+            if self.reconcile == "batched" and len(facts) > 1:
                 return logged + self._reconcile_batched(scope, turn, facts)
             return logged + [self._reconcile_one(scope, turn, f) for f in facts]
 
@@ -193,7 +204,9 @@ class MemoryWriter:
         """The facts this turn has not decided yet: a turn replayed after a crash
         (same turn id) applies only what the crash cut off."""
         decided = {
-            d.fact for d in self.store.decisions(scope, turn_id=turn.id) if d.status != "failed"
+            d.fact
+            for d in self.store.decisions(scope, turn_id=turn.id)
+            if d.status is not Status.FAILED
         }
         return [f for f in facts if f.text not in decided]
 
@@ -242,7 +255,7 @@ class MemoryWriter:
         for fact, validated in zip(facts, self._decide_batch(scope, turn, facts), strict=True):
             decision = _follow(validated, replaced)
             decision = apply(self.store, scope, decision, fact, now=turn.when, turn_id=turn.id)
-            if decision.status != "failed" and decision.target_id:
+            if decision.status is not Status.FAILED and decision.target_id:
                 if decision.op is Op.UPDATE:
                     replaced[decision.target_id] = decision.result_id
                 elif decision.op is Op.DELETE:
@@ -286,7 +299,7 @@ class MemoryWriter:
             importance = check_importance(importance)
         if not isinstance(pinned, bool):
             raise InvalidMemoryError(f"pinned must be True or False, got {pinned!r}")
-        turn = Turn.of([("user", text)], when=utc(now, "now") if now is not None else None)
+        turn = Turn.of([("user", text)], when=_now(now))
         try:
             with trace_scope(scope):
                 facts = extract(turn, model=self.model).facts
@@ -370,17 +383,13 @@ class MemoryWriter:
         return self.store.log(scope, decision.with_(turn_id=turn.id), now=turn.when)[0]
 
     def _log_failure(self, scope: Scope, turn: Turn, error: str) -> list[Decision]:
-        return [self._log(scope, turn, Decision(op=Op.NOOP, fact="", status="failed", error=error))]
+        failed = Decision(op=Op.NOOP, fact="", status=Status.FAILED, error=error)
+        return [self._log(scope, turn, failed)]
 
 
-def _turn(
-    messages: Turn | Iterable[MessageLike], *, now: datetime | None, turn_id: str | None
-) -> Turn:
-    """The turn to learn from, its messages and time checked (a ``Turn`` keeps its id)."""
-    when = utc(now, "now") if now is not None else None
-    if isinstance(messages, Turn):
-        return Turn.of(messages.messages, when=when or messages.when, turn_id=messages.id)
-    return Turn.of(messages, when=when, turn_id=turn_id)
+def _now(now: datetime | None) -> datetime | None:
+    """A caller's ``now``, checked under that name (None: the turn's own time, or the clock)."""
+    return utc(now, "now") if now is not None else None
 
 
 def _follow(decision: Decision, replaced: dict[str, str | None]) -> Decision:
@@ -396,13 +405,16 @@ def _follow(decision: Decision, replaced: dict[str, str | None]) -> Decision:
         return decision.with_(
             op=Op.ADD,
             target_id=None,
-            status="corrected",
-            error="target deleted earlier in this turn -> ADD",
+            note=_noted(decision, "target deleted earlier in this turn -> ADD"),
         )
     return decision.with_(
         op=Op.NOOP,
         target_id=None,
         text=None,
-        status="corrected",
-        error="target deleted earlier in this turn -> NOOP",
+        note=_noted(decision, "target deleted earlier in this turn -> NOOP"),
     )
+
+
+def _noted(decision: Decision, note: str) -> str:
+    """``note`` after what validation already noted about ``decision``."""
+    return f"{decision.note}; {note}" if decision.note else note
