@@ -132,7 +132,7 @@ def _open_json(path: str | Path) -> Any:
 
 
 @dataclass(frozen=True)
-class Turn:
+class DialogTurn:
     """One LoCoMo turn; ``caption`` is the BLIP caption of a shared image, if any."""
 
     dia_id: str
@@ -147,7 +147,7 @@ class Session:
 
     index: int
     date: datetime
-    turns: tuple[Turn, ...]
+    turns: tuple[DialogTurn, ...]
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def _locomo_sessions(conv: Mapping[str, Any]) -> list[Session]:
                 index=n,
                 date=date,
                 turns=tuple(
-                    Turn(
+                    DialogTurn(
                         dia_id=str(t["dia_id"]),
                         speaker=str(t["speaker"]),
                         text=strip_controls(str(t["text"])),

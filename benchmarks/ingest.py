@@ -19,8 +19,8 @@ conversation in one batch before the per-session writes (MiniLM is far faster
 on big length-sorted batches) and remembers query vectors across variants.
 
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
->>> from benchmarks.datasets import Session, Turn
->>> turn_text(Turn("D1:2", "Mel", "Look!", caption="a dog on a beach"))
+>>> from benchmarks.datasets import DialogTurn, Session
+>>> turn_text(DialogTurn("D1:2", "Mel", "Look!", caption="a dog on a beach"))
 'Mel: Look! [shares a photo: a dog on a beach]'
 """
 
@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 
-from benchmarks.datasets import Conversation, LmeQuestion, LmeSession, Turn
+from benchmarks.datasets import Conversation, DialogTurn, LmeQuestion, LmeSession
 from langgraph_memory import Kind, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import embedder_name
 
@@ -112,7 +112,7 @@ class Ingested:
         return len(self.units)
 
 
-def turn_text(turn: Turn) -> str:
+def turn_text(turn: DialogTurn) -> str:
     """A LoCoMo turn as stored in raw mode: speaker, words, and the image caption.
 
     The speaker's name is kept because questions name people ("What did Caroline ...").
