@@ -544,7 +544,7 @@ def _write(
         return
     cols = core.writable(scope)
     try:
-        insert(cols.active, [v for v in versions if v.memory.active])
+        core.add_active(cols, [v for v in versions if v.memory.active])
         insert(cols.history, [v for v in versions if not v.memory.active])
         core.append_log(scope, decisions, now_utc())  # ids and times given, so kept
     except BaseException:
@@ -552,6 +552,7 @@ def _write(
         # partial scope it leaves makes the next import refuse and say to purge.
         with contextlib.suppress(Exception):
             _undo(cols, versions, decisions)
+        core.recheck(scope)  # the index may hold what the undo removed
         raise
 
 

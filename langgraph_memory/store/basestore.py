@@ -61,7 +61,7 @@ from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import SCOPE_KINDS, Scope
 from langgraph_memory.store.building import new_memory, successor
-from langgraph_memory.store.collection_io import fetch, free_ids, insert, query
+from langgraph_memory.store.collection_io import fetch, free_ids, query
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
 from langgraph_memory.store.version import Version
@@ -372,8 +372,7 @@ def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
                 fresh.append(version)
         if pairs:
             core.replace(cols, pairs, when)
-        if fresh:
-            insert(cols.active, fresh)
+        core.add_active(cols, fresh)
 
 
 def _latest_closed(versions: list[Version]) -> dict[str, Version]:

@@ -274,11 +274,46 @@ class StoreCore:
                     "it opens"
                 )
         archived = [replace(old, memory=replace(old.memory, valid_until=when)) for old, _ in pairs]
-        insert(cols.history, archived, upsert=True)
         successors = [new for _, new in pairs if new is not None]
-        if successors:
-            insert(cols.active, successors)
-        cols.active.delete(ids=[old.memory.id for old, _ in pairs])
+
+        def write() -> None:
+            insert(cols.history, archived, upsert=True)
+            if successors:
+                insert(cols.active, successors)
+            cols.active.delete(ids=[old.memory.id for old, _ in pairs])
+
+        self._indexed(cols, write, successors, [old.memory.id for old, _ in pairs])
+
+    def add_active(self, cols: layout.ScopeCollections, versions: Sequence[Version]) -> None:
+        """Write new active versions, and index them."""
+        if versions:
+            self._indexed(cols, lambda: insert(cols.active, versions), versions, [])
+
+    def recheck(self, scope: Scope) -> None:
+        """Compare the scope's lexical index with Chroma on its next read: after a
+        change of active versions made outside ``add_active`` and ``replace``."""
+        self.live().lexicon.stale(scope)
+
+    def _indexed(
+        self,
+        cols: layout.ScopeCollections,
+        write: Callable[[], None],
+        added: Sequence[Version],
+        removed: Sequence[str],
+    ) -> None:
+        """Run a Chroma write of active versions, then make the lexical index follow it.
+
+        Every change of a scope's active versions goes through here, so both faces
+        of the store keep the index in step from one place. A write that fails
+        midway leaves the index to be compared with Chroma on the scope's next read.
+        """
+        lexicon = self.live().lexicon
+        try:
+            write()
+        except BaseException:
+            lexicon.stale(cols.scope)
+            raise
+        lexicon.written(cols, self.engine.registry, added, removed)
 
     # -- decision log ----------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from chromadb.config import Settings
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import compaction, layout
 from langgraph_memory.store.collection_io import finish_interrupted_moves
+from langgraph_memory.store.lexicon import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
 
 log = logging.getLogger("langgraph_memory")
@@ -176,6 +177,8 @@ class Engine:
         self._scopes: dict[str, layout.ScopeCollections] = {}
         self._companions: list[weakref.ref[Any]] = []
         self.registry: Collection = layout.open_registry(client)
+        #: The scopes' lexical indexes: files in the directory, or memory for a server.
+        self.lexicon = Lexicon(path)
 
     # -- opening and closing ----------------------------------------------------------
 
@@ -188,6 +191,7 @@ class Engine:
             Engine._open.pop(self.key, None)
         with self.gate.exclusive():  # let running operations finish first
             self.closed = True
+            self.lexicon.close()
             if self.owns_client:
                 # Another process may take the directory now, so this process must
                 # stop using it: close Chroma's shared client for the path.

@@ -55,7 +55,7 @@ from langgraph_memory.store.building import (
     new_memory,
     successor,
 )
-from langgraph_memory.store.collection_io import fetch, free_ids, insert, query, similar
+from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
 from langgraph_memory.store.records import revalue, to_epoch
@@ -293,7 +293,7 @@ class MemoryStore(BaseStore):
                 Version(replace(m, id=i), key=i, vector=v)
                 for m, i, v in zip(built, ids, vectors, strict=True)
             ]
-            insert(cols.active, versions)
+            self._core.add_active(cols, versions)
         return [v.memory for v in versions]
 
     @_fresh
@@ -501,11 +501,15 @@ class MemoryStore(BaseStore):
 
     @_reads
     def keyword(self, scope: ScopeLike, terms: str | Sequence[str], k: int = 5) -> list[Hit]:
-        """Active memories that contain the exact names, ids or numbers of ``terms``.
+        """The ``k`` active memories that best match ``terms`` by BM25, best first.
 
-        ``terms`` is a list of terms, or a text from which the distinctive
-        ones (capitalised words, numbers, ids, quoted phrases) are taken.
-        Matching is whole-word and case-insensitive; rarer terms weigh more.
+        ``terms`` is a text or a list of terms. Both are tokenised as the scope's
+        lexical index is (case-folded words, numbers and ids; common words out; light
+        stemming), and a memory is indexed under its text and its event date (else
+        its creation date) in words ("2023-05-08 8 May 2023"); an episode also under
+        the texts of the facts that name it in ``sources``. An 8-hex-digit term finds
+        the memory with that id, first. Scores lie in [0, 1]: BM25 divided by the
+        most the query's terms could score (see ``store/lexical.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -514,11 +518,8 @@ class MemoryStore(BaseStore):
         >>> [h.memory.text for h in s.keyword("user:a", "When is LH-761?")]
         ['Flight LH-761 leaves at 7.']
         """
-        scope = Scope.of(scope)
         check_k(k)
-        wanted = keyword.terms_of(terms)
-        cols = self._core.collections(scope)
-        return [] if cols is None else keyword.search(cols, scope, wanted, k)
+        return keyword.search(self._core, Scope.of(scope), terms, k)
 
     @_reads
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:

@@ -74,6 +74,9 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
                         engine.path,
                         str(engine.path),
                     )
+        # The lexical index after Chroma: a crash in between leaves index entries that
+        # the scope's next first use compares away (and scrubs).
+        engine.lexicon.purged(scope, purged, engine.registry)
     # Copies kept outside the store (a background writer's journal) go too.
     for companion in engine.companions():
         companion.purged(scope, purged)

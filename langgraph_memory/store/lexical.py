@@ -1,0 +1,263 @@
+"""A scope's lexical index: BM25 over its active records, in SQLite FTS5.
+
+One index per scope, in a SQLite database of its own (a file of the store's directory, or
+memory), so a query's cost depends on its scope's size alone. It knows nothing of
+Chroma: ``lexicon`` keeps it in step with the scope's active collection.
+
+An entry is a record's id, its own terms (see ``terms``) and the ids it names as its
+``sources``. An episodic record is indexed under its own terms plus those of every
+entry that names it (fact-augmented keys: a fact taken from a turn makes the turn
+findable by the fact's words); any other record under its own terms.
+
+FTS5 gets the terms already tokenised (its ``ascii`` tokenizer splits them on the
+spaces between them only), so a query's terms are looked up exactly as indexed.
+``bm25()`` ranks (k1 = 1.2, b = 0.75); :meth:`LexicalIndex.search` scales its scores
+into [0, 1] by the query's attainable maximum (see there).
+
+>>> index = LexicalIndex(None)
+>>> index.put([Entry("e1", "adopt puppy", episodic=True), Entry("f1", "own dog", ("e1",))])
+>>> [(i, round(s, 2)) for i, s in index.search(["dog"], 5)]
+[('f1', 0.53), ('e1', 0.4)]
+>>> index.remove(["f1"])
+>>> index.search(["dog"], 5), index.ids()
+([], {'e1'})
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["K1", "SCHEMA", "Entry", "LexicalIndex"]
+
+#: FTS5's ``bm25()`` term-frequency saturation (its default; b is 0.75).
+K1 = 1.2
+#: A term found in more than this share of a scope's records weighs nothing in BM25
+#: (FTS5 floors its idf at 1e-6): it is left out of the query, which then reads
+#: fewer postings...
+COMMON_SHARE = 0.5
+#: ... once the scope holds this many records (a small scope keeps every term).
+COMMON_MIN_RECORDS = 20
+SCHEMA = 1
+
+_SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rec(
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, episodic INTEGER NOT NULL, own TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS link(
+    episode TEXT NOT NULL, fact TEXT NOT NULL, PRIMARY KEY(episode, fact)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS link_fact ON link(fact);
+CREATE VIRTUAL TABLE IF NOT EXISTS doc USING fts5(body, tokenize='ascii');
+CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(doc, 'row');
+"""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One active record as the index holds it."""
+
+    id: str
+    terms: str  # its own terms, space-separated (``" ".join(terms.tokenize(...))``)
+    sources: tuple[str, ...] = ()  # ids it names as where it came from
+    episodic: bool = False
+
+
+class LexicalIndex:
+    """BM25 over one scope's entries: a SQLite file at ``path``, or memory (None).
+
+    Thread-safe (one lock per index). A file is opened by one process at a time: the
+    store's directory lock sees to that.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self._con = self._open()
+        self._count = int(self._con.execute("SELECT count(*) FROM rec").fetchone()[0])
+
+    def _open(self) -> sqlite3.Connection:
+        where = ":memory:" if self.path is None else str(self.path)
+        con = sqlite3.connect(where, isolation_level=None, check_same_thread=False)
+        try:
+            # WAL: a crashed process leaves the file whole; NORMAL: no fsync per write
+            # (the index is derived from Chroma and repaired from it, see ``lexicon``).
+            # secure_delete and temp_store: deleted text is zeroed, never spilled to /tmp.
+            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON"):
+                con.execute(f"PRAGMA {pragma}")
+            con.execute("PRAGMA temp_store=MEMORY")
+            con.executescript(_SCHEMA_SQL)
+            con.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA),)
+            )
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def close(self) -> None:
+        """Close the database (a file's WAL is folded back into it)."""
+        with self.lock:
+            self._con.close()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def schema(self) -> int:
+        """The layout version the database was made with."""
+        with self.lock:
+            row = self._con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        return int(row[0])
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            self._con.execute("BEGIN")
+            try:
+                yield self._con
+            except BaseException:
+                self._con.execute("ROLLBACK")
+                self._count = int(self._con.execute("SELECT count(*) FROM rec").fetchone()[0])
+                raise
+            self._con.execute("COMMIT")
+
+    # -- writes ----------------------------------------------------------------------
+
+    def put(self, entries: Sequence[Entry]) -> None:
+        """Add entries (an id already held is replaced), and index again the episodes
+        they name, in one transaction."""
+        if not entries:
+            return
+        with self._transaction() as con:
+            touched = self._delete(con, [e.id for e in entries])
+            for e in entries:
+                n = con.execute(
+                    "INSERT INTO rec(id, episodic, own) VALUES (?, ?, ?)",
+                    (e.id, int(e.episodic), e.terms),
+                ).lastrowid
+                con.executemany(
+                    "INSERT OR IGNORE INTO link(episode, fact) VALUES (?, ?)",
+                    [(s, e.id) for s in e.sources if s != e.id],
+                )
+                self._count += 1
+                if e.episodic:
+                    touched[e.id] = None  # its linked entries may be here already
+                else:
+                    con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (n, e.terms))
+                touched.update(dict.fromkeys(e.sources))
+            self._reindex(con, touched)
+
+    def remove(self, ids: Iterable[str]) -> None:
+        """Drop entries (unknown ids are skipped), and index again the episodes they named."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return
+        with self._transaction() as con:
+            self._reindex(con, self._delete(con, wanted))
+
+    def _delete(self, con: sqlite3.Connection, ids: list[str]) -> dict[str, None]:
+        """Delete the entries and their links as facts; the episodes they named."""
+        named: dict[str, None] = {}
+        for record_id in ids:
+            row = con.execute("SELECT n FROM rec WHERE id = ?", (record_id,)).fetchone()
+            episodes = con.execute("SELECT episode FROM link WHERE fact = ?", (record_id,))
+            named.update(dict.fromkeys(e for (e,) in episodes))
+            con.execute("DELETE FROM link WHERE fact = ?", (record_id,))
+            if row is not None:
+                con.execute("DELETE FROM doc WHERE rowid = ?", row)
+                con.execute("DELETE FROM rec WHERE n = ?", row)
+                self._count -= 1
+        return named
+
+    def _reindex(self, con: sqlite3.Connection, ids: Iterable[str]) -> None:
+        """Write the documents of the episodes among ``ids``: own terms plus linked ones."""
+        for record_id in ids:
+            row = con.execute(
+                "SELECT n, own FROM rec WHERE id = ? AND episodic = 1", (record_id,)
+            ).fetchone()
+            if row is None:
+                continue
+            linked = con.execute(
+                "SELECT r.own FROM link l JOIN rec r ON r.id = l.fact "
+                "WHERE l.episode = ? ORDER BY r.n",
+                (record_id,),
+            )
+            body = " ".join([row[1], *(own for (own,) in linked)])
+            con.execute("DELETE FROM doc WHERE rowid = ?", (row[0],))
+            con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (row[0], body))
+
+    def scrub(self) -> None:
+        """Leave nothing of removed entries in the file: rebuild the full-text index
+        from what it holds now (its old segments still carry removed terms), compact
+        the file, and empty the WAL. Deleted rows were zeroed already (secure_delete)."""
+        with self.lock:
+            self._con.execute("INSERT INTO doc(doc) VALUES ('rebuild')")
+            self._con.execute("VACUUM")
+            self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- reads -----------------------------------------------------------------------
+
+    def ids(self) -> set[str]:
+        """The ids of every entry."""
+        with self.lock:
+            return {i for (i,) in self._con.execute("SELECT id FROM rec")}
+
+    def search(self, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
+        """The ``k`` best entries for ``terms`` by BM25, best first, scores in [0, 1].
+
+        A score is ``bm25 / sum(idf(t) * (k1 + 1))`` over the query's terms: BM25's
+        bound for a record that holds every term infinitely often, so 1 would mean
+        "all of the query, as strongly as BM25 can say it", and scores of one query
+        keep BM25's order and ratios. Terms too common to weigh anything are left
+        out (see ``COMMON_SHARE``); ties go to the newer entry.
+        """
+        wanted = list(dict.fromkeys(t for t in terms if t))
+        with self.lock:
+            total = self._count
+            if not wanted or not total:
+                return []
+            df = {t: self._document_frequency(t) for t in wanted}
+            kept = [
+                t
+                for t in wanted
+                if df[t] and not (total >= COMMON_MIN_RECORDS and df[t] > COMMON_SHARE * total)
+            ]
+            if not kept:
+                return []
+            bound = sum(_idf(total, df[t]) for t in kept) * (K1 + 1.0)
+            match = " OR ".join(f'"{t}"' for t in kept)  # terms hold letters and digits only
+            rows = self._con.execute(
+                "SELECT rec.id, bm25(doc) FROM doc JOIN rec ON rec.n = doc.rowid "
+                "WHERE doc MATCH ? ORDER BY bm25(doc), doc.rowid DESC LIMIT ?",
+                (match, k),
+            ).fetchall()
+        return [(record_id, min(1.0, max(0.0, -score / bound))) for record_id, score in rows]
+
+    def _document_frequency(self, term: str) -> int:
+        row = self._con.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
+        return int(row[0]) if row else 0
+
+
+def _idf(total: int, df: int) -> float:
+    """FTS5's idf: ``log((N - df + 0.5) / (df + 0.5))``, floored at 1e-6 as it does."""
+    value = math.log((total - df + 0.5) / (df + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def erase(path: Path) -> None:
+    """Delete an index file and its WAL companions, overwritten with zeros first."""
+    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            size = part.stat().st_size
+            with open(part, "r+b") as f:
+                f.write(b"\0" * size)
+                f.flush()
+                os.fsync(f.fileno())
+            part.unlink()

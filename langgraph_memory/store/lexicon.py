@@ -1,0 +1,288 @@
+"""The lexical indexes of one store location, kept in step with Chroma.
+
+Chroma 1.5 has no BM25 of its own outside its distributed and hosted editions (local
+and ``chroma run`` refuse sparse indexes), and its ``$contains`` filter scans one
+full-text table shared by every collection, so the store keeps a BM25 index per scope
+itself (see ``lexical``). Chroma stays the truth: the index is derived from each
+scope's active collection, and repaired from it.
+
+- **Embedded store** (a directory): each scope's index is a SQLite file under
+  ``lexical/`` in the store's directory, written by this process alone (the directory
+  lock). Every write of the store updates it right after the Chroma write.
+- **A Chroma server** (or any client without a directory): other processes write the
+  same collections, and share no disk with this one, so each scope's index lives in
+  this process's memory. Every write also stamps the scope's registry record with a
+  key of this process (``lex.<token>``: a time that only grows); a read compares the
+  other processes' keys with those it last saw and, when they changed, brings the
+  index in step with the collection: the active ids are compared, documents are
+  fetched only for new ids, gone ids are dropped. A key per process (Chroma merges
+  metadata updates key by key) means no process's stamp can overwrite another's.
+
+In both, the first use of a scope in a process compares the index with the collection
+the same way, which repairs what a crash between a Chroma write and the index write
+left behind, in both directions. A search only ever returns ids, which the store then
+reads from the active collection, so an id the index still holds but Chroma no longer
+does is never shown.
+
+>>> lexicon = Lexicon(None)
+>>> lexicon.shared, lexicon.stamp_key.startswith("lex.")
+(True, True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from chromadb.api.models.Collection import Collection
+
+from langgraph_memory.model import Kind
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout
+from langgraph_memory.store.collection_io import chunks, fetch
+from langgraph_memory.store.lexical import SCHEMA, Entry, LexicalIndex, erase
+from langgraph_memory.store.terms import lexical_text, tokenize
+from langgraph_memory.store.version import Version
+
+__all__ = ["INDEX_DIR", "Lexicon", "entry_of"]
+
+log = logging.getLogger("langgraph_memory")
+
+#: The folder of an embedded store's lexical index files (one per scope).
+INDEX_DIR = "lexical"
+#: Open indexes kept per location: files are reopened when needed; an index in memory
+#: that is let go is rebuilt from Chroma on its scope's next use.
+MAX_OPEN = 128
+#: A process's stamp older than this is removed from a scope's record by the next writer
+#: (once per scope and process), so the record does not grow with every process ever run.
+STAMP_MAX_AGE_S = 24 * 3600.0
+STAMP_PREFIX = "lex."
+
+
+def entry_of(version: Version) -> Entry:
+    """The index entry of a stored version."""
+    m = version.memory
+    return Entry(m.id, " ".join(tokenize(lexical_text(m))), m.sources, m.kind == Kind.EPISODIC)
+
+
+class _Slot:
+    """One scope's open index and what this process knows of its freshness."""
+
+    def __init__(self, index: LexicalIndex) -> None:
+        self.index = index
+        self.users = 0
+        self.synced = False  # compared with the collection since it was opened
+        self.seen: dict[str, Any] | None = None  # other processes' stamps then (shared)
+
+
+class Lexicon:
+    """The per-scope lexical indexes of one store location (see the module docstring).
+
+    ``directory`` is the embedded store's directory, or None for a store on a client
+    without one (a Chroma server): its indexes are then in memory and shared-mode
+    stamps keep them in step with other processes.
+    """
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+        self.shared = directory is None
+        self.stamp_key = STAMP_PREFIX + secrets.token_hex(6)
+        self._guard = threading.Lock()
+        self._slots: OrderedDict[str, _Slot] = OrderedDict()
+        self._last_stamp = 0.0
+        self._pruned: set[str] = set()
+
+    def close(self) -> None:
+        """Close every index (files stay; memory ones are gone)."""
+        with self._guard:
+            slots = list(self._slots.values())
+            self._slots.clear()
+        for slot in slots:
+            slot.index.close()
+
+    # -- opening -----------------------------------------------------------------------
+
+    def _file(self, scope: Scope) -> Path | None:
+        if self.directory is None:
+            return None
+        return self.directory / INDEX_DIR / f"{layout.scope_hash(scope)}.sqlite3"
+
+    def _open(self, scope: Scope) -> LexicalIndex:
+        path = self._file(scope)
+        if path is None:
+            return LexicalIndex(None)
+        path.parent.mkdir(exist_ok=True)
+        try:
+            index = LexicalIndex(path)
+            if index.schema() == SCHEMA:
+                return index
+            index.close()
+        except sqlite3.DatabaseError as exc:  # damaged: it is derived, so start again
+            log.warning("langgraph_memory: rebuilding the lexical index %s (%r)", path, exc)
+        erase(path)
+        return LexicalIndex(path)
+
+    @contextlib.contextmanager
+    def _use(self, scope: Scope) -> Iterator[_Slot]:
+        """The scope's slot, opened if needed, held open while in use."""
+        with self._guard:
+            slot = self._slots.get(scope.key)
+            if slot is None:
+                slot = _Slot(self._open(scope))
+                self._slots[scope.key] = slot
+                self._evict()
+            self._slots.move_to_end(scope.key)
+            slot.users += 1
+        try:
+            yield slot
+        finally:
+            with self._guard:
+                slot.users -= 1
+
+    def _evict(self) -> None:
+        idle = [key for key, slot in self._slots.items() if not slot.users]
+        for key in idle[: max(0, len(self._slots) - MAX_OPEN)]:
+            self._slots.pop(key).index.close()
+
+    # -- writes --------------------------------------------------------------------------
+
+    def written(
+        self,
+        cols: layout.ScopeCollections,
+        registry: Collection,
+        added: Sequence[Version],
+        removed: Sequence[str],
+    ) -> None:
+        """Follow a write that Chroma has taken: ``added`` active versions, ``removed``
+        ids. A failure here is logged and leaves the scope to be compared again on its
+        next read: the write itself is done and must not be reported as failed."""
+        scope = cols.scope
+        try:
+            with self._use(scope) as slot:
+                with slot.index.lock:
+                    slot.index.remove(removed)
+                    slot.index.put([entry_of(v) for v in added])
+        except sqlite3.Error as exc:
+            log.warning("langgraph_memory: lexical index of %s not updated (%r)", scope.key, exc)
+            self.stale(scope)
+        if self.shared:
+            self._stamp(registry, scope)
+
+    def stale(self, scope: Scope) -> None:
+        """Compare the scope's index with its collection on its next read (after a
+        write that failed midway, or that this process cannot follow)."""
+        with self._guard:
+            slot = self._slots.get(scope.key)
+            if slot is not None:
+                slot.synced = False
+
+    def purged(self, scope: Scope, ids: Sequence[str] | None, registry: Collection) -> None:
+        """Follow a purge: drop the ids (None: the whole scope) and leave nothing of
+        them in any file; tell other processes (shared mode)."""
+        if ids is None:
+            self.drop(scope)
+        else:
+            with self._use(scope) as slot, slot.index.lock:
+                slot.index.remove(ids)
+                if not self.shared:
+                    slot.index.scrub()
+        if self.shared and ids is not None:
+            self._stamp(registry, scope)
+
+    def drop(self, scope: Scope) -> None:
+        """Forget the scope's index: closed, and its file erased."""
+        with self._guard:
+            slot = self._slots.pop(scope.key, None)
+        if slot is not None:
+            slot.index.close()
+        path = self._file(scope)
+        if path is not None:
+            erase(path)
+
+    def forget(self, scope: Scope) -> None:
+        """Let go of a scope's index in memory (shared mode) when no one uses it: its
+        scope is gone from the server. A file is never touched from a read."""
+        if not self.shared:
+            return
+        with self._guard:
+            slot = self._slots.get(scope.key)
+            if slot is not None and not slot.users:
+                del self._slots[scope.key]
+                slot.index.close()
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def search(
+        self, cols: layout.ScopeCollections, registry: Collection, terms: Sequence[str], k: int
+    ) -> list[tuple[str, float]]:
+        """The ``k`` best ids of the scope for ``terms`` (see ``LexicalIndex.search``),
+        after bringing the index in step with the collection if it may not be."""
+        seen = self._stamps(registry, cols.scope) if self.shared else None
+        with self._use(cols.scope) as slot:
+            with slot.index.lock:
+                if not slot.synced or slot.seen != seen:
+                    self._sync(cols, slot.index)
+                    slot.synced, slot.seen = True, seen
+            return slot.index.search(terms, k)
+
+    def _sync(self, cols: layout.ScopeCollections, index: LexicalIndex) -> None:
+        """Make the index hold the collection's active ids: fetch the missing, drop
+        the extra. Called with the index's lock held, so a write of this process
+        cannot land between the comparison and its repair."""
+        active = set(cols.active.get(include=[])["ids"])
+        held = index.ids()
+        missing = sorted(active - held)
+        extra = held - active
+        for part in chunks(missing, 1000):
+            index.put([entry_of(v) for v in fetch(cols.active, cols.scope, ids=list(part))])
+        if extra:
+            index.remove(extra)
+            if not self.shared:
+                index.scrub()  # the extra may be what an interrupted purge left
+        if missing or extra:
+            log.info(
+                "langgraph_memory: lexical index of %s brought in step with Chroma "
+                "(%d added, %d removed)",
+                cols.scope.key,
+                len(missing),
+                len(extra),
+            )
+
+    # -- other processes' stamps (shared mode) --------------------------------------------
+
+    def _stamps(self, registry: Collection, scope: Scope) -> dict[str, Any]:
+        """Other processes' stamps on the scope's registry record (empty when none)."""
+        found = registry.get(ids=[layout.scope_hash(scope)], include=["metadatas"])
+        meta = (found["metadatas"] or [None])[0] or {}
+        return {
+            k: v for k, v in meta.items() if k.startswith(STAMP_PREFIX) and k != self.stamp_key
+        }
+
+    def _stamp(self, registry: Collection, scope: Scope) -> None:
+        """Say that this process changed the scope: its own key, to a newer time."""
+        with self._guard:
+            now = time.time()
+            self._last_stamp = stamp = max(now, self._last_stamp + 1e-3)
+            prune = scope.key not in self._pruned
+            self._pruned.add(scope.key)
+        update: dict[str, Any] = {self.stamp_key: stamp}
+        try:
+            if prune:  # keys of processes that stopped writing a day ago and more
+                old = self._stamps(registry, scope)
+                update.update({k: None for k, v in old.items() if float(v) < now - STAMP_MAX_AGE_S})
+            registry.update(ids=[layout.scope_hash(scope)], metadatas=[update])
+        except Exception as exc:  # the write is done; other processes see it on their next
+            # comparison (a later write's stamp, or their first use of the scope)
+            log.warning(
+                "langgraph_memory: could not tell other processes that %s changed (%r)",
+                scope.key,
+                exc,
+            )

@@ -1,0 +1,93 @@
+"""The words of the lexical index: what a record is indexed under, and what a query asks.
+
+Both go through :func:`tokenize`, so they meet on the same terms: case-folded words,
+numbers and ids (any script), common function words left out, and a light suffix
+stemmer for English ("painting", "paints" and "painted" meet at "paint"). A record's
+lexical text adds the date of its event (else of its creation) in the words a question
+uses, so that "what happened in May 2023?" finds it.
+
+>>> tokenize("Caroline's painting classes started on 2023-05-08!")
+['caroline', 'paint', 'class', 'start', '2023', '05', '08']
+>>> from datetime import datetime, timezone
+>>> date_words(datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc))
+'2023-05-08 8 May 2023'
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from langgraph_memory.model import Memory
+
+__all__ = ["STOP_WORDS", "date_words", "lexical_text", "stem", "tokenize"]
+
+#: Letters and digits of any script; an underscore, apostrophe or hyphen splits words.
+_WORD = re.compile(r"[^\W_]+")
+#: Words that say nothing about which record is meant (English function words and fillers).
+STOP_WORDS = frozenset(
+    """a an the and or but if of to in on at for with by from as is are was were be been being
+    do does did have has had i me my we our you your he him his she her it its they them their
+    this that these those what which who whom whose when where why how there here not no so than
+    too very can will would should could just about into over after before up down out off again
+    further then once all any both each few more most other some such only own same s t don now
+    ever am also yeah yes oh wow hey hi really thanks thank much get got go going lot""".split()  # noqa: SIM905 - reads as prose
+)
+#: Month names in English whatever the locale (``%B`` follows the locale).
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+#: Suffixes the stemmer strips, longest first; what remains keeps at least 3 letters.
+_SUFFIXES = ("ingly", "edly", "ing", "ed", "ies", "es", "s", "ly")
+
+
+def stem(word: str) -> str:
+    """A light stem: one English suffix off, for words of letters only.
+
+    Numbers and ids are left as they are, so "2023s" or "0a1b2c3d" keep their form.
+
+    >>> [stem(w) for w in ["painting", "paints", "parties", "quickly", "yes", "flights", "2023s"]]
+    ['paint', 'paint', 'party', 'quick', 'yes', 'flight', '2023s']
+    """
+    if not word.isalpha():
+        return word
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def tokenize(text: str) -> list[str]:
+    """The index terms of a text, in order, repeats kept (BM25 counts them).
+
+    >>> tokenize("Flight LH-761 to Zürich; ID 0a1b2c3d.")
+    ['flight', 'lh', '761', 'zürich', 'id', '0a1b2c3d']
+    >>> tokenize("What is it?")
+    []
+    """
+    words = _WORD.findall(text.casefold())
+    return [stem(w) for w in words if w not in STOP_WORDS]
+
+
+def date_words(when: datetime) -> str:
+    """A date as a question may name it: ISO form, then day, month name and year.
+
+    >>> from datetime import timezone
+    >>> date_words(datetime(2026, 12, 1, 23, 0, tzinfo=timezone.utc))
+    '2026-12-01 1 December 2026'
+    """
+    return f"{when:%Y-%m-%d} {when.day} {_MONTHS[when.month - 1]} {when.year}"
+
+
+def lexical_text(memory: Memory) -> str:
+    """What a memory is indexed under: its text and the date of its event (else of
+    its creation). A speaker or any other metadata is not part of it.
+
+    >>> from datetime import timezone
+    >>> m = Memory(id="0a1b2c3d", text="Adopted a puppy.", scope="user:a",
+    ...            created_at=datetime(2026, 1, 2, tzinfo=timezone.utc),
+    ...            event_time=datetime(2023, 5, 8, tzinfo=timezone.utc))
+    >>> lexical_text(m)
+    'Adopted a puppy. 2023-05-08 8 May 2023'
+    """
+    return f"{memory.text} {date_words(memory.event_time or memory.created_at)}"
