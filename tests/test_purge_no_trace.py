@@ -39,9 +39,17 @@ HERE = Path(__file__).resolve()
 
 
 def files_holding(root: Path, needles: list[str]) -> dict[str, list[str]]:
-    """Every file under ``root`` that contains one of ``needles`` (UTF-8 or UTF-16)."""
+    """Every file under ``root`` that contains one of ``needles`` (UTF-8 or UTF-16), as
+    written or case-folded (the lexical index holds case-folded terms)."""
     found: dict[str, list[str]] = {}
-    patterns = {n: [n.encode(), n.encode("utf-16-le"), n.encode("utf-16-be")] for n in needles}
+    patterns = {
+        n: [
+            form.encode(e)
+            for form in {n, n.casefold()}
+            for e in ("utf-8", "utf-16-le", "utf-16-be")
+        ]
+        for n in needles
+    }
     for path in root.rglob("*"):
         if not path.is_file():
             continue
@@ -76,8 +84,11 @@ def fill(store: MemoryStore, scope: str, marker: str, filler: int) -> list[str]:
 
 
 def unscrubbed_env() -> dict[str, str]:
-    """This environment without the glibc settings that scrub freed memory."""
-    return {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "MALLOC_PERTURB_")}
+    """This environment without the glibc settings that scrub freed memory, and with
+    this checkout first on the path (the child imports the package under test)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GLIBC_TUNABLES", "MALLOC_PERTURB_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE.parents[1]), env.get("PYTHONPATH")]))
+    return env
 
 
 def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
@@ -131,6 +142,8 @@ def embedded_scenario(directory: Path, mode: str) -> dict[str, object]:
         keep = store.add("user:bob", "Bob keeps his umbrella in the hall.")
         # 1,200 filler records push the vector index past its 1,000-record flush.
         ids = fill(store, "user:alice", marker, filler=1200 if mode == "ids" else 30)
+        indexed = files_holding(directory / "lexical", [marker])
+        assert indexed, "the scan must see the marker in the lexical index before"
         if mode == "ids":
             store.purge("user:alice", ids)
             survivors = len(store.active("user:alice"))
