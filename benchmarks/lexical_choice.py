@@ -110,7 +110,7 @@ class Tantivy:
     name = "tantivy"
 
     def __init__(self, folder: Path) -> None:
-        import tantivy
+        import tantivy  # type: ignore[import-not-found]  # optional: not a dependency
 
         self.tantivy = tantivy
         self.folder = folder

@@ -65,6 +65,8 @@ MAX_OPEN = 128
 #: (once per scope and process), so the record does not grow with every process ever run.
 STAMP_MAX_AGE_S = 24 * 3600.0
 STAMP_PREFIX = "lex."
+#: Beside a scope's index file while a purge of the scope runs.
+PURGE_SUFFIX = ".purging"
 
 
 def entry_of(version: Version) -> Entry:
@@ -99,6 +101,16 @@ class Lexicon:
         self._slots: OrderedDict[str, _Slot] = OrderedDict()
         self._last_stamp = 0.0
         self._pruned: set[str] = set()
+        if directory is not None:
+            self._finish_purges(directory / INDEX_DIR)
+
+    @staticmethod
+    def _finish_purges(folder: Path) -> None:
+        """Erase the index of every scope whose purge a crash interrupted: it may hold
+        purged terms, and its scope's next use rebuilds it from Chroma."""
+        for mark in folder.glob(f"*{PURGE_SUFFIX}"):
+            erase(folder / (mark.name[: -len(PURGE_SUFFIX)] + ".sqlite3"))
+            mark.unlink()
 
     def close(self) -> None:
         """Close every index (files stay; memory ones are gone)."""
@@ -166,10 +178,9 @@ class Lexicon:
         next read: the write itself is done and must not be reported as failed."""
         scope = cols.scope
         try:
-            with self._use(scope) as slot:
-                with slot.index.lock:
-                    slot.index.remove(removed)
-                    slot.index.put([entry_of(v) for v in added])
+            with self._use(scope) as slot, slot.index.lock:
+                slot.index.remove(removed)
+                slot.index.put([entry_of(v) for v in added])
         except sqlite3.Error as exc:
             log.warning("langgraph_memory: lexical index of %s not updated (%r)", scope.key, exc)
             self.stale(scope)
@@ -183,6 +194,20 @@ class Lexicon:
             slot = self._slots.get(scope.key)
             if slot is not None:
                 slot.synced = False
+
+    @contextlib.contextmanager
+    def purging(self, scope: Scope) -> Iterator[None]:
+        """Mark the scope's index while a purge runs: a crash before :meth:`purged`
+        finished leaves the mark, and the next open erases the index (see
+        ``_finish_purges``), so purged terms cannot outlive the crash."""
+        path = self._file(scope)
+        mark = None if path is None else path.with_name(path.stem + PURGE_SUFFIX)
+        if mark is not None:
+            mark.parent.mkdir(exist_ok=True)
+            mark.touch()
+        yield
+        if mark is not None:
+            mark.unlink()
 
     def purged(self, scope: Scope, ids: Sequence[str] | None, registry: Collection) -> None:
         """Follow a purge: drop the ids (None: the whole scope) and leave nothing of
@@ -261,10 +286,9 @@ class Lexicon:
     def _stamps(self, registry: Collection, scope: Scope) -> dict[str, Any]:
         """Other processes' stamps on the scope's registry record (empty when none)."""
         found = registry.get(ids=[layout.scope_hash(scope)], include=["metadatas"])
-        meta = (found["metadatas"] or [None])[0] or {}
-        return {
-            k: v for k, v in meta.items() if k.startswith(STAMP_PREFIX) and k != self.stamp_key
-        }
+        metas = found["metadatas"] or []
+        meta = (metas[0] if metas else None) or {}
+        return {k: v for k, v in meta.items() if k.startswith(STAMP_PREFIX) and k != self.stamp_key}
 
     def _stamp(self, registry: Collection, scope: Scope) -> None:
         """Say that this process changed the scope: its own key, to a newer time."""

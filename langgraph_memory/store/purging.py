@@ -2,7 +2,8 @@
 about them, and the purged texts inside the decisions that only showed them.
 
 ``purge`` runs it under the store's exclusive gate and then compacts the files
-(see ``compaction``), so that the text is gone from disk as well.
+(see ``compaction``) and scrubs the scope's lexical index (see ``lexicon``), so that
+the text is gone from disk as well.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
     # The scope's lock, then the whole gate: the rebuild gives collections new
     # ids and the compaction rewrites the database file, so nothing else may
     # touch Chroma meanwhile. Other operations wait; none fails.
-    with engine.scope_lock(scope), engine.gate.exclusive():
+    with engine.scope_lock(scope), engine.gate.exclusive(), engine.lexicon.purging(scope):
         cols = engine.collections(scope, create=False)
         if wanted is None:
             counts = {"memories": 0, "decisions": 0}
@@ -74,8 +75,8 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
                         engine.path,
                         str(engine.path),
                     )
-        # The lexical index after Chroma: a crash in between leaves index entries that
-        # the scope's next first use compares away (and scrubs).
+        # The lexical index after Chroma: a crash in between leaves the purge's mark,
+        # and the next open erases the scope's index (rebuilt from Chroma on its next use).
         engine.lexicon.purged(scope, purged, engine.registry)
     # Copies kept outside the store (a background writer's journal) go too.
     for companion in engine.companions():

@@ -34,9 +34,8 @@ STOP_WORDS = frozenset(
     ever am also yeah yes oh wow hey hi really thanks thank much get got go going lot""".split()  # noqa: SIM905 - reads as prose
 )
 #: Month names in English whatever the locale (``%B`` follows the locale).
-_MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+_MONTHS = "January February March April May June July August September October November December"
+_MONTH_NAMES = _MONTHS.split()
 #: Suffixes the stemmer strips, longest first; what remains keeps at least 3 letters.
 _SUFFIXES = ("ingly", "edly", "ing", "ed", "ies", "es", "s", "ly")
 
@@ -76,7 +75,7 @@ def date_words(when: datetime) -> str:
     >>> date_words(datetime(2026, 12, 1, 23, 0, tzinfo=timezone.utc))
     '2026-12-01 1 December 2026'
     """
-    return f"{when:%Y-%m-%d} {when.day} {_MONTHS[when.month - 1]} {when.year}"
+    return f"{when:%Y-%m-%d} {when.day} {_MONTH_NAMES[when.month - 1]} {when.year}"
 
 
 def lexical_text(memory: Memory) -> str:

@@ -1,0 +1,253 @@
+"""The lexical index follows every write, on both backends, across processes and crashes.
+
+``keyword`` is BM25 over a per-scope index (store/lexical.py) that the store keeps in
+step with Chroma (store/lexicon.py): a file per scope for an embedded store, memory
+refreshed from the server for a ``chroma run`` store. These tests check what a user
+relies on: what is active is found, what was archived or purged is not, an episode is
+found by the facts taken from it, dates are words, a scope sees only its own records;
+a second process sees a first one's writes on its next read; a crash between the
+Chroma write and the index write is repaired on the next open.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from conftest import running_server
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from langgraph_memory import MemoryStore
+from langgraph_memory.scope import Scope
+from langgraph_memory.store.layout import scope_hash
+from langgraph_memory.store.lexical import LexicalIndex
+
+REPO = Path(__file__).resolve().parents[1]
+T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+DAY = timedelta(days=1)
+
+
+def found(store: MemoryStore, scope: str, query: str) -> list[str]:
+    return [h.memory.text for h in store.keyword(scope, query, k=10)]
+
+
+def child_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def run_child(code: str, *args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env=child_env(),
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.strip()
+
+
+def test_keyword_follows_add_update_archive_touch_put_delete_import_and_purge(
+    store: MemoryStore,
+) -> None:
+    a, b = store.add_many("user:a", ["Alpha likes kayaking.", "Bravo owns a marimba."], now=T0)
+    assert found(store, "user:a", "kayaking") == ["Alpha likes kayaking."]
+    new = store.update("user:a", a.id, "Alpha likes rowing.", now=T0 + DAY)
+    assert found(store, "user:a", "kayaking") == []
+    assert found(store, "user:a", "rowing") == ["Alpha likes rowing."]
+    store.archive("user:a", b.id, now=T0 + DAY)
+    assert found(store, "user:a", "marimba") == []
+    store.touch("user:a", [new.id], now=T0 + 2 * DAY)
+    assert found(store, "user:a", "rowing") == ["Alpha likes rowing."]
+
+    store.put(("user", "a"), "music", {"text": "Charlie plays the oboe."})
+    assert found(store, "user:a", "oboe") == ["Charlie plays the oboe."]
+    store.put(("user", "a"), "music", {"text": "Charlie plays the bassoon."})
+    assert found(store, "user:a", "oboe") == []
+    assert found(store, "user:a", "bassoon") == ["Charlie plays the bassoon."]
+    store.delete(("user", "a"), "music")
+    assert found(store, "user:a", "bassoon") == []
+
+    store.import_scope(store.export("user:a"), scope="user:copy")
+    assert found(store, "user:copy", "rowing") == ["Alpha likes rowing."]
+    assert found(store, "user:copy", "marimba oboe bassoon kayaking") == []
+
+    store.purge("user:a", [new.id])
+    assert found(store, "user:a", "rowing") == []
+    store.purge("user:copy")
+    assert found(store, "user:copy", "rowing") == []
+    store.add("user:copy", "Delta rows again.")  # a purged scope starts afresh
+    assert found(store, "user:copy", "rowing rows") == ["Delta rows again."]
+
+
+def test_an_episode_is_found_by_the_facts_that_name_it(store: MemoryStore) -> None:
+    episode = store.add("user:a", "I finally did it today!", kind="episodic", event_time=T0, now=T0)
+    store.add("user:a", "Unrelated filler about tea.", now=T0)
+    assert found(store, "user:a", "greyhound") == []
+    fact = store.add("user:a", "User adopted a greyhound.", sources=[episode.id], now=T0)
+    assert sorted(found(store, "user:a", "greyhound")) == sorted(
+        ["User adopted a greyhound.", "I finally did it today!"]
+    )
+    newer = store.update("user:a", fact.id, "User adopted a whippet.", now=T0 + DAY)
+    assert newer.sources == (episode.id,)
+    assert found(store, "user:a", "greyhound") == []
+    assert sorted(found(store, "user:a", "whippet")) == sorted(
+        ["User adopted a whippet.", "I finally did it today!"]
+    )
+    store.archive("user:a", newer.id, now=T0 + DAY)
+    assert found(store, "user:a", "whippet") == []
+    assert found(store, "user:a", "finally") == ["I finally did it today!"]
+
+
+def test_dates_are_words_and_speakers_are_not(store: MemoryStore) -> None:
+    store.add(
+        "user:a",
+        "We went to the museum.",
+        event_time=T0,
+        metadata={"speaker": "Zelda"},
+        now=T0 + 30 * DAY,
+    )
+    store.add("user:a", "Bought new shoes.", now=T0 + 30 * DAY)  # no event: created_at's date
+    assert found(store, "user:a", "What did we do on 8 May 2023?")[0] == "We went to the museum."
+    assert found(store, "user:a", "2023-05-08")[0] == "We went to the museum."
+    assert found(store, "user:a", "June 7") == ["Bought new shoes."]
+    assert found(store, "user:a", "Zelda") == []
+
+
+def test_a_scope_sees_only_its_own_records(store: MemoryStore) -> None:
+    store.add_many("user:a", ["A paddles a kayak.", "A reads."], now=T0)
+    store.add_many("user:b", ["B paddles a kayak too.", "B sings."], now=T0)
+    assert found(store, "user:a", "kayak") == ["A paddles a kayak."]
+    assert found(store, "user:b", "kayak") == ["B paddles a kayak too."]
+    assert found(store, "user:c", "kayak") == []
+
+
+WRITER = """
+import sys
+import chromadb
+from chromadb.config import Settings
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+host, port, op, arg = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+client = chromadb.HttpClient(host=host, port=port, settings=Settings(anonymized_telemetry=False))
+store = MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8))
+if op == "add":
+    print(store.add("user:shared", arg).id)
+elif op == "archive":
+    store.archive("user:shared", arg)
+elif op == "purge":
+    store.purge("user:shared", [arg])
+store.close()
+"""
+
+
+def test_a_second_process_sees_the_first_ones_writes_on_its_next_read(tmp_path: Path) -> None:
+    with running_server(tmp_path / "server") as server:
+        reader = MemoryStore(client=server.client(), embeddings=DeterministicFakeEmbedding(size=8))
+        reader.add("user:shared", "Reader's own note about lanterns.")
+        assert found(reader, "user:shared", "lanterns") == ["Reader's own note about lanterns."]
+        args = (server.host, str(server.port))
+        zephyr = run_child(WRITER, *args, "add", "Zephyr collects tin soldiers.")
+        assert found(reader, "user:shared", "soldiers") == ["Zephyr collects tin soldiers."]
+        run_child(WRITER, *args, "archive", zephyr)
+        assert found(reader, "user:shared", "soldiers") == []
+        quill = run_child(WRITER, *args, "add", "Quill keeps a beehive.")
+        assert found(reader, "user:shared", "beehive") == ["Quill keeps a beehive."]
+        run_child(WRITER, *args, "purge", quill)
+        assert found(reader, "user:shared", "beehive") == []
+        # The reader's own writes still show, and the writer saw them too.
+        assert found(reader, "user:shared", "lanterns") == ["Reader's own note about lanterns."]
+        reader.close()
+
+
+CRASH = """
+import os, sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+from langgraph_memory.store import lexical, lexicon
+store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=8))
+step = sys.argv[2]
+def die(*args, **kwargs):
+    os._exit(0)  # the Chroma write is done; the process dies before the index write
+if step == "setup":
+    print(",".join(m.id for m in store.add_many("user:a", ["Walrus memory.", "Narwhal memory."])))
+    store.close()
+elif step == "archive":
+    lexical.LexicalIndex.remove = die
+    store.archive("user:a", sys.argv[3])
+elif step == "add":
+    lexical.LexicalIndex.put = die
+    store.add("user:a", "Octopus memory.")
+elif step == "purge":
+    lexicon.Lexicon.purged = die
+    store.purge("user:a", [sys.argv[3]])
+"""
+
+
+def index_ids(directory: Path, scope: str) -> set[str]:
+    index = LexicalIndex(directory / "lexical" / f"{scope_hash(Scope.parse(scope))}.sqlite3")
+    try:
+        return index.ids()
+    finally:
+        index.close()
+
+
+def test_a_crash_between_the_chroma_write_and_the_index_write_is_repaired(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "memory"
+    walrus, narwhal = run_child(CRASH, str(directory), "setup").split(",")
+    run_child(CRASH, str(directory), "archive", narwhal)
+    run_child(CRASH, str(directory), "add")
+    assert index_ids(directory, "user:a") == {walrus, narwhal}, "the index missed both writes"
+    with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        assert found(store, "user:a", "octopus") == ["Octopus memory."]
+        assert found(store, "user:a", "narwhal") == []
+        active = {m.id for m in store.active("user:a")}
+    assert index_ids(directory, "user:a") == active and narwhal not in active
+
+
+def test_a_purge_interrupted_before_the_index_leaves_no_trace_after_the_next_open(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "memory"
+    marker = "Purgemarkzqxv"
+    with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add_many("user:a", [f"Filler {i} about boats." for i in range(30)])
+        secret = store.add("user:a", f"The vault word is {marker}.")
+    lexical_dir = directory / "lexical"
+
+    def holding() -> list[str]:
+        needle = marker.casefold().encode()
+        return [p.name for p in lexical_dir.iterdir() if needle in p.read_bytes()]
+
+    assert holding(), "the scan must see the marker in the index before"
+    run_child(CRASH, str(directory), "purge", secret.id)
+    assert holding(), "the crash left the purged terms in the index"
+    with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        assert holding() == []
+        assert found(store, "user:a", marker) == []
+        assert found(store, "user:a", "7") == ["Filler 7 about boats."]  # rebuilt from Chroma
+    assert holding() == []
+
+
+@pytest.mark.parametrize("terms", [["tea"], "tea"])
+def test_scores_lie_in_the_unit_interval_and_keep_bm25_order(
+    tmp_path: Path, terms: list[str] | str
+) -> None:
+    with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add_many(
+            "user:a",
+            ["Tea.", "Green tea and more tea.", "Tea with a long story about many other things."]
+            + [f"Filler {i}." for i in range(30)],
+        )
+        hits = store.keyword("user:a", terms, k=5)
+        scores = [h.score for h in hits]
+        assert len(hits) == 3 and all(0 < s < 1 for s in scores)
+        assert scores == sorted(scores, reverse=True)
+        assert hits[-1].memory.text.startswith("Tea with a long story")
