@@ -22,6 +22,9 @@ Run (tantivy is not a dependency of the package; install it where you run this):
     pip install tantivy
     python -m benchmarks.lexical_choice --data ../shared/data --out lexical_choice.json
 
+``--stemmers`` compares instead how the store makes its terms (no stemming, a light
+suffix stripper, Porter) by what BM25 alone finds on LoCoMo.
+
 Both engines tokenise with their defaults here (FTS5 ``unicode61``, tantivy ``default``),
 and both queries are an OR of the question's words minus a few stop words: the engines'
 costs are compared, not the store's tokeniser.
@@ -87,8 +90,10 @@ class Fts5:
         self.con.execute("PRAGMA journal_mode=WAL")
         self.con.execute("PRAGMA synchronous=NORMAL")
 
-    def create(self, scope: int) -> None:
-        self.con.execute(f"CREATE VIRTUAL TABLE s{scope} USING fts5(id UNINDEXED, doc)")
+    def create(self, scope: int, tokenizer: str = "unicode61") -> None:
+        self.con.execute(
+            f"CREATE VIRTUAL TABLE s{scope} USING fts5(id UNINDEXED, doc, tokenize='{tokenizer}')"
+        )
 
     def add(self, scope: int, rows: Sequence[tuple[str, str]]) -> None:
         with self.con:  # one transaction: committed and visible when it returns
@@ -230,6 +235,54 @@ def measure(
     return out
 
 
+def light_tokens(text: str) -> list[str]:
+    """The light suffix stripper of ``best_retrieval`` (its own stop words and ASCII words)."""
+    from benchmarks.best_retrieval import tokenize as light
+
+    return light(text)
+
+
+def stemmer_recall(data: Path) -> dict[str, float]:
+    """BM25 alone (FTS5, one table per conversation) on LoCoMo: mean evidence recall in
+    the top 10 over categories 1-4, turns as records (text, photo caption and the
+    session's date words, no speaker), for three ways of making terms: the store's
+    words unstemmed, a light suffix stripper, and the store's tokeniser (Porter)."""
+    from langgraph_memory.store.terms import date_words, tokenize, words
+
+    tokenizers: dict[str, Callable[[str], list[str]]] = {
+        "none": words,
+        "light": light_tokens,
+        "porter (the store's)": tokenize,
+    }
+    convs = load_locomo(data / "locomo" / "locomo10.json")
+    out = {}
+    for name, tokens in tokenizers.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            engine = Fts5(Path(tmp))
+            recall = []
+            for n, conv in enumerate(convs):
+                engine.create(n, tokenizer="ascii")
+                engine.add(
+                    n,
+                    [
+                        (
+                            t.dia_id,
+                            " ".join(tokens(f"{t.text} {t.caption or ''} {date_words(s.date)}")),
+                        )
+                        for s in conv.sessions
+                        for t in s.turns
+                    ],
+                )
+                for q in conv.questions:
+                    asked = list(dict.fromkeys(tokens(q.question)))
+                    if q.category in (1, 2, 3, 4) and q.evidence:
+                        got = set(engine.search(n, asked)) if asked else set()
+                        recall.append(len(got & set(q.evidence)) / len(q.evidence))
+            engine.close()
+        out[name] = float(np.mean(recall))
+    return out
+
+
 def table(results: dict[str, dict[str, Any]]) -> str:
     lines = [
         "| engine | bulk build µs/record | single add p50 ms | query p50 ms, 1k alone | "
@@ -256,7 +309,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--big", type=int, default=10000)
     parser.add_argument("--singles", type=int, default=200)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument(
+        "--stemmers", action="store_true", help="compare stemmers by BM25 recall instead"
+    )
     args = parser.parse_args(argv)
+    if args.stemmers:
+        recall = stemmer_recall(args.data)
+        print("| terms | LoCoMo R@10, BM25 alone, categories 1-4 |\n| --- | --- |")
+        print("\n".join(f"| {name} | {value:.3f} |" for name, value in recall.items()))
+        if args.out:
+            args.out.write_text(json.dumps({"stemmers": recall}, indent=2))
+        return 0
     texts, queries = texts_of(args.data)
     results = {}
     for name in args.engines.split(","):

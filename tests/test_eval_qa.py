@@ -21,13 +21,13 @@ from benchmarks.answer_scoring import (
     multi_answer_f1,
     normalize_answer,
     official_abstains,
-    stem,
     token_f1,
 )
 from benchmarks.items import QAItem, read_items, write_items
 from benchmarks.judge import judge_answer
 from benchmarks.qa import Cache, run_qa
 from benchmarks.qa_report import aggregate, plot, to_markdown, write_reports
+from langgraph_memory.porter import stem
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import OfflineChatModel

@@ -1,13 +1,15 @@
 """The words of the lexical index: what a record is indexed under, and what a query asks.
 
 Both go through :func:`tokenize`, so they meet on the same terms: case-folded words,
-numbers and ids (any script), common function words left out, and a light suffix
-stemmer for English ("painting", "paints" and "painted" meet at "paint"). A record's
+numbers and ids (any script), common function words left out, and Porter's stemmer
+for English ("painting", "paints" and "painted" meet at "paint"; on LoCoMo, BM25 alone
+found 0.612 of the evidence in its top 10 with it, 0.592 with a lighter suffix
+stripper and 0.569 with none: ``benchmarks/lexical_choice.py --stemmers``). A record's
 lexical text adds the date of its event (else of its creation) in the words a question
 uses, so that "what happened in May 2023?" finds it.
 
 >>> tokenize("Caroline's painting classes started on 2023-05-08!")
-['caroline', 'paint', 'class', 'start', '2023', '05', '08']
+['carolin', 'paint', 'class', 'start', '2023', '05', '08']
 >>> from datetime import datetime, timezone
 >>> date_words(datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc))
 '2023-05-08 8 May 2023'
@@ -15,12 +17,14 @@ uses, so that "what happened in May 2023?" finds it.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime
 
+from langgraph_memory import porter
 from langgraph_memory.model import Memory
 
-__all__ = ["STOP_WORDS", "date_words", "lexical_text", "stem", "tokenize"]
+__all__ = ["STOP_WORDS", "date_words", "lexical_text", "stem", "tokenize", "words"]
 
 #: Letters and digits of any script; an underscore, apostrophe or hyphen splits words.
 _WORD = re.compile(r"[^\W_]+")
@@ -36,36 +40,38 @@ STOP_WORDS = frozenset(
 #: Month names in English whatever the locale (``%B`` follows the locale).
 _MONTHS = "January February March April May June July August September October November December"
 _MONTH_NAMES = _MONTHS.split()
-#: Suffixes the stemmer strips, longest first; what remains keeps at least 3 letters.
-_SUFFIXES = ("ingly", "edly", "ing", "ed", "ies", "es", "s", "ly")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light stem: one English suffix off, for words of letters only.
+    """A word's Porter stem (NLTK's rules, see ``porter``); numbers and ids keep their
+    form, so "2023s" or "0a1b2c3d" are found as written. Cached: a scope's vocabulary
+    is small, and Porter in Python is not.
 
-    Numbers and ids are left as they are, so "2023s" or "0a1b2c3d" keep their form.
-
-    >>> [stem(w) for w in ["painting", "paints", "parties", "quickly", "yes", "flights", "2023s"]]
-    ['paint', 'paint', 'party', 'quick', 'yes', 'flight', '2023s']
+    >>> [stem(w) for w in ["painting", "paints", "parties", "likes", "liked", "2023s"]]
+    ['paint', 'paint', 'parti', 'like', 'like', '2023s']
     """
-    if not word.isalpha():
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
+    return porter.stem(word) if word.isalpha() else word
+
+
+def words(text: str) -> list[str]:
+    """The case-folded words of a text without stop words, unstemmed.
+
+    >>> words("Flight LH-761 to Zürich; ID 0a1b2c3d.")
+    ['flight', 'lh', '761', 'zürich', 'id', '0a1b2c3d']
+    """
+    return [w for w in _WORD.findall(text.casefold()) if w not in STOP_WORDS]
 
 
 def tokenize(text: str) -> list[str]:
     """The index terms of a text, in order, repeats kept (BM25 counts them).
 
-    >>> tokenize("Flight LH-761 to Zürich; ID 0a1b2c3d.")
-    ['flight', 'lh', '761', 'zürich', 'id', '0a1b2c3d']
+    >>> tokenize("She was painting flights to Zürich")
+    ['paint', 'flight', 'zürich']
     >>> tokenize("What is it?")
     []
     """
-    words = _WORD.findall(text.casefold())
-    return [stem(w) for w in words if w not in STOP_WORDS]
+    return [stem(w) for w in words(text)]
 
 
 def date_words(when: datetime) -> str:
