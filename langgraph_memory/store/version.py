@@ -24,9 +24,9 @@ __all__ = ["Hit", "Version"]
 class Hit:
     """A memory found by a search, with its score (higher is better).
 
-    For ``nearest`` the score is the cosine similarity; for ``keyword`` the
-    share of the query's term weight the memory matched. Both lie in [0, 1]
-    for the normalised vectors the store uses.
+    For ``nearest`` the score is the cosine similarity; for ``keyword`` its
+    BM25 divided by the most the query's terms could score (1.0 for a memory
+    named by its id). Both lie in [0, 1] for the normalised vectors the store uses.
     """
 
     memory: Memory
