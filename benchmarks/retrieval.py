@@ -54,6 +54,7 @@ from benchmarks.datasets import (
 )
 from benchmarks.ingest import (
     LME_ROLES,
+    MODES,
     CachedEmbeddings,
     Ingested,
     Mode,
@@ -92,6 +93,21 @@ class Ask:
 
 #: A retrieval variant: memory ids, best first, at most ``ask.k`` of them.
 Variant = Callable[[Ask], list[str]]
+
+
+def default(ask: Ask) -> list[str]:
+    """``retrieve`` as shipped, with its defaults: what a user's agent reads.
+
+    ``touch=False``: reading must not refresh ``last_accessed``, or each question
+    would change the recency seen by the next.
+    """
+    found = retrieve(ask.store, ask.scope, ask.query, k=ask.k, now=ask.now, touch=False)
+    return [r.memory.id for r in found][: ask.k]
+
+
+def bm25(ask: Ask) -> list[str]:
+    """The ``k`` best memories by the store's lexical index alone (``store.keyword``)."""
+    return [h.memory.id for h in ask.store.keyword(ask.scope, ask.query, k=ask.k)]
 
 
 def cosine(ask: Ask) -> list[str]:
@@ -137,7 +153,9 @@ def hybrid_relevance(ask: Ask) -> list[str]:
 
 
 VARIANTS: dict[str, Variant] = {
+    "default": default,
     "cosine": cosine,
+    "bm25": bm25,
     "blended": blended,
     "hybrid": hybrid,
     "hybrid-rel": hybrid_relevance,
@@ -163,8 +181,9 @@ def _store(root: Path, name: str, embeddings: Embeddings) -> MemoryStore:
 
 
 def _writer(store: MemoryStore, mode: Mode, model: MemoryModel | None) -> MemoryWriter | None:
-    """The writer a ``write_path`` replay needs (rules model by default); None otherwise."""
-    if mode != "write_path":
+    """The writer a ``product`` or ``write_path`` replay needs (rules model by default);
+    None otherwise."""
+    if mode not in ("product", "write_path"):
         return None
     return MemoryWriter(store, model=model if model is not None else RulesModel())
 
@@ -454,15 +473,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dataset", choices=sorted(DATASETS), required=True)
     parser.add_argument(
         "--variants",
-        default="cosine,blended,hybrid",
+        default="default,cosine,bm25",
         help=f"comma-separated, from {sorted(VARIANTS)}",
     )
     parser.add_argument(
         "--mode",
-        choices=["raw", "observations", "write_path"],
-        default="raw",
-        help="store turns (raw), LoCoMo's observations, or what the write path makes of "
-        "every turn (with --model, else the offline rules model)",
+        choices=list(MODES),
+        default="product",
+        help="product (default): replay every turn through the write path (episodes and "
+        "facts; with --model, else the offline rules model) as a user's agent would; raw: "
+        "turns stored as memories; observations: LoCoMo's observations; write_path: the "
+        "write path's facts only, units from its decisions",
     )
     parser.add_argument("--model", help="write_path: an OpenAI-compatible chat model name")
     parser.add_argument("--base-url", help="write_path: the endpoint of --model")
@@ -520,7 +541,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         table = lme_report(result["summary"], variants)
     result["meta"] |= {
         "dataset": args.dataset,
-        "memory_model": (model.name if model else "rules") if args.mode == "write_path" else None,
+        "memory_model": (
+            (model.name if model else "rules") if args.mode in ("product", "write_path") else None
+        ),
         "variants": variants,
         "limit": args.limit,
         "seconds": round(time.perf_counter() - started, 1),
