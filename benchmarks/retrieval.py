@@ -6,11 +6,14 @@ Each conversation (or question haystack) is replayed into a fresh store (see
 :class:`Ask` and returns memory ids, best first; register a new one with
 ``VARIANTS["name"] = fn`` and pass ``--variants name``: the loop is unchanged.
 
-- ``cosine``: ``store.nearest`` alone, the naive vector store;
-- ``blended``: ``retrieve`` without its keyword candidates (``keyword_candidates=0``): the
-  vector candidates re-ranked by its recency/relevance/importance blend;
-- ``hybrid``: ``retrieve`` itself (vector + keyword candidates, blended);
-- ``hybrid-rel``: ``retrieve`` with recency weighed 0 (diagnostic).
+- ``default``: ``retrieve`` as shipped, with its defaults: what a user's agent reads;
+- ``cosine``: ``store.nearest`` alone, the naive vector store (an ablation);
+- ``bm25``: ``store.keyword`` alone, the lexical index (an ablation).
+
+The default mode, ``product``, replays every turn through the write path (``MemoryWriter``,
+the offline rules model unless ``--model``): episodes and the facts linked to them, as a
+user's agent stores them. The README's ``blended``/``hybrid``/``best`` rows are the record of
+the retired variants (the old defaults, and the eval-only recipe the ranking now ships).
 
 Metrics at k come from a call asking for k memories, so they show what an agent
 asking for k gets (``retrieve`` fetches a candidate pool that grows with k).
@@ -20,10 +23,10 @@ use the deepest call, followed by the turns it did not return in corpus order.
 Run it::
 
     python -m benchmarks.retrieval --data ../shared/data --dataset locomo \\
-        --variants cosine,blended,hybrid --out results.json
+        --variants default,cosine,bm25 --out results.json
 
 >>> sorted(VARIANTS)
-['best', 'blended', 'cosine', 'hybrid', 'hybrid-rel']
+['bm25', 'cosine', 'default']
 """
 
 from __future__ import annotations
@@ -42,7 +45,6 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from benchmarks.best_retrieval import best_ask
 from benchmarks.datasets import (
     DATASETS,
     LOCOMO_CATEGORIES,
@@ -115,52 +117,10 @@ def cosine(ask: Ask) -> list[str]:
     return [h.memory.id for h in ask.store.nearest(ask.scope, ask.query, k=ask.k)]
 
 
-def blended(ask: Ask) -> list[str]:
-    """``retrieve``'s vector candidates and blend, without its keyword candidates.
-
-    Recency counts from each memory's write time (its session's date) to ``ask.now``.
-    """
-    found = retrieve(
-        ask.store,
-        ask.scope,
-        ask.query,
-        k=ask.k,
-        now=ask.now,
-        touch=False,
-        keyword_candidates=0,
-        pinned_limit=0,
-    )
-    return [r.memory.id for r in found][: ask.k]
-
-
-def hybrid(ask: Ask) -> list[str]:
-    """``retrieve`` as the agent calls it (vector + keyword candidates, blended).
-
-    ``touch=False``: reading must not refresh ``last_accessed``, or each question
-    would change the recency seen by the next.
-    """
-    found = retrieve(ask.store, ask.scope, ask.query, k=ask.k, now=ask.now, touch=False)
-    return [r.memory.id for r in found][: ask.k]
-
-
-def hybrid_relevance(ask: Ask) -> list[str]:
-    """``retrieve`` with recency weighed 0: its candidates and relevance alone (a diagnostic:
-    it separates the keyword candidates' effect from the recency term's)."""
-    found = retrieve(
-        ask.store, ask.scope, ask.query, k=ask.k, now=ask.now, touch=False, weights=(0.0, 1.0, 1.0)
-    )
-    return [r.memory.id for r in found][: ask.k]
-
-
 VARIANTS: dict[str, Variant] = {
     "default": default,
     "cosine": cosine,
     "bm25": bm25,
-    "blended": blended,
-    "hybrid": hybrid,
-    "hybrid-rel": hybrid_relevance,
-    # The best retrieval without a model at query time: see best_retrieval.py.
-    "best": best_ask,
 }
 
 

@@ -112,7 +112,7 @@ def months_recency(age_days: float, half_life_days: float) -> float:
     >>> months_recency(0, 180), months_recency(180, 180)
     (1.0, 0.5)
     """
-    return 0.5 ** (max(0.0, age_days) / half_life_days)
+    return math.pow(0.5, max(0.0, age_days) / half_life_days)
 
 
 def names_in(question: str) -> list[str]:
