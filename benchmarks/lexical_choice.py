@@ -235,11 +235,27 @@ def measure(
     return out
 
 
-def light_tokens(text: str) -> list[str]:
-    """The light suffix stripper of ``best_retrieval`` (its own stop words and ASCII words)."""
-    from benchmarks.best_retrieval import tokenize as light
+#: The light suffix stripper the retired ``best_retrieval`` recipe used, longest first.
+LIGHT_SUFFIXES = ("ingly", "edly", "ing", "ed", "ies", "es", "s", "ly")
 
-    return light(text)
+
+def light_tokens(text: str) -> list[str]:
+    """The store's words, each with at most one suffix of ``LIGHT_SUFFIXES`` stripped
+    (at least 3 letters kept; "ies" becomes "y").
+
+    >>> light_tokens("Painting parties quickly")
+    ['paint', 'party', 'quick']
+    """
+    from langgraph_memory.store.terms import words
+
+    out = []
+    for word in words(text):
+        for suffix in LIGHT_SUFFIXES if word.isalpha() else ():
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+                break
+        out.append(word)
+    return out
 
 
 def stemmer_recall(data: Path) -> dict[str, float]:
