@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.datasets import load_locomo
+from benchmarks.store_latency import summarize
 
 K = 10
 _WORD = re.compile(r"\w+")
@@ -65,16 +66,6 @@ def query_words(text: str) -> list[str]:
     ['caroline', 'go', 'lgbtq', 'support', 'group']
     """
     return list(dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in _STOP))
-
-
-def summarize(seconds: Sequence[float]) -> dict[str, float]:
-    """Median and p90 in milliseconds.
-
-    >>> summarize([0.001, 0.003])["p50_ms"]
-    2.0
-    """
-    ms = np.asarray(seconds, dtype=np.float64) * 1000.0
-    return {"p50_ms": float(np.median(ms)), "p90_ms": float(np.percentile(ms, 90)), "n": len(ms)}
 
 
 # -- the candidates ------------------------------------------------------------------------

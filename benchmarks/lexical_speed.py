@@ -47,6 +47,7 @@ import numpy as np
 
 from benchmarks.datasets import load_locomo
 from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.store_latency import summarize
 from langgraph_memory.store import MemoryStore
 
 K = 10
@@ -55,16 +56,6 @@ WARMUP = 20
 BATCH = 1000
 FULL = {"sizes": "1000,10000,100000", "scopes": 100, "queries": 300, "adds": 400}
 QUICK = {"sizes": "1000,10000", "scopes": 10, "queries": 100, "adds": 100}
-
-
-def summarize(seconds: Sequence[float]) -> dict[str, float]:
-    """Median and p90 in milliseconds.
-
-    >>> summarize([0.001, 0.003])["p50_ms"]
-    2.0
-    """
-    ms = np.asarray(seconds, dtype=np.float64) * 1000.0
-    return {"p50_ms": float(np.median(ms)), "p90_ms": float(np.percentile(ms, 90)), "n": len(ms)}
 
 
 def corpus(data: Path) -> tuple[list[tuple[str, datetime]], list[str]]:
@@ -336,10 +327,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--server", action="store_true", help="also measure on `chroma run`")
     parser.add_argument("--quick", action="store_true", help="small sizes for a sanity run")
     args = parser.parse_args(argv)
-    defaults = QUICK if args.quick else FULL
-    for name, value in defaults.items():
-        if getattr(args, name) is None:
-            setattr(args, name, value)
+    preset = QUICK if args.quick else FULL
+    vars(args).update({k: v for k, v in preset.items() if getattr(args, k) is None})
     turns, questions = corpus(args.data)
     results: dict[str, Any] = {
         "meta": {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version},

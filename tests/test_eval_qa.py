@@ -27,10 +27,10 @@ from benchmarks.items import QAItem, read_items, write_items
 from benchmarks.judge import judge_answer
 from benchmarks.qa import Cache, run_qa
 from benchmarks.qa_report import aggregate, plot, to_markdown, write_reports
-from langgraph_memory.porter import stem
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import OfflineChatModel
+from langgraph_memory.porter import stem
 from langgraph_memory.testing import ScriptedChatModel
 
 # --- scoring: cases computed by hand from LoCoMo's evaluation.py -----------------------
