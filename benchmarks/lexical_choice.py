@@ -237,10 +237,10 @@ def light_tokens(text: str) -> list[str]:
     >>> light_tokens("Painting parties quickly")
     ['paint', 'party', 'quick']
     """
-    from langgraph_memory.store.terms import words
+    from langgraph_memory.store import tokenize
 
     out = []
-    for word in words(text):
+    for word in tokenize(text, stemmed=False):
         for suffix in LIGHT_SUFFIXES if word.isalpha() else ():
             if word.endswith(suffix) and len(word) - len(suffix) >= 3:
                 word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
@@ -254,10 +254,10 @@ def stemmer_recall(data: Path) -> dict[str, float]:
     the top 10 over categories 1-4, turns as records (text, photo caption and the
     session's date words, no speaker), for three ways of making terms: the store's
     words unstemmed, a light suffix stripper, and the store's tokeniser (Porter)."""
-    from langgraph_memory.store.terms import date_words, tokenize, words
+    from langgraph_memory.store import date_words, tokenize
 
     tokenizers: dict[str, Callable[[str], list[str]]] = {
-        "none": words,
+        "none": lambda text: tokenize(text, stemmed=False),
         "light": light_tokens,
         "porter (the store's)": tokenize,
     }

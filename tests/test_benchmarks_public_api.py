@@ -26,6 +26,7 @@ PUBLIC_MODULES = frozenset(
         ".graph",
         ".llm",
         ".model",
+        ".porter",
         ".read",
         ".scope",
         ".store",

@@ -24,7 +24,7 @@ from datetime import datetime
 from langgraph_memory import porter
 from langgraph_memory.model import Memory
 
-__all__ = ["STOP_WORDS", "date_words", "lexical_text", "stem", "tokenize", "words"]
+__all__ = ["STOP_WORDS", "date_words", "lexical_text", "stem", "tokenize"]
 
 #: Letters and digits of any script; an underscore, apostrophe or hyphen splits words.
 _WORD = re.compile(r"[^\W_]+")
@@ -54,24 +54,17 @@ def stem(word: str) -> str:
     return porter.stem(word) if word.isalpha() else word
 
 
-def words(text: str) -> list[str]:
-    """The case-folded words of a text without stop words, unstemmed.
+def tokenize(text: str, *, stemmed: bool = True) -> list[str]:
+    """The index terms of a text, in order, repeats kept (BM25 counts them): its
+    case-folded words without stop words, stemmed unless ``stemmed=False``.
 
-    >>> words("Flight LH-761 to Zürich; ID 0a1b2c3d.")
-    ['flight', 'lh', '761', 'zürich', 'id', '0a1b2c3d']
+    >>> tokenize("She was painting flights to Zürich, ID 0a1b2c3d.")
+    ['paint', 'flight', 'zürich', 'id', '0a1b2c3d']
+    >>> tokenize("LH-761 flights", stemmed=False), tokenize("What is it?")
+    (['lh', '761', 'flights'], [])
     """
-    return [w for w in _WORD.findall(text.casefold()) if w not in STOP_WORDS]
-
-
-def tokenize(text: str) -> list[str]:
-    """The index terms of a text, in order, repeats kept (BM25 counts them).
-
-    >>> tokenize("She was painting flights to Zürich")
-    ['paint', 'flight', 'zürich']
-    >>> tokenize("What is it?")
-    []
-    """
-    return [stem(w) for w in words(text)]
+    words = [w for w in _WORD.findall(text.casefold()) if w not in STOP_WORDS]
+    return [stem(w) for w in words] if stemmed else words
 
 
 def date_words(when: datetime) -> str:
