@@ -571,3 +571,17 @@ def test_an_interrupted_close_is_completed_on_next_open(
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         assert [x.id for x in s.active("user:a")] == [keep.id]
         assert s.get_memory("user:a", m.id).valid_until == T0 + DAY
+
+
+def test_reads_of_more_records_than_one_page_see_them_all(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chroma refuses to read ~32k records in one call, so the store reads in pages:
+    a page of 3 here stands for one of 10,000."""
+    from langgraph_memory.store import collection_io
+
+    monkeypatch.setattr(collection_io, "PAGE", 3)
+    added = store.add_many("user:a", [f"Memory number {i}." for i in range(10)], now=T0)
+    assert sorted(m.id for m in store.active("user:a")) == sorted(m.id for m in added)
+    assert len(store.export("user:a")["memories"]) == 10
+    assert len(store.search(("user", "a"), limit=20)) == 10

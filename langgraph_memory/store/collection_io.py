@@ -20,6 +20,7 @@ from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
+from langgraph_memory.store.rebuild import PAGE
 from langgraph_memory.store.records import (
     CHAIN_KEY,
     CHAIN_START,
@@ -54,13 +55,30 @@ def fetch(
     where_document: dict[str, Any] | None = None,
     with_vector: bool = False,
 ) -> list[Version]:
+    """The records of ``collection`` (those with ``ids``, matching ``where``) as versions.
+
+    Read in pages of ``rebuild.PAGE``: Chroma refuses to read more than ~32k records in
+    one call ("too many SQL variables"). One page (the common case) is one call.
+    """
     include = _RECORD + (["embeddings"] if with_vector else [])
-    found = collection.get(
-        ids=ids,
-        where=where,
-        where_document=where_document,  # type: ignore[arg-type]
-        include=include,  # type: ignore[arg-type]
-    )
+    out: list[Version] = []
+    for part in [None] if ids is None else chunks(ids, PAGE):
+        while True:
+            found = collection.get(
+                ids=None if part is None else list(part),
+                where=where,
+                where_document=where_document,  # type: ignore[arg-type]
+                include=include,  # type: ignore[arg-type]
+                limit=PAGE if part is None else None,
+                offset=len(out) if part is None else None,
+            )
+            out += _versions(found, scope, with_vector)
+            if part is not None or len(found["ids"]) < PAGE:
+                break
+    return out
+
+
+def _versions(found: Any, scope: Scope, with_vector: bool) -> list[Version]:
     documents = found["documents"] or []
     metadatas = found["metadatas"] or []
     vectors = found["embeddings"] if with_vector else None
@@ -72,7 +90,7 @@ def fetch(
                 memory_from_record(record_id, documents[i], meta, scope.key),
                 key=str(meta.get(CHAIN_KEY, record_id)),
                 vector=[float(x) for x in vectors[i]] if vectors is not None else None,
-                value_json=meta.get(VALUE_KEY),  # type: ignore[arg-type]
+                value_json=meta.get(VALUE_KEY),
                 chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
             )
         )

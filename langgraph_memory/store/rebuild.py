@@ -30,6 +30,34 @@ from chromadb.api.models.Collection import Collection
 _BATCH = 1000
 
 
+#: Records read per call: Chroma's get of every record of a collection over ~32k records
+#: fails ("too many SQL variables"), so larger ones are read in pages.
+PAGE = 10_000
+
+
+def read_all(collection: Collection, page: int = PAGE) -> dict[str, list[Any]]:
+    """Every record of a collection (ids, vectors, documents, metadatas), read in pages.
+
+    >>> import tempfile, chromadb
+    >>> c = chromadb.PersistentClient(path=tempfile.mkdtemp()).create_collection(
+    ...     "pages", embedding_function=None)
+    >>> c.add(ids=["a", "b", "c"], embeddings=[[1.0], [2.0], [3.0]], documents=["x", "y", "z"])
+    >>> sorted(read_all(c, page=2)["documents"])
+    ['x', 'y', 'z']
+    """
+    out: dict[str, list[Any]] = {"ids": [], "embeddings": [], "documents": [], "metadatas": []}
+    while True:
+        found = collection.get(
+            include=["embeddings", "documents", "metadatas"], limit=page, offset=len(out["ids"])
+        )
+        out["ids"] += found["ids"]
+        out["embeddings"] += list(found["embeddings"] if found["embeddings"] is not None else [])
+        out["documents"] += found["documents"] or [None] * len(found["ids"])
+        out["metadatas"] += found["metadatas"] or [None] * len(found["ids"])
+        if len(found["ids"]) < page:
+            return out
+
+
 def rebuild_collection(client: ClientAPI, name: str) -> Collection:
     """Recreate a collection with its current records, dropping everything deleted.
 
@@ -40,7 +68,7 @@ def rebuild_collection(client: ClientAPI, name: str) -> Collection:
     hnsw = {
         k: v for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items() if v is not None
     }
-    records = old.get(include=["embeddings", "documents", "metadatas"])
+    records = read_all(old)
     client.delete_collection(name)
     configuration: Any = {"hnsw": hnsw} if hnsw else None  # same index settings as before
     new = client.create_collection(
@@ -58,8 +86,8 @@ def rebuild_collection(client: ClientAPI, name: str) -> Collection:
         new.add(
             ids=ids[part],
             embeddings=np.asarray(vectors[part], dtype=np.float32),
-            documents=documents[part] if documents is not None else None,
-            metadatas=[m or None for m in metadatas[part]] if metadatas is not None else None,  # type: ignore[misc]
+            documents=documents[part],
+            metadatas=[m or None for m in metadatas[part]],  # type: ignore[misc]
         )
     return new
 
