@@ -1,11 +1,13 @@
 """The store's core, under both of its faces: the memory methods of
 ``MemoryStore`` and the LangGraph ``BaseStore`` ops (``basestore``).
 
-It owns what both faces need and nothing else: the engine of a location
-(client, collection handles, locks, gate: see ``engine``), the embedder and
+It owns what both faces need and nothing else: the engine of a location (client,
+collection handles, locks, gate, lexical indexes: see ``engine``), the embedder and
 its bookkeeping, version lookups, the never-overwrite move of a version into
-history, and the decision log. Neither face touches Chroma's collections
-through anything but this object and the record helpers it is built on.
+history, and the decision log. Every change of a scope's active versions goes
+through ``add_active`` or ``replace``, which keep its lexical index in step. Neither
+face touches Chroma's collections through anything but this object and the record
+helpers it is built on.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding

@@ -1,10 +1,10 @@
 """The engine under every MemoryStore: one per store location in a process.
 
-An engine owns what must be shared by everything that opens one location:
-the Chroma client, the registry and collection handles, the scope locks, and
-the gate. Two ``MemoryStore`` objects on one path in one process get the same
-engine, so their scope locks agree (one fact is stored once) and a purge
-through one never leaves the other holding dropped collections.
+An engine owns what must be shared by everything that opens one location: the Chroma
+client, the registry and collection handles, the scope locks, the gate, and the
+scopes' lexical indexes (see ``lexicon``). Two ``MemoryStore`` objects on one path
+in one process get the same engine, so their scope locks agree (one fact is stored
+once) and a purge through one never leaves the other holding dropped collections.
 
 The gate is a readers-writer lock. Every store operation holds it shared, so
 operations run in parallel; a purge holds it exclusively, so it runs alone:
