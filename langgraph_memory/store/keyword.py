@@ -148,8 +148,16 @@ def rank(matches: Mapping[str, Sequence[Memory]], total: int) -> list[tuple[Memo
     return [(m, min(1.0, scores[m.id] / total_weight)) for m in ranked]
 
 
-def search(cols: layout.ScopeCollections, scope: Scope, terms: Sequence[str], k: int) -> list[Hit]:
-    """The ``k`` active memories of ``cols`` that best match ``terms`` (see ``rank``).
+def search(
+    cols: layout.ScopeCollections,
+    scope: Scope,
+    terms: Sequence[str],
+    k: int,
+    *,
+    where: dict[str, Any] | None = None,
+) -> list[Hit]:
+    """The ``k`` active memories of ``cols`` that best match ``terms`` (see ``rank``),
+    among those matching the Chroma filter ``where``, if given.
 
     A term is matched whole-word and case-insensitively; an 8-hex-digit term
     also finds the memory with that id.
@@ -162,13 +170,17 @@ def search(cols: layout.ScopeCollections, scope: Scope, terms: Sequence[str], k:
     ids_of: dict[str, list[str]] = {}
     for term in terms:
         where_document: Any = contains_filter(term)  # chromadb's WhereDocument type is too narrow
-        ids = cols.active.get(where_document=where_document, include=[])["ids"]
+        ids = cols.active.get(where=where, where_document=where_document, include=[])["ids"]
         if not too_common(len(ids), total):
             ids_of[term] = ids
         if _ID.match(term):
             ids_of.setdefault(term, []).append(term)
     union = list(dict.fromkeys(i for ids in ids_of.values() for i in ids))
-    records = {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=union)} if union else {}
+    records = (
+        {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=union, where=where)}
+        if union
+        else {}
+    )
     matches: dict[str, list[Memory]] = {}
     for term, ids in ids_of.items():
         whole_word = re.compile(term_pattern(term))

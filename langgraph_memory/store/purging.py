@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from chromadb.api.models.Collection import Collection
+
 from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.model import Decision
@@ -19,6 +21,7 @@ from langgraph_memory.store.collection_io import fetch
 from langgraph_memory.store.engine import Engine
 from langgraph_memory.store.records import (
     CHAIN_KEY,
+    SOURCES,
     decision_document,
     decision_from_document,
     decision_metadata,
@@ -132,6 +135,7 @@ def purge_chains(
     texts = {_plain(v.memory.text) for v in versions}
     for collection in (cols.active, cols.history):
         collection.delete(where=where)  # type: ignore[arg-type]
+        unlink_sources(collection, ids)
     found = cols.log.get(include=["documents"])
     logged = [
         (log_id, decision_from_document(doc))
@@ -160,6 +164,28 @@ def purge_chains(
             metadatas=[decision_metadata(d) for d in redacted],
         )
     return {"memories": len(ids), "decisions": len(doomed)}, sorted(ids)
+
+
+def unlink_sources(collection: Collection, ids: set[str]) -> int:
+    """Drop the purged ``ids`` from the ``sources`` of every record left in
+    ``collection`` (a fact keeps no link to a purged episode); how many changed.
+
+    Chroma cannot match part of a metadata string, so every record's metadata
+    is read: a purge rebuilds the scope's files anyway.
+    """
+    found = collection.get(include=["metadatas"])
+    changed: dict[str, str | None] = {}
+    for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
+        linked = str(meta.get(SOURCES) or "").split(",")
+        kept = [s for s in linked if s and s not in ids]
+        if len(kept) < len([s for s in linked if s]):
+            changed[record_id] = ",".join(kept) or None  # None drops the key
+    if changed:
+        collection.update(
+            ids=list(changed),
+            metadatas=[{SOURCES: value} for value in changed.values()],
+        )
+    return len(changed)
 
 
 def _plain(text: str | None) -> str:

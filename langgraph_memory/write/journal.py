@@ -102,19 +102,24 @@ class JournalEntry:
     scope: str
     messages: tuple[tuple[str, str], ...]
     when: datetime
+    thread_id: str | None = None
 
     @classmethod
     def of(cls, scope_key: str, turn: Turn) -> JournalEntry:
         """The entry for ``turn`` in the scope ``scope_key``."""
-        return cls(turn.id, scope_key, tuple((m.role, m.content) for m in turn.messages), turn.when)
+        messages = tuple((m.role, m.content) for m in turn.messages)
+        return cls(turn.id, scope_key, messages, turn.when, turn.thread_id)
 
     def turn(self) -> Turn:
-        """The turn back, with its id and time."""
-        return Turn.of(self.messages, when=self.when, turn_id=self.turn_id)
+        """The turn back, with its ids and time."""
+        return Turn.of(
+            self.messages, when=self.when, turn_id=self.turn_id, thread_id=self.thread_id
+        )
 
     def record(self) -> dict[str, Any]:
-        """The JSON-ready record for the file."""
-        return {
+        """The JSON-ready record for the file (``thread`` only when the turn has one,
+        so a record without it reads as before)."""
+        record: dict[str, Any] = {
             "t": "turn",
             "v": VERSION,
             "id": self.turn_id,
@@ -122,6 +127,9 @@ class JournalEntry:
             "messages": [list(m) for m in self.messages],
             "when": self.when.isoformat(),
         }
+        if self.thread_id is not None:
+            record["thread"] = self.thread_id
+        return record
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any]) -> JournalEntry:
@@ -138,6 +146,7 @@ class JournalEntry:
             scope=_scope_key(data.get("scope")),
             messages=_messages(data.get("messages")),
             when=_when(data.get("when")),
+            thread_id=_thread(data.get("thread")),
         )
 
 
@@ -336,6 +345,12 @@ def _check_version(version: Any) -> None:
 def _turn_id(value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise JournalError(f"turn id {value!r} is not a non-empty string")
+    return value
+
+
+def _thread(value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise JournalError(f"thread id {value!r} is not a non-empty string")
     return value
 
 

@@ -31,7 +31,15 @@ from langchain_core.messages import BaseMessage
 
 from langgraph_memory.checks import check_chars, check_id, strip_controls
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.model import Kind, Memory, Source, Trust, now_utc, utc
+from langgraph_memory.model import (
+    MAX_METADATA_STR_CHARS,
+    Kind,
+    Memory,
+    Source,
+    Trust,
+    now_utc,
+    utc,
+)
 
 Role = Literal["user", "assistant", "tool", "document"]
 ROLE_OF_TYPE: dict[str, Role] = {
@@ -69,11 +77,13 @@ class Message:
 @dataclass(frozen=True)
 class Turn:
     """One exchange to learn from, with the time it happened and an id (a turn
-    replayed with the same id is recognised). Build one with ``Turn.of``."""
+    replayed with the same id is recognised), and the id of the thread (session)
+    it belongs to, when it has one. Build one with ``Turn.of``."""
 
     messages: tuple[Message, ...]
     when: datetime
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    thread_id: str | None = None
 
     @classmethod
     def of(
@@ -82,25 +92,29 @@ class Turn:
         *,
         when: datetime | None = None,
         turn_id: str | None = None,
+        thread_id: str | None = None,
     ) -> Turn:
         """Build a turn from LangChain messages, ``(role, text)`` pairs or dicts.
 
         ``when`` (default: the clock) must be timezone-aware; ``turn_id``
-        defaults to a new random id. Given a ``Turn``, its messages are checked
-        again (one built by hand skipped this) and it keeps its time and id
-        unless ``when`` or ``turn_id`` is given. A message that is not valid
-        Unicode, or of a kind not listed, raises ``InvalidArgumentError``.
+        defaults to a new random id; ``thread_id`` (default: none) names the
+        conversation the turn belongs to (the graph's ``thread_id``). Given a
+        ``Turn``, its messages are checked again (one built by hand skipped
+        this) and it keeps its time and ids unless others are given. A message
+        that is not valid Unicode, or of a kind not listed, raises
+        ``InvalidArgumentError``.
 
         >>> from langchain_core.messages import AIMessage, HumanMessage
-        >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")])
-        >>> [m.role for m in t.messages]
-        ['user', 'assistant']
-        >>> Turn.of(t).id == t.id, Turn.of(t, turn_id="t2").id
-        (True, 't2')
+        >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")], thread_id="chat-1")
+        >>> [m.role for m in t.messages], t.thread_id
+        (['user', 'assistant'], 'chat-1')
+        >>> Turn.of(t).id == t.id, Turn.of(t, turn_id="t2").id, Turn.of(t).thread_id
+        (True, 't2', 'chat-1')
         """
         if isinstance(messages, Turn):
             when = when if when is not None else messages.when
             turn_id = turn_id or messages.id
+            thread_id = thread_id or messages.thread_id
             messages = messages.messages
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
             raise InvalidArgumentError(
@@ -112,6 +126,7 @@ class Turn:
             messages=parsed,
             when=utc(when, "when") if when is not None else now_utc(),
             id=uuid.uuid4().hex[:12] if turn_id in (None, "") else check_id(turn_id, "turn_id"),
+            thread_id=None if thread_id in (None, "") else _thread_id(thread_id),
         )
 
     def user_text(self) -> str:
@@ -122,6 +137,16 @@ class Turn:
         """The messages of the given roles, in order."""
         wanted = set(roles)
         return tuple(m for m in self.messages if m.role in wanted)
+
+
+def _thread_id(value: Any) -> str:
+    """A thread id: a non-empty str short enough for a memory's metadata."""
+    checked = check_id(value, "thread_id")
+    if len(checked) > MAX_METADATA_STR_CHARS:
+        raise InvalidArgumentError(
+            f"thread_id has {len(checked):,} characters, more than {MAX_METADATA_STR_CHARS:,}"
+        )
+    return checked
 
 
 def _message(m: Any) -> Message:
