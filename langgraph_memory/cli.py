@@ -8,7 +8,6 @@
     langgraph-memory export --user alice       # everything, as JSON
     langgraph-memory import --user alice --in F  # restore an export into an empty scope
     langgraph-memory purge --user alice --yes  # hard-delete (all, or --ids ...)
-    langgraph-memory bench peers --data DIR    # a benchmark (store, peers, graph, ...)
 
 >>> parser().parse_args(["show", "--user", "alice"]).scope
 'user:alice'
@@ -323,12 +322,6 @@ def parser() -> argparse.ArgumentParser:
     p = command("purge", purge)
     p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")
     p.add_argument("--yes", action="store_true", help="confirm the hard delete")
-    # Listed for --help only: main() hands `bench ...` to the benchmark dispatcher as is.
-    commands.add_parser(
-        "bench",
-        help="run a benchmark (store, peers, graph, ingest, write-cost, gate): "
-        "bench NAME [its options]; bench --help lists them",
-    )
     return top
 
 
@@ -344,10 +337,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-    if given[:1] == ["bench"]:
-        from langgraph_memory.bench.__main__ import main as run_bench
-
-        return run_bench(given[1:])
     args = parser().parse_args(given)
     try:
         return int(args.run(args))

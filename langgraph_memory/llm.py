@@ -21,7 +21,11 @@ from langchain_core.language_models import BaseChatModel
 
 from langgraph_memory.errors import ModelConfigError
 
+__all__ = ["DEFAULT_MODEL", "MODEL_ENV", "configured", "resolve_chat_model"]
+
+#: The OpenAI model used when the environment names an endpoint but no model.
 DEFAULT_MODEL = "gpt-4o-mini"
+#: The environment variable that names the model (``LANGGRAPH_MEMORY_MODEL``).
 MODEL_ENV = "LANGGRAPH_MEMORY_MODEL"
 
 

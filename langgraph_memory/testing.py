@@ -41,6 +41,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
+__all__ = ["ScriptedChatModel", "count_tokens"]
+
 Answer = dict[str, Any] | str | Exception | Callable[[list[BaseMessage]], Any]
 
 

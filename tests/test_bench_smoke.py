@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from langgraph_memory.eval.plots import draw
+from benchmarks.plots import draw
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -20,7 +20,7 @@ def test_store_latency_bench_runs_and_reports_ratios(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "langgraph_memory.bench.store_latency",
+            "benchmarks.store_latency",
             *args,
             "--skip-real",
             "--out",
@@ -41,5 +41,5 @@ def test_store_latency_bench_runs_and_reports_ratios(tmp_path: Path) -> None:
     assert many["total"] == 300 and many["naive_filtered_results_in_scope"] == 1.0
     assert many["ratio_naive_filtered_over_ours"]["p50"] > 0
     assert many["read"]["p50_ms"] > 0
-    # The results draw as a chart (python -m langgraph_memory.eval.plots).
+    # The results draw as a chart (python -m benchmarks.plots).
     assert draw(report, tmp_path, "store").read_bytes()[:8] == PNG

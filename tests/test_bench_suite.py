@@ -1,4 +1,5 @@
-"""The peers, graph and ingest benchmarks and the dispatcher run end to end at tiny sizes.
+"""The peers, graph and ingest benchmarks and the dispatcher run end to end at tiny sizes, and
+every runner that reads a dataset says what to put in a missing data folder.
 
 No timing is asserted (benchmarks measure, tests check behaviour). The data is a tiny
 LoCoMo-shaped file written here, and the embedder is the bench's hashed fake, so nothing needs
@@ -14,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory.bench import __main__ as dispatcher
-from langgraph_memory.bench import graph_overhead, ingest_speed, peers
-from langgraph_memory.eval.plots import draw
+from benchmarks import __main__ as dispatcher
+from benchmarks import gate_recall, graph_overhead, ingest_speed, qa, retrieval, write_cost
+from benchmarks.peers import compare as peers
+from benchmarks.plots import draw
 
 PEER = os.environ.get("LGM_BENCH_PEER") == "1"
 
@@ -124,13 +126,9 @@ def test_ingest_bench_reports_ratios_vs_default(data: Path, tmp_path: Path) -> N
     assert all(r["turns_per_s_median"] > 0 for r in results.values())
 
 
-def test_tuned_embedder_applies_session_config() -> None:
-    emb = ingest_speed.TunedMiniLM({"session.intra_op.allow_spinning": "0"}, threads=1)
-    assert len(emb.embed_query("hello")) == 384
-
-
 def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert set(dispatcher.BENCHES) == {"store", "peers", "graph", "ingest", "write-cost", "gate"}
+    benches = {"store", "peers", "graph", "ingest", "write-cost", "gate"}
+    assert set(dispatcher.BENCHES) == benches | {"retrieval", "qa", "components", "plots"}
     assert dispatcher.main([]) == 2
     assert dispatcher.main(["nope"]) == 2
     args = ["--data", str(data), "--n", "10", "--repeats", "1", "--only", "embed_only"]
@@ -138,16 +136,25 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
     assert "ratio vs default" in capsys.readouterr().out
 
 
-def test_cli_bench_command_passes_options_to_the_named_bench(
-    data: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from langgraph_memory.cli import main as cli
+RUNNERS = {
+    "peers": peers.main,
+    "graph": graph_overhead.main,
+    "ingest": ingest_speed.main,
+    "write-cost": write_cost.main,
+    "gate": gate_recall.main,
+    "retrieval": lambda argv: retrieval.main([*argv, "--dataset", "locomo"]),
+    "qa": lambda argv: qa.main([*argv, "--dataset", "locomo", "--no-judge"]),
+}
 
-    assert cli(["bench"]) == 2
-    assert "write-cost" in capsys.readouterr().out, "bare `bench` lists the benchmarks"
-    assert cli(["bench", "--help"]) == 0
-    assert "write-cost" in capsys.readouterr().out
-    assert cli(["bench", "nope"]) == 2
-    args = ["--data", str(data), "--n", "10", "--repeats", "1", "--only", "embed_only"]
-    assert cli(["bench", "ingest", *args, "--fake-embedder"]) == 0
-    assert "ratio vs default" in capsys.readouterr().out
+
+@pytest.mark.parametrize("name", sorted(RUNNERS))
+def test_a_runner_without_its_data_says_what_to_put_there(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:  # --data is required: no default folder
+        RUNNERS[name]([])
+    assert exited.value.code == 2 and "--data" in capsys.readouterr().err
+    assert RUNNERS[name](["--data", str(tmp_path / "nowhere")]) == 2
+    message = capsys.readouterr().err
+    assert f"{tmp_path / 'nowhere'} not found" in message
+    assert "locomo/locomo10.json: LoCoMo-10" in message and "../shared/data" in message

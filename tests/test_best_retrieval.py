@@ -1,4 +1,4 @@
-"""The best no-model LoCoMo retrieval recipe (langgraph_memory.eval.best_retrieval)."""
+"""The best no-model LoCoMo retrieval recipe (benchmarks.best_retrieval)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from langgraph_memory import MemoryStore
-from langgraph_memory.eval.best_retrieval import (
+from benchmarks.best_retrieval import (
     BestRetriever,
     Params,
     TurnDoc,
@@ -24,8 +23,9 @@ from langgraph_memory.eval.best_retrieval import (
     strip_names,
     tokenize,
 )
-from langgraph_memory.eval.datasets import lme_question, locomo_conversation
-from langgraph_memory.eval.ingest import ingest_locomo, ingest_longmemeval
+from benchmarks.datasets import lme_question, locomo_conversation
+from benchmarks.ingest import ingest_locomo, ingest_longmemeval
+from langgraph_memory import MemoryStore
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 LOCOMO = DATA / "locomo" / "locomo10.json"

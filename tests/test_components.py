@@ -1,4 +1,4 @@
-"""The component-evaluation fixtures and their scorer (langgraph_memory.eval.components).
+"""The component-evaluation fixtures and their scorer (benchmarks.components).
 
 The scorer is checked against models whose answers are known: an oracle that
 answers every case as expected (100%), and wrong models whose failures can be
@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory.eval.components import (
+from benchmarks.components import (
     DEFAULT_EXTRACTION,
     DEFAULT_RECONCILE,
     TARGETED,
     CaseResult,
     ExtractionCase,
     ReconcileCase,
+    Role,
     by_tag,
     load_extraction,
     load_reconcile,
@@ -32,10 +33,17 @@ from langgraph_memory.eval.components import (
     score_extraction,
     score_reconcile,
 )
-from langgraph_memory.model import Memory, Op
+from langgraph_memory import Memory, Op
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write.chat_model import ChatMemoryModel
-from langgraph_memory.write.types import Choice, Extraction, Fact, MemoryModel, Role, Turn
+from langgraph_memory.write import (
+    ChatMemoryModel,
+    Choice,
+    Extraction,
+    Fact,
+    MemoryModel,
+    Turn,
+)
+from langgraph_memory.write.offline import RulesModel
 
 EXTRACTION = load_extraction(DEFAULT_EXTRACTION)
 RECONCILE = load_reconcile(DEFAULT_RECONCILE)
@@ -244,7 +252,6 @@ def test_the_report_has_a_line_per_case_and_a_row_per_tag() -> None:
 
 
 def test_the_rules_model_runs_on_every_case() -> None:
-    from langgraph_memory.write.offline import RulesModel
 
     rules = RulesModel()
     for name, results, cases in (

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import BaseMessage
 
+from benchmarks import qa
+from benchmarks.prepare import prepare
 from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.eval import qa
-from langgraph_memory.eval.prepare import prepare
 from langgraph_memory.write.offline import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
@@ -173,7 +173,7 @@ def test_write_path_mode_needs_a_writer(data: Path, tmp_path: Path, embedder: Lo
 def test_retrieval_eval_measures_what_the_write_path_stored(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langgraph_memory.eval import retrieval
+    from benchmarks import retrieval
 
     out = tmp_path / "r.json"
     argv = ["--data", str(data), "--dataset", "longmemeval-s", "--variants", "cosine"]
@@ -193,7 +193,7 @@ def test_retrieval_eval_measures_what_the_write_path_stored(
 def test_qa_offline_on_what_the_rules_model_wrote_with_a_scripted_judge(
     data: Path, tmp_path: Path, embedder: LocalMiniLM
 ) -> None:
-    from langgraph_memory.graph.offline import OfflineChatModel
+    from langgraph_memory.graph import OfflineChatModel
     from langgraph_memory.testing import ScriptedChatModel
 
     def judge(messages: list[BaseMessage]) -> dict[str, str]:

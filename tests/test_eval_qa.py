@@ -14,14 +14,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import BaseMessage
 
-from langgraph_memory import MemoryStore
-from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.eval import qa
-from langgraph_memory.eval.items import QAItem, read_items, write_items
-from langgraph_memory.eval.judge import judge_answer
-from langgraph_memory.eval.qa import Cache, run_qa
-from langgraph_memory.eval.report import aggregate, plot, to_markdown, write_reports
-from langgraph_memory.eval.scoring import (
+from benchmarks import qa
+from benchmarks.answer_scoring import (
     abstains,
     answer_f1,
     multi_answer_f1,
@@ -30,7 +24,13 @@ from langgraph_memory.eval.scoring import (
     stem,
     token_f1,
 )
-from langgraph_memory.graph.offline import OfflineChatModel
+from benchmarks.items import QAItem, read_items, write_items
+from benchmarks.judge import judge_answer
+from benchmarks.qa import Cache, run_qa
+from benchmarks.qa_report import aggregate, plot, to_markdown, write_reports
+from langgraph_memory import MemoryStore
+from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.graph import OfflineChatModel
 from langgraph_memory.testing import ScriptedChatModel
 
 # --- scoring: cases computed by hand from LoCoMo's evaluation.py -----------------------
@@ -305,7 +305,7 @@ def test_cli_end_to_end_offline(
 
 def test_plot_needs_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(ImportError, match=r"pip install \"langgraph-memory-kit\[eval\]\""):
+    with pytest.raises(ImportError, match="pip install matplotlib"):
         plot([], tmp_path / "scores.png")
 
 
@@ -319,7 +319,7 @@ def test_plot_writes_a_png(store: MemoryStore, tmp_path: Path) -> None:
 def test_progress_to_a_log_file_is_a_line_per_five_percent() -> None:
     import io
 
-    from langgraph_memory.eval.qa import Progress
+    from benchmarks.qa import Progress
 
     log = io.StringIO()  # not a terminal
     counter = Progress(100, log)

@@ -9,10 +9,8 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from langgraph_memory import MemoryStore, MemoryWriter
-from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.eval import plots, retrieval
-from langgraph_memory.eval.datasets import (
+from benchmarks import plots, retrieval
+from benchmarks.datasets import (
     LmeQuestion,
     LmeSession,
     LmeTurn,
@@ -21,19 +19,21 @@ from langgraph_memory.eval.datasets import (
     parse_lme_date,
     parse_locomo_date,
 )
-from langgraph_memory.eval.ingest import (
+from benchmarks.ingest import (
     CachedEmbeddings,
     ingest_locomo,
     ingest_longmemeval,
     lme_gold_turns,
 )
-from langgraph_memory.eval.metrics import (
+from benchmarks.metrics import (
     dcg,
     lme_session_metrics,
     lme_turn_metrics,
     ndcg,
     recall_fraction,
 )
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.write.offline import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"

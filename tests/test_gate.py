@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory.bench.gate_recall import ORACLE, Turn, longmemeval_oracle, measure
+from benchmarks.gate_recall import ORACLE, GateCase, longmemeval_oracle, measure
 from langgraph_memory.write.gate import may_hold_fact
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -81,7 +81,7 @@ def test_skips_questions_greetings_and_small_talk(text: str) -> None:
 
 
 def test_recall_and_skip_share_on_an_inline_fixture() -> None:
-    turns = [Turn(t, True) for t in MUST_PASS] + [Turn(t, False) for t in MAY_SKIP]
+    turns = [GateCase(t, True) for t in MUST_PASS] + [GateCase(t, False) for t in MAY_SKIP]
     result = measure("fixture", turns)
     assert result.recall == 1.0
     assert result.skip_share == len(MAY_SKIP) / len(turns)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from langgraph_memory.eval import plots
-from langgraph_memory.eval.report import ItemResult, to_json
+from benchmarks import plots
+from benchmarks.qa_report import ItemResult, to_json
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -32,7 +32,7 @@ def test_kinds_are_recognised_by_shape() -> None:
     r = ItemResult(id="q", dataset="locomo", category="4", question="Q?", gold="Pune",
                    answer="Pune", abstention=False, f1=1.0, abstained=False)  # fmt: skip
     assert plots.kind_of(to_json([r], {"model": "m"})) == "qa"
-    with pytest.raises(ValueError, match=r"eval\.retrieval, eval\.qa, bench store or bench peers"):
+    with pytest.raises(ValueError, match=r"benchmarks\.store_latency or benchmarks\.peers"):
         plots.kind_of({"something": 1})
     with pytest.raises(ValueError, match="JSON object"):
         plots.kind_of([1, 2])  # type: ignore[arg-type]

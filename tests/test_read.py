@@ -133,6 +133,8 @@ def test_bad_arguments(store: MemoryStore) -> None:
         retrieve(store, U, "q", k=0)
     with pytest.raises(ValueError, match="weights"):
         retrieve(store, U, "q", weights=(0, 0, 0))
+    with pytest.raises(ValueError, match="keyword_candidates"):
+        retrieve(store, U, "q", keyword_candidates=-1)
     with pytest.raises(ValueError, match="half_life"):
         store.add(U, "x", now=T0)
         retrieve(store, U, "q", half_life_h=0)

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from langgraph_memory.bench import write_cost
+from benchmarks import write_cost
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.write.gate import may_hold_fact
-from langgraph_memory.write.writer import ReconcileCalls
+from langgraph_memory.write.steps import may_hold_fact
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -96,7 +95,7 @@ def test_fixture_is_what_the_comments_say() -> None:
 
 @pytest.mark.parametrize("mode", write_cost.MODES)
 def test_each_turn_costs_what_the_write_path_promises(
-    mode: ReconcileCalls, tmp_path: Path, embedder: LocalMiniLM
+    mode: write_cost.Reconcile, tmp_path: Path, embedder: LocalMiniLM
 ) -> None:
     conv = write_cost.conversation(SAMPLE)
     costs, kinds, ops = write_cost.replay(conv, mode, embeddings=embedder, workdir=tmp_path)

@@ -79,17 +79,33 @@ def retrieve(
     weights: Sequence[float] = (1.0, 1.0, 1.0),
     pinned_limit: int = PINNED_LIMIT,
     touch: bool = True,
+    keyword_candidates: int = KEYWORD_CANDIDATES,
 ) -> list[Retrieved]:
     """Pinned memories first, then the ``k`` best by blended score.
 
     With ``touch`` the results' ``last_accessed`` becomes ``now`` (in one write, and only for
     those not seen within 1% of the half-life). With ``as_of`` it reads what was valid at
     that time (and refreshes nothing). ``now`` and ``as_of`` must be timezone-aware.
+    ``keyword_candidates`` keyword hits join the vector candidates; 0 ranks the vector
+    candidates alone (what the keyword index adds can then be measured).
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> _ = store.add_many("user:a", [f"User likes hobby {i}." for i in range(60)])
+    >>> code = store.add("user:a", "Locker code is ZX-4471.", importance=1.0)
+    >>> def first(n: int) -> str:  # ranked by importance alone: any candidate code comes first
+    ...     hits = retrieve(store, "user:a", "What is the ZX-4471 code?", k=1, weights=(0, 0, 1),
+    ...                     keyword_candidates=n, touch=False)
+    ...     return hits[0].memory.text
+    >>> first(KEYWORD_CANDIDATES), first(0)
+    ('Locker code is ZX-4471.', 'User likes hobby ...')
     """
     scope = Scope.of(scope)
     check_k(k)
     check_query(query)
     check_k(pinned_limit, "pinned_limit", low=0)
+    check_k(keyword_candidates, "keyword_candidates", low=0)
     weights = check_weights(weights)
     check_half_life(half_life_h)
     if as_of is not None:
@@ -103,14 +119,14 @@ def retrieve(
     for hit in store.nearest(scope, vector, k=n, as_of=as_of):
         found[hit.memory.id] = hit.memory
         relevance[hit.memory.id] = max(0.0, hit.score)
-    if as_of is None:  # keyword search sees active memories only
+    if as_of is None and keyword_candidates > 0:  # keyword search sees active memories only
         # Keyword hits (names, numbers, ids) widen the candidates; they are scored
         # by the same cosine as the rest. Scoring them by keyword match instead
         # put every turn naming a person at relevance 1.0 and cut LoCoMo R@5
         # from 0.33 (cosine) to 0.11.
         extra = [
             h.memory.id
-            for h in store.keyword(scope, query, k=KEYWORD_CANDIDATES)
+            for h in store.keyword(scope, query, k=keyword_candidates)
             if h.memory.id not in found
         ]
         for hit in store.nearest(scope, vector, k=max(1, len(extra)), ids=extra):

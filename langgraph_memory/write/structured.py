@@ -83,6 +83,16 @@ def ask(
     call fails, asks again for plain text (the prompts ask for JSON only) and
     reads the JSON out of it. An exception from that plain call propagates:
     the caller logs it as a failed decision.
+
+    >>> from langchain_core.messages import HumanMessage
+    >>> from pydantic import BaseModel
+    >>> from langgraph_memory.testing import ScriptedChatModel
+    >>> class Verdict(BaseModel):
+    ...     label: str
+    >>> ask(ScriptedChatModel(script=[{"label": "CORRECT"}]), [HumanMessage("Right?")], Verdict)
+    (Verdict(label='CORRECT'), '[{"label": "CORRECT"}]')
+    >>> ask(ScriptedChatModel(script=['Sure: {"label": "WRONG"}']), [HumanMessage("?")], Verdict)
+    (Verdict(label='WRONG'), 'Sure: {"label": "WRONG"}')
     """
     try:
         structured = _structured(model, schema)

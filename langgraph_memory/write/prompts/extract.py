@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+__all__ = ["HUMAN", "SYSTEM", "ExtractedFact", "ExtractionOutput"]
+
 SYSTEM = """You write a user's long-term memory. From the conversation turn below, extract \
 the durable facts worth remembering in later conversations. Today is {today} ({weekday}).
 

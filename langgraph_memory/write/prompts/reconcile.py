@@ -11,6 +11,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+__all__ = [
+    "BATCH_HUMAN",
+    "BATCH_SYSTEM",
+    "HUMAN",
+    "SYSTEM",
+    "BatchDecision",
+    "BatchOutput",
+    "ReconcileOutput",
+]
+
 _OPS = """Operations:
 - ADD: the fact is new; nothing shown says it.
 - UPDATE [i]: the fact changes or refines memory [i] (same subject, new value or more \

@@ -3,9 +3,9 @@
 For each question (a :class:`QAItem`) the runner retrieves the ``k`` best memories
 of the item's scope as of the question's date, renders them, asks the answer
 model to answer briefly from them (or say "No information available"), then
-scores the answer with LoCoMo's official F1 (``scoring``) and, optionally, the
+scores the answer with LoCoMo's official F1 (``answer_scoring``) and, optionally, the
 LLM judge J (``judge``). Results go to ``results.json``, ``report.md`` and, when
-matplotlib is installed, ``scores.png`` (``report``).
+matplotlib is installed, ``scores.png`` (``qa_report``).
 
 It is resumable: every answer and verdict is appended to a JSON-lines cache as
 soon as it exists, keyed by item id, model name, k and prompt version, so a
@@ -14,19 +14,19 @@ the store (``touch=False``): refreshing ``last_accessed`` would make one
 question's answer depend on which questions ran before it.
 
 Run it on a benchmark file: the questions are read from it and the conversations they ask
-about are replayed into ``OUT/store`` first (``eval.prepare``; resumable too), raw turns by
+about are replayed into ``OUT/store`` first (``benchmarks.prepare``; resumable too), raw turns by
 default, or through the full write path with the answer model (``--ingest write_path``)::
 
-    python -m langgraph_memory.eval.qa --data ../shared/data --dataset locomo --out out/
-    python -m langgraph_memory.eval.qa --data ../shared/data --dataset longmemeval-s \\
+    python -m benchmarks.qa --data ../shared/data --dataset locomo --out out/
+    python -m benchmarks.qa --data ../shared/data --dataset longmemeval-s \\
         --model qwen --base-url http://localhost:8000/v1 --judge-model gpt-4o-mini --k 10
 
-or on a store filled by ``eval.ingest`` (one scope per conversation, ``user:<sample_id>`` or
+or on a store filled by ``benchmarks.ingest`` (one scope per conversation, ``user:<sample_id>`` or
 ``user:<question_id>``) and an items file::
 
-    python -m langgraph_memory.eval.qa --store STORE --items items.jsonl --out out/
+    python -m benchmarks.qa --store STORE --items items.jsonl --out out/
 
-An items file is JSON lines, one ``QAItem`` each (``eval.items``).
+An items file is JSON lines, one ``QAItem`` each (``benchmarks.items``).
 
 >>> answer_key("conv-1:0", "gpt-4o-mini", 10) != answer_key("conv-1:0", "gpt-4o-mini", 5)
 True
@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -47,16 +46,16 @@ from typing import IO, Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from langgraph_memory import MemoryStore
-from langgraph_memory.eval.datasets import DATASETS
-from langgraph_memory.eval.items import QAItem, read_items
-from langgraph_memory.eval.judge import JUDGE_PROMPT_VERSION, judge_answer
-from langgraph_memory.eval.prepare import prepare
-from langgraph_memory.eval.report import ItemResult, plot, write_reports
-from langgraph_memory.eval.scoring import abstains, answer_f1
-from langgraph_memory.llm import resolve_chat_model
+from benchmarks.answer_scoring import abstains, answer_f1
+from benchmarks.datasets import DATASETS, missing_data
+from benchmarks.items import QAItem, read_items
+from benchmarks.judge import JUDGE_PROMPT_VERSION, judge_answer
+from benchmarks.models import chat_model
+from benchmarks.prepare import prepare
+from benchmarks.qa_report import ItemResult, plot, write_reports
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.graph import OfflineChatModel
 from langgraph_memory.read import render, retrieve
-from langgraph_memory.write.writer import MemoryWriter, memory_model
 
 #: Part of the cache key of answers: change it whenever the answer prompt changes
 #: (the memories block from ``read.render`` included). a2: memory texts quoted.
@@ -247,25 +246,9 @@ def run_qa(
     return results
 
 
-def chat_model(name: str | None, base_url: str | None) -> tuple[BaseChatModel | None, str]:
-    """The named OpenAI-compatible model (``"openai:"`` prefix optional), else the
-    environment's (``llm.resolve_chat_model``), else None; with its name for the cache."""
-    if name:
-        from langchain_openai import ChatOpenAI
-
-        name = name.removeprefix("openai:")
-        key = os.environ.get("OPENAI_API_KEY", "not-needed")
-        chat = ChatOpenAI(model=name, base_url=base_url, api_key=key, temperature=0)  # type: ignore[arg-type]
-        return chat, name
-    resolved = resolve_chat_model()
-    if resolved is None:
-        return None, ""
-    return resolved, str(getattr(resolved, "model_name", "") or type(resolved).__name__)
-
-
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m langgraph_memory.eval.qa",
+        prog="python -m benchmarks.qa",
         description="Answer benchmark questions from a memory store and score them "
         "(LoCoMo F1, LLM judge J).",
     )
@@ -301,10 +284,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--items needs --store (the store those items were ingested into)")
     if args.data is not None and args.dataset is None:
         parser.error("--data needs --dataset")
+    if args.data is not None:
+        problem = missing_data(args.data, DATASETS[args.dataset])
+    elif not args.items.is_file():
+        problem = f"items file {args.items} not found (JSON lines of QAItem: see benchmarks.items)"
+    else:
+        problem = None
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     model, model_name = chat_model(args.model, args.base_url)
     if model is None:
-        from langgraph_memory.graph.offline import OfflineChatModel
-
         print("no answer model configured: using the offline echo model", file=sys.stderr)
         model, model_name = OfflineChatModel(), "offline"
     judge, judge_name = None, ""
@@ -317,7 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.data is not None:
             writer = None
             if args.ingest == "write_path":
-                writer = MemoryWriter(store, model=memory_model(model if args.model else None))
+                # The answer model when one was named; else the environment's, or the rules model.
+                writer = MemoryWriter(store, model=model if args.model else None)
             try:
                 items = prepare(
                     args.data, args.dataset, store, args.out / "ingested.json",

@@ -19,8 +19,8 @@ conversation in one batch before the per-session writes (MiniLM is far faster
 on big length-sorted batches) and remembers query vectors across variants.
 
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
->>> from langgraph_memory.eval.datasets import Session, Turn
->>> turn_text(Turn("D1:2", "Mel", "Look!", caption="a dog on a beach"))
+>>> from benchmarks.datasets import DialogTurn, Session
+>>> turn_text(DialogTurn("D1:2", "Mel", "Look!", caption="a dog on a beach"))
 'Mel: Look! [shares a photo: a dog on a beach]'
 """
 
@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 
+from benchmarks.datasets import Conversation, DialogTurn, LmeQuestion, LmeSession
 from langgraph_memory import Kind, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import embedder_name
-from langgraph_memory.eval.datasets import Conversation, LmeQuestion, LmeSession, Turn
 
 Mode = Literal["raw", "observations", "write_path"]
 MODES: tuple[Mode, ...] = ("raw", "observations", "write_path")
@@ -112,7 +112,7 @@ class Ingested:
         return len(self.units)
 
 
-def turn_text(turn: Turn) -> str:
+def turn_text(turn: DialogTurn) -> str:
     """A LoCoMo turn as stored in raw mode: speaker, words, and the image caption.
 
     The speaker's name is kept because questions name people ("What did Caroline ...").
@@ -173,7 +173,7 @@ def ingest_locomo(
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-    >>> from langgraph_memory.eval.datasets import locomo_conversation
+    >>> from benchmarks.datasets import locomo_conversation
     >>> conv = locomo_conversation({"sample_id": "c1", "conversation": {
     ...     "speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:56 pm on 8 May, 2023",
     ...     "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "I adopted a cat."}]}})
@@ -248,7 +248,7 @@ def lme_corpus(
 ) -> list[tuple[LmeSession, int, str]]:
     """The indexed turns of a haystack: ``(session, message index, turn id)`` in order.
 
-    >>> from langgraph_memory.eval.datasets import LmeTurn
+    >>> from benchmarks.datasets import LmeTurn
     >>> from datetime import datetime, timezone
     >>> s = LmeSession("s1", datetime(2023, 1, 1, tzinfo=timezone.utc),
     ...                (LmeTurn("user", "hi"), LmeTurn("assistant", "hello")))

@@ -1,7 +1,8 @@
 """Loaders for the LoCoMo and LongMemEval benchmark files, into typed records.
 
-The files themselves are not shipped: the caller passes their paths (the
-project's copy lives in ``../shared/data``; see its README for the quirks).
+The files themselves are not shipped: every runner takes the folder holding them as
+``--data`` (:data:`DATASETS` is its layout, :data:`SOURCES` says where each file comes
+from), and :func:`missing_data` words what to put there when a file is absent.
 
 - LoCoMo (``locomo10.json``): :func:`load_locomo` returns one
   :class:`Conversation` per sample, with the official category numbers
@@ -16,6 +17,8 @@ project's copy lives in ``../shared/data``; see its README for the quirks).
 '2023-05-08T13:56:00+00:00'
 >>> parse_lme_date("2023/05/30 (Tue) 23:40").isoformat()
 '2023-05-30T23:40:00+00:00'
+>>> assume_utc(datetime(2023, 5, 8, 13, 56)).isoformat()
+'2023-05-08T13:56:00+00:00'
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from langgraph_memory.checks import strip_controls
+from langgraph_memory.store import strip_controls
 
 #: LoCoMo's ``category`` numbers, as the official ``evaluation.py`` reads them
 #: (not the paper's column order, and not Mem0's remapping).
@@ -40,11 +43,22 @@ LOCOMO_CATEGORIES: dict[int, str] = {
     4: "single-hop",
     5: "adversarial",
 }
-#: Dataset name -> its file under the benchmark data folder (``../shared/data``'s layout).
+#: Dataset name -> its file under the benchmark data folder (``--data``).
 DATASETS: dict[str, str] = {
     "locomo": "locomo/locomo10.json",
     "longmemeval-oracle": "longmemeval/longmemeval_oracle.json.xz",
     "longmemeval-s": "longmemeval/longmemeval_s_cleaned.dedup.json.xz",
+}
+#: File under the data folder -> where it comes from (for the message a missing one gets).
+SOURCES: dict[str, str] = {
+    DATASETS["locomo"]: "LoCoMo-10, a byte-exact copy of data/locomo10.json in "
+    "github.com/snap-research/locomo (CC BY-NC 4.0: non-commercial use only)",
+    DATASETS["longmemeval-oracle"]: "LongMemEval oracle (github.com/xiaowu0162/LongMemEval, "
+    "data on HuggingFace: xiaowu0162/longmemeval-cleaned), the upstream JSON list "
+    "compressed with xz",
+    DATASETS["longmemeval-s"]: "LongMemEval S (cleaned), same source, in the dedup layout "
+    '{"questions": [...], "sessions": {id: turns}} (the upstream list works too), '
+    "compressed with xz",
 }
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _OBSERVATION_KEY = re.compile(r"^session_(\d+)_observation$")
@@ -71,6 +85,40 @@ def parse_lme_date(text: str) -> datetime:
     return datetime.strptime(text.strip(), "%Y/%m/%d (%a) %H:%M").replace(tzinfo=timezone.utc)
 
 
+def assume_utc(value: datetime) -> datetime:
+    """A naive datetime read as UTC, on purpose: dates in datasets and fixtures carry no zone
+    (the public API refuses naive datetimes); an aware one is converted to UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def missing_data(folder: Path, *files: str) -> str | None:
+    """None when ``folder`` holds every file of ``files``; else a message that says what to
+    put there and where it comes from (a runner prints it and exits with status 2).
+
+    >>> print(missing_data(Path("/nowhere"), DATASETS["locomo"]))
+    benchmark data folder /nowhere not found: --data must name a folder holding
+      locomo/locomo10.json: LoCoMo-10, a byte-exact copy of data/locomo10.json in ...
+    The folder is not in the repository: the project's copy sits at ../shared/data beside
+    the checkout, and its README.md lists the files, their sources and licences.
+    """
+    absent = [f for f in files if not (folder / f).is_file()]
+    if not absent:
+        return None
+    head = (
+        f"benchmark data folder {folder} not found: --data must name a folder holding"
+        if not folder.is_dir()
+        else f"benchmark data folder {folder} lacks what this run reads; put there"
+    )
+    lines = [head] + [f"  {f}: {SOURCES.get(f, 'a file this runner reads')}" for f in absent]
+    lines.append(
+        "The folder is not in the repository: the project's copy sits at ../shared/data beside\n"
+        "the checkout, and its README.md lists the files, their sources and licences."
+    )
+    return "\n".join(lines)
+
+
 def _open_json(path: str | Path) -> Any:
     path = Path(path)
     if path.suffix == ".xz":
@@ -84,7 +132,7 @@ def _open_json(path: str | Path) -> Any:
 
 
 @dataclass(frozen=True)
-class Turn:
+class DialogTurn:
     """One LoCoMo turn; ``caption`` is the BLIP caption of a shared image, if any."""
 
     dia_id: str
@@ -99,7 +147,7 @@ class Session:
 
     index: int
     date: datetime
-    turns: tuple[Turn, ...]
+    turns: tuple[DialogTurn, ...]
 
 
 @dataclass(frozen=True)
@@ -171,7 +219,7 @@ def _locomo_sessions(conv: Mapping[str, Any]) -> list[Session]:
                 index=n,
                 date=date,
                 turns=tuple(
-                    Turn(
+                    DialogTurn(
                         dia_id=str(t["dia_id"]),
                         speaker=str(t["speaker"]),
                         text=strip_controls(str(t["text"])),
@@ -245,9 +293,8 @@ def locomo_conversation(sample: Mapping[str, Any]) -> Conversation:
 def load_locomo(path: str | Path) -> list[Conversation]:
     """Every conversation of a LoCoMo file (``locomo10.json``, optionally ``.xz``).
 
-    >>> from pathlib import Path
-    >>> fixture = Path(__file__).resolve().parents[2] / "tests/fixtures/eval/locomo_mini.json"
-    >>> [c.sample_id for c in load_locomo(fixture)] if fixture.exists() else ['conv-mini']
+    >>> fixture = Path(__file__).resolve().parents[1] / "tests/fixtures/eval/locomo_mini.json"
+    >>> [c.sample_id for c in load_locomo(fixture)]
     ['conv-mini']
     """
     return [locomo_conversation(s) for s in _open_json(path)]
@@ -337,9 +384,8 @@ def iter_longmemeval(path: str | Path) -> Iterator[LmeQuestion]:
     Reads the upstream list layout (each instance carries ``haystack_sessions``)
     and the dedup layout (sessions stored once, referenced by id).
 
-    >>> from pathlib import Path
-    >>> fixture = Path(__file__).resolve().parents[2] / "tests/fixtures/eval/lme_mini.json"
-    >>> [q.abstention for q in iter_longmemeval(fixture)] if fixture.exists() else [False, True]
+    >>> fixture = Path(__file__).resolve().parents[1] / "tests/fixtures/eval/lme_mini.json"
+    >>> [q.abstention for q in iter_longmemeval(fixture)]
     [False, True]
     """
     data = _open_json(path)

@@ -1,8 +1,9 @@
-"""Run a benchmark by name: ``python -m langgraph_memory.bench <name> [args...]``.
+"""Run a benchmark or an evaluation by name: ``python -m benchmarks <name> [args...]``.
 
-Names: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
-(ingest_speed), ``write-cost`` and ``gate`` (gate_recall). The arguments after the name go to
-that benchmark's own ``main``; ``python -m langgraph_memory.bench <name> --help`` lists them.
+Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
+(ingest_speed), ``write-cost`` and ``gate`` (gate_recall); evaluations: ``retrieval``, ``qa``
+and ``components``; ``plots`` draws their results. The arguments after the name go to that
+module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
 
 >>> main(["nope"])
 2
@@ -14,22 +15,26 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-#: Command name -> module under ``langgraph_memory.bench``.
+#: Command name -> module under ``benchmarks`` (each has a ``main(argv)``).
 BENCHES: dict[str, str] = {
     "store": "store_latency",
-    "peers": "peers",
+    "peers": "peers.compare",
     "graph": "graph_overhead",
     "ingest": "ingest_speed",
     "write-cost": "write_cost",
     "gate": "gate_recall",
+    "retrieval": "retrieval",
+    "qa": "qa",
+    "components": "components",
+    "plots": "plots",
 }
 
 
 def usage() -> str:
     """One line per benchmark: its command name and its module."""
-    lines = ["usage: python -m langgraph_memory.bench {" + ",".join(BENCHES) + "} [args...]", ""]
+    lines = ["usage: python -m benchmarks {" + ",".join(BENCHES) + "} [args...]", ""]
     for name, module in BENCHES.items():
-        lines.append(f"  {name:<11} langgraph_memory.bench.{module}")
+        lines.append(f"  {name:<11} benchmarks.{module}")
     return "\n".join(lines)
 
 
@@ -43,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if name not in BENCHES:
         print(f"unknown benchmark {name!r}\n{usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(f"langgraph_memory.bench.{BENCHES[name]}")
+    module = importlib.import_module(f"benchmarks.{BENCHES[name]}")
     status = module.main(rest)
     return int(status or 0)
 

@@ -2,11 +2,11 @@
 
 Full run (about 12 minutes on 2 cores, most of it building 200k memories)::
 
-    python -m langgraph_memory.bench.store_latency --out results.json
+    python -m benchmarks.store_latency --out results.json
 
 Fast sanity run (sizes 1k and 10k, 10 scopes x 500)::
 
-    python -m langgraph_memory.bench.store_latency --quick
+    python -m benchmarks.store_latency --quick
 
 Options: ``--sizes 1000,10000,100000 --scopes 100 --per-scope 1000 --queries 200
 --real-size 10000 --out FILE --keep --quick``.
@@ -39,7 +39,6 @@ Progress goes to stderr, the Markdown tables to stdout, everything raw to ``--ou
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -50,7 +49,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import chromadb
 import numpy as np
@@ -59,11 +58,11 @@ from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 from langchain_core.embeddings import Embeddings
 
+from benchmarks.embedders import DIM, HashedUnitEmbeddings
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import Retrieved, retrieve
 from langgraph_memory.store import MemoryStore
 
-DIM = 384
 K = 10
 BATCH = 1000
 WARMUP = 20
@@ -72,7 +71,7 @@ ROUNDS = 4
 SEED = 20240607
 SINGLE_SCOPE = "agent:bench-single"
 REAL_SCOPE = "agent:bench-real"
-#: Same index settings as the store's own collections (layout._COSINE), so that a baseline
+#: Same index settings as the store's own collections, so that a baseline
 #: differs from ours only in what is being measured.
 COSINE: dict[str, Any] = {"hnsw": {"space": "cosine"}}
 FULL = {"sizes": "1000,10000,100000", "scopes": 100, "per_scope": 1000, "real_size": 10000}
@@ -81,44 +80,6 @@ QUICK = {"sizes": "1000,10000", "scopes": 10, "per_scope": 500, "real_size": 100
 Stats = dict[str, float]
 #: One query vector as ``collection.query(query_embeddings=...)`` takes it: a list of one.
 OneQuery = list[Sequence[float] | Sequence[int]]
-
-
-class HashedUnitEmbeddings(Embeddings):
-    """A cheap stand-in embedder: unit vectors from an RNG seeded by each text's hash.
-
-    The same text always gets the same vector, so a raw-Chroma baseline can be fed exactly
-    the vectors the store received. ``seconds`` adds up the time spent in here, so that the
-    store's own insert work can be reported apart from it.
-
-    >>> e = HashedUnitEmbeddings()
-    >>> v = e.embed_query("memory 1 of user:u1")
-    >>> len(v), round(float(np.dot(v, v)), 4), v == e.embed_documents(["memory 1 of user:u1"])[0]
-    (384, 1.0, True)
-    """
-
-    #: The store records this name and refuses other embedders on the same directory.
-    name: ClassVar[str] = "bench-hashed-unit-384"
-
-    def __init__(self, dim: int = DIM) -> None:
-        self.dim = dim
-        self.seconds = 0.0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """One unit vector per text (float32 precision, like Chroma stores them)."""
-        start = time.perf_counter()
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
-            rng = np.random.default_rng(int.from_bytes(digest, "little"))
-            out[row] = rng.standard_normal(self.dim)
-        out /= np.linalg.norm(out, axis=1, keepdims=True)
-        vectors: list[list[float]] = out.tolist()
-        self.seconds += time.perf_counter() - start
-        return vectors
-
-    def embed_query(self, text: str) -> list[float]:
-        """The vector of one text."""
-        return self.embed_documents([text])[0]
 
 
 class ModelCostQueries(HashedUnitEmbeddings):
@@ -685,7 +646,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Command-line options; unset ones take the full (or ``--quick``) defaults."""
     p = argparse.ArgumentParser(
-        prog="python -m langgraph_memory.bench.store_latency",
+        prog="python -m benchmarks.store_latency",
         description="MemoryStore query/insert latency against raw Chroma baselines.",
     )
     p.add_argument("--sizes", help=f"memories in the single scope (default {FULL['sizes']})")

@@ -3,16 +3,17 @@
 Each JSON file is recognised by its shape, so one command draws whatever a results folder
 holds::
 
-    python -m langgraph_memory.eval.plots docs/results/*.json --out docs/results
+    python -m benchmarks.plots docs/results/*.json --out docs/results
 
-- a retrieval run (``eval.retrieval --out``): LoCoMo recall@10 per category, or LongMemEval
-  session recall_any@5 and turn recall_any@10 per question type, one bar per variant;
-- the store benchmark (``bench store --out``): read latency against scope size, and one scope
-  among many against the naive single collection;
-- the peers benchmark (``bench peers --out``): recall@10 and read latency per system;
-- a QA run (``eval.qa``'s ``results.json``): F1 and J per question group.
+- a retrieval run (``benchmarks.retrieval --out``): LoCoMo recall@10 per category, or
+  LongMemEval session recall_any@5 and turn recall_any@10 per question type, one bar per
+  variant;
+- the store benchmark (``benchmarks.store_latency --out``): read latency against scope size,
+  and one scope among many against the naive single collection;
+- the peers benchmark (``benchmarks.peers --out``): recall@10 and read latency per system;
+- a QA run (``benchmarks.qa``'s ``results.json``): F1 and J per question group.
 
-matplotlib is an optional dependency (``pip install "langgraph-memory-kit[eval]"``); it is
+matplotlib is a development dependency (``pip install -e ".[dev]"``), not the package's; it is
 imported when a chart is drawn, never when this module is imported.
 
 >>> kind_of({"summary": {}, "meta": {"dataset": "locomo"}})
@@ -66,7 +67,7 @@ def pyplot() -> Any:
     except ImportError as exc:
         raise ImportError(
             "plotting needs matplotlib, which is optional: "
-            'pip install "langgraph-memory-kit[eval]" (or pip install matplotlib)'
+            'pip install matplotlib (or pip install -e ".[dev]" in the checkout)'
         ) from exc
 
 
@@ -86,8 +87,8 @@ def kind_of(data: Mapping[str, Any]) -> str:
     if "aggregates" in data and "items" in data:
         return "qa"
     raise ValueError(
-        "not a result this module draws: expected the JSON of eval.retrieval, eval.qa, "
-        f"bench store or bench peers (top-level keys: {sorted(data)[:8]})"
+        "not a result this module draws: expected the JSON of benchmarks.retrieval, benchmarks.qa, "
+        f"benchmarks.store_latency or benchmarks.peers (top-level keys: {sorted(data)[:8]})"
     )
 
 
@@ -242,7 +243,7 @@ def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     """Draw one PNG per JSON file (named after it) into ``--out``; 2 on a bad file."""
     parser = argparse.ArgumentParser(
-        prog="python -m langgraph_memory.eval.plots", description=__doc__.split("\n")[0]
+        prog="python -m benchmarks.plots", description=__doc__.split("\n")[0]
     )
     parser.add_argument("files", nargs="+", type=Path, help="result JSON files")
     parser.add_argument("--out", type=Path, default=Path("."), help="folder for the PNGs")

@@ -2,8 +2,8 @@
 
 Run it on the benchmark data folder (nothing is downloaded, no model is called)::
 
-    python -m langgraph_memory.bench.graph_overhead --data ../shared/data --out graph.json
-    python -m langgraph_memory.bench.graph_overhead --data ../shared/data --quick
+    python -m benchmarks.graph_overhead --data ../shared/data --out graph.json
+    python -m benchmarks.graph_overhead --data ../shared/data --quick
 
 1. ``graph.invoke`` of a one-node chat graph (agent = a zero-latency ``ScriptedChatModel``
    that always answers "Noted."), three ways, same model, same turns, taking turns block by
@@ -35,33 +35,35 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
+from uuid import UUID
 
 import numpy as np
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import BaseMessage, SystemMessage
-from langchain_core.outputs import ChatResult
+from langchain_core.outputs import LLMResult
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from pydantic import PrivateAttr
 
-from langgraph_memory.bench import gate_recall, write_cost
-from langgraph_memory.bench.store_latency import (
+from benchmarks import write_cost
+from benchmarks.datasets import DATASETS, missing_data
+from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.store_latency import (
     WARMUP,
-    HashedUnitEmbeddings,
     QueryPath,
     Stats,
     ratio,
     summarize,
     time_paths,
 )
+from langgraph_memory import BackgroundWriter
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import MemoryState, add_memory, memory_read_node
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write import MemoryWriter, RulesModel
-from langgraph_memory.write.background import BackgroundWriter
-from langgraph_memory.write.gate import may_hold_fact
+from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.steps import may_hold_fact
 
 USER = "bench"
 SCOPE = f"user:{USER}"
@@ -74,34 +76,40 @@ def log(message: str) -> None:
     print(f"[graph_overhead] {message}", file=sys.stderr, flush=True)
 
 
-class TimedChatModel(ScriptedChatModel):
-    """A ScriptedChatModel that adds up the seconds spent inside its calls."""
+class ChatTimer(BaseCallbackHandler):
+    """Adds up the seconds chat models spend between the start and the end of their runs.
 
-    _seconds: list[float] = PrivateAttr(default_factory=lambda: [0.0])
+    Given as a callback of the scripted model (``ScriptedChatModel(callbacks=[timer])``), it
+    times every call, those of its bound copies (structured output) included.
+    """
 
-    @property
-    def seconds(self) -> float:
-        """Seconds spent in ``_generate`` so far (bound copies included)."""
-        return self._seconds[0]
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started: dict[UUID, float] = {}
 
-    def _shared_with(self, origin: ScriptedChatModel) -> ScriptedChatModel:
-        super()._shared_with(origin)
-        if isinstance(origin, TimedChatModel):
-            self._seconds = origin._seconds
-        return self
-
-    def _generate(
+    def on_chat_model_start(
         self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
+        serialized: dict[str, Any],
+        messages: list[list[BaseMessage]],
+        *,
+        run_id: UUID,
         **kwargs: Any,
-    ) -> ChatResult:
-        start = time.perf_counter()
-        try:
-            return super()._generate(messages, stop, run_manager, **kwargs)
-        finally:
-            self._seconds[0] += time.perf_counter() - start
+    ) -> None:
+        """Note when the call began."""
+        self._started[run_id] = time.perf_counter()
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        """Add the call's time."""
+        self._stop(run_id)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A failed call took time too."""
+        self._stop(run_id)
+
+    def _stop(self, run_id: UUID) -> None:
+        began = self._started.pop(run_id, None)
+        if began is not None:
+            self.seconds += time.perf_counter() - began
 
 
 class TimedEmbeddings(Embeddings):
@@ -222,20 +230,21 @@ def bench_write_path(
 ) -> dict[str, Any]:
     """Part 2: write_turn minus chat-model and embedder time, against bare add_many."""
     oracle = write_cost.OracleAnswers()
-    model = TimedChatModel(default=oracle)
+    timer = ChatTimer()
+    model = ScriptedChatModel(default=oracle, callbacks=[timer])
     rows: list[dict[str, Any]] = []
     turns = conv.turns[:limit] if limit else conv.turns
     with MemoryStore(root / "write", embeddings=emb) as store:
         writer = MemoryWriter(store, model=model)
         for turn in turns:
             oracle.expect(turn.text, turn.facts)
-            m0, e0 = model.seconds, emb.seconds
+            m0, e0 = timer.seconds, emb.seconds
             start = time.perf_counter()
             decisions = writer.write_turn(
                 turn.scope, [("user", turn.text)], now=turn.when, turn_id=turn.dia_id
             )
             total = time.perf_counter() - start
-            model_s, embed_s = model.seconds - m0, emb.seconds - e0
+            model_s, embed_s = timer.seconds - m0, emb.seconds - e0
             facts = [d.fact for d in decisions if d.fact and d.status != "failed"]
             bare = bare_embed = 0.0
             if facts:
@@ -356,10 +365,12 @@ def render_markdown(report: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run both parts, print the tables, write the JSON; return the exit status."""
     p = argparse.ArgumentParser(
-        prog="python -m langgraph_memory.bench.graph_overhead",
+        prog="python -m benchmarks.graph_overhead",
         description="invoke time with/without memory; write-path cost beside the model.",
     )
-    p.add_argument("--data", type=Path, default=Path("../shared/data"), help="data folder")
+    p.add_argument(
+        "--data", type=Path, required=True, help="benchmark data folder (locomo/locomo10.json)"
+    )
     p.add_argument("--turns", type=int, default=200, help="timed invokes per graph")
     p.add_argument("--prefill", type=int, default=1000, help="memories in the scope first")
     p.add_argument("--write-turns", type=int, default=None, help="LoCoMo turns for part 2")
@@ -370,10 +381,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick:
         args.turns, args.prefill = min(args.turns, 50), min(args.prefill, 200)
         args.write_turns = args.write_turns or 150
-    path = args.data / gate_recall.LOCOMO
-    if not path.exists():
-        print(f"missing: {path}", file=sys.stderr)
+    problem = missing_data(args.data, DATASETS["locomo"])
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
+    path = args.data / DATASETS["locomo"]
     began = time.perf_counter()
     convs = write_cost.load_locomo(path)
     texts = [t.text for c in convs for t in c.turns]

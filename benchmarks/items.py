@@ -1,7 +1,7 @@
 """Benchmark questions as QA items: what to ask, of which scope, as of when, and the gold.
 
 :func:`items_from_locomo` and :func:`items_from_longmemeval` build them from the
-``eval.datasets`` loaders; :func:`write_items` and :func:`read_items` keep them as JSON lines.
+``benchmarks.datasets`` loaders; :func:`write_items` and :func:`read_items` keep them as JSON lines.
 
 >>> item = QAItem.from_json({"id": "conv-1:0", "dataset": "locomo", "category": 4,
 ...     "question": "Where does Ana live?", "gold": "Pune", "scope": "user:conv-1",
@@ -19,8 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from langgraph_memory.eval.datasets import Conversation, LmeQuestion
-from langgraph_memory.model import assume_utc
+from benchmarks.datasets import Conversation, LmeQuestion, assume_utc
 
 
 @dataclass(frozen=True)
@@ -89,7 +88,7 @@ def items_from_locomo(conversations: Iterable[Conversation]) -> Iterator[QAItem]
     latest date the conversation knows). Category 5 is the abstention category.
 
     >>> from datetime import timezone
-    >>> from langgraph_memory.eval.datasets import Question, Session
+    >>> from benchmarks.datasets import Question, Session
     >>> conv = Conversation("conv-1", ("A", "B"),
     ...     (Session(1, datetime(2023, 5, 8, tzinfo=timezone.utc), ()),),
     ...     (Question("Q?", "x", 5, ()),))
@@ -114,7 +113,7 @@ def items_from_locomo(conversations: Iterable[Conversation]) -> Iterator[QAItem]
 def items_from_longmemeval(questions: Iterable[LmeQuestion]) -> Iterator[QAItem]:
     """LongMemEval questions as items: id and scope from ``question_id``.
 
-    >>> from langgraph_memory.eval.datasets import LmeQuestion
+    >>> from benchmarks.datasets import LmeQuestion
     >>> q = LmeQuestion("x_abs", "multi-session", "Q?", "A", datetime(2023, 5, 30), (), (),
     ...                 abstention=True)
     >>> [(i.id, i.scope, i.category, i.is_abstention) for i in items_from_longmemeval([q])]

@@ -22,7 +22,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
-from langgraph_memory.eval.plots import qa_chart
+from benchmarks.plots import qa_chart
 
 #: LoCoMo's category numbers, as its evaluation.py names them (not the paper's order).
 LOCOMO_CATEGORIES = {
@@ -154,7 +154,7 @@ def write_reports(
 
 
 def plot(results: Sequence[ItemResult], path: Path) -> Path:
-    """A PNG bar chart of F1 and J per group. Needs matplotlib (the ``eval`` extra).
+    """A PNG bar chart of F1 and J per group. Needs matplotlib (in the ``dev`` extra).
 
     Raises ImportError saying how to install it when matplotlib is missing.
     """

@@ -2,8 +2,8 @@
 
 Run it on the benchmark data folder (nothing is downloaded, no model is called)::
 
-    python -m langgraph_memory.bench.write_cost --data ../shared/data
-    python -m langgraph_memory.bench.write_cost --data ../shared/data --convs 2 --out cost.json
+    python -m benchmarks.write_cost --data ../shared/data
+    python -m benchmarks.write_cost --data ../shared/data --convs 2 --out cost.json
 
 Every LoCoMo turn is replayed in order through ``MemoryWriter`` into a fresh embedded
 ``MemoryStore``, once per mode, as ``[("user", text)]`` in the scope
@@ -47,24 +47,30 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import BaseMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langgraph_memory.bench import gate_recall
-from langgraph_memory.eval import datasets
+from benchmarks import datasets, gate_recall
+from benchmarks.datasets import DATASETS, missing_data
+from langgraph_memory.embeddings import default_embeddings
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel, count_tokens
-from langgraph_memory.write.gate import may_hold_fact
-from langgraph_memory.write.prompts import extract as extract_prompt
-from langgraph_memory.write.prompts import reconcile as reconcile_prompt
-from langgraph_memory.write.writer import MemoryWriter, ReconcileCalls
+from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write.prompts.extract import HUMAN as EXTRACT_HUMAN
+from langgraph_memory.write.prompts.extract import ExtractionOutput
+from langgraph_memory.write.prompts.reconcile import BATCH_HUMAN, BatchOutput, ReconcileOutput
+from langgraph_memory.write.prompts.reconcile import HUMAN as RECONCILE_HUMAN
+from langgraph_memory.write.steps import may_hold_fact
 
-LOCOMO = gate_recall.LOCOMO
-ORACLE = gate_recall.ORACLE
-MODES: tuple[ReconcileCalls, ...] = ("per_fact", "batched")
+#: ``MemoryWriter(reconcile=...)``'s values: one model call per fact, or one per turn (mypy
+#: checks at the call below that the writer still takes them).
+Reconcile = Literal["per_fact", "batched"]
+LOCOMO = DATASETS["locomo"]
+ORACLE = DATASETS["longmemeval-oracle"]
+MODES: tuple[Reconcile, ...] = ("per_fact", "batched")
 #: LoCoMo's session dates, e.g. "1:56 pm on 8 May, 2023".
 #: Observation citations are sometimes malformed ("D26:14, D26:34" as one string), so ids are
 #: pulled out with a pattern rather than taken whole.
@@ -72,12 +78,10 @@ _DIA_ID = re.compile(r"D\d+:\d+")
 _BATCH_LINE = re.compile(r"^\((\d+)\) (.*)$", re.MULTILINE)
 # Markers of the three prompts, from their human-message templates, so that a change of the
 # prompts breaks this benchmark loudly instead of silently answering the wrong question.
-_EXTRACT_START = extract_prompt.HUMAN.split("(")[0]  # "Conversation turn "
+_EXTRACT_START = EXTRACT_HUMAN.split("(")[0]  # "Conversation turn "
 _FACT_MARK = "\n\nNew fact: "
 _FACTS_MARK = "\n\nNew facts:\n"
-assert _FACT_MARK.strip() in reconcile_prompt.HUMAN and _FACTS_MARK.strip() in (
-    reconcile_prompt.BATCH_HUMAN
-)
+assert _FACT_MARK.strip() in RECONCILE_HUMAN and _FACTS_MARK.strip() in BATCH_HUMAN
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ class Conversation:
 def conversation(sample: dict[str, Any]) -> Conversation:
     """The turns of one LoCoMo sample, sessions in number order, each with its facts.
 
-    Parsing is ``eval.datasets``'; this only attaches the facts. A fact citing
+    Parsing is ``benchmarks.datasets``'; this only attaches the facts. A fact citing
     several turns is attached to the first one only: that is where an extractor
     would first see it (later mentions would reconcile to NOOP anyway).
     """
@@ -199,7 +203,7 @@ class OracleAnswers:
         raise AssertionError(f"not a write-path prompt: {human[:200]!r}")
 
 
-def expected_calls(mode: ReconcileCalls, skipped: bool, facts: int) -> int:
+def expected_calls(mode: Reconcile, skipped: bool, facts: int) -> int:
     """Model calls the write path should make for one turn (see the module docstring)."""
     if skipped:
         return 0
@@ -228,7 +232,7 @@ class TurnCost:
 
 
 def replay(
-    conv: Conversation, mode: ReconcileCalls, *, embeddings: Embeddings, workdir: Path
+    conv: Conversation, mode: Reconcile, *, embeddings: Embeddings, workdir: Path
 ) -> tuple[list[TurnCost], Counter[str], Counter[str]]:
     """Write every turn of ``conv`` in ``mode`` into a fresh store under ``workdir``.
 
@@ -313,15 +317,15 @@ def schema_tokens_per_call() -> dict[str, int]:
     ['batch', 'extract', 'reconcile']
     """
     schemas = {
-        "extract": extract_prompt.ExtractionOutput,
-        "reconcile": reconcile_prompt.ReconcileOutput,
-        "batch": reconcile_prompt.BatchOutput,
+        "extract": ExtractionOutput,
+        "reconcile": ReconcileOutput,
+        "batch": BatchOutput,
     }
     return {k: count_tokens(json.dumps(convert_to_openai_tool(s))) for k, s in schemas.items()}
 
 
 def summarise(
-    mode: ReconcileCalls,
+    mode: Reconcile,
     costs: Sequence[TurnCost],
     kinds: Counter[str] | None = None,
     ops: Counter[str] | None = None,
@@ -378,12 +382,10 @@ def run(
     conversations: Sequence[Conversation],
     *,
     embeddings: Embeddings | None = None,
-    modes: Sequence[ReconcileCalls] = MODES,
+    modes: Sequence[Reconcile] = MODES,
 ) -> dict[str, Any]:
     """Replay ``conversations`` in each mode; the report as a JSON-ready dict."""
     if embeddings is None:
-        from langgraph_memory.embeddings import default_embeddings
-
         embeddings = default_embeddings()
     embeddings.embed_query("warm up")  # load the model before any mode's clock starts
     costs: dict[str, list[TurnCost]] = {m: [] for m in modes}
@@ -475,10 +477,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the report as JSON here")
     p.add_argument("--no-gate-recall", action="store_true", help="skip the LongMemEval gate check")
     args = p.parse_args(argv)
-    path = args.data / LOCOMO
-    if not path.exists():
-        print(f"missing: {path}", file=sys.stderr)
+    problem = missing_data(args.data, LOCOMO)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
+    path = args.data / LOCOMO
     conversations = load_locomo(path, args.convs)
     report = run(conversations)
     report["data"] = str(args.data)

@@ -2,9 +2,9 @@
 
 Run it on the benchmark data folder (nothing is downloaded)::
 
-    python -m langgraph_memory.bench.gate_recall --data ../shared/data
-    python -m langgraph_memory.bench.gate_recall --data ../shared/data --show-misses 20
-    python -m langgraph_memory.bench.gate_recall --data ../shared/data --held-out --out gate.json
+    python -m benchmarks.gate_recall --data ../shared/data
+    python -m benchmarks.gate_recall --data ../shared/data --show-misses 20
+    python -m benchmarks.gate_recall --data ../shared/data --held-out --out gate.json
 
 Two numbers per corpus, over the user turns of each unique session counted once:
 
@@ -16,7 +16,7 @@ Two numbers per corpus, over the user turns of each unique session counted once:
 The gate was tuned on the LongMemEval oracle file and on LoCoMo only. LongMemEval S is the
 held-out acceptance set: it is measured only with ``--held-out`` and must not drive rules.
 
->>> turns = [Turn("I moved to Pune.", True), Turn("thanks!", False), Turn("ok", True)]
+>>> turns = [GateCase("I moved to Pune.", True), GateCase("thanks!", False), GateCase("ok", True)]
 >>> r = measure("toy", turns)
 >>> (r.evidence, r.recall, r.skip_share)
 (2, 0.5, 0.6666666666666666)
@@ -34,11 +34,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langgraph_memory.write.gate import may_hold_fact
+from benchmarks.datasets import DATASETS, missing_data
+from langgraph_memory.write.steps import may_hold_fact
 
-ORACLE = Path("longmemeval") / "longmemeval_oracle.json.xz"
-S_FILE = Path("longmemeval") / "longmemeval_s_cleaned.dedup.json.xz"
-LOCOMO = Path("locomo") / "locomo10.json"
+ORACLE = DATASETS["longmemeval-oracle"]
+S_FILE = DATASETS["longmemeval-s"]
+LOCOMO = DATASETS["locomo"]
 #: LoCoMo evidence strings are sometimes malformed ("D8:6; D9:17", space-joined lists), so ids
 #: are pulled out with a pattern rather than taken whole.
 _DIA_ID = re.compile(r"D\d+:\d+")
@@ -47,7 +48,7 @@ Gate = Callable[[str], bool]
 
 
 @dataclass(frozen=True)
-class Turn:
+class GateCase:
     """One user turn: its text and whether a benchmark question cites it as evidence."""
 
     text: str
@@ -76,7 +77,7 @@ class Result:
         return self.skipped / self.user_turns if self.user_turns else 0.0
 
 
-def measure(corpus: str, turns: Iterable[Turn], gate: Gate = may_hold_fact) -> Result:
+def measure(corpus: str, turns: Iterable[GateCase], gate: Gate = may_hold_fact) -> Result:
     """Run ``gate`` over ``turns`` and count recall of evidence turns and the skip share."""
     result = Result(corpus, 0, 0, 0, 0)
     for turn in turns:
@@ -91,7 +92,7 @@ def measure(corpus: str, turns: Iterable[Turn], gate: Gate = may_hold_fact) -> R
     return result
 
 
-def _user_turns(sessions: Iterable[tuple[str, list[dict[str, Any]]]]) -> Iterator[Turn]:
+def _user_turns(sessions: Iterable[tuple[str, list[dict[str, Any]]]]) -> Iterator[GateCase]:
     """User turns of LongMemEval sessions, each session id counted once."""
     seen: set[str] = set()
     for session_id, session in sessions:
@@ -100,10 +101,10 @@ def _user_turns(sessions: Iterable[tuple[str, list[dict[str, Any]]]]) -> Iterato
         seen.add(session_id)
         for t in session:
             if t["role"] == "user":
-                yield Turn(str(t["content"]), bool(t.get("has_answer", False)))
+                yield GateCase(str(t["content"]), bool(t.get("has_answer", False)))
 
 
-def longmemeval_oracle(path: Path) -> Iterator[Turn]:
+def longmemeval_oracle(path: Path) -> Iterator[GateCase]:
     """User turns of the oracle file (a list of questions with their sessions inline)."""
     with lzma.open(path, "rt", encoding="utf-8") as f:
         questions: list[dict[str, Any]] = json.load(f)
@@ -114,7 +115,7 @@ def longmemeval_oracle(path: Path) -> Iterator[Turn]:
     )
 
 
-def longmemeval_s(path: Path) -> Iterator[Turn]:
+def longmemeval_s(path: Path) -> Iterator[GateCase]:
     """User turns of the S file (questions plus a table of deduplicated sessions)."""
     with lzma.open(path, "rt", encoding="utf-8") as f:
         data: dict[str, Any] = json.load(f)
@@ -124,7 +125,7 @@ def longmemeval_s(path: Path) -> Iterator[Turn]:
     )
 
 
-def locomo(path: Path) -> Iterator[Turn]:
+def locomo(path: Path) -> Iterator[GateCase]:
     """Every LoCoMo turn (both speakers are users); evidence = ids cited by any QA item."""
     with path.open(encoding="utf-8") as f:
         samples: list[dict[str, Any]] = json.load(f)
@@ -134,7 +135,7 @@ def locomo(path: Path) -> Iterator[Turn]:
         for key, session in conv.items():
             if re.fullmatch(r"session_\d+", key):
                 for t in session:
-                    yield Turn(str(t["text"]), t["dia_id"] in cited)
+                    yield GateCase(str(t["text"]), t["dia_id"] in cited)
 
 
 def _table(results: list[Result]) -> str:
@@ -159,18 +160,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write the numbers and misses as JSON here")
     args = p.parse_args(argv)
 
-    loaders: list[tuple[str, Path, Callable[[Path], Iterator[Turn]]]] = [
-        ("LongMemEval oracle", args.data / ORACLE, longmemeval_oracle),
-        ("LoCoMo-10", args.data / LOCOMO, locomo),
+    loaders: list[tuple[str, str, Callable[[Path], Iterator[GateCase]]]] = [
+        ("LongMemEval oracle", ORACLE, longmemeval_oracle),
+        ("LoCoMo-10", LOCOMO, locomo),
     ]
     if args.held_out:
-        loaders.append(("LongMemEval S (held out)", args.data / S_FILE, longmemeval_s))
-    results = []
-    for name, path, load in loaders:
-        if not path.exists():
-            print(f"missing: {path}", file=sys.stderr)
-            return 2
-        results.append(measure(name, load(path)))
+        loaders.append(("LongMemEval S (held out)", S_FILE, longmemeval_s))
+    problem = missing_data(args.data, *(file for _, file, _ in loaders))
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    results = [measure(name, load(args.data / file)) for name, file, load in loaders]
 
     print(_table(results))
     for r in results:

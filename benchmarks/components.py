@@ -16,9 +16,9 @@ is judged, so what is scored is what the write path would apply.
 
 Run it (the rules model by default; any OpenAI-compatible server with ``--model``)::
 
-    python -m langgraph_memory.eval.components
-    python -m langgraph_memory.eval.components --model openai:gpt-4o-mini --out results.json
-    python -m langgraph_memory.eval.components --model openai:qwen --base-url http://localhost:8000/v1
+    python -m benchmarks.components
+    python -m benchmarks.components --model openai:gpt-4o-mini --out results.json
+    python -m benchmarks.components --model openai:qwen --base-url http://localhost:8000/v1
 
 >>> case = extraction_case({"id": "x", "date": "2026-03-02T10:00:00+00:00",
 ...     "turn": [{"role": "user", "content": "My sister lives in Delhi."}],
@@ -33,28 +33,32 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, get_args
+from typing import Any, Literal, TypeVar, get_args
 
-from langgraph_memory.model import Decision, Memory, Op, assume_utc
-from langgraph_memory.write.extract import extract
-from langgraph_memory.write.reconcile import validate
-from langgraph_memory.write.types import Fact, MemoryModel, Role, Turn
+from langchain_core.language_models import BaseChatModel
 
-if TYPE_CHECKING:
-    from langchain_core.language_models import BaseChatModel
+from benchmarks.datasets import assume_utc
+from benchmarks.models import default_model_name, named_chat_model
+from langgraph_memory import Decision, Memory, Op
+from langgraph_memory.llm import resolve_chat_model
+from langgraph_memory.write import ChatMemoryModel, Fact, MemoryModel, Turn
+from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.steps import extract, validate
 
 #: The repository's fixtures, when this module runs from a checkout.
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 DEFAULT_EXTRACTION = FIXTURES / "extraction.jsonl"
 DEFAULT_RECONCILE = FIXTURES / "reconcile.jsonl"
 #: Scope given to the memories built for reconcile cases (models never see it).
 SCOPE = "user:eval"
+#: Who may speak in a case's turn: the roles ``Turn.of`` takes (mypy checks at ``extract``'s
+#: ``roles=`` that the write path still takes them).
+Role = Literal["user", "assistant", "tool", "document"]
 ROLES: tuple[str, ...] = get_args(Role)
 #: Ops that name a shown memory; ADD and NOOP never do.
 TARGETED = (Op.UPDATE, Op.DELETE)
@@ -431,13 +435,16 @@ def _crashed(case: ExtractionCase | ReconcileCase, exc: Exception) -> CaseResult
 
 
 def resolve_model(model: MemoryModel | BaseChatModel | str | None = None) -> MemoryModel:
-    """Any ``MemoryModel`` as is; a chat model (or "provider:model") behind the prompts;
-    None: the environment's model, else the offline rules model."""
-    # Imported here: the writer pulls in the rules model and the store, which the
-    # loaders and judges above do not need.
-    from langgraph_memory.write.writer import memory_model
+    """Any ``MemoryModel`` as is; a chat model (or "provider:model") behind the write path's
+    prompts (``ChatMemoryModel``); None: the environment's model, else the offline rules model.
 
-    return memory_model(model)
+    >>> resolve_model(RulesModel()).name
+    'rules'
+    """
+    if isinstance(model, MemoryModel):
+        return model
+    chat = resolve_chat_model(model)
+    return ChatMemoryModel(chat) if chat is not None else RulesModel()
 
 
 def score_extraction(
@@ -446,7 +453,7 @@ def score_extraction(
     """Run the model's extraction on every case and judge it.
 
     Facts go through ``write.extract.extract`` (its de-duplication included), not
-    through the write path's gate: the gate is measured by ``bench.gate_recall``.
+    through the write path's gate: the gate is measured by ``benchmarks.gate_recall``.
     A model that raises or answers unusable output fails the case.
     """
     resolved = resolve_model(model)
@@ -591,22 +598,6 @@ def summary(results: Sequence[CaseResult]) -> dict[str, Any]:
 # -- command line ----------------------------------------------------------------------------
 
 
-def chat_model(model: str | None, base_url: str | None) -> BaseChatModel:
-    """``ChatOpenAI`` for ``"openai:NAME"`` (or a bare name), on ``base_url`` if given."""
-    from langchain_openai import ChatOpenAI
-
-    from langgraph_memory.llm import DEFAULT_MODEL, MODEL_ENV
-
-    provider, sep, name = (model or "").partition(":")
-    if not sep:
-        provider, name = "openai", model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
-    if provider != "openai":
-        raise SystemExit(f"--model {model!r}: only openai:MODEL (any OpenAI-compatible server)")
-    # A local OpenAI-compatible server often needs no key; the client insists on one.
-    key = os.environ.get("OPENAI_API_KEY") or "not-needed"
-    return ChatOpenAI(model=name, base_url=base_url, api_key=key, temperature=0)  # type: ignore[arg-type]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry point: score the fixtures, print reports, write ``--out``."""
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
@@ -622,12 +613,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="write every case's result as JSON here")
     args = p.parse_args(argv)
 
+    model: MemoryModel = RulesModel()  # the default: offline and free, whatever the env says
     if args.model or args.base_url:
-        model = resolve_model(chat_model(args.model, args.base_url))
-    else:
-        from langgraph_memory.write.offline import RulesModel
-
-        model = RulesModel()  # the default: offline and free, whatever the environment says
+        chat, _ = named_chat_model(args.model or default_model_name(), args.base_url)
+        model = resolve_model(chat)
     out: dict[str, Any] = {"model": model.name}
     for name, path in (("extraction", args.extraction), ("reconcile", args.reconcile)):
         if args.only and args.only != name:

@@ -1,7 +1,7 @@
 """Make a QA run's inputs from a benchmark file: its questions, and a store holding the
 conversations they ask about.
 
-``eval.qa --data DIR --dataset NAME`` calls :func:`prepare`: it reads the dataset (LoCoMo,
+``benchmarks.qa --data DIR --dataset NAME`` calls :func:`prepare`: it reads the dataset (LoCoMo,
 the LongMemEval oracle, or the held-out LongMemEval S), makes one :class:`QAItem` per question,
 keeps the first ``limit``, and replays into the store only the conversations (LoCoMo) or
 haystacks (LongMemEval) those items ask about, in the chosen ingestion mode (``raw`` turns,
@@ -25,10 +25,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from benchmarks.datasets import DATASETS, iter_longmemeval, load_locomo
+from benchmarks.ingest import Mode, ingest_locomo, ingest_longmemeval
+from benchmarks.items import QAItem, items_from_locomo, items_from_longmemeval
 from langgraph_memory import MemoryStore, MemoryWriter
-from langgraph_memory.eval.datasets import DATASETS, iter_longmemeval, load_locomo
-from langgraph_memory.eval.ingest import Mode, ingest_locomo, ingest_longmemeval
-from langgraph_memory.eval.items import QAItem, items_from_locomo, items_from_longmemeval
 
 MANIFEST = "ingested.json"
 

@@ -5,7 +5,7 @@ generous on length, format and paraphrase, strict on the facts, dates compared
 by the day or period they mean. Unlike Mem0, which drops LoCoMo's adversarial
 category, unanswerable questions are judged too: the answer is CORRECT only if
 it says the information is not available. Any chat model can judge; the verdict
-is read with ``write.structured.ask`` (tool calling, else JSON in plain text).
+is read with ``langgraph_memory.write.steps.ask`` (tool calling, else JSON in plain text).
 
 >>> from langgraph_memory.testing import ScriptedChatModel
 >>> judge = ScriptedChatModel(script=[{"reasoning": "Same city.", "label": "CORRECT"}])
@@ -24,7 +24,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field, field_validator
 
-from langgraph_memory.write.structured import ask
+from langgraph_memory.write.steps import ask
 
 #: Part of the cache key of verdicts: change it whenever the prompt changes.
 JUDGE_PROMPT_VERSION = "j1"

@@ -7,8 +7,8 @@ Each conversation (or question haystack) is replayed into a fresh store (see
 ``VARIANTS["name"] = fn`` and pass ``--variants name``: the loop is unchanged.
 
 - ``cosine``: ``store.nearest`` alone, the naive vector store;
-- ``blended``: the vector candidates ``retrieve`` would fetch, re-ranked by its
-  recency/relevance/importance blend (no keyword candidates);
+- ``blended``: ``retrieve`` without its keyword candidates (``keyword_candidates=0``): the
+  vector candidates re-ranked by its recency/relevance/importance blend;
 - ``hybrid``: ``retrieve`` itself (vector + keyword candidates, blended);
 - ``hybrid-rel``: ``retrieve`` with recency weighed 0 (diagnostic).
 
@@ -19,7 +19,7 @@ use the deepest call, followed by the turns it did not return in corpus order.
 
 Run it::
 
-    python -m langgraph_memory.eval.retrieval --data ../shared/data --dataset locomo \\
+    python -m benchmarks.retrieval --data ../shared/data --dataset locomo \\
         --variants cosine,blended,hybrid --out results.json
 
 >>> sorted(VARIANTS)
@@ -42,18 +42,17 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory import MemoryStore, MemoryWriter
-from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.eval.best_retrieval import best_ask
-from langgraph_memory.eval.datasets import (
+from benchmarks.best_retrieval import best_ask
+from benchmarks.datasets import (
     DATASETS,
     LOCOMO_CATEGORIES,
     Conversation,
     LmeQuestion,
     iter_longmemeval,
     load_locomo,
+    missing_data,
 )
-from langgraph_memory.eval.ingest import (
+from benchmarks.ingest import (
     LME_ROLES,
     CachedEmbeddings,
     Ingested,
@@ -62,26 +61,22 @@ from langgraph_memory.eval.ingest import (
     ingest_longmemeval,
     lme_gold_turns,
 )
-from langgraph_memory.eval.metrics import (
+from benchmarks.metrics import (
     lme_session_metrics,
     lme_turn_metrics,
     mean,
     recall_fraction,
 )
-from langgraph_memory.eval.qa import chat_model
+from benchmarks.models import named_chat_model
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import retrieve
-from langgraph_memory.read.retrieve import CANDIDATES_PER_RESULT, MIN_CANDIDATES
-from langgraph_memory.read.scoring import blend, recency
+from langgraph_memory.write import ChatMemoryModel, MemoryModel
 from langgraph_memory.write.offline import RulesModel
-from langgraph_memory.write.types import MemoryModel
-from langgraph_memory.write.writer import memory_model
 
 LOCOMO_KS: tuple[int, ...] = (5, 10, 25)
 LME_SESSION_KS: tuple[int, ...] = (5, 10)
 LME_TURN_KS: tuple[int, ...] = (5, 10, 50)
-#: ``retrieve``'s defaults, which ``blended`` reproduces over vector candidates only.
-HALF_LIFE_H = 72.0
-WEIGHTS = (1.0, 1.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -109,16 +104,17 @@ def blended(ask: Ask) -> list[str]:
 
     Recency counts from each memory's write time (its session's date) to ``ask.now``.
     """
-    pool = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * ask.k)
-    scored = []
-    for hit in ask.store.nearest(ask.scope, ask.query, k=pool):
-        m = hit.memory
-        seen = m.last_accessed or m.created_at
-        rec = recency(hours=(ask.now - seen).total_seconds() / 3600.0, half_life_h=HALF_LIFE_H)
-        rel = min(1.0, max(0.0, hit.score))
-        scored.append((blend(rec, rel, m.importance, weights=WEIGHTS), m.id))
-    scored.sort(key=lambda s: (-s[0], s[1]))
-    return [mid for _, mid in scored[: ask.k]]
+    found = retrieve(
+        ask.store,
+        ask.scope,
+        ask.query,
+        k=ask.k,
+        now=ask.now,
+        touch=False,
+        keyword_candidates=0,
+        pinned_limit=0,
+    )
+    return [r.memory.id for r in found][: ask.k]
 
 
 def hybrid(ask: Ask) -> list[str]:
@@ -446,7 +442,7 @@ def lme_report(summary: dict[str, dict[str, Any]], variants: Sequence[str]) -> s
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the evaluation; prints Markdown tables and optionally writes JSON."""
     parser = argparse.ArgumentParser(
-        prog="python -m langgraph_memory.eval.retrieval",
+        prog="python -m benchmarks.retrieval",
         description=__doc__.split("\n\n")[0] if __doc__ else None,
     )
     parser.add_argument(
@@ -487,9 +483,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         parser.error(f"unknown variants {unknown}; known: {sorted(VARIANTS)}")
+    problem = missing_data(args.data, DATASETS[args.dataset])
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     path = args.data / DATASETS[args.dataset]
-    if not path.exists():
-        parser.error(f"{path} not found; --data must point at the benchmark folder")
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
@@ -498,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--mode observations exists for LoCoMo only")
     model: MemoryModel | None = None
     if args.model:
-        model = memory_model(chat_model(args.model, args.base_url)[0])
+        model = ChatMemoryModel(named_chat_model(args.model, args.base_url)[0])
     embeddings = CachedEmbeddings(LocalMiniLM())
     started = time.perf_counter()
     if args.dataset == "locomo":

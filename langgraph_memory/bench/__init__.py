@@ -1,1 +1,0 @@
-"""Benchmarks (scripts, not tests): run them with ``python -m langgraph_memory.bench.<name>``."""
