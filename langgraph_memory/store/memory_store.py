@@ -468,8 +468,9 @@ class MemoryStore(BaseStore):
         return self._core.version(Scope.of(scope), memory_id).memory
 
     @_reads
-    def active(self, scope: ScopeLike) -> list[Memory]:
-        """Every active memory of the scope, oldest first.
+    def active(self, scope: ScopeLike, *, episodes: bool = True) -> list[Memory]:
+        """Every active memory of the scope, oldest first; ``episodes=False``
+        leaves episodes out (see ``Memory.is_episode``): the facts alone.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -481,8 +482,10 @@ class MemoryStore(BaseStore):
         cols = self._core.collections(scope)
         if cols is None:
             return []
+        where = None if episodes else NOT_EPISODE
         return sorted(
-            (v.memory for v in fetch(cols.active, scope)), key=lambda m: (m.created_at, m.id)
+            (v.memory for v in fetch(cols.active, scope, where=where)),
+            key=lambda m: (m.created_at, m.id),
         )
 
     @_reads
