@@ -417,5 +417,7 @@ def test_eight_threads_stating_one_fact_make_one_memory(
         for t in threads:
             t.join(10)
         assert bg.flush(timeout=30)
-    assert [m.text for m in store.active("user:same", episodes=False)] == ["User is allergic to peanuts."]
+    assert [m.text for m in store.active("user:same", episodes=False)] == [
+        "User is allergic to peanuts."
+    ]
     assert Counter(d.op for d in store.decisions("user:same")) == {Op.ADD: 1, Op.NOOP: 7}

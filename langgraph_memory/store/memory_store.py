@@ -774,8 +774,10 @@ class MemoryStore(BaseStore):
 
     @_fresh
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
-        """Hard-delete memories: every version of each listed memory and every
-        log entry about them, or, with ``ids=None``, the whole scope.
+        """Hard-delete memories: every version of each listed memory, the episodes
+        they were taken from (the words that said them) and every log entry about
+        them, or, with ``ids=None``, the whole scope. Memories that named a purged
+        one in their ``sources`` lose that link.
 
         Then the storage is compacted so that the deleted text is gone from
         disk, not just unlinked (see ``compaction``). Texts of purged memories

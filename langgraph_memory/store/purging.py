@@ -26,6 +26,7 @@ from langgraph_memory.store.records import (
     decision_from_document,
     decision_metadata,
 )
+from langgraph_memory.store.version import Version
 
 __all__ = ["PURGED", "chain_keys", "purge", "purge_chains"]
 
@@ -120,17 +121,25 @@ PURGED = "[purged]"
 def purge_chains(
     cols: layout.ScopeCollections, scope: Scope, keys: list[str]
 ) -> tuple[dict[str, int], list[str]]:
-    """Delete every version of the chains ``keys`` and the log entries about them.
+    """Delete every version of the chains ``keys``, the episodes they cite, and
+    the log entries about them.
 
-    A decision goes when it created, changed or removed a purged version, when
+    An episode a purged version names in its ``sources`` (the user's words it
+    was taken from) goes with it: a hard delete of a fact that left the words
+    that said it would not erase it. Other memories that cited a purged one
+    lose that link. A decision goes when it created, changed or removed a purged version, when
     it belongs to the same turn as one that does and names no memory itself
     (a failed or rejected fact of that turn), or when its fact or text is a
     purged text. Decisions that only showed a purged memory to the model keep
     their place in the log with that memory's id and text replaced by
     ``[purged]``. Returns the counts and the purged version ids.
     """
+    versions = _chains(cols, scope, keys)
+    cited = _cited_episodes(cols, scope, versions) - set(keys)
+    if cited:
+        keys = sorted({*keys, *cited})
+        versions += _chains(cols, scope, sorted(cited))
     where = {CHAIN_KEY: {"$in": keys}}
-    versions = fetch(cols.active, scope, where=where) + fetch(cols.history, scope, where=where)
     ids = {v.memory.id for v in versions}
     texts = {_plain(v.memory.text) for v in versions}
     for collection in (cols.active, cols.history):
@@ -164,6 +173,22 @@ def purge_chains(
             metadatas=[decision_metadata(d) for d in redacted],
         )
     return {"memories": len(ids), "decisions": len(doomed)}, sorted(ids)
+
+
+def _chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -> list[Version]:
+    where = {CHAIN_KEY: {"$in": keys}}
+    return fetch(cols.active, scope, where=where) + fetch(cols.history, scope, where=where)
+
+
+def _cited_episodes(
+    cols: layout.ScopeCollections, scope: Scope, versions: list[Version]
+) -> set[str]:
+    """The chain keys of the episodes that ``versions`` name in their sources."""
+    cited = sorted({s for v in versions for s in v.memory.sources})
+    if not cited:
+        return set()
+    found = fetch(cols.active, scope, ids=cited) + fetch(cols.history, scope, ids=cited)
+    return {v.key for v in found if v.memory.is_episode}
 
 
 def unlink_sources(collection: Collection, ids: set[str]) -> int:
