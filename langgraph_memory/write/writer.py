@@ -272,8 +272,9 @@ class MemoryWriter:
         """Store the turn's episodes not stored yet, and embed them with the facts
         not decided yet, in one embedder call (caller holds the scope's lock)."""
         undecided = self._undecided(scope, turn, facts) if facts else []
-        said = [f for role in self.episode_roles if (f := episode_fields(turn, role))]
-        held = turn_episodes(self.store, scope, turn.id) if self.episodes and said else []
+        roles = self.episode_roles if self.episodes else ()
+        said = [f for role in roles if (f := episode_fields(turn, role))]
+        held = turn_episodes(self.store, scope, turn.id) if said else []
         new = [f for f in said if f["source"] not in {m.source for m in held}]
         texts = [f["text"] for f in new] + [f.text for f in undecided]
         vectors = self.store.embeddings.embed_documents(texts) if texts else []
