@@ -85,7 +85,8 @@ def unscrubbed_env() -> dict[str, str]:
 def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
     """Run in a child process: ``rounds`` times, in one store, fill a scope with a
     fresh marker (memories, versions, decisions with and without ids, a decision
-    that showed it, a journaled turn and its episode) and purge it, by ids and whole; scan after each."""
+    that showed it, a journaled turn and its episode) and purge it, by ids and whole;
+    scan after each."""
     found: dict[str, object] = {}
     markers: list[str] = []
     store = MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=32))
