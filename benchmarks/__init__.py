@@ -11,7 +11,7 @@ Evaluation on real benchmarks (LoCoMo, LongMemEval: pass their folder as ``--dat
 - ``datasets``: LoCoMo and LongMemEval loaders (paths from the caller; nothing is downloaded);
 - ``ingest``: replaying a conversation into a store (raw turns, LoCoMo's observations, or the
   full write path with any model);
-- ``retrieval`` (+ ``metrics``, ``best_retrieval``): retrieval quality with no model at query
+- ``retrieval`` (+ ``metrics``): retrieval quality with no model at query
   time, variant against variant in one run;
 - ``qa`` (+ ``items``, ``prepare``, ``answer_scoring``, ``judge``, ``qa_report``): answers
   from retrieved memories, scored by LoCoMo's token F1 and an LLM judge;

@@ -33,13 +33,14 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.messages import HumanMessage
 
 from benchmarks.datasets import Conversation, DialogTurn, LmeQuestion, LmeSession
 from langgraph_memory import Kind, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import embedder_name
 
-Mode = Literal["raw", "observations", "write_path"]
-MODES: tuple[Mode, ...] = ("raw", "observations", "write_path")
+Mode = Literal["product", "raw", "observations", "write_path"]
+MODES: tuple[Mode, ...] = ("product", "raw", "observations", "write_path")
 #: Time between consecutive turns of a session: the data has minute-level session dates only.
 TURN_GAP = timedelta(seconds=5)
 #: Longest text stored; the store refuses more than 32,768 characters, and MiniLM reads
@@ -117,10 +118,7 @@ def turn_text(turn: DialogTurn) -> str:
 
     The speaker's name is kept because questions name people ("What did Caroline ...").
     """
-    text = f"{turn.speaker}: {turn.text.strip()}"
-    if turn.caption:
-        text += f" [shares a photo: {turn.caption}]"
-    return text
+    return f"{turn.speaker}: {turn_words(turn)}"
 
 
 def lme_turn_id(session_id: str, index: int) -> str:
@@ -213,6 +211,16 @@ def ingest_locomo(
             date = dates.get(index, end)
             ids = _add_session(store, scope, date, rows)
             units.update((m, o.dia_ids) for m, o in zip(ids, facts, strict=True))
+    elif mode == "product":
+        if writer is None:
+            raise ValueError("mode 'product' needs writer=MemoryWriter(store, model=...)")
+        for s in conv.sessions:
+            for i, t in enumerate(s.turns):
+                # What a user of the library sends: the words, with the speaker as the
+                # message's name (metadata), never a "Speaker:" prefix in the text.
+                said = HumanMessage(turn_words(t), name=t.speaker)
+                writer.write_turn(scope, [said], now=s.date + TURN_GAP * i, turn_id=t.dia_id)
+        units = product_units(store, scope)
     elif mode == "write_path":
         if writer is None:
             raise ValueError("mode 'write_path' needs writer=MemoryWriter(store, model=...)")
@@ -315,6 +323,25 @@ def ingest_longmemeval(
             ]
             ids = _add_session(store, scope, s.date, rows)
             units.update((m, (tid,)) for m, (_, _, tid) in zip(ids, kept, strict=True))
+    elif mode == "product":
+        if writer is None:
+            raise ValueError("mode 'product' needs writer=MemoryWriter(store, model=...)")
+        for s in question.sessions:
+            # One turn is a user message and the reply to it, under the user message's id.
+            for i, t in enumerate(s.turns):
+                if t.role != "user" or not t.content.strip():
+                    continue
+                reply = s.turns[i + 1] if i + 1 < len(s.turns) else None
+                messages = [("user", t.content[:MAX_CHARS])]
+                if reply is not None and reply.role == "assistant" and reply.content.strip():
+                    messages.append(("assistant", reply.content[:MAX_CHARS]))
+                writer.write_turn(
+                    scope,
+                    messages,
+                    now=s.date + TURN_GAP * i,
+                    turn_id=lme_turn_id(s.session_id, i),
+                )
+        units = product_units(store, scope)
     elif mode == "write_path":
         if writer is None:
             raise ValueError("mode 'write_path' needs writer=MemoryWriter(store, model=...)")
@@ -329,8 +356,38 @@ def ingest_longmemeval(
                     lme_turn_id(s.session_id, i),
                 )
     else:
-        raise ValueError(f"LongMemEval replays in 'raw' or 'write_path' mode, not {mode!r}")
+        raise ValueError(
+            f"LongMemEval replays in 'product', 'raw' or 'write_path' mode, not {mode!r}"
+        )
     return Ingested(scope, units, corpus, end, time.perf_counter() - started)
+
+
+def turn_words(turn: DialogTurn) -> str:
+    """A LoCoMo turn's words and the caption of an image it shares, without its speaker.
+
+    >>> turn_words(DialogTurn("D1:2", "Mel", "Look!", caption="a dog on a beach"))
+    'Look! [shares a photo: a dog on a beach]'
+    """
+    words = turn.text.strip()
+    return f"{words} [shares a photo: {turn.caption}]" if turn.caption else words
+
+
+def product_units(store: MemoryStore, scope: str) -> dict[str, tuple[str, ...]]:
+    """The units each active memory of a replayed scope stands for: an episode its
+    turn, a fact the turns of the episodes it came from (its ``sources``)."""
+    memories = store.active(scope)
+    turn_of = {
+        m.id: str(m.metadata["turn_id"])
+        for m in memories
+        if m.kind is Kind.EPISODIC and "turn_id" in m.metadata
+    }
+    units: dict[str, tuple[str, ...]] = {e: (t,) for e, t in turn_of.items()}
+    for m in memories:
+        if m.id not in turn_of:
+            found = tuple(dict.fromkeys(turn_of[s] for s in m.sources if s in turn_of))
+            if found:
+                units[m.id] = found
+    return units
 
 
 def metadata_units(metadata: Mapping[str, Any]) -> tuple[str, ...]:

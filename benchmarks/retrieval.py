@@ -6,11 +6,14 @@ Each conversation (or question haystack) is replayed into a fresh store (see
 :class:`Ask` and returns memory ids, best first; register a new one with
 ``VARIANTS["name"] = fn`` and pass ``--variants name``: the loop is unchanged.
 
-- ``cosine``: ``store.nearest`` alone, the naive vector store;
-- ``blended``: ``retrieve`` without its keyword candidates (``keyword_candidates=0``): the
-  vector candidates re-ranked by its recency/relevance/importance blend;
-- ``hybrid``: ``retrieve`` itself (vector + keyword candidates, blended);
-- ``hybrid-rel``: ``retrieve`` with recency weighed 0 (diagnostic).
+- ``default``: ``retrieve`` as shipped, with its defaults: what a user's agent reads;
+- ``cosine``: ``store.nearest`` alone, the naive vector store (an ablation);
+- ``bm25``: ``store.keyword`` alone, the lexical index (an ablation).
+
+The default mode, ``product``, replays every turn through the write path (``MemoryWriter``,
+the offline rules model unless ``--model``): episodes and the facts linked to them, as a
+user's agent stores them. The README's ``blended``/``hybrid``/``best`` rows are the record of
+the retired variants (the old defaults, and the eval-only recipe the ranking now ships).
 
 Metrics at k come from a call asking for k memories, so they show what an agent
 asking for k gets (``retrieve`` fetches a candidate pool that grows with k).
@@ -20,10 +23,10 @@ use the deepest call, followed by the turns it did not return in corpus order.
 Run it::
 
     python -m benchmarks.retrieval --data ../shared/data --dataset locomo \\
-        --variants cosine,blended,hybrid --out results.json
+        --variants default,cosine,bm25 --out results.json
 
 >>> sorted(VARIANTS)
-['best', 'blended', 'cosine', 'hybrid', 'hybrid-rel']
+['bm25', 'cosine', 'default']
 """
 
 from __future__ import annotations
@@ -42,7 +45,6 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from benchmarks.best_retrieval import best_ask
 from benchmarks.datasets import (
     DATASETS,
     LOCOMO_CATEGORIES,
@@ -54,6 +56,7 @@ from benchmarks.datasets import (
 )
 from benchmarks.ingest import (
     LME_ROLES,
+    MODES,
     CachedEmbeddings,
     Ingested,
     Mode,
@@ -94,31 +97,8 @@ class Ask:
 Variant = Callable[[Ask], list[str]]
 
 
-def cosine(ask: Ask) -> list[str]:
-    """The ``k`` nearest memories by cosine similarity (``store.nearest``)."""
-    return [h.memory.id for h in ask.store.nearest(ask.scope, ask.query, k=ask.k)]
-
-
-def blended(ask: Ask) -> list[str]:
-    """``retrieve``'s vector candidates and blend, without its keyword candidates.
-
-    Recency counts from each memory's write time (its session's date) to ``ask.now``.
-    """
-    found = retrieve(
-        ask.store,
-        ask.scope,
-        ask.query,
-        k=ask.k,
-        now=ask.now,
-        touch=False,
-        keyword_candidates=0,
-        pinned_limit=0,
-    )
-    return [r.memory.id for r in found][: ask.k]
-
-
-def hybrid(ask: Ask) -> list[str]:
-    """``retrieve`` as the agent calls it (vector + keyword candidates, blended).
+def default(ask: Ask) -> list[str]:
+    """``retrieve`` as shipped, with its defaults: what a user's agent reads.
 
     ``touch=False``: reading must not refresh ``last_accessed``, or each question
     would change the recency seen by the next.
@@ -127,22 +107,20 @@ def hybrid(ask: Ask) -> list[str]:
     return [r.memory.id for r in found][: ask.k]
 
 
-def hybrid_relevance(ask: Ask) -> list[str]:
-    """``retrieve`` with recency weighed 0: its candidates and relevance alone (a diagnostic:
-    it separates the keyword candidates' effect from the recency term's)."""
-    found = retrieve(
-        ask.store, ask.scope, ask.query, k=ask.k, now=ask.now, touch=False, weights=(0.0, 1.0, 1.0)
-    )
-    return [r.memory.id for r in found][: ask.k]
+def bm25(ask: Ask) -> list[str]:
+    """The ``k`` best memories by the store's lexical index alone (``store.keyword``)."""
+    return [h.memory.id for h in ask.store.keyword(ask.scope, ask.query, k=ask.k)]
+
+
+def cosine(ask: Ask) -> list[str]:
+    """The ``k`` nearest memories by cosine similarity (``store.nearest``)."""
+    return [h.memory.id for h in ask.store.nearest(ask.scope, ask.query, k=ask.k)]
 
 
 VARIANTS: dict[str, Variant] = {
+    "default": default,
     "cosine": cosine,
-    "blended": blended,
-    "hybrid": hybrid,
-    "hybrid-rel": hybrid_relevance,
-    # The best retrieval without a model at query time: see best_retrieval.py.
-    "best": best_ask,
+    "bm25": bm25,
 }
 
 
@@ -163,8 +141,9 @@ def _store(root: Path, name: str, embeddings: Embeddings) -> MemoryStore:
 
 
 def _writer(store: MemoryStore, mode: Mode, model: MemoryModel | None) -> MemoryWriter | None:
-    """The writer a ``write_path`` replay needs (rules model by default); None otherwise."""
-    if mode != "write_path":
+    """The writer a ``product`` or ``write_path`` replay needs (rules model by default);
+    None otherwise."""
+    if mode not in ("product", "write_path"):
         return None
     return MemoryWriter(store, model=model if model is not None else RulesModel())
 
@@ -454,15 +433,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--dataset", choices=sorted(DATASETS), required=True)
     parser.add_argument(
         "--variants",
-        default="cosine,blended,hybrid",
+        default="default,cosine,bm25",
         help=f"comma-separated, from {sorted(VARIANTS)}",
     )
     parser.add_argument(
         "--mode",
-        choices=["raw", "observations", "write_path"],
-        default="raw",
-        help="store turns (raw), LoCoMo's observations, or what the write path makes of "
-        "every turn (with --model, else the offline rules model)",
+        choices=list(MODES),
+        default="product",
+        help="product (default): replay every turn through the write path (episodes and "
+        "facts; with --model, else the offline rules model) as a user's agent would; raw: "
+        "turns stored as memories; observations: LoCoMo's observations; write_path: the "
+        "write path's facts only, units from its decisions",
     )
     parser.add_argument("--model", help="write_path: an OpenAI-compatible chat model name")
     parser.add_argument("--base-url", help="write_path: the endpoint of --model")
@@ -520,7 +501,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         table = lme_report(result["summary"], variants)
     result["meta"] |= {
         "dataset": args.dataset,
-        "memory_model": (model.name if model else "rules") if args.mode == "write_path" else None,
+        "memory_model": (
+            (model.name if model else "rules") if args.mode in ("product", "write_path") else None
+        ),
         "variants": variants,
         "limit": args.limit,
         "seconds": round(time.perf_counter() - started, 1),
