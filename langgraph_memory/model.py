@@ -41,10 +41,12 @@ MAX_METADATA_STR_CHARS = 4_096
 
 #: Metadata of an episode: what was said in a turn, kept verbatim by the write path
 #: (kind ``episodic``, like an event a model extracted, so the mark tells them apart),
-#: with the id of its turn and, when the turn had one, of its thread (session).
+#: with the id of its turn and, when known, of its thread (session) and the speaker's
+#: name (a message's ``name``: a speaker is metadata, never a prefix of the text).
 EPISODE = "episode"
 TURN_ID = "turn_id"
 THREAD_ID = "thread_id"
+SPEAKER = "speaker"
 
 
 class Kind(str, enum.Enum):

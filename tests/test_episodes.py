@@ -90,6 +90,15 @@ def test_a_turn_keeps_what_the_user_said_and_its_facts_link_to_it(store: MemoryS
     assert fact.text == "User is vegan." and fact.sources == (episode.id,)
 
 
+def test_a_speakers_name_is_metadata_not_part_of_the_words(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, model=RulesModel())
+    writer.write_turn(U, [HumanMessage("I adopted a dog.", name="Caroline")], now=T0)
+    writer.write_turn(U, [{"role": "user", "content": "Me too!", "name": " "}], now=T0 + DAY)
+    named, unnamed = episodes(store)
+    assert named.text == "I adopted a dog." and named.metadata["speaker"] == "Caroline"
+    assert "speaker" not in unnamed.metadata, "a blank name is no name"
+
+
 def test_episodes_cost_no_model_call_and_are_kept_when_the_gate_skips_a_turn(
     store: MemoryStore,
 ) -> None:
@@ -196,8 +205,8 @@ def test_a_replayed_turn_stores_nothing_new(store: MemoryStore) -> None:
     before = {m.id for m in store.active(U)}
     assert writer.write_turn(U, turn, now=T0, turn_id="t1") == []
     assert {m.id for m in store.active(U)} == before and len(before) == 2
-    writer.write_turn(U, [("user", "thanks!")], now=T0, turn_id="t2")
-    writer.write_turn(U, [("user", "thanks!")], now=T0, turn_id="t2")
+    writer.write_turn(U, [("user", "thanks!")], now=T0 + DAY, turn_id="t2")
+    writer.write_turn(U, [("user", "thanks!")], now=T0 + DAY, turn_id="t2")
     assert [e.metadata["turn_id"] for e in episodes(store)] == ["t1", "t2"]
 
 
@@ -219,11 +228,13 @@ def test_a_journal_replay_after_a_crash_stores_one_episode(
     assert [m.text for m in store.active(U, episodes=False)] == ["User is vegan."]
 
 
-def test_the_journal_keeps_a_turns_thread(tmp_path: Path) -> None:
-    turn = Turn.of([("user", "hi")], when=T0, turn_id="t1", thread_id="chat-1")
+def test_the_journal_keeps_a_turns_thread_and_speakers(tmp_path: Path) -> None:
+    said = [HumanMessage("hi", name="Caroline"), AIMessage("Hello!")]
+    turn = Turn.of(said, when=T0, turn_id="t1", thread_id="chat-1")
     record = JournalEntry.of(U, turn).record()
     assert record["thread"] == "chat-1"
-    assert JournalEntry.from_record(record).turn().thread_id == "chat-1"
+    assert record["messages"] == [["user", "hi", "Caroline"], ["assistant", "Hello!"]]
+    assert JournalEntry.from_record(record).turn() == turn
     del record["thread"]  # a record written before threads were kept
     assert JournalEntry.from_record(record).turn().thread_id is None
 
@@ -349,7 +360,8 @@ def test_purging_a_fact_purges_the_words_it_was_taken_from(store: MemoryStore) -
     writer = MemoryWriter(store, model=model)  # type: ignore[arg-type]
     writer.write_turn(U, [("user", "My PIN is 4321 and I live in Pune.")], now=T0)
     writer.write_turn(U, [("user", "Nice weather today.")], now=T0 + DAY)
-    pin, pune = store.active(U, episodes=False)
+    by_text = {m.text: m for m in store.active(U, episodes=False)}
+    pin, pune = by_text["User's PIN is 4321."], by_text["User lives in Pune."]
     assert store.purge(U, [pin.id])["memories"] == 2, "the fact and the episode that said it"
     assert [e.text for e in episodes(store)] == ["Nice weather today."]
     assert store.get_memory(U, pune.id).sources == ()

@@ -5,20 +5,22 @@ time: the evidence, and the detail a fact drops. ``MemoryWriter.write_turn`` sto
 one episode per speaker it keeps episodes for (the user by default) and per turn:
 an episodic memory whose source and trust are its speaker's (only the user speaks
 for the user), whose ``event_time`` is the turn's time, and whose metadata marks it
-(``Memory.is_episode``) and names its turn and thread. The facts extracted from the
-turn point back to it in their ``sources``.
+(``Memory.is_episode``) and names its turn, its thread and its speaker (the messages'
+``name``, when they give one). The facts extracted from the turn point back to it in
+their ``sources``.
 
 A turn replayed with its id (a journal replay after a crash, a retry) finds its
 episodes by that id and stores no second one.
 
 >>> from datetime import datetime, timezone
->>> turn = Turn.of([("user", "I moved to Pune."), ("assistant", "Noted!")], turn_id="t1",
-...                when=datetime(2026, 3, 2, tzinfo=timezone.utc), thread_id="chat-7")
+>>> said = [{"role": "user", "content": "I moved to Pune.", "name": "Ana"}, ("assistant", "Noted!")]
+>>> turn = Turn.of(said, turn_id="t1", when=datetime(2026, 3, 2, tzinfo=timezone.utc),
+...                thread_id="chat-7")
 >>> said = episode_fields(turn, "user")
 >>> said["text"], said["source"], said["event_time"].date().isoformat()
 ('I moved to Pune.', <Source.USER: 'user'>, '2026-03-02')
 >>> said["metadata"]
-{'episode': True, 'turn_id': 't1', 'thread_id': 'chat-7'}
+{'episode': True, 'turn_id': 't1', 'thread_id': 'chat-7', 'speaker': 'Ana'}
 >>> episode_fields(turn, "assistant")["trust"]
 <Trust.MEDIUM: 'medium'>
 """
@@ -30,7 +32,9 @@ from typing import Any
 
 from langgraph_memory.model import (
     EPISODE,
+    MAX_METADATA_STR_CHARS,
     MAX_TEXT_CHARS,
+    SPEAKER,
     THREAD_ID,
     TURN_ID,
     Kind,
@@ -58,12 +62,16 @@ def episode_fields(turn: Turn, role: Role) -> dict[str, Any] | None:
     >>> episode_fields(Turn.of([("user", "  ")], when=datetime.now(timezone.utc)), "user") is None
     True
     """
-    text = "\n".join(m.content for m in turn.messages if m.role == role).strip()
+    said = [m for m in turn.messages if m.role == role]
+    text = "\n".join(m.content for m in said).strip()
     if not text:
         return None
     metadata: dict[str, Scalar] = {EPISODE: True, TURN_ID: turn.id}
     if turn.thread_id is not None:
         metadata[THREAD_ID] = turn.thread_id
+    names = ", ".join(dict.fromkeys(m.name for m in said if m.name))
+    if names:
+        metadata[SPEAKER] = names[:MAX_METADATA_STR_CHARS]
     if len(text) > MAX_TEXT_CHARS:
         text = text[:MAX_TEXT_CHARS].rstrip()
         metadata["truncated"] = True

@@ -100,21 +100,24 @@ class JournalEntry:
 
     turn_id: str
     scope: str
-    messages: tuple[tuple[str, str], ...]
+    #: ``(role, text)``, or ``(role, text, name)`` for a message that names its speaker.
+    messages: tuple[tuple[str, ...], ...]
     when: datetime
     thread_id: str | None = None
 
     @classmethod
     def of(cls, scope_key: str, turn: Turn) -> JournalEntry:
         """The entry for ``turn`` in the scope ``scope_key``."""
-        messages = tuple((m.role, m.content) for m in turn.messages)
+        messages = tuple(
+            (m.role, m.content) if m.name is None else (m.role, m.content, m.name)
+            for m in turn.messages
+        )
         return cls(turn.id, scope_key, messages, turn.when, turn.thread_id)
 
     def turn(self) -> Turn:
-        """The turn back, with its ids and time."""
-        return Turn.of(
-            self.messages, when=self.when, turn_id=self.turn_id, thread_id=self.thread_id
-        )
+        """The turn back, with its ids, time and speakers' names."""
+        said = [dict(zip(("role", "content", "name"), m, strict=False)) for m in self.messages]
+        return Turn.of(said, when=self.when, turn_id=self.turn_id, thread_id=self.thread_id)
 
     def record(self) -> dict[str, Any]:
         """The JSON-ready record for the file (``thread`` only when the turn has one,
@@ -361,21 +364,24 @@ def _scope_key(value: Any) -> str:
         raise JournalError(f"scope {value!r} is not kind:id ({exc})") from None
 
 
-def _messages(value: Any) -> tuple[tuple[str, str], ...]:
+def _messages(value: Any) -> tuple[tuple[str, ...], ...]:
     if not isinstance(value, list):
         raise JournalError(f"messages must be a list of [role, text] pairs, not {value!r:.80}")
     pairs = []
     for i, pair in enumerate(value):
         if not (
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            isinstance(pair, list) and len(pair) in (2, 3) and all(isinstance(x, str) for x in pair)
         ):
-            raise JournalError(f"message {i} is not a [role, text] pair of strings: {pair!r:.80}")
+            raise JournalError(
+                f"message {i} is not a [role, text] pair of strings (nor a [role, text, name] "
+                f"triple): {pair!r:.80}"
+            )
         if pair[0] not in ROLE_OF_TYPE:
             raise JournalError(
                 f"message {i} has the unknown role {pair[0]!r} (one of "
                 f"{', '.join(sorted(ROLE_OF_TYPE))})"
             )
-        pairs.append((pair[0], pair[1]))
+        pairs.append(tuple(pair))
     return tuple(pairs)
 
 

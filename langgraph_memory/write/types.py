@@ -68,10 +68,12 @@ SOURCE_OF_ROLE: dict[Role, Source] = {
 
 @dataclass(frozen=True)
 class Message:
-    """One message of a turn: who said it and what."""
+    """One message of a turn: who said it (the role, and the speaker's name when the
+    message gives one, as LangChain's ``name``) and what."""
 
     role: Role
     content: str
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ class Turn:
         (['user', 'assistant'], 'chat-1')
         >>> Turn.of(t).id == t.id, Turn.of(t, turn_id="t2").id, Turn.of(t).thread_id
         (True, 't2', 'chat-1')
+        >>> Turn.of([HumanMessage("I'm back!", name="Caroline")]).messages[0].name
+        'Caroline'
         """
         if isinstance(messages, Turn):
             when = when if when is not None else messages.when
@@ -126,7 +130,7 @@ class Turn:
             messages=parsed,
             when=utc(when, "when") if when is not None else now_utc(),
             id=uuid.uuid4().hex[:12] if turn_id in (None, "") else check_id(turn_id, "turn_id"),
-            thread_id=None if thread_id in (None, "") else _thread_id(thread_id),
+            thread_id=None if thread_id in (None, "") else _metadata_str(thread_id, "thread_id"),
         )
 
     def user_text(self) -> str:
@@ -139,12 +143,13 @@ class Turn:
         return tuple(m for m in self.messages if m.role in wanted)
 
 
-def _thread_id(value: Any) -> str:
-    """A thread id: a non-empty str short enough for a memory's metadata."""
-    checked = check_id(value, "thread_id")
+def _metadata_str(value: Any, what: str) -> str:
+    """A thread id or a speaker's name, kept in an episode's metadata: a non-empty
+    str that can be encoded, short enough for a metadata value."""
+    checked = check_id(value, what)
     if len(checked) > MAX_METADATA_STR_CHARS:
         raise InvalidArgumentError(
-            f"thread_id has {len(checked):,} characters, more than {MAX_METADATA_STR_CHARS:,}"
+            f"{what} has {len(checked):,} characters, more than {MAX_METADATA_STR_CHARS:,}"
         )
     return checked
 
@@ -152,14 +157,15 @@ def _thread_id(value: Any) -> str:
 def _message(m: Any) -> Message:
     role: Any
     content: Any
+    name: Any = None
     if isinstance(m, Message):
-        role, content = m.role, m.content
+        role, content, name = m.role, m.content, m.name
     elif isinstance(m, BaseMessage):
-        role, content = m.type, m.content
+        role, content, name = m.type, m.content, m.name
     elif isinstance(m, tuple) and len(m) == 2:
         role, content = m
     elif isinstance(m, dict):
-        role, content = m.get("role", ""), m.get("content", "")
+        role, content, name = m.get("role", ""), m.get("content", ""), m.get("name")
     else:
         raise InvalidArgumentError(
             f"cannot read a message from {type(m).__name__}: {m!r}; pass (role, text) pairs, "
@@ -173,7 +179,14 @@ def _message(m: Any) -> Message:
     # Control characters (a pasted terminal escape) mean nothing in what was said,
     # and a fact that carried one would be refused by the store: they become spaces.
     text = check_chars(_text_of(content), f"a {role} message", controls=False)
-    return Message(ROLE_OF_TYPE[role], strip_controls(text))
+    return Message(ROLE_OF_TYPE[role], strip_controls(text), _name(name))
+
+
+def _name(value: Any) -> str | None:
+    """A message's speaker name (None when blank or absent)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _metadata_str(value, "a message's name").strip()
 
 
 def _text_of(content: Any) -> str:
