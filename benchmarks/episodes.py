@@ -6,7 +6,8 @@ Run it on the benchmark data folder (nothing is downloaded, no model is called):
     python -m benchmarks episodes --data ../shared/data --quick
 
 1. ``inline``: the first ``--turns`` LoCoMo turns (each conversation its own scope, each turn
-   with its session's date) through ``MemoryWriter.write_turn`` with the offline
+   with its session's date, sent as a user of the library sends it: the words, with the
+   speaker as the message's name) through ``MemoryWriter.write_turn`` with the offline
    ``RulesModel``, once into a store with episodes (the default) and once into one with
    ``episodes=False``. The two take turns block by block (order reversed every other block).
    Per-turn medians and their ratio; embedder and model calls per turn; bytes on disk per
@@ -35,20 +36,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
+from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
-from benchmarks.datasets import DATASETS, load_locomo, missing_data
+from benchmarks.datasets import DATASETS, missing_data
 from benchmarks.embedders import HashedUnitEmbeddings
 from benchmarks.graph_overhead import agent_builder
-from benchmarks.ingest import TURN_GAP, turn_text
 from benchmarks.store_latency import WARMUP, QueryPath, ratio, summarize, time_paths
+from benchmarks.write_cost import LocomoTurn, load_locomo
 from langgraph_memory import BackgroundWriter, Memory, MemoryStore, MemoryWriter, Turn
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import MemoryState, add_memory, memory_write_node
@@ -66,28 +67,14 @@ def log(message: str) -> None:
     print(f"[episodes] {message}", file=sys.stderr, flush=True)
 
 
-@dataclass(frozen=True)
-class DatedTurn:
-    """One LoCoMo turn as the write path gets it."""
-
-    scope: str
-    text: str
-    when: datetime
-    turn_id: str
-
-
-def locomo_turns(path: Path, limit: int) -> list[DatedTurn]:
+def locomo_turns(path: Path, limit: int) -> list[LocomoTurn]:
     """The first ``limit`` turns of LoCoMo, conversation by conversation, in order."""
-    out: list[DatedTurn] = []
-    for conv in load_locomo(path):
-        for session in conv.sessions:
-            for i, turn in enumerate(session.turns):
-                scope = f"user:{conv.sample_id}"
-                when = session.date + TURN_GAP * i
-                out.append(DatedTurn(scope, turn_text(turn), when, turn.dia_id))
-                if len(out) == limit:
-                    return out
-    return out
+    return [t for conv in load_locomo(path) for t in conv.turns][:limit]
+
+
+def said(turn: LocomoTurn) -> HumanMessage:
+    """A turn as a user of the library sends it: the words, the speaker as the name."""
+    return HumanMessage(turn.text, name=turn.speaker)
 
 
 class CountingEmbeddings(Embeddings):
@@ -141,7 +128,7 @@ def directory_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
 
 
-def bench_inline(root: Path, emb: Embeddings, turns: Sequence[DatedTurn]) -> dict[str, Any]:
+def bench_inline(root: Path, emb: Embeddings, turns: Sequence[LocomoTurn]) -> dict[str, Any]:
     """Part 1: write_turn per turn with episodes on and off, blocks interleaved."""
     seconds: dict[str, list[float]] = {name: [0.0] * len(turns) for name in VARIANTS}
     counts: dict[str, dict[str, int]] = {}
@@ -156,12 +143,12 @@ def bench_inline(root: Path, emb: Embeddings, turns: Sequence[DatedTurn]) -> dic
         order = list(VARIANTS) if b % 2 == 0 else list(reversed(VARIANTS))
         for name in order:
             for i in block:
-                t = turns[i]
+                t, scope = turns[i], f"user:{turns[i].sample_id}"
                 start = time.perf_counter()
-                writers[name].write_turn(t.scope, [("user", t.text)], now=t.when, turn_id=t.turn_id)
+                writers[name].write_turn(scope, [said(t)], now=t.when, turn_id=t.dia_id)
                 seconds[name][i] = time.perf_counter() - start
         log(f"inline block {b + 1}/{BLOCKS}")
-    scopes = sorted({t.scope for t in turns})
+    scopes = sorted({f"user:{t.sample_id}" for t in turns})
     for name, store in stores.items():
         memories = [m for s in scopes for m in store.active(s)]
         counts[name] = {

@@ -407,8 +407,12 @@ class MemoryStore(BaseStore):
         if not ids:
             return []
         with self._core.writing(scope):
-            cols = self._core.writable(scope)
-            found = {v.memory.id: v for v in fetch(cols.active, scope, ids=ids, with_vector=True)}
+            cols = self._core.collections(scope)  # a refused call must not create the scope
+            found = {}
+            if cols is not None:
+                found = {
+                    v.memory.id: v for v in fetch(cols.active, scope, ids=ids, with_vector=True)
+                }
             # An id not found as an active record may be a chain key, or archived
             # (then the error names its current version): the lookup one by one says.
             olds = [
@@ -418,7 +422,7 @@ class MemoryStore(BaseStore):
                 raise InvalidArgumentError(
                     f"memory_ids name one memory twice (an id and its chain key?): {ids}"
                 )
-            self._core.replace(cols, [(old, None) for old in olds], when)
+            self._core.replace(self._core.writable(scope), [(old, None) for old in olds], when)
         return [replace(old.memory, valid_until=when) for old in olds]
 
     @_fresh
