@@ -593,8 +593,8 @@ class MemoryStore(BaseStore):
         archived: bool = False,
     ) -> list[Memory]:
         """The scope's active memories whose ``metadata`` holds all the given
-        values, oldest first, in one read; with ``created_before``, only those
-        created earlier; with ``archived=True``, closed versions too.
+        values, oldest first (one read per collection); with ``created_before``,
+        only those created earlier; with ``archived=True``, closed versions too.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
