@@ -1,9 +1,9 @@
 """Run a benchmark or an evaluation by name: ``python -m benchmarks <name> [args...]``.
 
 Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
-(ingest_speed), ``write-cost`` and ``gate`` (gate_recall); evaluations: ``retrieval``, ``qa``
-and ``components``; ``plots`` draws their results. The arguments after the name go to that
-module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
+(ingest_speed), ``write-cost``, ``gate`` (gate_recall) and ``episodes``; evaluations:
+``retrieval``, ``qa`` and ``components``; ``plots`` draws their results. The arguments after
+the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
 
 >>> main(["nope"])
 2
@@ -23,6 +23,7 @@ BENCHES: dict[str, str] = {
     "ingest": "ingest_speed",
     "write-cost": "write_cost",
     "gate": "gate_recall",
+    "episodes": "episodes",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",

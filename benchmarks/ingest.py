@@ -12,7 +12,7 @@ written with its own date as ``now``. Three modes:
   semantic memories citing their turns: the extraction an oracle would make.
 - ``write_path``: every turn through :class:`MemoryWriter` (any model), with
   ``turn_id`` = the turn's id; a memory's units are the turns whose decisions
-  made it (an UPDATE inherits the replaced version's turns).
+  made it (an UPDATE inherits the replaced version's turns); an episode's, its turn.
 
 :class:`CachedEmbeddings` wraps the one shared embedder: it embeds a whole
 conversation in one batch before the per-session writes (MiniLM is far faster
@@ -249,6 +249,9 @@ def _write(
             continue
         inherited = units.get(d.target_id, ()) if d.target_id else ()
         units[d.result_id] = tuple(dict.fromkeys((*inherited, turn_id)))
+    # The turn's episodes (what was said, kept verbatim) stand for the turn itself.
+    for episode in writer.store.find(scope, metadata={"episode": True, "turn_id": turn_id}):
+        units[episode.id] = (turn_id,)
 
 
 def lme_corpus(

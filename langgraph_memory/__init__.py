@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from langgraph_memory.store.memory_store import MemoryStore
     from langgraph_memory.store.version import Hit
     from langgraph_memory.write.background import BackgroundWriter
+    from langgraph_memory.write.retention import Retention
     from langgraph_memory.write.types import Turn
     from langgraph_memory.write.writer import MemoryWriter
 
@@ -58,6 +59,7 @@ _LAZY = {
     # the write path
     "MemoryWriter": "langgraph_memory.write.writer",
     "BackgroundWriter": "langgraph_memory.write.background",
+    "Retention": "langgraph_memory.write.retention",
     "Turn": "langgraph_memory.write.types",
     # the read path
     "retrieve": "langgraph_memory.read.retrieve",
@@ -102,6 +104,7 @@ __all__ = [
     "ModelConfigError",
     "Op",
     "QueueFullError",
+    "Retention",
     "Retrieved",
     "Scope",
     "ScopeNotEmptyError",

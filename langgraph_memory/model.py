@@ -39,6 +39,15 @@ MAX_METADATA_KEYS = 64
 MAX_METADATA_KEY_CHARS = 128
 MAX_METADATA_STR_CHARS = 4_096
 
+#: Metadata of an episode: what was said in a turn, kept verbatim by the write path
+#: (kind ``episodic``, like an event a model extracted, so the mark tells them apart),
+#: with the id of its turn and, when known, of its thread (session) and the speaker's
+#: name (a message's ``name``: a speaker is metadata, never a prefix of the text).
+EPISODE = "episode"
+TURN_ID = "turn_id"
+THREAD_ID = "thread_id"
+SPEAKER = "speaker"
+
 
 class Kind(str, enum.Enum):
     """What sort of memory a record is."""
@@ -195,6 +204,21 @@ class Memory:
     def active(self) -> bool:
         """True while the memory is current (not closed)."""
         return self.valid_until is None
+
+    @property
+    def is_episode(self) -> bool:
+        """True for an episode: a turn's words kept verbatim (``metadata["episode"]``),
+        not a fact taken from them.
+
+        >>> from datetime import datetime, timezone
+        >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> said = Memory(id="0a1b2c3d", text="I moved to Pune.", scope="user:a", created_at=t,
+        ...               kind=Kind.EPISODIC, metadata={EPISODE: True, TURN_ID: "t1"})
+        >>> fact = Memory(id="1b2c3d4e", text="User lives in Pune.", scope="user:a", created_at=t)
+        >>> said.is_episode, fact.is_episode
+        (True, False)
+        """
+        return self.metadata.get(EPISODE) is True
 
     def valid_at(self, when: datetime) -> bool:
         """Whether this version was the current one at ``when``.

@@ -85,7 +85,7 @@ def test_turns_of_one_scope_apply_in_order(writer: MemoryWriter, store: MemorySt
         assert bg.stats.applied == 9
     for scope in ("user:a", "user:b", "user:c"):
         assert [d.op for d in store.decisions(scope)] == [Op.ADD, Op.UPDATE, Op.UPDATE]
-        assert [m.text for m in store.active(scope)] == ["User lives in Mumbai."]
+        assert [m.text for m in store.active(scope, episodes=False)] == ["User lives in Mumbai."]
 
 
 def test_scopes_progress_in_parallel_but_a_scope_never_in_two_workers(
@@ -124,11 +124,11 @@ def test_scopes_progress_in_parallel_but_a_scope_never_in_two_workers(
         bg.submit("user:b", said("I live in Delhi."))
         bg.submit("user:b", said("I moved to Pune."))
         assert b_done.wait(10), "scope b must not wait behind the blocked scope a"
-        assert store.active("user:a") == []  # a's first turn is still in flight
+        assert store.active("user:a", episodes=False) == []  # a's first turn is still in flight
         release_a.set()
         assert bg.flush(timeout=10)
     assert most == {"user:a": 1, "user:b": 1}
-    assert len(store.active("user:a")) == 2
+    assert len(store.active("user:a", episodes=False)) == 2
 
 
 # -- backpressure ------------------------------------------------------------------------
@@ -188,7 +188,7 @@ def test_close_drains_and_refuses_new_turns(writer: MemoryWriter, store: MemoryS
     assert bg.close(timeout=30)
     stats = bg.stats
     assert (stats.submitted, stats.applied, stats.pending) == (9, 9, 0)
-    assert sum(len(store.active(f"user:{i}")) for i in range(3)) == 9
+    assert sum(len(store.active(f"user:{i}", episodes=False)) for i in range(3)) == 9
     with pytest.raises(WriterClosedError):
         bg.submit("user:0", said("I'm vegan."))
     assert bg.close()  # twice is fine
@@ -200,7 +200,7 @@ def test_flush_waits_for_what_was_submitted(writer: MemoryWriter, store: MemoryS
         bg.submit("user:a", said("I'm vegan."))
         assert not bg.flush(timeout=0.001)
         assert bg.flush(timeout=10)
-        assert [m.text for m in store.active("user:a")] == ["User is vegan."]
+        assert [m.text for m in store.active("user:a", episodes=False)] == ["User is vegan."]
 
 
 def test_a_turn_id_is_taken_once_while_pending(writer: MemoryWriter) -> None:
@@ -231,7 +231,7 @@ def test_store_errors_are_retried_with_backoff(writer: MemoryWriter, store: Memo
         assert (bg.stats.retries, bg.stats.applied, bg.stats.failed) == (2, 1, 0)
     assert calls[1] - calls[0] >= 0.05 and calls[2] - calls[1] >= 0.1
     assert [(d.op, d.turn_id) for d in store.decisions("user:a")] == [(Op.ADD, tid)]
-    assert [m.text for m in store.active("user:a")] == ["User is vegan."]
+    assert [m.text for m in store.active("user:a", episodes=False)] == ["User is vegan."]
 
 
 def test_a_turn_that_keeps_failing_is_logged_as_failed(
@@ -250,7 +250,7 @@ def test_a_turn_that_keeps_failing_is_logged_as_failed(
     assert (first.op, first.status, first.turn_id) == (Op.NOOP, Status.FAILED, tid)
     assert first.error and "after 3 attempts" in first.error and "disk full" in first.error
     assert first.fact == "user: I'm vegan."
-    assert store.active("user:a") == []
+    assert store.active("user:a", episodes=False) == []
 
 
 def test_a_failure_that_cannot_be_logged_stays_in_the_journal(
@@ -352,7 +352,7 @@ CHILD = textwrap.dedent(
         print(json.dumps({
             "drained": drained,
             "stats": asdict(bg.stats),
-            "active": [m.text for m in store.active("user:kill")],
+            "active": [m.text for m in store.active("user:kill", episodes=False)],
             "decisions": [[d.op.value, d.turn_id, d.status] for d in store.decisions("user:kill")],
         }))
     """
@@ -417,5 +417,7 @@ def test_eight_threads_stating_one_fact_make_one_memory(
         for t in threads:
             t.join(10)
         assert bg.flush(timeout=30)
-    assert [m.text for m in store.active("user:same")] == ["User is allergic to peanuts."]
+    assert [m.text for m in store.active("user:same", episodes=False)] == [
+        "User is allergic to peanuts."
+    ]
     assert Counter(d.op for d in store.decisions("user:same")) == {Op.ADD: 1, Op.NOOP: 7}

@@ -339,6 +339,8 @@ def test_turns_a_background_writer_holds_travel_with_the_export(
         counts = target.import_scope(data, scope="user:bob", requeue=bg2.requeue)
         assert counts["pending_turns"] == 2 and bg2.flush(timeout=60)
     assert sorted(m.text for m in target.active("user:bob")) == [
+        "I am vegan.",  # the turns' episodes
+        "I live in Delhi.",
         "User is vegan.",
         "User likes tea.",
         "User lives in Delhi.",
@@ -398,6 +400,7 @@ def test_cli_import_applies_the_pending_turns_of_an_export(
     assert "applied its 1 pending turns" in capsys.readouterr().out
     with MemoryStore(target, embeddings=embedder) as t:
         assert sorted(m.text for m in t.active("user:alice")) == [
+            "I am vegan.",  # the turn's episode
             "User is vegan.",
             "User likes tea.",
         ]

@@ -16,7 +16,15 @@ from pathlib import Path
 import pytest
 
 from benchmarks import __main__ as dispatcher
-from benchmarks import gate_recall, graph_overhead, ingest_speed, qa, retrieval, write_cost
+from benchmarks import (
+    episodes,
+    gate_recall,
+    graph_overhead,
+    ingest_speed,
+    qa,
+    retrieval,
+    write_cost,
+)
 from benchmarks.peers import compare as peers
 from benchmarks.plots import draw
 
@@ -126,8 +134,24 @@ def test_ingest_bench_reports_ratios_vs_default(data: Path, tmp_path: Path) -> N
     assert all(r["turns_per_s_median"] > 0 for r in results.values())
 
 
+def test_episodes_bench_reports_what_episodes_cost(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "episodes.json"
+    args = ["--data", str(data), "--turns", "20", "--graph-turns", "6", "--prefill", "10"]
+    assert episodes.main([*args, "--fake-embedder", "--out", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    counts = report["inline"]["counts"]
+    assert counts["episodes_on"]["episodes"] == 20 and counts["episodes_off"]["episodes"] == 0
+    assert counts["episodes_on"]["facts"] == counts["episodes_off"]["facts"]
+    assert counts["episodes_on"]["model_calls"] == counts["episodes_off"]["model_calls"]
+    assert report["inline"]["bytes_per_turn_added"] > 0
+    graphs = {"no_memory", "write_on", "write_off", "memory_on", "memory_off"}
+    assert graphs <= set(report["deferred"]["idle"]) and graphs <= set(
+        report["deferred"]["back_to_back"]
+    )
+
+
 def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    benches = {"store", "peers", "graph", "ingest", "write-cost", "gate"}
+    benches = {"store", "peers", "graph", "ingest", "write-cost", "gate", "episodes"}
     assert set(dispatcher.BENCHES) == benches | {"retrieval", "qa", "components", "plots"}
     assert dispatcher.main([]) == 2
     assert dispatcher.main(["nope"]) == 2
@@ -142,6 +166,7 @@ RUNNERS = {
     "ingest": ingest_speed.main,
     "write-cost": write_cost.main,
     "gate": gate_recall.main,
+    "episodes": episodes.main,
     "retrieval": lambda argv: retrieval.main([*argv, "--dataset", "locomo"]),
     "qa": lambda argv: qa.main([*argv, "--dataset", "locomo", "--no-judge"]),
 }

@@ -111,7 +111,7 @@ def test_a_store_of_another_mode_is_refused(
     assert qa.main([*argv, "--limit", "1", "--ingest", "write_path"]) == 0
     assert "replaying user:q1 (write_path, 2 sessions)" in capsys.readouterr().err
     with MemoryStore(out / "store") as store:
-        [memory] = store.active("user:q1")
+        [memory] = store.active("user:q1", episodes=False)
         ops = [d.op.value for d in store.decisions("user:q1")]
     # Written by MemoryWriter (the offline rules model): facts, reconciled, not raw turns.
     assert memory.text == "User lives in Porto." and ops == ["ADD", "UPDATE"]
@@ -167,7 +167,8 @@ def test_write_path_mode_needs_a_writer(data: Path, tmp_path: Path, embedder: Lo
         items = prepare(data, "longmemeval-s", store, tmp_path / "m.json", mode="write_path",
                         writer=writer)  # fmt: skip
         assert len(items) == 2
-        assert [m.text for m in store.active("user:q2_abs")] == ["User lives in Lisbon."]
+        facts = [m.text for m in store.active("user:q2_abs", episodes=False)]
+        assert facts == ["User lives in Lisbon."]
 
 
 def test_retrieval_eval_measures_what_the_write_path_stored(
@@ -181,8 +182,9 @@ def test_retrieval_eval_measures_what_the_write_path_stored(
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["meta"]["mode"] == "write_path" and result["meta"]["memory_model"] == "rules"
     # Two versions made: "User lives in Lisbon.", closed by an UPDATE to "... Porto.", which
-    # stands for both turns; the evidence turn (s2's first) is found through it.
-    assert result["meta"]["memories"] == 2
+    # stands for both turns; the evidence turn (s2's first) is found through it. And the two
+    # user turns' episodes, each standing for its turn.
+    assert result["meta"]["memories"] == 4
     [row] = result["questions"]
     assert row["cosine:turn_any@5"] == 1.0
     with pytest.raises(SystemExit):

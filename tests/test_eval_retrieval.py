@@ -195,7 +195,7 @@ def test_write_path_update_inherits_the_replaced_memorys_turns(tmp_path: Path) -
     )
     store = fake_store(tmp_path)
     done = ingest_longmemeval(store, q, "write_path", writer=MemoryWriter(store, RulesModel()))
-    [current] = store.active(done.scope)
+    [current] = store.active(done.scope, episodes=False)
     assert current.text == "User lives in Porto."
     assert done.units[current.id] == ("s1_1", "s2_1")
 

@@ -65,7 +65,7 @@ def test_agent_calls_remember_and_the_next_turn_reads_it(
     stub.default = script
     graph = build_chat_graph(store)  # agent model and writer both from the environment
     out = graph.invoke({"messages": [("user", "Please remember I prefer metric units.")]}, ALICE)
-    [memory] = store.active("user:alice")
+    [memory] = store.active("user:alice", episodes=False)
     tool_reply = out["messages"][2]
     assert tool_reply.type == "tool" and tool_reply.content == (
         f"Remembered [{memory.id}]: User prefers metric units."

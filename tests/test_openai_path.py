@@ -39,7 +39,7 @@ def facts(*texts: str, importance: int = 6) -> dict[str, Any]:
 
 
 def texts(store: MemoryStore, scope: str = U) -> list[str]:
-    return sorted(m.text for m in store.active(scope))
+    return sorted(m.text for m in store.active(scope, episodes=False))
 
 
 def said(body: dict[str, Any], role: str) -> str:

@@ -94,7 +94,8 @@ def unscrubbed_env() -> dict[str, str]:
 def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
     """Run in a child process: ``rounds`` times, in one store, fill a scope with a
     fresh marker (memories, versions, decisions with and without ids, a decision
-    that showed it, a journaled turn) and purge it, by ids and whole; scan after each."""
+    that showed it, a journaled turn and its episode) and purge it, by ids and whole;
+    scan after each."""
     found: dict[str, object] = {}
     markers: list[str] = []
     store = MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=32))
@@ -123,6 +124,8 @@ def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
                 )
                 bg.submit(scope, [("user", f"My passport number is {marker}.")])
                 assert bg.flush(timeout=120)
+                # What the turn said is an episode of its own: purged by its id too.
+                ids += [m.id for m in store.active(scope) if m.is_episode]
                 store.purge(scope, ids if mode == "ids" else None)
                 hits = files_holding(directory, [marker, *ids])
                 if hits:

@@ -147,7 +147,7 @@ def metadata(run: dict[str, Any]) -> dict[str, Any]:
 def test_a_graph_run_tree_holds_the_memory_steps_and_their_decisions(
     seeded: MemoryStore, stub: LangSmithStub, client: Client
 ) -> None:
-    [delhi] = seeded.active(U)
+    [delhi] = seeded.active(U, episodes=False)
     graph = memory_graph(seeded, MemoryWriter(seeded, model=moved_to_pune(), gate=False))
     with tracing_context(client=client, project_name=PROJECT, enabled=True):
         out = graph.invoke(TURN)
@@ -214,7 +214,7 @@ def test_a_graph_run_tree_holds_the_memory_steps_and_their_decisions(
     [logged] = seeded.decisions(U)
     assert app["outputs"]["op"] == "UPDATE" and app["outputs"]["status"] == "applied"
     assert app["outputs"]["target_id"] == delhi.id
-    [pune] = seeded.active(U)
+    [pune] = seeded.active(U, episodes=False)
     assert app["outputs"]["result_id"] == pune.id and pune.text == "User lives in Pune."
     assert app["outputs"]["id"] == logged.id
     assert set(app["inputs"]) == {"decision", "fact", "pinned"}
@@ -252,7 +252,7 @@ def test_batched_mode_is_one_reconcile_run_with_every_decision(
 def outcome(store: MemoryStore, out: State) -> tuple[Any, ...]:
     """What a run did, without the ids and times that differ between stores."""
     decisions = [(d.op, d.status, d.fact, d.text, d.error) for d in store.decisions(U)]
-    return (out, sorted(m.text for m in store.active(U)), decisions)
+    return (out, sorted(m.text for m in store.active(U, episodes=False)), decisions)
 
 
 def test_tracing_off_sends_nothing_and_changes_nothing(

@@ -43,7 +43,7 @@ def writer(
 
 
 def texts(store: MemoryStore, scope: str = U) -> list[str]:
-    return [m.text for m in store.active(scope)]
+    return [m.text for m in store.active(scope, episodes=False)]
 
 
 # -- the patterns --
@@ -91,7 +91,7 @@ def test_someone_elses_fact_leaves_the_users_untouched(store: MemoryStore) -> No
     w.write_turn(U, [("user", "I live in Pune.")], now=T0)
     w.write_turn(U, [("user", "My sister lives in Delhi.")], now=T0 + DAY)
     assert sorted(texts(store)) == ["User lives in Pune.", "User's sister lives in Delhi."]
-    assert all(m.active for m in store.history(U, store.active(U)[0].id))
+    assert all(m.active for m in store.history(U, store.active(U, episodes=False)[0].id))
     # the model was shown the user's location as a neighbour, as a small integer
     assert "[0] User lives in Pune." in str(model.prompts[-1][-1].content)
 
@@ -120,7 +120,7 @@ def test_restatement_is_a_noop_and_never_lowers_importance(store: MemoryStore) -
     [first] = w.write_turn(U, [("user", "I'm allergic to peanuts.")], now=T0)
     [again] = w.write_turn(U, [("user", "Peanuts, I'm allergic.")], now=T0 + DAY)
     assert again.op is Op.NOOP and again.target_id == first.result_id
-    [m] = store.active(U)
+    [m] = store.active(U, episodes=False)
     assert m.id == first.result_id and m.importance == 0.9
 
 
@@ -197,15 +197,15 @@ def seeded(store: MemoryStore) -> MemoryStore:
 
 def run_bad(store: MemoryStore, *script: Any) -> list[Any]:
     w, _ = writer(store, *script)
-    before = {m.id for m in store.active(U)}
+    before = {m.id for m in store.active(U, episodes=False)}
     decisions = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY)
-    after = {m.id for m in store.active(U)}
+    after = {m.id for m in store.active(U, episodes=False)}
     deleted = [d.target_id for d in decisions if d.op is Op.DELETE and d.status is Status.APPLIED]
     updated = [
         d.target_id for d in decisions if d.op is Op.UPDATE and d.status is not Status.FAILED
     ]
     assert before - after <= set(deleted) | set(updated), "a memory was lost"
-    assert [m.text for m in store.active("user:bob")] == ["User lives in Oslo."]
+    assert [m.text for m in store.active("user:bob", episodes=False)] == ["User lives in Oslo."]
     logged = store.decisions(U)
     assert len(logged) == len(decisions) and decisions, "each outcome is in the log"
     return decisions
@@ -252,7 +252,7 @@ def test_hallucinated_id_on_delete_becomes_noop(seeded: MemoryStore) -> None:
 
 
 def test_an_id_from_another_scope_never_touches_it(seeded: MemoryStore) -> None:
-    oslo = seeded.active("user:bob")[0].id
+    oslo = seeded.active("user:bob", episodes=False)[0].id
     decisions = run_bad(
         seeded,
         facts("User lives in Pune.", "User left Oslo."),
@@ -276,7 +276,7 @@ def test_importance_out_of_range_is_clamped(seeded: MemoryStore) -> None:
         {"op": "ADD"},
     )
     w.write_turn(U, [("user", "I'm vegan and like jazz.")], now=T0)
-    importance = {m.text: m.importance for m in seeded.active(U)}
+    importance = {m.text: m.importance for m in seeded.active(U, episodes=False)}
     assert importance["User is vegan."] == 1.0 and importance["User likes jazz."] == 0.1
 
 
@@ -315,11 +315,11 @@ def test_facts_from_the_assistant_are_dropped_unless_asked_for(store: MemoryStor
     said = {"facts": [{"text": "User lives in Pune.", "speaker": "assistant", "importance": 5}]}
     w, _ = writer(store, said)
     [d] = w.write_turn(U, [("user", "hi"), ("assistant", "You live in Pune.")], now=T0)
-    assert d.status is Status.REJECTED and store.active(U) == []
+    assert d.status is Status.REJECTED and store.active(U, episodes=False) == []
     model = ScriptedChatModel(script=[said, {"op": "ADD"}])
     opted = MemoryWriter(store, model=model, roles=("user", "assistant"), gate=False)
     opted.write_turn(U, [("user", "hi"), ("assistant", "You live in Pune.")], now=T0)
-    [m] = store.active(U)
+    [m] = store.active(U, episodes=False)
     assert (m.source.value, m.trust.value) == ("assistant", "medium")
 
 
@@ -381,7 +381,7 @@ def test_remember_goes_through_reconciliation(store: MemoryStore) -> None:
     )
     [d] = w.remember(U, "I prefer metric units", pinned=True, now=T0 + DAY)
     assert d.op is Op.UPDATE
-    [m] = store.active(U)
+    [m] = store.active(U, episodes=False)
     assert (m.text, m.pinned, m.source.value) == ("User prefers metric units.", True, "explicit")
 
 
@@ -392,7 +392,7 @@ def test_forget_by_id_and_by_clear_description(store: MemoryStore) -> None:
     d = w.forget(U, a.id, now=T0 + DAY)
     assert d.op is Op.DELETE and d.target_id == a.id and store.decisions(U, a.id)
     d = w.forget(U, query="jazz music", now=T0 + DAY)
-    assert d.target_id == b.id and store.active(U) == []
+    assert d.target_id == b.id and store.active(U, episodes=False) == []
 
 
 def test_forget_with_an_ambiguous_description_lists_the_candidates(store: MemoryStore) -> None:
@@ -400,7 +400,7 @@ def test_forget_with_an_ambiguous_description_lists_the_candidates(store: Memory
     w, _ = writer(store)
     with pytest.raises(AmbiguousMemoryError, match="forget one by id") as info:
         w.forget(U, query="sibling who lives in Delhi")
-    assert len(info.value.candidates) == 2 and len(store.active(U)) == 2
+    assert len(info.value.candidates) == 2 and len(store.active(U, episodes=False)) == 2
 
 
 # -- a property over arbitrary model output --
@@ -431,20 +431,20 @@ model_output = st.one_of(
 )
 @given(output=model_output)
 def test_no_model_output_closes_a_memory_it_was_not_shown(store: MemoryStore, output: Any) -> None:
-    if not store.active(U):
+    if not store.active(U, episodes=False):
         store.add_many(U, [f"User fact number {i} about topic {i}." for i in range(12)], now=T0)
         store.add("user:bob", "User lives in Oslo.", now=T0)
     if isinstance(output, dict) and output["id"] == "bob-id":
-        output = {**output, "id": store.active("user:bob")[0].id}
+        output = {**output, "id": store.active("user:bob", episodes=False)[0].id}
     w, _ = writer(store, facts("User fact number 3 about topic 3, revised."), output)
-    before = {m.id for m in store.active(U)}
+    before = {m.id for m in store.active(U, episodes=False)}
     [d] = w.write_turn(U, [("user", "anything")], now=T0 + DAY)
-    after = {m.id for m in store.active(U)}
+    after = {m.id for m in store.active(U, episodes=False)}
     shown = set(d.shown_ids)
     assert before - after <= shown, "only shown memories may close"
     if len(after) < len(before):
         assert d.op is Op.DELETE and d.target_id in shown
-    assert [m.text for m in store.active("user:bob")] == ["User lives in Oslo."]
+    assert [m.text for m in store.active("user:bob", episodes=False)] == ["User lives in Oslo."]
 
 
 # -- model resolution and the async face --------------------------------------------------------

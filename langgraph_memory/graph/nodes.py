@@ -70,6 +70,16 @@ def turn_time(config: RunnableConfig) -> datetime | None:
     return utc(parsed, what)
 
 
+def thread_of(config: RunnableConfig) -> str | None:
+    """The run's ``configurable.thread_id`` as a str (its turns' episodes keep it), if set.
+
+    >>> thread_of({"configurable": {"thread_id": 42}}), thread_of({})
+    ('42', None)
+    """
+    value = (config.get("configurable") or {}).get("thread_id")
+    return None if value is None or value == "" else str(value)
+
+
 class Submitter(Protocol):
     """What a deferred write needs: a queue that takes turns (BackgroundWriter)."""
 
@@ -141,12 +151,13 @@ def memory_write_node(
     ``write="inline"`` writes before the graph moves on (a MemoryWriter);
     ``write="deferred"`` hands the turn to a ``BackgroundWriter`` and returns at
     once (writes of one scope stay in order; you flush and close it). The node
-    changes no state.
+    changes no state. The turn carries the run's ``thread_id``, which its
+    episodes keep (see ``MemoryWriter``).
     """
     check_write_timing(write, writer)
 
     def write_memories(state: Any, config: RunnableConfig) -> dict[str, Any]:
-        turn = last_turn(messages_of(state), when=turn_time(config))
+        turn = last_turn(messages_of(state), when=turn_time(config), thread_id=thread_of(config))
         if turn is None:
             return {}
         where = Scope.from_config(config, scope)

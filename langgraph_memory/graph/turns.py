@@ -38,16 +38,23 @@ def _is_user(message: BaseMessage) -> bool:
     return message.type == "human"
 
 
-def last_turn(messages: Sequence[BaseMessage], *, when: datetime | None = None) -> Turn | None:
+def last_turn(
+    messages: Sequence[BaseMessage],
+    *,
+    when: datetime | None = None,
+    thread_id: str | None = None,
+) -> Turn | None:
     """The last human message and everything after it (tool calls and results
     included) as the write path's ``Turn``, or None when there is no human message.
 
     The human message's id is the turn's id, so a replayed turn is recognised;
-    ``when`` (default: the clock) is the turn's time.
+    ``when`` (default: the clock) is the turn's time; ``thread_id`` the
+    conversation's (the graph's ``configurable.thread_id``).
     """
     for i in range(len(messages) - 1, -1, -1):
         if _is_user(messages[i]):
-            return Turn.of(messages[i:], when=when, turn_id=messages[i].id or None)
+            turn_id = messages[i].id or None
+            return Turn.of(messages[i:], when=when, turn_id=turn_id, thread_id=thread_id)
     return None
 
 

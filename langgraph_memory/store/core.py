@@ -167,6 +167,18 @@ class StoreCore:
         self._check_vectors(vectors, len(texts))
         return vectors
 
+    def vectors_for(
+        self, texts: Sequence[str], given: Sequence[Sequence[float]] | None
+    ) -> list[list[float]]:
+        """One checked vector per text: the ``given`` ones (the caller embedded the
+        texts with this store's embedder, to batch them with other work), else
+        embedded here in one call."""
+        if given is None:
+            return self.embed(texts)
+        vectors = [check_vector(v, f"vectors[{i}]") for i, v in enumerate(given)]
+        self._check_vectors(vectors, len(texts))
+        return vectors
+
     def embed_query(self, query: str | Sequence[float]) -> list[float]:
         """A query's vector (a vector passes through, checked)."""
         if isinstance(query, str):

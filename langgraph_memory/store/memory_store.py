@@ -34,14 +34,21 @@ from chromadb.api import ClientAPI
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, Op, Result
 
-from langgraph_memory.checks import check_id, check_ids, check_k
-from langgraph_memory.errors import InvalidMemoryError, MemoryNotFoundError
+from langgraph_memory.checks import MAX_K, check_id, check_ids, check_k
+from langgraph_memory.errors import (
+    EmbeddingMismatchError,
+    InvalidArgumentError,
+    InvalidMemoryError,
+    MemoryNotFoundError,
+)
 from langgraph_memory.model import (
     Decision,
     Kind,
     Memory,
+    Scalar,
     Source,
     Trust,
+    check_metadata,
     check_text,
     now_utc,
     utc,
@@ -58,7 +65,13 @@ from langgraph_memory.store.building import (
 from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
-from langgraph_memory.store.records import revalue, to_epoch
+from langgraph_memory.store.records import (
+    NOT_EPISODE,
+    all_of,
+    metadata_clauses,
+    revalue,
+    to_epoch,
+)
 from langgraph_memory.store.version import Hit, Version
 
 __all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore"]
@@ -262,11 +275,15 @@ class MemoryStore(BaseStore):
         items: Sequence[str | Mapping[str, Any]],
         *,
         now: datetime | None = None,
+        vectors: Sequence[Sequence[float]] | None = None,
     ) -> list[Memory]:
         """Store many new memories with one embedding call and one write.
 
         Each item is a text or a dict of :meth:`add`'s arguments. Every item is
         validated before anything is written, so one bad item stores nothing.
+        ``vectors``, one per item, are the texts' vectors from this store's
+        embedder when the caller already has them (the write path embeds a
+        turn's episode and facts in one call); they are checked, not trusted.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -283,9 +300,13 @@ class MemoryStore(BaseStore):
                 built.append(new_memory(scope, when, fields))
             except InvalidMemoryError as exc:
                 raise InvalidMemoryError(f"item {i}: {exc}") from None
+        if vectors is not None and len(vectors) != len(built):
+            raise EmbeddingMismatchError(
+                f"add_many got {len(vectors)} vectors for {len(built)} items; pass one per item"
+            )
         if not built:
             return []
-        vectors = self._core.embed([m.text for m in built])
+        vectors = self._core.vectors_for([m.text for m in built], vectors)
         with self._core.writing(scope):
             cols = self._core.writable(scope)
             ids = free_ids(cols, len(built))
@@ -348,7 +369,6 @@ class MemoryStore(BaseStore):
             )
         return replace(new, id=new_id)
 
-    @_fresh
     def archive(self, scope: ScopeLike, memory_id: str, *, now: datetime | None = None) -> Memory:
         """Archive an active memory: ``valid_until = now``. Nothing is deleted.
 
@@ -362,13 +382,48 @@ class MemoryStore(BaseStore):
         >>> s.archive("user:a", m.id).active, s.active("user:a")
         (False, [])
         """
+        return self.archive_many(scope, [check_id(memory_id)], now=now)[0]
+
+    @_fresh
+    def archive_many(
+        self, scope: ScopeLike, memory_ids: Sequence[str], *, now: datetime | None = None
+    ) -> list[Memory]:
+        """Archive several active memories in three writes, however many; returns
+        them closed, in the order given. Each id must name an active memory (or
+        its chain key): otherwise nothing is archived and the error names it.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> a, b, c = s.add_many("user:a", ["Likes tea.", "Has a cat.", "Lives in Pune."])
+        >>> [m.text for m in s.archive_many("user:a", [a.id, c.id])]
+        ['Likes tea.', 'Lives in Pune.']
+        >>> [m.text for m in s.active("user:a")]
+        ['Has a cat.']
+        """
         scope = Scope.of(scope)
+        ids = check_ids(memory_ids, "memory_ids")
         when = utc(now, "now") if now is not None else now_utc()
+        if not ids:
+            return []
         with self._core.writing(scope):
-            old = self._core.active_version(scope, memory_id, with_vector=True)
-            cols = self._core.writable(scope)
-            self._core.replace(cols, [(old, None)], when)
-        return replace(old.memory, valid_until=when)
+            cols = self._core.collections(scope)  # a refused call must not create the scope
+            found = {}
+            if cols is not None:
+                found = {
+                    v.memory.id: v for v in fetch(cols.active, scope, ids=ids, with_vector=True)
+                }
+            # An id not found as an active record may be a chain key, or archived
+            # (then the error names its current version): the lookup one by one says.
+            olds = [
+                found.get(i) or self._core.active_version(scope, i, with_vector=True) for i in ids
+            ]
+            if len({v.memory.id for v in olds}) < len(olds):
+                raise InvalidArgumentError(
+                    f"memory_ids name one memory twice (an id and its chain key?): {ids}"
+                )
+            self._core.replace(self._core.writable(scope), [(old, None) for old in olds], when)
+        return [replace(old.memory, valid_until=when) for old in olds]
 
     @_fresh
     def touch(
@@ -417,8 +472,9 @@ class MemoryStore(BaseStore):
         return self._core.version(Scope.of(scope), memory_id).memory
 
     @_reads
-    def active(self, scope: ScopeLike) -> list[Memory]:
-        """Every active memory of the scope, oldest first.
+    def active(self, scope: ScopeLike, *, episodes: bool = True) -> list[Memory]:
+        """Every active memory of the scope, oldest first; ``episodes=False``
+        leaves episodes out (see ``Memory.is_episode``): the facts alone.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -430,8 +486,10 @@ class MemoryStore(BaseStore):
         cols = self._core.collections(scope)
         if cols is None:
             return []
+        where = None if episodes else NOT_EPISODE
         return sorted(
-            (v.memory for v in fetch(cols.active, scope)), key=lambda m: (m.created_at, m.id)
+            (v.memory for v in fetch(cols.active, scope, where=where)),
+            key=lambda m: (m.created_at, m.id),
         )
 
     @_reads
@@ -462,12 +520,14 @@ class MemoryStore(BaseStore):
         *,
         as_of: datetime | None = None,
         ids: Sequence[str] | None = None,
+        episodes: bool = True,
     ) -> list[Hit]:
         """The ``k`` memories most similar to a query text or vector, best first.
 
         Without ``as_of`` it searches the active memories; with it, the versions
         that were valid at that time (closed ones included). ``ids`` restricts
         the search to those active memories (to score known candidates).
+        ``episodes=False`` leaves episodes out (see ``Memory.is_episode``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -485,22 +545,23 @@ class MemoryStore(BaseStore):
         if ids is not None:
             # Scored from the records themselves: an id archived or purged since
             # the caller found it is skipped (Chroma's query fails on it).
-            return similar(cols.active, scope, vector, k, check_ids(ids))
+            wanted = check_ids(ids)
+            found = similar(cols.active, scope, vector, len(wanted), wanted)
+            return [h for h in found if episodes or not h.memory.is_episode][:k]
+        kept = [] if episodes else [NOT_EPISODE]
         if as_of is None:
-            return query(cols.active, scope, vector, k, where=None)
+            return query(cols.active, scope, vector, k, where=all_of(kept))
         t = to_epoch(utc(as_of, "as_of"))
-        hits = query(cols.active, scope, vector, k, where={"created_at": {"$lte": t}})
-        hits += query(
-            cols.history,
-            scope,
-            vector,
-            k,
-            where={"$and": [{"created_at": {"$lte": t}}, {"valid_until": {"$gt": t}}]},
-        )
+        opened = {"created_at": {"$lte": t}}
+        hits = query(cols.active, scope, vector, k, where=all_of([opened, *kept]))
+        valid = [opened, {"valid_until": {"$gt": t}}, *kept]
+        hits += query(cols.history, scope, vector, k, where=all_of(valid))
         return sorted(hits, key=lambda h: -h.score)[:k]
 
     @_reads
-    def keyword(self, scope: ScopeLike, terms: str | Sequence[str], k: int = 5) -> list[Hit]:
+    def keyword(
+        self, scope: ScopeLike, terms: str | Sequence[str], k: int = 5, *, episodes: bool = True
+    ) -> list[Hit]:
         """The ``k`` active memories that best match ``terms`` by BM25, best first.
 
         ``terms`` is a text or a list of terms. Both are tokenised as the scope's
@@ -510,6 +571,7 @@ class MemoryStore(BaseStore):
         the texts of the facts that name it in ``sources``. An 8-hex-digit term finds
         the memory with that id, first. Scores lie in [0, 1]: BM25 divided by the
         most the query's terms could score (see ``store/lexical.py``).
+        ``episodes=False`` leaves episodes out (see ``Memory.is_episode``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -519,7 +581,69 @@ class MemoryStore(BaseStore):
         ['Flight LH-761 leaves at 7.']
         """
         check_k(k)
-        return keyword.search(self._core, Scope.of(scope), terms, k)
+        scope = Scope.of(scope)
+        if episodes:
+            return keyword.search(self._core, scope, terms, k)
+        # Episodes left out after the search: ask for more, so k facts remain.
+        hits = keyword.search(self._core, scope, terms, min(MAX_K, 4 * k))
+        return [h for h in hits if not h.memory.is_episode][:k]
+
+    @_reads
+    def find(
+        self,
+        scope: ScopeLike,
+        *,
+        metadata: Mapping[str, Scalar] | None = None,
+        created_before: datetime | None = None,
+        archived: bool = False,
+    ) -> list[Memory]:
+        """The scope's active memories whose ``metadata`` holds all the given
+        values, oldest first (one read per collection); with ``created_before``,
+        only those created earlier; with ``archived=True``, closed versions too.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add_many("user:a", [{"text": "Likes tea.", "metadata": {"topic": "food"}},
+        ...                           {"text": "Has a cat.", "metadata": {"topic": "pets"}}])
+        >>> [m.text for m in s.find("user:a", metadata={"topic": "pets"})]
+        ['Has a cat.']
+        """
+        scope = Scope.of(scope)
+        clauses = metadata_clauses(check_metadata(metadata))
+        if created_before is not None:
+            before = to_epoch(utc(created_before, "created_before"))
+            clauses.append({"created_at": {"$lt": before}})
+        cols = self._core.collections(scope)
+        if cols is None:
+            return []
+        where = all_of(clauses)
+        found = fetch(cols.active, scope, where=where)
+        if archived:
+            found += fetch(cols.history, scope, where=where)
+        return sorted((v.memory for v in found), key=lambda m: (m.created_at, m.id))
+
+    @_reads
+    def count(self, scope: ScopeLike, *, metadata: Mapping[str, Scalar] | None = None) -> int:
+        """How many active memories the scope holds (whose ``metadata`` holds all
+        the given values), without reading them.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> pet = {"text": "Has a cat.", "metadata": {"pet": True}}
+        >>> _ = s.add_many("user:a", ["Likes tea.", pet])
+        >>> s.count("user:a"), s.count("user:a", metadata={"pet": True})
+        (2, 1)
+        """
+        scope = Scope.of(scope)
+        where = all_of(metadata_clauses(check_metadata(metadata)))
+        cols = self._core.collections(scope)
+        if cols is None:
+            return 0
+        if where is None:
+            return cols.active.count()
+        return len(cols.active.get(where=where, include=[])["ids"])
 
     @_reads
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
@@ -659,8 +783,10 @@ class MemoryStore(BaseStore):
 
     @_fresh
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
-        """Hard-delete memories: every version of each listed memory and every
-        log entry about them, or, with ``ids=None``, the whole scope.
+        """Hard-delete memories: every version of each listed memory, the episodes
+        they were taken from (the words that said them) and every log entry about
+        them, or, with ``ids=None``, the whole scope. Memories that named a purged
+        one in their ``sources`` lose that link.
 
         Then the storage is compacted so that the deleted text is gone from
         disk, not just unlinked (see ``compaction``). Texts of purged memories

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from chromadb.api.models.Collection import Collection
+
 from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.model import Decision
@@ -20,10 +22,12 @@ from langgraph_memory.store.collection_io import fetch
 from langgraph_memory.store.engine import Engine
 from langgraph_memory.store.records import (
     CHAIN_KEY,
+    SOURCES,
     decision_document,
     decision_from_document,
     decision_metadata,
 )
+from langgraph_memory.store.version import Version
 
 __all__ = ["PURGED", "chain_keys", "purge", "purge_chains"]
 
@@ -121,21 +125,30 @@ PURGED = "[purged]"
 def purge_chains(
     cols: layout.ScopeCollections, scope: Scope, keys: list[str]
 ) -> tuple[dict[str, int], list[str]]:
-    """Delete every version of the chains ``keys`` and the log entries about them.
+    """Delete every version of the chains ``keys``, the episodes they cite, and
+    the log entries about them.
 
-    A decision goes when it created, changed or removed a purged version, when
+    An episode a purged version names in its ``sources`` (the user's words it
+    was taken from) goes with it: a hard delete of a fact that left the words
+    that said it would not erase it. Other memories that cited a purged one
+    lose that link. A decision goes when it created, changed or removed a purged version, when
     it belongs to the same turn as one that does and names no memory itself
     (a failed or rejected fact of that turn), or when its fact or text is a
     purged text. Decisions that only showed a purged memory to the model keep
     their place in the log with that memory's id and text replaced by
     ``[purged]``. Returns the counts and the purged version ids.
     """
+    versions = _chains(cols, scope, keys)
+    cited = _cited_episodes(cols, scope, versions) - set(keys)
+    if cited:
+        keys = sorted({*keys, *cited})
+        versions += _chains(cols, scope, sorted(cited))
     where = {CHAIN_KEY: {"$in": keys}}
-    versions = fetch(cols.active, scope, where=where) + fetch(cols.history, scope, where=where)
     ids = {v.memory.id for v in versions}
     texts = {_plain(v.memory.text) for v in versions}
     for collection in (cols.active, cols.history):
         collection.delete(where=where)  # type: ignore[arg-type]
+        unlink_sources(collection, ids)
     found = cols.log.get(include=["documents"])
     logged = [
         (log_id, decision_from_document(doc))
@@ -164,6 +177,44 @@ def purge_chains(
             metadatas=[decision_metadata(d) for d in redacted],
         )
     return {"memories": len(ids), "decisions": len(doomed)}, sorted(ids)
+
+
+def _chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -> list[Version]:
+    where = {CHAIN_KEY: {"$in": keys}}
+    return fetch(cols.active, scope, where=where) + fetch(cols.history, scope, where=where)
+
+
+def _cited_episodes(
+    cols: layout.ScopeCollections, scope: Scope, versions: list[Version]
+) -> set[str]:
+    """The chain keys of the episodes that ``versions`` name in their sources."""
+    cited = sorted({s for v in versions for s in v.memory.sources})
+    if not cited:
+        return set()
+    found = fetch(cols.active, scope, ids=cited) + fetch(cols.history, scope, ids=cited)
+    return {v.key for v in found if v.memory.is_episode}
+
+
+def unlink_sources(collection: Collection, ids: set[str]) -> int:
+    """Drop the purged ``ids`` from the ``sources`` of every record left in
+    ``collection`` (a fact keeps no link to a purged episode); how many changed.
+
+    Chroma cannot match part of a metadata string, so every record's metadata
+    is read: a purge rebuilds the scope's files anyway.
+    """
+    found = collection.get(include=["metadatas"])
+    changed: dict[str, str | None] = {}
+    for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
+        linked = str(meta.get(SOURCES) or "").split(",")
+        kept = [s for s in linked if s and s not in ids]
+        if len(kept) < len([s for s in linked if s]):
+            changed[record_id] = ",".join(kept) or None  # None drops the key
+    if changed:
+        collection.update(
+            ids=list(changed),
+            metadatas=[{SOURCES: value} for value in changed.values()],
+        )
+    return len(changed)
 
 
 def _plain(text: str | None) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from langgraph_memory.model import Decision, Kind, Memory, Scalar, Source, Trust
+from langgraph_memory.model import EPISODE, Decision, Kind, Memory, Scalar, Source, Trust
 
 USER_PREFIX = "m."
 #: Metadata key holding the id of the first version of a memory's chain. Every
@@ -32,6 +32,8 @@ CHAIN_KEY = "key"
 VALUE_KEY = "value_json"
 #: Metadata key holding when the chain's first version was created.
 CHAIN_START = "key_created_at"
+#: Metadata key holding a memory's ``sources``, comma-joined.
+SOURCES = "sources"
 
 
 def to_epoch(value: datetime) -> float:
@@ -69,7 +71,7 @@ def memory_metadata(
     if memory.replaces is not None:
         meta["replaces"] = memory.replaces
     if memory.sources:
-        meta["sources"] = ",".join(memory.sources)
+        meta[SOURCES] = ",".join(memory.sources)
     if memory.event_time is not None:
         meta["event_time"] = to_epoch(memory.event_time)
     if value_json is not None:
@@ -77,6 +79,30 @@ def memory_metadata(
     for name, value in memory.metadata.items():
         meta[USER_PREFIX + name] = value
     return meta
+
+
+#: A Chroma ``where`` clause that leaves episodes out (a record without the mark matches).
+NOT_EPISODE: dict[str, Any] = {USER_PREFIX + EPISODE: {"$ne": True}}
+
+
+def metadata_clauses(metadata: Mapping[str, Scalar]) -> list[dict[str, Any]]:
+    """Chroma ``where`` clauses for user metadata equal to the given values.
+
+    >>> metadata_clauses({"turn_id": "t1"})
+    [{'m.turn_id': 't1'}]
+    """
+    return [{USER_PREFIX + name: value} for name, value in metadata.items()]
+
+
+def all_of(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """One Chroma ``where`` for every clause (None for none): several go in ``$and``.
+
+    >>> all_of([]), all_of([{"a": 1}]), all_of([{"a": 1}, {"b": 2}])
+    (None, {'a': 1}, {'$and': [{'a': 1}, {'b': 2}]})
+    """
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
 def memory_from_record(
@@ -88,7 +114,7 @@ def memory_from_record(
         value = meta.get(name)
         return None if value is None else from_epoch(value)
 
-    sources = str(meta.get("sources", ""))
+    sources = str(meta.get(SOURCES, ""))
     return Memory(
         id=record_id,
         text=document or "",

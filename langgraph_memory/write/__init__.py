@@ -1,7 +1,9 @@
 """The write path: extract, compare, decide, apply — and log every decision.
 
 ``MemoryWriter`` runs it inline; ``BackgroundWriter`` queues turns and runs it
-in a worker. A ``MemoryModel`` is what the writer asks (extract facts, choose
+in a worker. Each turn's words are kept too, as episodes the facts link to, for as
+long as a ``Retention`` says (``retain_episodes``; ``archive_logged`` archives with
+a logged reason). A ``MemoryModel`` is what the writer asks (extract facts, choose
 ADD/UPDATE/DELETE/NOOP): ``ChatMemoryModel`` over any LangChain chat model, or
 the offline ``RulesModel``.
 
@@ -12,6 +14,7 @@ from langgraph_memory.write.background import BackgroundWriter
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.offline import RulesModel
 from langgraph_memory.write.prompts import Prompts
+from langgraph_memory.write.retention import Retention, archive_logged, retain_episodes
 from langgraph_memory.write.types import Choice, Extraction, Fact, MemoryModel, Turn
 from langgraph_memory.write.writer import MemoryWriter
 
@@ -24,6 +27,9 @@ __all__ = [
     "MemoryModel",
     "MemoryWriter",
     "Prompts",
+    "Retention",
     "RulesModel",
     "Turn",
+    "archive_logged",
+    "retain_episodes",
 ]

@@ -2,11 +2,12 @@
 
 Nothing is overwritten: UPDATE closes the old version and opens a new one
 (history kept, importance = max, pinned carried), DELETE closes, NOOP changes
-nothing. Every decision, applied or not, goes to the scope's decision log
-with what the model was shown and what it said. A store error (the target was
-closed meanwhile, say) is recorded as a failed decision (``Status.FAILED``,
-the reason in ``error``), never raised, so one bad fact cannot lose the rest
-of a turn.
+nothing. A fact taken from a turn names the turn's episode in ``sources``: an
+ADD gets it, an UPDATE adds it to what the old version named. Every decision,
+applied or not, goes to the scope's decision log with what the model was shown
+and what it said. A store error (the target was closed meanwhile, say) is
+recorded as a failed decision (``Status.FAILED``, the reason in ``error``),
+never raised, so one bad fact cannot lose the rest of a turn.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -20,6 +21,7 @@ of a turn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from langgraph_memory.errors import MemoryKitError
@@ -27,6 +29,7 @@ from langgraph_memory.model import Decision, Op, Status, now_utc, utc
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_apply
+from langgraph_memory.write.episodes import linked
 from langgraph_memory.write.types import Fact
 
 
@@ -40,25 +43,38 @@ def apply(
     now: datetime | None = None,
     turn_id: str | None = None,
     pinned: bool | None = None,
+    episode_id: str | None = None,
+    vector: Sequence[float] | None = None,
 ) -> Decision:
-    """Carry out ``decision`` for ``fact`` and log it; returns the logged decision."""
+    """Carry out ``decision`` for ``fact`` and log it; returns the logged decision.
+
+    ``episode_id`` is the episode the fact was taken from (linked in ``sources``);
+    ``vector`` is the fact text's vector when the caller has it (the write path
+    embeds a turn's texts in one call): an ADD of that very text reuses it.
+    """
     when = utc(now) if now is not None else now_utc()
     result_id = None
     try:
         if decision.op is Op.ADD and decision.text:
-            result_id = store.add(
-                scope,
-                decision.text,
-                importance=fact.importance,
-                kind=fact.kind,
-                pinned=bool(pinned),
-                source=fact.source,
-                trust=fact.trust,
-                event_time=fact.event_time,
-                now=when,
-            ).id
+            item = {
+                "text": decision.text,
+                "importance": fact.importance,
+                "kind": fact.kind,
+                "pinned": bool(pinned),
+                "source": fact.source,
+                "trust": fact.trust,
+                "event_time": fact.event_time,
+                "sources": () if episode_id is None else (episode_id,),
+            }
+            same_text = vector is not None and decision.text == fact.text
+            vectors = [vector] if same_text and vector is not None else None
+            [added] = store.add_many(scope, [item], now=when, vectors=vectors)
+            result_id = added.id
         elif decision.op is Op.UPDATE and decision.text and decision.target_id:
-            extra = {} if pinned is None else {"pinned": pinned}
+            extra: dict[str, object] = {} if pinned is None else {"pinned": pinned}
+            if episode_id is not None:
+                old = store.get_memory(scope, decision.target_id)
+                extra["sources"] = linked(old.sources, episode_id)
             result_id = store.update(
                 scope,
                 decision.target_id,

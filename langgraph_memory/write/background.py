@@ -61,7 +61,7 @@ applied are shown to the model as held memories and come out NOOP.
 ...     _ = bg.submit("user:alice", [("user", "I moved to Pune.")])
 ...     bg.flush()
 True
->>> [m.text for m in store.active("user:alice")], bg.stats.applied
+>>> [m.text for m in store.active("user:alice") if not m.is_episode], bg.stats.applied
 (['User lives in Pune.'], 2)
 """
 
@@ -151,7 +151,7 @@ class BackgroundWriter:
     >>> bg = BackgroundWriter(MemoryWriter(store, model=RulesModel()), workers=1, max_pending=10)
     >>> bg.submit("user:bob", [("user", "I'm vegan.")], turn_id="t1")
     't1'
-    >>> bg.close(), [m.text for m in store.active("user:bob")]
+    >>> bg.close(), [m.text for m in store.active("user:bob") if not m.is_episode]
     (True, ['User is vegan.'])
     """
 
@@ -228,19 +228,22 @@ class BackgroundWriter:
         *,
         now: datetime | None = None,
         turn_id: str | None = None,
+        thread_id: str | None = None,
         timeout: float | None = None,
     ) -> str:
         """Accept a turn for the background; returns its turn id.
 
         The messages (and a ``now``, which must be timezone-aware) are checked
         here, so bad input raises in the caller and never reaches the journal.
+        ``turn_id`` and ``thread_id`` are as for ``MemoryWriter.write_turn``.
         When the queue is full, waits up to ``timeout`` seconds (None: as long
         as it takes) or, with ``on_full="raise"``, raises ``QueueFullError``.
         Raises ``WriterClosedError`` after ``close``.
         """
         scope = Scope.of(scope)
         # The turn is checked here (and its id and time fixed: a replay reuses both).
-        turn = Turn.of(messages, when=utc(now, "now") if now is not None else None, turn_id=turn_id)
+        when = utc(now, "now") if now is not None else None
+        turn = Turn.of(messages, when=when, turn_id=turn_id, thread_id=thread_id)
         with self._cond:
             seq = self._reserve(turn.id, timeout)
         try:
@@ -264,12 +267,19 @@ class BackgroundWriter:
         *,
         now: datetime | None = None,
         turn_id: str | None = None,
+        thread_id: str | None = None,
         timeout: float | None = None,
     ) -> str:
         """``submit`` without blocking the event loop (the same code, in a thread)."""
         materialised = messages if isinstance(messages, Turn) else list(messages)
         return await asyncio.to_thread(
-            self.submit, scope, materialised, now=now, turn_id=turn_id, timeout=timeout
+            self.submit,
+            scope,
+            materialised,
+            now=now,
+            turn_id=turn_id,
+            thread_id=thread_id,
+            timeout=timeout,
         )
 
     def _reserve(self, turn_id: str, timeout: float | None) -> int:
@@ -503,7 +513,7 @@ class BackgroundWriter:
         ...               "messages": [["user", "I'm vegan."]], "when": "2026-01-05T00:00:00+00:00"}
         ...     bg.requeue(record), bg.flush()
         ('t1', True)
-        >>> [m.text for m in store.active("user:b")]
+        >>> [m.text for m in store.active("user:b") if not m.is_episode]
         ['User is vegan.']
         """
         entry = JournalEntry.from_record(record)

@@ -100,21 +100,29 @@ class JournalEntry:
 
     turn_id: str
     scope: str
-    messages: tuple[tuple[str, str], ...]
+    #: ``(role, text)``, or ``(role, text, name)`` for a message that names its speaker.
+    messages: tuple[tuple[str, ...], ...]
     when: datetime
+    thread_id: str | None = None
 
     @classmethod
     def of(cls, scope_key: str, turn: Turn) -> JournalEntry:
         """The entry for ``turn`` in the scope ``scope_key``."""
-        return cls(turn.id, scope_key, tuple((m.role, m.content) for m in turn.messages), turn.when)
+        messages = tuple(
+            (m.role, m.content) if m.name is None else (m.role, m.content, m.name)
+            for m in turn.messages
+        )
+        return cls(turn.id, scope_key, messages, turn.when, turn.thread_id)
 
     def turn(self) -> Turn:
-        """The turn back, with its id and time."""
-        return Turn.of(self.messages, when=self.when, turn_id=self.turn_id)
+        """The turn back, with its ids, time and speakers' names."""
+        said = [dict(zip(("role", "content", "name"), m, strict=False)) for m in self.messages]
+        return Turn.of(said, when=self.when, turn_id=self.turn_id, thread_id=self.thread_id)
 
     def record(self) -> dict[str, Any]:
-        """The JSON-ready record for the file."""
-        return {
+        """The JSON-ready record for the file (``thread`` only when the turn has one,
+        so a record without it reads as before)."""
+        record: dict[str, Any] = {
             "t": "turn",
             "v": VERSION,
             "id": self.turn_id,
@@ -122,6 +130,9 @@ class JournalEntry:
             "messages": [list(m) for m in self.messages],
             "when": self.when.isoformat(),
         }
+        if self.thread_id is not None:
+            record["thread"] = self.thread_id
+        return record
 
     @classmethod
     def from_record(cls, data: Mapping[str, Any]) -> JournalEntry:
@@ -138,6 +149,7 @@ class JournalEntry:
             scope=_scope_key(data.get("scope")),
             messages=_messages(data.get("messages")),
             when=_when(data.get("when")),
+            thread_id=_thread(data.get("thread")),
         )
 
 
@@ -339,6 +351,12 @@ def _turn_id(value: Any) -> str:
     return value
 
 
+def _thread(value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise JournalError(f"thread id {value!r} is not a non-empty string")
+    return value
+
+
 def _scope_key(value: Any) -> str:
     try:
         return Scope.parse(value).key
@@ -346,21 +364,24 @@ def _scope_key(value: Any) -> str:
         raise JournalError(f"scope {value!r} is not kind:id ({exc})") from None
 
 
-def _messages(value: Any) -> tuple[tuple[str, str], ...]:
+def _messages(value: Any) -> tuple[tuple[str, ...], ...]:
     if not isinstance(value, list):
         raise JournalError(f"messages must be a list of [role, text] pairs, not {value!r:.80}")
     pairs = []
     for i, pair in enumerate(value):
         if not (
-            isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)
+            isinstance(pair, list) and len(pair) in (2, 3) and all(isinstance(x, str) for x in pair)
         ):
-            raise JournalError(f"message {i} is not a [role, text] pair of strings: {pair!r:.80}")
+            raise JournalError(
+                f"message {i} is not a [role, text] pair of strings (nor a [role, text, name] "
+                f"triple): {pair!r:.80}"
+            )
         if pair[0] not in ROLE_OF_TYPE:
             raise JournalError(
                 f"message {i} has the unknown role {pair[0]!r} (one of "
                 f"{', '.join(sorted(ROLE_OF_TYPE))})"
             )
-        pairs.append((pair[0], pair[1]))
+        pairs.append(tuple(pair))
     return tuple(pairs)
 
 

@@ -48,17 +48,25 @@ _INDEX = re.compile(r"^\s*\[?\s*(\d{1,3})\s*\]?\s*$")
 
 
 def candidates(
-    store: MemoryStore, scope: ScopeLike, fact: Fact, *, k: int = VECTOR_K
+    store: MemoryStore,
+    scope: ScopeLike,
+    fact: Fact,
+    *,
+    k: int = VECTOR_K,
+    vector: Sequence[float] | None = None,
 ) -> list[Memory]:
     """Active memories of the scope most likely to be about the same thing as ``fact``.
 
     Vector neighbours first, then keyword hits not already among them, at most
-    ``MAX_SHOWN`` in all.
+    ``MAX_SHOWN`` in all. Episodes are not among them: what was said is evidence,
+    never a belief a fact could update or delete. ``vector`` is the fact text's,
+    when the caller has it.
     """
     shown: dict[str, Memory] = {}
-    for hit in store.nearest(scope, fact.text, k=k):
+    query = fact.text if vector is None else vector
+    for hit in store.nearest(scope, query, k=k, episodes=False):
         shown[hit.memory.id] = hit.memory
-    for hit in store.keyword(scope, fact.text, k=KEYWORD_K):
+    for hit in store.keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
         shown.setdefault(hit.memory.id, hit.memory)
     return list(shown.values())[:MAX_SHOWN]
 

@@ -31,7 +31,15 @@ from langchain_core.messages import BaseMessage
 
 from langgraph_memory.checks import check_chars, check_id, strip_controls
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.model import Kind, Memory, Source, Trust, now_utc, utc
+from langgraph_memory.model import (
+    MAX_METADATA_STR_CHARS,
+    Kind,
+    Memory,
+    Source,
+    Trust,
+    now_utc,
+    utc,
+)
 
 Role = Literal["user", "assistant", "tool", "document"]
 ROLE_OF_TYPE: dict[str, Role] = {
@@ -60,20 +68,24 @@ SOURCE_OF_ROLE: dict[Role, Source] = {
 
 @dataclass(frozen=True)
 class Message:
-    """One message of a turn: who said it and what."""
+    """One message of a turn: who said it (the role, and the speaker's name when the
+    message gives one, as LangChain's ``name``) and what."""
 
     role: Role
     content: str
+    name: str | None = None
 
 
 @dataclass(frozen=True)
 class Turn:
     """One exchange to learn from, with the time it happened and an id (a turn
-    replayed with the same id is recognised). Build one with ``Turn.of``."""
+    replayed with the same id is recognised), and the id of the thread (session)
+    it belongs to, when it has one. Build one with ``Turn.of``."""
 
     messages: tuple[Message, ...]
     when: datetime
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    thread_id: str | None = None
 
     @classmethod
     def of(
@@ -82,25 +94,31 @@ class Turn:
         *,
         when: datetime | None = None,
         turn_id: str | None = None,
+        thread_id: str | None = None,
     ) -> Turn:
         """Build a turn from LangChain messages, ``(role, text)`` pairs or dicts.
 
         ``when`` (default: the clock) must be timezone-aware; ``turn_id``
-        defaults to a new random id. Given a ``Turn``, its messages are checked
-        again (one built by hand skipped this) and it keeps its time and id
-        unless ``when`` or ``turn_id`` is given. A message that is not valid
-        Unicode, or of a kind not listed, raises ``InvalidArgumentError``.
+        defaults to a new random id; ``thread_id`` (default: none) names the
+        conversation the turn belongs to (the graph's ``thread_id``). Given a
+        ``Turn``, its messages are checked again (one built by hand skipped
+        this) and it keeps its time and ids unless others are given. A message
+        that is not valid Unicode, or of a kind not listed, raises
+        ``InvalidArgumentError``.
 
         >>> from langchain_core.messages import AIMessage, HumanMessage
-        >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")])
-        >>> [m.role for m in t.messages]
-        ['user', 'assistant']
-        >>> Turn.of(t).id == t.id, Turn.of(t, turn_id="t2").id
-        (True, 't2')
+        >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")], thread_id="chat-1")
+        >>> [m.role for m in t.messages], t.thread_id
+        (['user', 'assistant'], 'chat-1')
+        >>> Turn.of(t).id == t.id, Turn.of(t, turn_id="t2").id, Turn.of(t).thread_id
+        (True, 't2', 'chat-1')
+        >>> Turn.of([HumanMessage("I'm back!", name="Caroline")]).messages[0].name
+        'Caroline'
         """
         if isinstance(messages, Turn):
             when = when if when is not None else messages.when
             turn_id = turn_id or messages.id
+            thread_id = thread_id or messages.thread_id
             messages = messages.messages
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
             raise InvalidArgumentError(
@@ -112,6 +130,7 @@ class Turn:
             messages=parsed,
             when=utc(when, "when") if when is not None else now_utc(),
             id=uuid.uuid4().hex[:12] if turn_id in (None, "") else check_id(turn_id, "turn_id"),
+            thread_id=None if thread_id in (None, "") else _metadata_str(thread_id, "thread_id"),
         )
 
     def user_text(self) -> str:
@@ -124,17 +143,29 @@ class Turn:
         return tuple(m for m in self.messages if m.role in wanted)
 
 
+def _metadata_str(value: Any, what: str) -> str:
+    """A thread id or a speaker's name, kept in an episode's metadata: a non-empty
+    str that can be encoded, short enough for a metadata value."""
+    checked = check_id(value, what)
+    if len(checked) > MAX_METADATA_STR_CHARS:
+        raise InvalidArgumentError(
+            f"{what} has {len(checked):,} characters, more than {MAX_METADATA_STR_CHARS:,}"
+        )
+    return checked
+
+
 def _message(m: Any) -> Message:
     role: Any
     content: Any
+    name: Any = None
     if isinstance(m, Message):
-        role, content = m.role, m.content
+        role, content, name = m.role, m.content, m.name
     elif isinstance(m, BaseMessage):
-        role, content = m.type, m.content
+        role, content, name = m.type, m.content, m.name
     elif isinstance(m, tuple) and len(m) == 2:
         role, content = m
     elif isinstance(m, dict):
-        role, content = m.get("role", ""), m.get("content", "")
+        role, content, name = m.get("role", ""), m.get("content", ""), m.get("name")
     else:
         raise InvalidArgumentError(
             f"cannot read a message from {type(m).__name__}: {m!r}; pass (role, text) pairs, "
@@ -148,7 +179,14 @@ def _message(m: Any) -> Message:
     # Control characters (a pasted terminal escape) mean nothing in what was said,
     # and a fact that carried one would be refused by the store: they become spaces.
     text = check_chars(_text_of(content), f"a {role} message", controls=False)
-    return Message(ROLE_OF_TYPE[role], strip_controls(text))
+    return Message(ROLE_OF_TYPE[role], strip_controls(text), _name(name))
+
+
+def _name(value: Any) -> str | None:
+    """A message's speaker name (None when blank or absent)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _metadata_str(value, "a message's name").strip()
 
 
 def _text_of(content: Any) -> str:

@@ -1,10 +1,11 @@
 """MemoryWriter: the write path from a turn to clean, logged memories.
 
-``write_turn`` gates the turn (no model call for turns that cannot hold a
+``write_turn`` keeps what the user said as an episode (no model call: see
+``episodes``), gates the turn (no model call for turns that cannot hold a
 durable fact), extracts facts, reconciles each against the scope's nearest
 memories (one call per fact, or one per turn with ``reconcile="batched"``), applies the
-validated decisions in order and logs every one. ``remember`` and ``forget``
-are the explicit paths a user or a tool takes.
+validated decisions in order and logs every one. The facts link to the episode.
+``remember`` and ``forget`` are the explicit paths a user or a tool takes.
 
 >>> import tempfile
 >>> from datetime import datetime, timezone
@@ -18,14 +19,16 @@ are the explicit paths a user or a tool takes.
 ['ADD']
 >>> [d.op.value for d in writer.write_turn("user:alice", [("user", "I moved to Pune.")], now=jun)]
 ['UPDATE']
->>> [m.text for m in store.active("user:alice")]
-['User lives in Pune.']
+>>> [fact] = [m for m in store.active("user:alice") if not m.is_episode]
+>>> fact.text, [store.get_memory("user:alice", e).text for e in fact.sources]
+('User lives in Pune.', ['I live in Delhi.', 'I moved to Pune.'])
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -59,11 +62,13 @@ from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_reconcile, trace_scope
 from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
+from langgraph_memory.write.episodes import episode_fields, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.offline import RulesModel
 from langgraph_memory.write.reconcile import candidates, merge_candidates, validate
-from langgraph_memory.write.types import Choice, Fact, MemoryModel, Role, Turn
+from langgraph_memory.write.retention import Retention, retain_episodes
+from langgraph_memory.write.types import SOURCE_OF_ROLE, Choice, Fact, MemoryModel, Role, Turn
 
 log = logging.getLogger("langgraph_memory")
 
@@ -109,6 +114,18 @@ class _Step:
     shown: list[Memory]
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """A turn's facts, their vectors and their episodes, ready for reconciliation."""
+
+    facts: list[Fact]
+    vectors: list[list[float]]  # one per fact, or none (nothing to embed)
+    episodes: dict[Source, str]  # the speaker -> the id of its episode of this turn
+
+    def vector(self, i: int) -> list[float] | None:
+        return self.vectors[i] if self.vectors else None
+
+
 class MemoryWriter:
     """The write path over one store.
 
@@ -123,6 +140,14 @@ class MemoryWriter:
             ``"assistant"``, ``"tool"`` or ``"document"`` opts in to those, with
             lower trust.
         gate: skip the model for turns that cannot hold a durable fact.
+        episodes: keep each turn's words as episodes (``write.episodes``): what
+            was said, verbatim, which the facts taken from it link to. True by default.
+        episode_roles: whose words become episodes; ``("user",)`` by default.
+            Adding ``"assistant"`` keeps the agent's replies too, with the
+            trust its words have (medium: the assistant does not speak for the user).
+        episode_retention: a ``Retention`` (max age, max count per scope): older
+            episodes are archived, never deleted, each with a logged reason.
+            None (the default) keeps them all.
     """
 
     def __init__(
@@ -133,16 +158,35 @@ class MemoryWriter:
         reconcile: ReconcileCalls = "per_fact",
         roles: Sequence[Role] = ("user",),
         gate: bool = True,
+        episodes: bool = True,
+        episode_roles: Sequence[Role] = ("user",),
+        episode_retention: Retention | None = None,
     ) -> None:
         if reconcile not in RECONCILE_CALLS:
             raise InvalidArgumentError(
                 f"reconcile must be 'per_fact' or 'batched', got {reconcile!r}"
+            )
+        unknown = [r for r in episode_roles if r not in SOURCE_OF_ROLE]
+        if isinstance(episode_roles, str) or unknown:
+            raise InvalidArgumentError(
+                f"episode_roles must be a list of {', '.join(SOURCE_OF_ROLE)}; "
+                f"got {episode_roles!r}"
+            )
+        if episode_retention is not None and not isinstance(episode_retention, Retention):
+            raise InvalidArgumentError(
+                "episode_retention must be a Retention, e.g. Retention(max_count=10_000); "
+                f"got {episode_retention!r}"
             )
         self.store = store
         self.model = memory_model(model)
         self.reconcile: ReconcileCalls = reconcile
         self.roles: tuple[Role, ...] = tuple(roles)
         self.gate = gate
+        self.episodes = bool(episodes)
+        self.episode_roles: tuple[Role, ...] = tuple(dict.fromkeys(episode_roles))
+        self.episode_retention = episode_retention
+        self._retention_lock = threading.Lock()
+        self._turns_to_retention: dict[str, int] = {}  # scope key -> turns before its next pass
 
     # -- turns -------------------------------------------------------------------------
 
@@ -153,21 +197,51 @@ class MemoryWriter:
         *,
         now: datetime | None = None,
         turn_id: str | None = None,
+        thread_id: str | None = None,
     ) -> list[Decision]:
         """Learn from one turn; returns the logged decisions, in order.
 
-        ``now`` (the turn's time, default: the clock) must be timezone-aware.
+        ``now`` (the turn's time, default: the clock) must be timezone-aware;
+        ``turn_id`` (default: a new one) makes a replay recognisable;
+        ``thread_id`` names the conversation, kept on the turn's episodes. The
+        episodes are stored whatever the gate or the model make of the turn
+        (they are not decisions, so they are not among those returned).
         """
         scope = Scope.of(scope)
-        turn = Turn.of(messages, when=_now(now), turn_id=turn_id)
+        turn = Turn.of(messages, when=_now(now), turn_id=turn_id, thread_id=thread_id)
+        logged, facts = self._extract(scope, turn)
+        # Compare-decide-apply is atomic per scope: two turns stating the same new
+        # fact at once must not both see "nothing like it" and both ADD. The
+        # episodes' replay check needs the lock too.
+        with self.store.scope_lock(scope):
+            ready = self._prepare(scope, turn, facts)
+            if self.reconcile == "batched" and len(ready.facts) > 1:
+                logged += self._reconcile_batched(scope, turn, ready)
+            else:
+                logged += [
+                    self._reconcile_one(
+                        scope,
+                        turn,
+                        fact,
+                        episode_id=ready.episodes.get(fact.source),
+                        vector=ready.vector(i),
+                    )
+                    for i, fact in enumerate(ready.facts)
+                ]
+        self._retain(scope, turn)
+        return logged
+
+    def _extract(self, scope: Scope, turn: Turn) -> tuple[list[Decision], Sequence[Fact]]:
+        """The turn's facts, and the decisions logged about what was not one."""
         said = "\n".join(m.content for m in turn.by(self.roles))
         if self.gate and not may_hold_fact(said):
-            return []
+            return [], ()
         try:
             with trace_scope(scope):  # extraction is not given the scope; its run shows the kind
                 extraction = extract(turn, model=self.model, roles=self.roles)
         except Exception as exc:  # a model failure is logged, never raised into the graph
-            return self._log_failure(scope, turn, f"extraction failed: {type(exc).__name__}: {exc}")
+            error = f"extraction failed: {type(exc).__name__}: {exc}"
+            return self._log_failure(scope, turn, error), ()
         logged = [
             self._log(
                 scope,
@@ -192,13 +266,21 @@ class MemoryWriter:
                     ),
                 )
             )
-        # Compare-decide-apply is atomic per scope: two turns stating the same new
-        # fact at once must not both see "nothing like it" and both ADD.
-        with self.store.scope_lock(scope):
-            facts = self._undecided(scope, turn, extraction.facts)
-            if self.reconcile == "batched" and len(facts) > 1:
-                return logged + self._reconcile_batched(scope, turn, facts)
-            return logged + [self._reconcile_one(scope, turn, f) for f in facts]
+        return logged, extraction.facts
+
+    def _prepare(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> _Prepared:
+        """Store the turn's episodes not stored yet, and embed them with the facts
+        not decided yet, in one embedder call (caller holds the scope's lock)."""
+        undecided = self._undecided(scope, turn, facts) if facts else []
+        roles = self.episode_roles if self.episodes else ()
+        said = [f for role in roles if (f := episode_fields(turn, role))]
+        held = turn_episodes(self.store, scope, turn.id) if said else []
+        new = [f for f in said if f["source"] not in {m.source for m in held}]
+        texts = [f["text"] for f in new] + [f.text for f in undecided]
+        vectors = self.store.embeddings.embed_documents(texts) if texts else []
+        added = self.store.add_many(scope, new, now=turn.when, vectors=vectors[: len(new)])
+        episodes = {m.source: m.id for m in [*held, *added]}
+        return _Prepared(undecided, vectors[len(new) :], episodes)
 
     def _undecided(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Fact]:
         """The facts this turn has not decided yet: a turn replayed after a crash
@@ -217,6 +299,7 @@ class MemoryWriter:
         *,
         now: datetime | None = None,
         turn_id: str | None = None,
+        thread_id: str | None = None,
     ) -> list[Decision]:
         """``write_turn`` without blocking the event loop (the same code, in a thread)."""
         return await asyncio.to_thread(
@@ -225,36 +308,85 @@ class MemoryWriter:
             list(messages) if not isinstance(messages, Turn) else messages,
             now=now,
             turn_id=turn_id,
+            thread_id=thread_id,
         )
 
+    def _retain(self, scope: Scope, turn: Turn) -> None:
+        """Apply the episode retention on a scope's first turn here, then every
+        ``Retention.every`` turns. A failure is logged: the turn is written."""
+        policy = self.episode_retention
+        if policy is None:
+            return
+        with self._retention_lock:
+            left = self._turns_to_retention.get(scope.key, 0)
+            self._turns_to_retention[scope.key] = (left or policy.every) - 1
+        if left:
+            return
+        try:
+            retain_episodes(
+                self.store,
+                scope,
+                now=turn.when,
+                max_age=policy.max_age,
+                max_count=policy.max_count,
+            )
+        except Exception as exc:
+            log.warning(
+                "langgraph_memory: episode retention in %s failed (tried again in %d turns): %r",
+                scope.key,
+                policy.every,
+                exc,
+            )
+
     def _reconcile_one(
-        self, scope: Scope, turn: Turn, fact: Fact, *, pinned: bool | None = None
+        self,
+        scope: Scope,
+        turn: Turn,
+        fact: Fact,
+        *,
+        pinned: bool | None = None,
+        episode_id: str | None = None,
+        vector: list[float] | None = None,
     ) -> Decision:
         return apply(
             self.store,
             scope,
-            self._decide(scope, turn, fact),
+            self._decide(scope, turn, fact, vector),
             fact,
             now=turn.when,
             turn_id=turn.id,
             pinned=pinned,
+            episode_id=episode_id,
+            vector=vector,
         )
 
     @trace_reconcile  # a `memory.reconcile` run when tracing is on; `memory.apply` follows
-    def _decide(self, scope: Scope, turn: Turn, fact: Fact) -> Decision:
-        shown = candidates(self.store, scope, fact)
+    def _decide(
+        self, scope: Scope, turn: Turn, fact: Fact, vector: list[float] | None = None
+    ) -> Decision:
+        shown = candidates(self.store, scope, fact, vector=vector)
         try:
             choice = self.model.choose(fact, shown, today=turn.when)
         except Exception as exc:
             choice = Choice(op=None, raw=f"{type(exc).__name__}: {exc}")
         return validate(choice, fact, shown)
 
-    def _reconcile_batched(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Decision]:
+    def _reconcile_batched(self, scope: Scope, turn: Turn, ready: _Prepared) -> list[Decision]:
         done: list[Decision] = []
         replaced: dict[str, str | None] = {}  # id closed earlier in this turn -> its successor
-        for fact, validated in zip(facts, self._decide_batch(scope, turn, facts), strict=True):
+        decided = self._decide_batch(scope, turn, ready.facts, ready.vectors)
+        for i, (fact, validated) in enumerate(zip(ready.facts, decided, strict=True)):
             decision = _follow(validated, replaced)
-            decision = apply(self.store, scope, decision, fact, now=turn.when, turn_id=turn.id)
+            decision = apply(
+                self.store,
+                scope,
+                decision,
+                fact,
+                now=turn.when,
+                turn_id=turn.id,
+                episode_id=ready.episodes.get(fact.source),
+                vector=ready.vector(i),
+            )
             if decision.status is not Status.FAILED and decision.target_id:
                 if decision.op is Op.UPDATE:
                     replaced[decision.target_id] = decision.result_id
@@ -264,8 +396,17 @@ class MemoryWriter:
         return done
 
     @trace_reconcile  # validation is pure, so deciding all before applying any is the same
-    def _decide_batch(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Decision]:
-        steps = [_Step(f, candidates(self.store, scope, f)) for f in facts]
+    def _decide_batch(
+        self,
+        scope: Scope,
+        turn: Turn,
+        facts: Sequence[Fact],
+        vectors: Sequence[list[float]] = (),
+    ) -> list[Decision]:
+        steps = [
+            _Step(f, candidates(self.store, scope, f, vector=vectors[i] if vectors else None))
+            for i, f in enumerate(facts)
+        ]
         shown = merge_candidates([s.shown for s in steps])
         try:
             choices = self.model.choose_batch([s.fact for s in steps], shown, today=turn.when)
@@ -361,9 +502,15 @@ class MemoryWriter:
         return apply(self.store, scope, decision, Fact(fact), now=when)
 
     def _one_match(self, scope: Scope, query: str) -> Memory:
-        hits = self.store.nearest(scope, query, k=5)
+        # A fact is what is forgotten by description: the episode that said it
+        # would match as well and make every such request ambiguous.
+        hits = self.store.nearest(scope, query, k=5, episodes=False)
         ids = {h.memory.id for h in hits}
-        keyword = [h for h in self.store.keyword(scope, query, k=3) if h.memory.id not in ids]
+        keyword = [
+            h
+            for h in self.store.keyword(scope, query, k=3, episodes=False)
+            if h.memory.id not in ids
+        ]
         if not hits and not keyword:
             raise MemoryNotFoundError(f"no memory in {scope.key} matches {query!r}")
         if (
