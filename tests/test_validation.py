@@ -345,14 +345,19 @@ def test_numbers_too_big_for_floats_are_refused(store: MemoryStore) -> None:
     refuses(store, lambda: store.nearest(U, [1e39] * 8), EmbeddingMismatchError, "float32")
     refuses(store, lambda: store.nearest(U, [10**400] * 8), EmbeddingMismatchError, "inf")
     store.add(U, "User likes tea.", now=T0)
-    for kw in ({"weights": (10**400, 1, 1)}, {"weights": (1e308, 1e308, 1)}):
-        refuses(store, lambda: retrieve(store, U, "tea", **kw), InvalidArgumentError, "weights")  # noqa: B023
-    for half_life in (10**400, 1e300, math.inf, 0):
+    for share in (10**400, 1.5, -0.1, math.nan, True):
         refuses(
             store,
-            lambda: retrieve(store, U, "tea", half_life_h=half_life),  # noqa: B023
+            lambda: retrieve(store, U, "tea", dense_weight=share),  # noqa: B023
             InvalidArgumentError,
-            "half_life_h",
+            "dense_weight",
+        )
+    for half_life in (10**400, 1e300, math.inf, 0, math.nan):
+        refuses(
+            store,
+            lambda: retrieve(store, U, "tea", half_life_days=half_life),  # noqa: B023
+            InvalidArgumentError,
+            "half_life_days",
         )
 
 

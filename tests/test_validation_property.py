@@ -303,8 +303,8 @@ def test_writer_and_retrieve(store: MemoryStore) -> None:
                 k=ks,
                 now=times,
                 as_of=times,
-                half_life_h=st.one_of(floats, ints, wrong_types),
-                weights=st.one_of(st.lists(st.one_of(floats, ints), max_size=4), wrong_types),
+                half_life_days=st.one_of(floats, ints, wrong_types),
+                dense_weight=st.one_of(floats, ints, wrong_types),
                 pinned_limit=ks,
             )
             call = lambda: retrieve(store, scope, query, **kw)  # noqa: E731

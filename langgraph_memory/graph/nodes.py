@@ -124,8 +124,8 @@ def memory_read_node(
     ``query`` computes the search text from the state (default: the last human
     message). The value written is a prompt block (see ``read.render``) that
     frames memories as possibly outdated data; put it in the model's system
-    prompt. ``retrieve_options`` go to ``read.retrieve`` (``half_life_h``,
-    ``weights``, ``pinned_limit``).
+    prompt. ``retrieve_options`` go to ``read.retrieve`` (``pinned_limit``,
+    ``dense_weight``, ``half_life_days``).
     """
 
     def read_memories(state: Any, config: RunnableConfig) -> dict[str, Any]:

@@ -55,16 +55,19 @@ _TIME_EXPRESSION = re.compile(
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
 
 
-def zscores(scores: Mapping[str, float], ids: Sequence[str]) -> dict[str, float]:
-    """Each id's score as standard deviations from the mean of ``scores``; an id
-    ``scores`` lacks counts as its lowest score (it was not among its best).
+def zscores(
+    scores: Mapping[str, float], ids: Sequence[str], *, missing: float | None = None
+) -> dict[str, float]:
+    """Each id's score in standard deviations from the mean over ``ids``; an id
+    ``scores`` lacks scores ``missing``, by default the lowest score given (it was
+    not among the best).
 
     >>> zscores({"a": 3.0, "b": 1.0}, ["a", "b", "c"])
     {'a': 1.4142..., 'b': -0.7071..., 'c': -0.7071...}
     """
     if not ids:
         return {}
-    floor = min(scores.values(), default=0.0)
+    floor = min(scores.values(), default=0.0) if missing is None else missing
     values = [scores.get(i, floor) for i in ids]
     mean = sum(values) / len(values)
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
@@ -74,17 +77,23 @@ def zscores(scores: Mapping[str, float], ids: Sequence[str]) -> dict[str, float]
 
 
 def fuse(
-    dense: Mapping[str, float], lexical: Mapping[str, float], *, dense_weight: float = DENSE_WEIGHT
+    dense: Mapping[str, float],
+    lexical: Mapping[str, float],
+    *,
+    dense_weight: float = DENSE_WEIGHT,
+    lexical_missing: float | None = 0.0,
 ) -> dict[str, float]:
     """Dense and lexical scores of the candidates (the union of both), fused:
     ``dense_weight * z(dense) + (1 - dense_weight) * z(lexical)``. Z-scores put a
-    cosine and a BM25 score on one scale without tuning either.
+    cosine and a BM25 score on one scale without tuning either. A candidate the
+    lexical side did not return scores ``lexical_missing``: 0 when that side returned
+    every match, None (its lowest score) when it stopped at its limit.
 
     >>> {i: round(s, 3) for i, s in fuse({"a": 0.8, "b": 0.2}, {}).items()}
     {'a': 0.5, 'b': -0.5}
     """
     ids = list(dict.fromkeys([*dense, *lexical]))
-    zd, zl = zscores(dense, ids), zscores(lexical, ids)
+    zd, zl = zscores(dense, ids), zscores(lexical, ids, missing=lexical_missing)
     return {i: dense_weight * zd[i] + (1.0 - dense_weight) * zl[i] for i in ids}
 
 

@@ -1,10 +1,14 @@
 """Retrieval: the memories of a scope worth putting in front of the model.
 
-Candidates are the scope's vector neighbours of the query plus its keyword
-hits (names, numbers and ids embed badly). Each is scored by recency,
-relevance and importance (see ``scoring``); pinned memories always come first,
-in a short bounded list. Reading a memory refreshes its ``last_accessed``, in
-one batched write.
+Facts and episodes are ranked together. Candidates come from the dense index
+(cosine to the query, with names that most of the scope shares left out of the
+query, so they cannot decide the match) and from the lexical index (BM25 over
+each memory's words and dates, an episode's also over the facts taken from it).
+Their scores are fused by z-score; small measured terms follow: a boost for
+memories that carry a time when the question asks about time, one for memories
+whose speaker the question names, recency on a scale of months, and importance.
+Pinned memories always come first, in a short bounded list. Reading a memory
+refreshes its ``last_accessed``, in one batched write.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -18,30 +22,58 @@ one batched write.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from langgraph_memory.checks import MAX_K, check_k, check_query
+from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.model import Memory, now_utc, utc
-from langgraph_memory.read.scoring import blend, check_half_life, check_weights, recency
+from langgraph_memory.read.ranking import (
+    DENSE_WEIGHT,
+    TIME_BOOST,
+    asks_about_time,
+    fuse,
+    mentions_time,
+    months_recency,
+    names_in,
+)
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_retrieve
 
-#: Vector candidates fetched per result wanted, before blending reorders them.
-CANDIDATES_PER_RESULT = 4
-MIN_CANDIDATES = 20
-KEYWORD_CANDIDATES = 5
+__all__ = ["Retrieved", "retrieve"]
+
+#: Candidates taken from each index per result wanted, and at least this many.
+CANDIDATES_PER_RESULT = 5
+MIN_CANDIDATES = 50
 #: At most this many pinned memories go first, however many are pinned.
 PINNED_LIMIT = 5
-#: ``last_accessed`` is refreshed once it is older than this share of the half-life.
-REFRESH_SHARE = 0.01
+#: A name found in more than this share of a scope's memories is left out of the dense
+#: query: in a conversation stored turn by turn, every turn addressing "Caroline" looks
+#: like an answer to a question about her.
+COMMON_NAME_SHARE = 0.1
+#: Added, in standard deviations of the fused scores, to a memory whose speaker
+#: (``metadata["speaker"]``) the question names.
+SPEAKER_BOOST = 1.0
+#: Recency and importance: small terms, in standard deviations of the fused scores.
+RECENCY_WEIGHT = 0.1
+IMPORTANCE_WEIGHT = 0.1
+#: Recency's half-life: months, not hours (a fact does not fade over a weekend).
+HALF_LIFE_DAYS = 180.0
+MAX_HALF_LIFE_DAYS = 1000 * 365.0
+#: ``last_accessed`` is refreshed once it is older than this.
+REFRESH_DAYS = 1.0
 
 
 @dataclass(frozen=True)
 class Retrieved:
-    """A retrieved memory and why it ranks where it does."""
+    """A retrieved memory and why it ranks where it does.
+
+    ``dense`` is the cosine to the query and ``lexical`` the BM25 score (0 to 1);
+    ``relevance`` is their z-score fusion; ``boost`` the time and speaker terms;
+    ``recency`` and ``importance`` are in [0, 1]; ``score`` is what orders them.
+    """
 
     memory: Memory
     score: float
@@ -49,20 +81,27 @@ class Retrieved:
     relevance: float
     importance: float
     pinned: bool = False
+    dense: float = 0.0
+    lexical: float = 0.0
+    boost: float = 0.0
 
     def explain(self) -> str:
-        """The three components and the blend, in one line.
+        """Every component of the score, in one line.
 
         >>> from datetime import timezone
         >>> m = Memory(id="0a1b2c3d", text="x", scope="user:a",
         ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
-        >>> Retrieved(m, 0.6, 1.0, 0.5, 0.3).explain()
-        'score 0.600 = recency 1.000, relevance 0.500, importance 0.300'
+        >>> r = Retrieved(m, 1.2, 0.9, 1.0, 0.5, dense=0.61, lexical=0.4, boost=0.1)
+        >>> for part in r.explain().split(" + "):
+        ...     print(part)
+        score 1.200 = fused 1.000 (dense 0.610, lexical 0.400)
+        boost 0.100, recency 0.900, importance 0.500
         """
         head = "pinned; " if self.pinned else ""
         return (
-            f"{head}score {self.score:.3f} = recency {self.recency:.3f}, "
-            f"relevance {self.relevance:.3f}, importance {self.importance:.3f}"
+            f"{head}score {self.score:.3f} = fused {self.relevance:.3f} (dense {self.dense:.3f}, "
+            f"lexical {self.lexical:.3f}) + boost {self.boost:.3f}, recency {self.recency:.3f}, "
+            f"importance {self.importance:.3f}"
         )
 
 
@@ -75,97 +114,145 @@ def retrieve(
     k: int = 5,
     now: datetime | None = None,
     as_of: datetime | None = None,
-    half_life_h: float = 72.0,
-    weights: Sequence[float] = (1.0, 1.0, 1.0),
     pinned_limit: int = PINNED_LIMIT,
     touch: bool = True,
-    keyword_candidates: int = KEYWORD_CANDIDATES,
+    dense_weight: float = DENSE_WEIGHT,
+    half_life_days: float = HALF_LIFE_DAYS,
 ) -> list[Retrieved]:
-    """Pinned memories first, then the ``k`` best by blended score.
+    """Pinned memories first, then the ``k`` best facts and episodes by fused score.
 
-    With ``touch`` the results' ``last_accessed`` becomes ``now`` (in one write, and only for
-    those not seen within 1% of the half-life). With ``as_of`` it reads what was valid at
-    that time (and refreshes nothing). ``now`` and ``as_of`` must be timezone-aware.
-    ``keyword_candidates`` keyword hits join the vector candidates; 0 ranks the vector
-    candidates alone (what the keyword index adds can then be measured).
+    With ``touch`` the results' ``last_accessed`` becomes ``now`` (in one write, for
+    those not read within a day). With ``as_of`` it reads what was valid at that time
+    by the dense index alone (the lexical index holds the active memories) and
+    refreshes nothing. ``now`` and ``as_of`` must be timezone-aware. ``dense_weight``
+    is the dense side's share of the fusion (0: lexical alone, 1: dense alone).
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> _ = store.add_many("user:a", [f"User likes hobby {i}." for i in range(60)])
-    >>> code = store.add("user:a", "Locker code is ZX-4471.", importance=1.0)
-    >>> def first(n: int) -> str:  # ranked by importance alone: any candidate code comes first
-    ...     hits = retrieve(store, "user:a", "What is the ZX-4471 code?", k=1, weights=(0, 0, 1),
-    ...                     keyword_candidates=n, touch=False)
-    ...     return hits[0].memory.text
-    >>> first(KEYWORD_CANDIDATES), first(0)
-    ('Locker code is ZX-4471.', 'User likes hobby ...')
+    >>> _ = store.add("user:a", "Locker code is ZX-4471.")
+    >>> retrieve(store, "user:a", "What is the ZX-4471 code?", k=1)[0].memory.text
+    'Locker code is ZX-4471.'
     """
     scope = Scope.of(scope)
     check_k(k)
     check_query(query)
     check_k(pinned_limit, "pinned_limit", low=0)
-    check_k(keyword_candidates, "keyword_candidates", low=0)
-    weights = check_weights(weights)
-    check_half_life(half_life_h)
-    if as_of is not None:
-        when = utc(as_of, "as_of")
-    else:
-        when = utc(now, "now") if now is not None else now_utc()
+    dense_weight = _share(dense_weight, "dense_weight")
+    if (
+        isinstance(half_life_days, bool)
+        or not isinstance(half_life_days, (int, float))
+        or not 0 < half_life_days <= MAX_HALF_LIFE_DAYS
+    ):
+        raise InvalidArgumentError(
+            "half_life_days must be a number of days > 0 and at most "
+            f"{MAX_HALF_LIFE_DAYS:,.0f} (a thousand years), got {half_life_days!r}"
+        )
+    when = utc(as_of, "as_of") if as_of is not None else (utc(now, "now") if now else now_utc())
     n = min(MAX_K, max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k))
-    relevance: dict[str, float] = {}
     found: dict[str, Memory] = {}
-    vector = store.embed_query(query)
+    dense: dict[str, float] = {}
+    lexical: dict[str, float] = {}
+    vector = store.embed_query(_dense_query(store, scope, query))
     for hit in store.nearest(scope, vector, k=n, as_of=as_of):
-        found[hit.memory.id] = hit.memory
-        relevance[hit.memory.id] = max(0.0, hit.score)
-    if as_of is None and keyword_candidates > 0:  # keyword search sees active memories only
-        # Keyword hits (names, numbers, ids) widen the candidates; they are scored
-        # by the same cosine as the rest. Scoring them by keyword match instead
-        # put every turn naming a person at relevance 1.0 and cut LoCoMo R@5
-        # from 0.33 (cosine) to 0.11.
-        extra = [
-            h.memory.id
-            for h in store.keyword(scope, query, k=keyword_candidates)
-            if h.memory.id not in found
-        ]
+        found[hit.memory.id], dense[hit.memory.id] = hit.memory, hit.score
+    if as_of is None and dense_weight < 1.0:
+        for hit in store.keyword(scope, query, k=n):
+            found.setdefault(hit.memory.id, hit.memory)
+            lexical[hit.memory.id] = hit.score
+        # Lexical finds need their cosine too: the fusion compares both sides on each.
+        extra = [i for i in lexical if i not in dense]
         for hit in store.nearest(scope, vector, k=max(1, len(extra)), ids=extra):
-            found[hit.memory.id] = hit.memory
-            relevance[hit.memory.id] = max(0.0, hit.score)
+            dense[hit.memory.id] = hit.score
     pinned = store.pinned(scope, pinned_limit) if as_of is None and pinned_limit > 0 else []
     for m in pinned:
         found.setdefault(m.id, m)
-    scored = [
-        _score(m, relevance.get(m.id, 0.0), when, half_life_h, weights) for m in found.values()
-    ]
+    # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
+    lexical_missing = None if len(lexical) >= n else 0.0
+    scored = _scored(
+        found, dense, lexical, lexical_missing, query, when, dense_weight, half_life_days
+    )
     first = sorted((r for r in scored if r.pinned), key=lambda r: (-r.importance, -r.score))
-    first = first[:pinned_limit]
-    rest = sorted((r for r in scored if not r.pinned), key=lambda r: (-r.score, r.memory.id))[:k]
-    results = first + rest
+    rest = sorted((r for r in scored if not r.pinned), key=lambda r: (-r.score, r.memory.id))
+    results = first[:pinned_limit] + rest[:k]
     if touch and as_of is None:
-        # A write costs more than the rest of the read; a memory seen within 1% of the
-        # half-life (43 minutes by default) keeps its time, which moves recency by < 1%.
-        fresh_for = timedelta(hours=half_life_h * REFRESH_SHARE)
-        stale = [r.memory.id for r in results if when - _seen(r.memory) >= fresh_for]
+        # A write costs more than the rest of the read: a memory read within a day
+        # keeps its time (recency moves by well under 1% on a scale of months).
+        stale = [r.memory.id for r in results if (when - _seen(r.memory)).days >= REFRESH_DAYS]
         if stale:
             store.touch(scope, stale, now=when)
     return results
 
 
+def _share(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise InvalidArgumentError(f"{name} must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
+def _dense_query(store: MemoryStore, scope: Scope, query: str) -> str:
+    """The query without the names most of the scope shares (see COMMON_NAME_SHARE)."""
+    names = names_in(query)
+    if not names:
+        return query
+    shares = store.term_shares(scope, names)
+    common = [n for n in names if shares.get(n, 0.0) > COMMON_NAME_SHARE]
+    kept = " ".join(
+        w for w in query.split() if w.strip("?,.!:;'\"").removesuffix("'s") not in common
+    )
+    return kept if kept.strip() else query
+
+
+def _scored(
+    found: dict[str, Memory],
+    dense: dict[str, float],
+    lexical: dict[str, float],
+    lexical_missing: float | None,
+    query: str,
+    when: datetime,
+    dense_weight: float,
+    half_life_days: float,
+) -> list[Retrieved]:
+    fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=lexical_missing)
+    values = [fused.get(i, 0.0) for i in found]
+    mean = sum(values) / len(values) if values else 0.0
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) if values else 0.0
+    sd = sd or 1.0
+    about_time = asks_about_time(query)
+    named = {n.casefold() for n in names_in(query)}
+    out = []
+    for i, memory in found.items():
+        boost = 0.0
+        if about_time and mentions_time(memory.text):
+            boost += TIME_BOOST * sd
+        speaker = memory.metadata.get("speaker")
+        if isinstance(speaker, str) and speaker.casefold() in named:
+            boost += SPEAKER_BOOST * sd
+        age_days = (when - (memory.event_time or memory.created_at)).total_seconds() / 86400.0
+        rec = months_recency(age_days, half_life_days)
+        relevance = fused.get(i, 0.0)
+        score = (
+            relevance
+            + boost
+            + RECENCY_WEIGHT * sd * rec
+            + IMPORTANCE_WEIGHT * sd * (memory.importance - 0.5)
+        )
+        out.append(
+            Retrieved(
+                memory=memory,
+                score=score,
+                recency=rec,
+                relevance=relevance,
+                importance=memory.importance,
+                pinned=memory.pinned,
+                dense=max(0.0, dense.get(i, 0.0)),
+                lexical=lexical.get(i, 0.0),
+                boost=boost,
+            )
+        )
+    return out
+
+
 def _seen(memory: Memory) -> datetime:
     return memory.last_accessed or memory.created_at
-
-
-def _score(
-    memory: Memory, relevance: float, when: datetime, half_life_h: float, weights: Sequence[float]
-) -> Retrieved:
-    rec = recency(hours=(when - _seen(memory)).total_seconds() / 3600.0, half_life_h=half_life_h)
-    rel = min(1.0, relevance)
-    return Retrieved(
-        memory=memory,
-        score=blend(rec, rel, memory.importance, weights=weights),
-        recency=rec,
-        relevance=rel,
-        importance=memory.importance,
-        pinned=memory.pinned,
-    )

@@ -25,7 +25,7 @@ from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.terms import tokenize
 from langgraph_memory.store.version import Hit
 
-__all__ = ["query_of", "search"]
+__all__ = ["query_of", "search", "shares"]
 
 _ID = re.compile(r"^[0-9a-f]{8}$")
 _WORD = re.compile(r"\S+")
@@ -61,3 +61,16 @@ def search(core: StoreCore, scope: Scope, terms: Any, k: int) -> list[Hit]:
     found = {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=list(ranked))}
     hits = [Hit(found[i], score) for i, score in ranked.items() if i in found]
     return hits[:k]
+
+
+def shares(core: StoreCore, scope: Scope, words: Sequence[str]) -> dict[str, float]:
+    """The share of ``scope``'s active memories that hold each word (as the index
+    tokenises it; a word that tokenises to nothing has share 0)."""
+    cols = core.collections(scope)
+    token_of = {w: (tokenize(w) or [""])[0] for w in words}
+    if cols is None:
+        return dict.fromkeys(words, 0.0)
+    found = core.live().lexicon.shares(
+        cols, core.engine.registry, [t for t in set(token_of.values()) if t]
+    )
+    return {w: found.get(t, 0.0) for w, t in token_of.items()}

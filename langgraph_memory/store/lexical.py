@@ -244,6 +244,12 @@ class LexicalIndex:
             ).fetchall()
         return [(record_id, min(1.0, max(0.0, -score / bound))) for record_id, score in rows]
 
+    def shares(self, terms: Sequence[str]) -> dict[str, float]:
+        """Each term's share of the entries (its document frequency over their count)."""
+        with self.lock:
+            total = self._count
+            return {t: self._document_frequency(t) / total if total else 0.0 for t in terms}
+
     def _document_frequency(self, term: str) -> int:
         row = self._con.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
         return int(row[0]) if row else 0

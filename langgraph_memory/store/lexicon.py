@@ -250,13 +250,26 @@ class Lexicon:
     ) -> list[tuple[str, float]]:
         """The ``k`` best ids of the scope for ``terms`` (see ``LexicalIndex.search``),
         after bringing the index in step with the collection if it may not be."""
+        with self._ready(cols, registry) as index:
+            return index.search(terms, k)
+
+    def shares(
+        self, cols: layout.ScopeCollections, registry: Collection, terms: Sequence[str]
+    ) -> dict[str, float]:
+        """The share of the scope's active memories indexed under each term."""
+        with self._ready(cols, registry) as index:
+            return index.shares(terms)
+
+    @contextlib.contextmanager
+    def _ready(self, cols: layout.ScopeCollections, registry: Collection) -> Iterator[LexicalIndex]:
+        """The scope's index, brought in step with the collection if it may not be."""
         seen = self._stamps(registry, cols.scope) if self.shared else None
         with self._use(cols.scope) as slot:
             with slot.index.lock:
                 if not slot.synced or slot.seen != seen:
                     self._sync(cols, slot.index)
                     slot.synced, slot.seen = True, seen
-            return slot.index.search(terms, k)
+            yield slot.index
 
     def _sync(self, cols: layout.ScopeCollections, index: LexicalIndex) -> None:
         """Make the index hold the collection's active ids: fetch the missing, drop

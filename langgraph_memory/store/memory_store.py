@@ -589,6 +589,20 @@ class MemoryStore(BaseStore):
         return [h for h in hits if not h.memory.is_episode][:k]
 
     @_reads
+    def term_shares(self, scope: ScopeLike, words: Sequence[str]) -> dict[str, float]:
+        """The share of the scope's active memories whose lexical document holds each
+        word (a name in most of a conversation's turns has a share near 1).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add_many("user:a", ["Ann likes tea.", "Ann has a cat.", "Bob sings."])
+        >>> {w: round(x, 2) for w, x in s.term_shares("user:a", ["Ann", "Bob", "Zed"]).items()}
+        {'Ann': 0.67, 'Bob': 0.33, 'Zed': 0.0}
+        """
+        return keyword.shares(self._core, Scope.of(scope), words)
+
+    @_reads
     def find(
         self,
         scope: ScopeLike,
