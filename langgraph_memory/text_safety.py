@@ -50,7 +50,7 @@ _ESCAPE_SEQUENCE = re.compile(
 )
 # Cf characters that are visible (Unicode's Prepended_Concatenation_Mark: Arabic,
 # Syriac and Kaithi number signs); every other Cf character is invisible.
-_VISIBLE_FORMAT = frozenset(
+VISIBLE_FORMAT = frozenset(
     "\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2\U000110bd\U000110cd"
 )
 # Invisible, though not Cf: Hangul fillers (used for blank-looking names) and
@@ -75,7 +75,7 @@ def _shown(ch: str) -> bool:
     if category in ("Cc", "Cs"):  # controls; lone surrogates cannot even be printed
         return False
     if category == "Cf":
-        return ch in _VISIBLE_FORMAT
+        return ch in VISIBLE_FORMAT
     return ch not in _INVISIBLE
 
 

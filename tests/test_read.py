@@ -19,6 +19,7 @@ from langgraph_memory import MemoryStore
 from langgraph_memory.model import Memory, Trust
 from langgraph_memory.read import render, retrieve
 from langgraph_memory.read.render import HEADER, UNVERIFIED
+from langgraph_memory.text_safety import VISIBLE_FORMAT
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)
@@ -249,4 +250,36 @@ def test_any_text_renders_as_exactly_one_quoted_memory_line(text: str, trust: Tr
     assert match is not None
     inner = json.loads(match.group(1))
     assert isinstance(inner, str) and inner == inner.strip()
-    assert not [c for c in inner if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp", "Cs")]
+    hidden = ("Cc", "Cf", "Zl", "Zp", "Cs")
+    # Number signs (Arabic, Syriac, Kaithi) are Cf but visible: they are kept.
+    assert not [c for c in inner if unicodedata.category(c) in hidden and c not in VISIBLE_FORMAT]
+
+
+def test_render_puts_facts_first_then_what_was_said_within_the_budget() -> None:
+    t = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    said = [
+        Memory(
+            id=f"e{i:07d}",
+            text=f"I said thing number {i} on that day.",
+            scope=U,
+            created_at=t,
+            kind="episodic",
+            event_time=t - timedelta(days=i),
+            metadata={"episode": True, "speaker": "Priya"},
+        )
+        for i in range(50)
+    ]
+    facts = [Memory(id=f"f{i:07d}", text=f"Fact {i}.", scope=U, created_at=t) for i in range(50)]
+    block = render([*said, *facts], max_chars=1_000)
+    assert len(block) <= 1_000
+    lines = block.split("\n")
+    assert lines[0] == HEADER and lines[1] == '- [2026-06-01] "Fact 0."'
+    assert lines.count(HEADER) == 1
+    # Everything fits: all facts, then the episodes in the order given, dated by event time.
+    block = render([*said[:2], *facts[:2]], max_chars=10_000)
+    assert block.split("\n\n")[1].split("\n")[1:] == [
+        '- [2026-06-01] "Priya" said: "I said thing number 0 on that day."',
+        '- [2026-05-31] "Priya" said: "I said thing number 1 on that day."',
+    ]
+    with pytest.raises(ValueError, match="max_chars"):
+        render(facts, max_chars=0)
