@@ -85,5 +85,8 @@ class TableEmbeddings(Embeddings):
         return [self.table[t] for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        """The model's vector when ``live``, else the table's."""
-        return self.model.embed_query(text) if self.live else self.table[text]
+        """The model's vector when ``live``, else the table's (the model's, kept in the
+        table, for a text the table lacks: ``retrieve`` may leave names out of a query)."""
+        if self.live:
+            return self.model.embed_query(text)
+        return self.embed_documents([text])[0]
