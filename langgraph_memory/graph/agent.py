@@ -64,7 +64,7 @@ def build_chat_graph(
     ...     _ = graph.invoke({"messages": [("user", "I'm vegan.")]}, config)
     ...     background.flush()
     True
-    >>> [m.text for m in store.active("user:bob")]
+    >>> [m.text for m in store.active("user:bob", episodes=False)]
     ['User is vegan.']
     """
     writer = writer if writer is not None else MemoryWriter(store)

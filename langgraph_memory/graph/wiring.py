@@ -22,7 +22,7 @@ written once, when it ends.
 >>> graph = builder.compile()
 >>> config = {"configurable": {"user_id": "a"}}
 >>> _ = graph.invoke({"messages": [("user", "I live in Pune.")]}, config)
->>> [m.text for m in store.active("user:a")]
+>>> [m.text for m in store.active("user:a", episodes=False)]
 ['User lives in Pune.']
 """
 

@@ -61,7 +61,7 @@ applied are shown to the model as held memories and come out NOOP.
 ...     _ = bg.submit("user:alice", [("user", "I moved to Pune.")])
 ...     bg.flush()
 True
->>> [m.text for m in store.active("user:alice") if not m.is_episode], bg.stats.applied
+>>> [m.text for m in store.active("user:alice", episodes=False)], bg.stats.applied
 (['User lives in Pune.'], 2)
 """
 
@@ -151,7 +151,7 @@ class BackgroundWriter:
     >>> bg = BackgroundWriter(MemoryWriter(store, model=RulesModel()), workers=1, max_pending=10)
     >>> bg.submit("user:bob", [("user", "I'm vegan.")], turn_id="t1")
     't1'
-    >>> bg.close(), [m.text for m in store.active("user:bob") if not m.is_episode]
+    >>> bg.close(), [m.text for m in store.active("user:bob", episodes=False)]
     (True, ['User is vegan.'])
     """
 
@@ -513,7 +513,7 @@ class BackgroundWriter:
         ...               "messages": [["user", "I'm vegan."]], "when": "2026-01-05T00:00:00+00:00"}
         ...     bg.requeue(record), bg.flush()
         ('t1', True)
-        >>> [m.text for m in store.active("user:b") if not m.is_episode]
+        >>> [m.text for m in store.active("user:b", episodes=False)]
         ['User is vegan.']
         """
         entry = JournalEntry.from_record(record)

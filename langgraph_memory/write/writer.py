@@ -19,7 +19,7 @@ validated decisions in order and logs every one. The facts link to the episode.
 ['ADD']
 >>> [d.op.value for d in writer.write_turn("user:alice", [("user", "I moved to Pune.")], now=jun)]
 ['UPDATE']
->>> [fact] = [m for m in store.active("user:alice") if not m.is_episode]
+>>> [fact] = store.active("user:alice", episodes=False)
 >>> fact.text, [store.get_memory("user:alice", e).text for e in fact.sources]
 ('User lives in Pune.', ['I live in Delhi.', 'I moved to Pune.'])
 """
