@@ -219,7 +219,13 @@ def ingest_locomo(
                 # What a user of the library sends: the words, with the speaker as the
                 # message's name (metadata), never a "Speaker:" prefix in the text.
                 said = HumanMessage(turn_words(t), name=t.speaker)
-                writer.write_turn(scope, [said], now=s.date + TURN_GAP * i, turn_id=t.dia_id)
+                writer.write_turn(
+                    scope,
+                    [said],
+                    now=s.date + TURN_GAP * i,
+                    turn_id=t.dia_id,
+                    thread_id=f"session-{s.index}",
+                )
         units = product_units(store, scope)
     elif mode == "write_path":
         if writer is None:
@@ -340,6 +346,7 @@ def ingest_longmemeval(
                     messages,
                     now=s.date + TURN_GAP * i,
                     turn_id=lme_turn_id(s.session_id, i),
+                    thread_id=s.session_id,
                 )
         units = product_units(store, scope)
     elif mode == "write_path":

@@ -251,3 +251,36 @@ def test_scores_lie_in_the_unit_interval_and_keep_bm25_order(
         assert len(hits) == 3 and all(0 < s < 1 for s in scores)
         assert scores == sorted(scores, reverse=True)
         assert hits[-1].memory.text.startswith("Tea with a long story")
+
+
+def test_an_episode_is_found_by_the_words_of_the_turns_around_it(tmp_path: Path) -> None:
+    """A short reply is found by the topic of the turn before it in its thread, and a
+    turn of another thread lends it nothing."""
+    from datetime import datetime, timedelta, timezone
+
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    t0 = datetime(2026, 3, 2, tzinfo=timezone.utc)
+
+    def episode(text: str, thread: str, minute: int) -> dict[str, object]:
+        return {
+            "text": text,
+            "kind": "episodic",
+            "event_time": t0 + timedelta(minutes=minute),
+            "metadata": {"episode": True, "thread_id": thread, "turn_id": f"{thread}{minute}"},
+        }
+
+    with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        question, reply, other = store.add_many(
+            "user:a",
+            [
+                episode("Did you finish the marathon in Lisbon?", "s1", 0),
+                episode("Yes, last Friday!", "s1", 1),
+                episode("I bought new shoes.", "s2", 2),
+            ],
+            now=t0,
+        )
+        found = [h.memory.id for h in store.keyword("user:a", "marathon Lisbon", k=5)]
+        assert found[0] == question.id and reply.id in found and other.id not in found
+        store.archive("user:a", question.id)
+        assert [h.memory.id for h in store.keyword("user:a", "marathon Lisbon", k=5)] == []

@@ -17,7 +17,7 @@ into [0, 1] by the query's attainable maximum (see there).
 >>> index = LexicalIndex(None)
 >>> index.put([Entry("e1", "adopt puppy", episodic=True), Entry("f1", "own dog", ("e1",))])
 >>> [(i, round(s, 2)) for i, s in index.search(["dog"], 5)]
-[('f1', 0.53), ('e1', 0.4)]
+[('f1', 0.57), ('e1', 0.38)]
 >>> index.remove(["f1"])
 >>> index.search(["dog"], 5), index.ids()
 ([], {'e1'})
@@ -46,13 +46,19 @@ COMMON_SHARE = 0.5
 COMMON_MIN_RECORDS = 20
 #: The layout of an index file and the way its terms are made: bump it whenever either
 #: changes (``terms``, the stop words, the stemmer), and older files are rebuilt from Chroma.
-SCHEMA = 1
+SCHEMA = 2
+#: An episode is also indexed under this many episodes before and after it in its
+#: thread: the evidence for a question is often a short reply whose topic sits in the
+#: turn before it ("Yes, last Friday!").
+CONTEXT = 2
 
 _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rec(
-    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, episodic INTEGER NOT NULL, own TEXT NOT NULL
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, episodic INTEGER NOT NULL, own TEXT NOT NULL,
+    thread TEXT, at REAL NOT NULL DEFAULT 0
 );
+CREATE INDEX IF NOT EXISTS rec_thread ON rec(thread, at) WHERE thread IS NOT NULL;
 CREATE TABLE IF NOT EXISTS link(
     episode TEXT NOT NULL, fact TEXT NOT NULL, PRIMARY KEY(episode, fact)
 ) WITHOUT ROWID;
@@ -70,6 +76,8 @@ class Entry:
     terms: str  # its own terms, space-separated (``" ".join(terms.tokenize(...))``)
     sources: tuple[str, ...] = ()  # ids it names as where it came from
     episodic: bool = False
+    thread: str | None = None  # an episode's conversation (thread id), if known
+    at: float = 0.0  # an episode's time (epoch seconds): its place in the thread
 
 
 class LexicalIndex:
@@ -141,8 +149,8 @@ class LexicalIndex:
             touched = self._delete(con, [e.id for e in entries])
             for e in entries:
                 n = con.execute(
-                    "INSERT INTO rec(id, episodic, own) VALUES (?, ?, ?)",
-                    (e.id, int(e.episodic), e.terms),
+                    "INSERT INTO rec(id, episodic, own, thread, at) VALUES (?, ?, ?, ?, ?)",
+                    (e.id, int(e.episodic), e.terms, e.thread if e.episodic else None, e.at),
                 ).lastrowid
                 con.executemany(
                     "INSERT OR IGNORE INTO link(episode, fact) VALUES (?, ?)",
@@ -151,6 +159,7 @@ class LexicalIndex:
                 self._count += 1
                 if e.episodic:
                     touched[e.id] = None  # its linked entries may be here already
+                    touched.update(dict.fromkeys(self._around(con, e.id)))
                 else:
                     con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (n, e.terms))
                 touched.update(dict.fromkeys(e.sources))
@@ -168,6 +177,7 @@ class LexicalIndex:
         """Delete the entries and their links as facts; the episodes they named."""
         named: dict[str, None] = {}
         for record_id in ids:
+            named.update(dict.fromkeys(self._around(con, record_id)))
             row = con.execute("SELECT n FROM rec WHERE id = ?", (record_id,)).fetchone()
             episodes = con.execute("SELECT episode FROM link WHERE fact = ?", (record_id,))
             named.update(dict.fromkeys(e for (e,) in episodes))
@@ -178,8 +188,30 @@ class LexicalIndex:
                 self._count -= 1
         return named
 
+    def _around(self, con: sqlite3.Connection, record_id: str) -> list[str]:
+        """The ids of the ``CONTEXT`` episodes before and after an episode in its thread."""
+        row = con.execute(
+            "SELECT thread, at, n FROM rec WHERE id = ? AND thread IS NOT NULL", (record_id,)
+        ).fetchone()
+        if row is None:
+            return []
+        thread, at, n = row
+        before = con.execute(
+            "SELECT id FROM rec WHERE thread = ? AND (at < ? OR (at = ? AND n < ?)) "
+            "ORDER BY at DESC, n DESC LIMIT ?",
+            (thread, at, at, n, CONTEXT),
+        )
+        after = con.execute(
+            "SELECT id FROM rec WHERE thread = ? AND (at > ? OR (at = ? AND n > ?)) "
+            "ORDER BY at, n LIMIT ?",
+            (thread, at, at, n, CONTEXT),
+        )
+        return [i for (i,) in before] + [i for (i,) in after]
+
     def _reindex(self, con: sqlite3.Connection, ids: Iterable[str]) -> None:
-        """Write the documents of the episodes among ``ids``: own terms plus linked ones."""
+        """Write the documents of the episodes among ``ids``: their own terms (twice:
+        what was said weighs more than its context), the terms of the episodes around
+        them in their thread, and those of the facts taken from them."""
         for record_id in ids:
             row = con.execute(
                 "SELECT n, own FROM rec WHERE id = ? AND episodic = 1", (record_id,)
@@ -191,7 +223,11 @@ class LexicalIndex:
                 "WHERE l.episode = ? ORDER BY r.n",
                 (record_id,),
             )
-            body = " ".join([row[1], *(own for (own,) in linked)])
+            around = [
+                con.execute("SELECT own FROM rec WHERE id = ?", (i,)).fetchone()[0]
+                for i in self._around(con, record_id)
+            ]
+            body = " ".join([row[1], row[1], *around, *(own for (own,) in linked)])
             con.execute("DELETE FROM doc WHERE rowid = ?", (row[0],))
             con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (row[0], body))
 

@@ -72,7 +72,15 @@ PURGE_SUFFIX = ".purging"
 def entry_of(version: Version) -> Entry:
     """The index entry of a stored version."""
     m = version.memory
-    return Entry(m.id, " ".join(tokenize(lexical_text(m))), m.sources, m.kind == Kind.EPISODIC)
+    thread = m.metadata.get("thread_id")
+    return Entry(
+        m.id,
+        " ".join(tokenize(lexical_text(m))),
+        m.sources,
+        m.kind == Kind.EPISODIC,
+        thread=thread if isinstance(thread, str) else None,
+        at=(m.event_time or m.created_at).timestamp(),
+    )
 
 
 class _Slot:
