@@ -284,3 +284,21 @@ def test_an_episode_is_found_by_the_words_of_the_turns_around_it(tmp_path: Path)
         assert found[0] == question.id and reply.id in found and other.id not in found
         store.archive("user:a", question.id)
         assert [h.memory.id for h in store.keyword("user:a", "marathon Lisbon", k=5)] == []
+
+
+def test_an_index_never_opens_chromas_database_or_a_file_beside_it(tmp_path: Path) -> None:
+    """A second SQLite connection to the file Chroma has open corrupted stores."""
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from langgraph_memory.store.lexical import LexicalIndex
+
+    with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add("user:a", "Likes tea.")
+        for wrong in ("chroma.sqlite3", "chroma.sqlite3-wal", "index.sqlite3"):
+            with pytest.raises(ValueError, match="never opens Chroma's database"):
+                LexicalIndex(tmp_path / "m" / wrong)
+        # The store's own index files live in a folder of their own, and work.
+        assert [
+            p.parent.name for p in (tmp_path / "m").rglob("*.sqlite3") if p.name != "chroma.sqlite3"
+        ]
+        assert [h.memory.text for h in store.keyword("user:a", "tea")] == ["Likes tea."]

@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from langgraph_memory.store.compaction import SQLITE_FILE
+
 __all__ = ["K1", "SCHEMA", "Entry", "LexicalIndex"]
 
 #: FTS5's ``bm25()`` term-frequency saturation (its default; b is 0.75).
@@ -84,10 +86,25 @@ class LexicalIndex:
     """BM25 over one scope's entries: a SQLite file at ``path``, or memory (None).
 
     Thread-safe (one lock per index). A file is opened by one process at a time: the
-    store's directory lock sees to that.
+    store's directory lock sees to that. It is never Chroma's database, nor beside it
+    (a second SQLite connection to the file Chroma has open corrupted stores): such a
+    path is refused.
+
+    >>> import tempfile
+    >>> LexicalIndex(Path(tempfile.mkdtemp()) / SQLITE_FILE)
+    Traceback (most recent call last):
+    ...
+    ValueError: a lexical index never opens Chroma's database or a file beside it: ...
     """
 
     def __init__(self, path: Path | None) -> None:
+        if path is not None:
+            where = path.resolve()
+            if where.name.startswith(SQLITE_FILE) or (where.parent / SQLITE_FILE).exists():
+                raise ValueError(
+                    "a lexical index never opens Chroma's database or a file beside it: "
+                    f"{path}; keep index files in a folder of their own"
+                )
         self.path = path
         self.lock = threading.RLock()
         self._con = self._open()
