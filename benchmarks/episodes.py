@@ -28,7 +28,6 @@ The embedder is the real LocalMiniLM unless ``--fake-embedder``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -48,6 +47,7 @@ from langgraph.graph import END, START, StateGraph
 from benchmarks.datasets import DATASETS, missing_data
 from benchmarks.embedders import HashedUnitEmbeddings
 from benchmarks.graph_overhead import agent_builder
+from benchmarks.reports import publish
 from benchmarks.store_latency import WARMUP, QueryPath, ratio, summarize, time_paths
 from benchmarks.write_cost import LocomoTurn, load_locomo
 from langgraph_memory import BackgroundWriter, Memory, MemoryStore, MemoryWriter, Turn
@@ -385,11 +385,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
     }
-    report["total_seconds"] = time.perf_counter() - began
-    print(render_markdown(report))
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return publish(report, began=began, out=args.out, render=render_markdown)
 
 
 if __name__ == "__main__":

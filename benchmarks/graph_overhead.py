@@ -25,7 +25,6 @@ Medians are over turns; the embedder is the real LocalMiniLM unless ``--fake-emb
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -48,6 +47,7 @@ from langgraph.graph.state import CompiledStateGraph
 from benchmarks import write_cost
 from benchmarks.datasets import DATASETS, missing_data
 from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.reports import publish
 from benchmarks.store_latency import (
     WARMUP,
     QueryPath,
@@ -412,11 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
     }
-    report["total_seconds"] = time.perf_counter() - began
-    print(render_markdown(report))
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return publish(report, began=began, out=args.out, render=render_markdown)
 
 
 if __name__ == "__main__":

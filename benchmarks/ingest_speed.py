@@ -28,7 +28,6 @@ here):
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -47,6 +46,7 @@ from langchain_core.embeddings import Embeddings
 from benchmarks import write_cost
 from benchmarks.datasets import DATASETS, missing_data
 from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.reports import publish
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.store import MemoryStore
 
@@ -329,11 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
     }
-    report["total_seconds"] = time.perf_counter() - began
-    print(render_markdown(report))
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return publish(report, began=began, out=args.out, render=render_markdown)
 
 
 if __name__ == "__main__":
