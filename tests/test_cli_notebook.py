@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import Embeddings
+from test_cli import cli
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.cli import main
@@ -22,18 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "langgraph_memory.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=OFFLINE,
-    )
-
-
 def test_demo_runs_offline_and_shows_the_story(tmp_path: Path) -> None:
-    out = run_cli("demo", "--path", str(tmp_path / "demo"))
+    out = cli("demo", "--path", str(tmp_path / "demo"))
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert text.startswith("Model: none configured") and "rules model" in text
@@ -47,7 +38,7 @@ def test_demo_runs_offline_and_shows_the_story(tmp_path: Path) -> None:
 
 def test_inspection_commands_on_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = str(tmp_path / "store")
-    assert run_cli("demo", "--path", path).returncode == 0
+    assert cli("demo", "--path", path).returncode == 0
     assert main(["show", "--path", path, "--user", "priya", "--prompt"]) == 0
     shown = capsys.readouterr().out
     assert "What you remember about this user" in shown and "User lives in Pune." in shown

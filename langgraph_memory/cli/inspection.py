@@ -16,14 +16,21 @@ Facts (1):
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from langgraph_memory.cli.errors import UsageError
 from langgraph_memory.cli.location import existing_scope, known_ids, open_store
 from langgraph_memory.cli.output import decision_line, dumps, memory_lines, progress
 from langgraph_memory.model import EPISODE, Memory
 from langgraph_memory.text_safety import for_terminal
+
+if TYPE_CHECKING:
+    from langgraph_memory.scope import Scope
+    from langgraph_memory.store import MemoryStore
+
+T = TypeVar("T")
 
 __all__ = ["export", "history", "output_file", "scopes", "show", "show_lines", "why"]
 
@@ -55,12 +62,17 @@ def show(args: argparse.Namespace) -> int:
     return 0
 
 
-def history(args: argparse.Namespace) -> int:
-    """Every version of one memory."""
+def _about_memory(args: argparse.Namespace, read: Callable[[MemoryStore, Scope, str], T]) -> T:
+    """What ``read`` finds about ``args.memory_id``, once its scope and the id are known."""
     with open_store(args) as store:
         scope = existing_scope(store, args.scope)
         known_ids(store, scope, [args.memory_id])
-        versions = store.history(scope, args.memory_id)
+        return read(store, scope, args.memory_id)
+
+
+def history(args: argparse.Namespace) -> int:
+    """Every version of one memory."""
+    versions = _about_memory(args, lambda store, scope, i: store.history(scope, i))
     if args.json:
         print(dumps([m.to_dict() for m in versions]))
     else:
@@ -70,10 +82,7 @@ def history(args: argparse.Namespace) -> int:
 
 def why(args: argparse.Namespace) -> int:
     """The decisions that made a memory what it is."""
-    with open_store(args) as store:
-        scope = existing_scope(store, args.scope)
-        known_ids(store, scope, [args.memory_id])
-        decisions = store.decisions(scope, args.memory_id)
+    decisions = _about_memory(args, lambda store, scope, i: store.decisions(scope, i))
     if args.json:
         print(dumps([d.to_dict() for d in decisions]))
         return 0
