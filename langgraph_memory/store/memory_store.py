@@ -48,7 +48,6 @@ from langgraph_memory.model import (
     Scalar,
     Source,
     Trust,
-    check_metadata,
     check_text,
     now_utc,
     utc,
@@ -279,7 +278,8 @@ class MemoryStore(BaseStore):
     ) -> list[Memory]:
         """Store many new memories with one embedding call and one write.
 
-        Each item is a text or a dict of :meth:`add`'s arguments. Every item is
+        Each item is a text or a dict of :meth:`add`'s arguments (its ``now``
+        too, for memories of different times). Every item is
         validated before anything is written, so one bad item stores nothing.
         ``vectors``, one per item, are the texts' vectors from this store's
         embedder when the caller already has them (the write path embeds a
@@ -297,7 +297,10 @@ class MemoryStore(BaseStore):
         for i, item in enumerate(check_items(items)):
             fields = item_fields(i, item)
             try:
-                built.append(new_memory(scope, when, fields))
+                # An item's own "now" (add's argument) dates it: a history imported
+                # in one call keeps each turn's time.
+                at = utc(fields.pop("now"), "now") if fields.get("now") is not None else when
+                built.append(new_memory(scope, at, fields))
             except InvalidMemoryError as exc:
                 raise InvalidMemoryError(f"item {i}: {exc}") from None
         if vectors is not None and len(vectors) != len(built):
@@ -607,13 +610,14 @@ class MemoryStore(BaseStore):
         self,
         scope: ScopeLike,
         *,
-        metadata: Mapping[str, Scalar] | None = None,
+        metadata: Mapping[str, Scalar | Sequence[Scalar]] | None = None,
         created_before: datetime | None = None,
         archived: bool = False,
     ) -> list[Memory]:
         """The scope's active memories whose ``metadata`` holds all the given
-        values, oldest first (one read per collection); with ``created_before``,
-        only those created earlier; with ``archived=True``, closed versions too.
+        values (a list of values: any of them), oldest first (one read per
+        collection); with ``created_before``, only those created earlier; with
+        ``archived=True``, closed versions too.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -622,9 +626,13 @@ class MemoryStore(BaseStore):
         ...                           {"text": "Has a cat.", "metadata": {"topic": "pets"}}])
         >>> [m.text for m in s.find("user:a", metadata={"topic": "pets"})]
         ['Has a cat.']
+        >>> len(s.find("user:a", metadata={"topic": ["pets", "food"]}))
+        2
         """
         scope = Scope.of(scope)
-        clauses = metadata_clauses(check_metadata(metadata))
+        clauses = metadata_clauses(metadata)
+        if any(v == {"$in": []} for clause in clauses for v in clause.values()):
+            return []  # any of no values: nothing (Chroma refuses an empty $in)
         if created_before is not None:
             before = to_epoch(utc(created_before, "created_before"))
             clauses.append({"created_at": {"$lt": before}})
@@ -651,7 +659,7 @@ class MemoryStore(BaseStore):
         (2, 1)
         """
         scope = Scope.of(scope)
-        where = all_of(metadata_clauses(check_metadata(metadata)))
+        where = all_of(metadata_clauses(metadata))
         cols = self._core.collections(scope)
         if cols is None:
             return 0
