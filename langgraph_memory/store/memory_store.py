@@ -61,6 +61,7 @@ from langgraph_memory.store.building import (
     new_memory,
     successor,
 )
+from langgraph_memory.store.candidates import Candidate, gather
 from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
@@ -511,7 +512,9 @@ class MemoryStore(BaseStore):
         cols = self._core.collections(scope)
         if cols is None:
             return []
-        found = [v.memory for v in fetch(cols.active, scope, where={"pinned": True})]
+        with self._core.live().lexicon.ready(cols, self._core.engine.registry) as index:
+            ids = index.pinned()  # kept by the lexical index: no scan of the collection
+        found = [v.memory for v in fetch(cols.active, scope, ids=ids)] if ids else []
         return sorted(found, key=lambda m: (-m.importance, m.created_at, m.id))[:limit]
 
     @_reads
@@ -590,6 +593,34 @@ class MemoryStore(BaseStore):
         # Episodes left out after the search: ask for more, so k facts remain.
         hits = keyword.search(self._core, scope, terms, min(MAX_K, 4 * k))
         return [h for h in hits if not h.memory.is_episode][:k]
+
+    @_reads
+    def candidates(
+        self,
+        scope: ScopeLike,
+        query_or_vector: str | Sequence[float],
+        terms: str,
+        k: int = 50,
+        *,
+        lexical: bool = True,
+    ) -> list[Candidate]:
+        """What a fused ranking compares: the ``k`` active memories nearest to the
+        query (a text or its vector), the ``k`` best for ``terms`` by keyword (with
+        ``lexical``), and the pinned ones; each once, with its cosine and, when the
+        keyword search returned it, its keyword score (see ``store/candidates.py``:
+        one Chroma query, one index lookup, at most one Chroma read).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add_many("user:a", ["Flight LH-761 leaves at 7.", "User likes Pune."])
+        >>> found = s.candidates("user:a", "flight", "When is LH-761?", k=1)
+        >>> [(c.memory.text, c.lexical is not None) for c in found if c.lexical]
+        [('Flight LH-761 leaves at 7.', True)]
+        """
+        check_k(k)
+        vector = self.embed_query(query_or_vector)
+        return gather(self._core, Scope.of(scope), vector, terms, k, lexical=lexical)
 
     @_reads
     def term_shares(self, scope: ScopeLike, words: Sequence[str]) -> dict[str, float]:
