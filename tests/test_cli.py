@@ -245,6 +245,8 @@ def test_a_server_that_is_not_there_says_how_to_start_one() -> None:
     assert done.returncode == 2 and "is not HOST:PORT" in done.stderr
     done = cli("scopes", "--server", "localhost:8000", "--path", "x")
     assert done.returncode == 2 and "not allowed with argument" in done.stderr
+    done = cli("demo", "--database", "db1")
+    assert done.returncode == 2 and done.stdout == "" and "add --server" in done.stderr
 
 
 def test_purge_of_unknown_ids_purges_nothing(tmp_path: Path, embedder: LocalMiniLM) -> None:

@@ -100,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     args = parser().parse_args(given)
     try:
+        if args.database is not None and args.server is None:
+            raise UsageError(
+                "--database names a database on a Chroma server: add --server HOST:PORT"
+            )
         code = int(args.run(args))
         sys.stdout.flush()  # here, where a closed pipe can still be answered quietly
         return code

@@ -100,8 +100,6 @@ def open_store(args: argparse.Namespace, *, create: bool = False) -> MemoryStore
 
     if args.server is not None:
         return MemoryStore(client=_server_client(args.server, args.database))
-    if args.database is not None:
-        raise CommandError("--database names a database on a Chroma server: add --server")
     directory = store_directory(args.path)
     if not create:
         _check_is_store(directory)
