@@ -394,3 +394,24 @@ def test_import_and_purge_on_a_server(
     assert "user:alice holds nothing" in failed("show", *where, "--user", "alice")
     line = failed("scopes", "--server", where[1], "--database", "nope")
     assert "Database [nope] not found" in line and "--database" in line
+
+
+# -- the benchmark ------------------------------------------------------------------------
+
+
+def test_the_startup_benchmark_runs_every_command(tmp_path: Path) -> None:
+    """`python -m benchmarks cli` still runs (one round; benchmarks measure, tests do not)."""
+    out = tmp_path / "cli.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "cli", "--repeat", "1", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env=env(),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert {"show", "scopes", "why ID", "import chromadb"} <= set(report["commands"])
+    assert report["commands"]["import chromadb"]["ratio_to_floor"] == 1.0
+    assert "| show |" in done.stdout
