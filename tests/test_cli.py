@@ -396,6 +396,25 @@ def test_import_and_purge_on_a_server(
     assert "Database [nope] not found" in line and "--database" in line
 
 
+@pytest.mark.server
+def test_chat_writes_to_a_server_that_the_app_reads(
+    on_server: tuple[list[str], MemoryStore, dict[str, str]],
+) -> None:
+    where, app, _ = on_server
+    done = subprocess.run(
+        [sys.executable, "-m", "langgraph_memory.cli", "chat", *where, "--user", "dana"],
+        input="I live in Oslo.\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env=env(),
+    )
+    assert done.returncode == 0, done.stderr
+    assert "ADD" in done.stdout
+    assert "User lives in Oslo." in [m.text for m in app.active("user:dana", episodes=False)]
+
+
 # -- the benchmark ------------------------------------------------------------------------
 
 
