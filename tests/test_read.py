@@ -124,7 +124,8 @@ def test_candidates_carry_both_scores_and_the_pinned_ones(store: MemoryStore) ->
     assert code.id not in {c.memory.id for c in store.candidates(U, question, question, k=3)}
     # Without the lexical side, only the dense finds and the pinned ones.
     dense_only = store.candidates(U, question, question, k=3, lexical=False)
-    assert all(c.lexical is None for c in dense_only) and rule.id in {c.memory.id for c in dense_only}
+    assert all(c.lexical is None for c in dense_only)
+    assert rule.id in {c.memory.id for c in dense_only}
 
 
 def test_as_of_reads_the_past_and_touches_nothing(store: MemoryStore) -> None:
