@@ -249,7 +249,7 @@ def test_write_turns_replayed_stores_nothing_new(store: MemoryStore) -> None:
 
 def test_write_turns_refuses_messages_that_are_not_turns(store: MemoryStore) -> None:
     writer = MemoryWriter(store, model=RulesModel())
-    with pytest.raises(InvalidArgumentError, match="Turn.of"):
+    with pytest.raises(InvalidArgumentError, match=r"Turn\.of"):
         writer.write_turns(U, [[("user", "I live in Pune.")]])  # type: ignore[list-item]
     with pytest.raises(InvalidArgumentError, match="batch"):
         writer.write_turns(U, history_turns(), batch=0)
