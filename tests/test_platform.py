@@ -1,0 +1,121 @@
+"""LangGraph Platform: ``graphs/langgraph.json`` served by the in-memory server
+(``langgraph dev``), one turn through the SDK, and the Platform's store API
+sees what the turn wrote, because the graph runs on the store the file declares."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("langgraph_api", reason="needs langgraph-cli[inmem] (langgraph dev)")
+pytest.importorskip("langgraph_runtime_inmem", reason="needs langgraph-cli[inmem] (langgraph dev)")
+sdk = pytest.importorskip("langgraph_sdk", reason="needs langgraph-sdk (langgraph-cli[inmem])")
+
+ROOT = Path(__file__).resolve().parents[1]
+GRAPHS = ROOT / "graphs"
+STARTUP_S = 120
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def served_config(folder: Path) -> Path:
+    """graphs/langgraph.json with its paths made absolute, so the server can run in
+    ``folder`` (its own state goes to ``folder/.langgraph_api``, not into graphs/)."""
+    config = json.loads((GRAPHS / "langgraph.json").read_text())
+
+    def absolute(ref: str) -> str:
+        path, _, name = ref.rpartition(":")
+        return f"{(GRAPHS / path).resolve()}:{name}"
+
+    config["graphs"] = {k: absolute(v) for k, v in config["graphs"].items()}
+    if "path" in config.get("store", {}):
+        config["store"]["path"] = absolute(config["store"]["path"])
+    config["dependencies"] = [str((GRAPHS / d).resolve()) for d in config["dependencies"]]
+    config.pop("env", None)  # ../.env: this test's environment is set below
+    target = folder / "langgraph.json"
+    target.write_text(json.dumps(config))
+    return target
+
+
+def _ready(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/ok", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    cli = Path(sys.executable).with_name("langgraph")
+    if not cli.exists():
+        pytest.skip("the `langgraph` command (langgraph-cli) is not installed")
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LANGSMITH_"))}
+    env |= {
+        "PYTHONPATH": str(ROOT),  # this checkout's package, not an installed one
+        "LANGGRAPH_MEMORY_PATH": str(tmp_path / "memory"),
+        "LANGSMITH_TRACING": "false",
+        "LANGCHAIN_TRACING_V2": "false",
+    }
+    log = (tmp_path / "server.log").open("w")
+    config = served_config(tmp_path)
+    command = [str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--config", str(config)], cwd=tmp_path, env=env, stdout=log, stderr=log
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while not _ready(url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = (tmp_path / "server.log").read_text()[-4000:]
+                pytest.fail(f"langgraph dev did not start:\n{output}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def test_the_platforms_store_api_sees_what_a_turn_remembered(server: str) -> None:
+    client = sdk.get_sync_client(url=server)
+    thread = client.threads.create()
+    out = client.runs.wait(
+        thread["thread_id"],
+        "chat_with_memory",
+        input={"messages": [{"role": "user", "content": "I live in Pune."}]},
+        context={"user_id": "alice"},
+    )
+    assert out["messages"][-1]["type"] == "ai", out
+    found = client.store.search_items(("user", "alice"))["items"]
+    facts = [i["value"]["text"] for i in found if i["value"]["kind"] != "episodic"]
+    assert facts == ["User lives in Pune."]
+    assert all(tuple(i["namespace"]) == ("user", "alice") for i in found)
+    assert client.store.search_items(("user", "bob"))["items"] == []
+    client.runs.wait(
+        thread["thread_id"],
+        "chat_with_memory",
+        input={"messages": [{"role": "user", "content": "Where do I live?"}]},
+        config={"configurable": {"user_id": "alice"}},
+    )
+    state = client.threads.get_state(thread["thread_id"])
+    assert "User lives in Pune." in state["values"]["memories"], "the read node read it back"
