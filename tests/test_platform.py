@@ -1,6 +1,7 @@
 """LangGraph Platform: ``graphs/langgraph.json`` served by the in-memory server
 (``langgraph dev``), one turn through the SDK, and the Platform's store API
-sees what the turn wrote, because the graph runs on the store the file declares."""
+sees what the turn wrote, because the graph runs on the store the file declares.
+The README's Platform example runs here, against that server."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from readme_blocks import block_under
 
 pytest.importorskip("langgraph_api", reason="needs langgraph-cli[inmem] (langgraph dev)")
 pytest.importorskip("langgraph_runtime_inmem", reason="needs langgraph-cli[inmem] (langgraph dev)")
@@ -58,8 +60,9 @@ def _ready(url: str) -> bool:
         return False
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp_path = tmp_path_factory.mktemp("platform")
     cli = Path(sys.executable).with_name("langgraph")
     if not cli.exists():
         pytest.skip("the `langgraph` command (langgraph-cli) is not installed")
@@ -96,26 +99,35 @@ def server(tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
+def test_the_readme_example_runs_against_the_server(
+    server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = block_under("LangGraph Platform")
+    assert "http://127.0.0.1:2024" in code, "the example names langgraph dev's address"
+    exec(code.replace("http://127.0.0.1:2024", server), {})
+    assert "User lives in Pune." in capsys.readouterr().out
+
+
 def test_the_platforms_store_api_sees_what_a_turn_remembered(server: str) -> None:
     client = sdk.get_sync_client(url=server)
     thread = client.threads.create()
     out = client.runs.wait(
         thread["thread_id"],
         "chat_with_memory",
-        input={"messages": [{"role": "user", "content": "I live in Pune."}]},
-        context={"user_id": "alice"},
+        input={"messages": [{"role": "user", "content": "I live in Delhi."}]},
+        context={"user_id": "carol"},
     )
     assert out["messages"][-1]["type"] == "ai", out
-    found = client.store.search_items(("user", "alice"))["items"]
+    found = client.store.search_items(("user", "carol"))["items"]
     facts = [i["value"]["text"] for i in found if i["value"]["kind"] != "episodic"]
-    assert facts == ["User lives in Pune."]
-    assert all(tuple(i["namespace"]) == ("user", "alice") for i in found)
-    assert client.store.search_items(("user", "bob"))["items"] == []
+    assert facts == ["User lives in Delhi."]
+    assert all(tuple(i["namespace"]) == ("user", "carol") for i in found)
+    assert client.store.search_items(("user", "dave"))["items"] == []
     client.runs.wait(
         thread["thread_id"],
         "chat_with_memory",
         input={"messages": [{"role": "user", "content": "Where do I live?"}]},
-        config={"configurable": {"user_id": "alice"}},
+        config={"configurable": {"user_id": "carol"}},
     )
     state = client.threads.get_state(thread["thread_id"])
-    assert "User lives in Pune." in state["values"]["memories"], "the read node read it back"
+    assert "User lives in Delhi." in state["values"]["memories"], "the read node read it back"
