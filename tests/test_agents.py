@@ -1,6 +1,7 @@
-"""Prebuilt agents with memory in one line: langchain's ``create_agent`` with
-``MemoryMiddleware``, ``create_react_agent`` with ``memory_hooks``; the scope
-from ``configurable`` or the runtime context; the agent's own store."""
+"""The ways of building with memory: your own StateGraph (nodes and tools given
+no store use the graph's own), langchain's ``create_agent`` with
+``MemoryMiddleware``, ``create_react_agent`` with ``memory_hooks``. The scope
+comes from ``configurable`` or the runtime context, or fills a namespace template."""
 
 from __future__ import annotations
 
@@ -15,7 +16,15 @@ from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.graph import START, StateGraph
+from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel
 
@@ -25,14 +34,30 @@ from langgraph_memory import (
     MemoryStore,
     MissingScopeKeyError,
     Op,
+    Scope,
+    fill_namespace,
 )
-from langgraph_memory.graph import memory_hooks, memory_tools
+from langgraph_memory.graph import (
+    MemoryState,
+    OfflineChatModel,
+    add_memory,
+    memory_hooks,
+    memory_read_node,
+    memory_tools,
+)
+from langgraph_memory.graph.agent import build_chat_graph
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import BackgroundWriter, MemoryWriter, RulesModel
 
-langchain_agents = pytest.importorskip("langchain.agents", reason="needs langchain 1.x")
-create_agent = langchain_agents.create_agent
-from langgraph_memory.graph import MemoryMiddleware  # noqa: E402  (after the skip)
+try:  # langchain is optional: the tests of create_agent skip without it, the rest run
+    from langchain.agents import create_agent
+
+    from langgraph_memory.graph import MemoryMiddleware
+except ImportError:
+    create_agent = MemoryMiddleware = None
+needs_langchain = pytest.mark.skipif(
+    create_agent is None, reason="needs langchain 1.x (pip install langchain)"
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,9 +101,123 @@ def facts(store: MemoryStore, scope: str) -> list[str]:
     return sorted(m.text for m in store.active(scope, episodes=False))
 
 
+# --- your own StateGraph -------------------------------------------------------------------
+
+
+def storeless_graph(chat: ScriptedChatModel, seen: list[str], **memory: Any) -> Any:
+    """agent <-> tools with memory, none of it given a store: compile(store=) decides."""
+    tools = memory_tools()
+    bound = chat.bind_tools(tools)
+
+    def agent(state: MemoryState) -> dict[str, Any]:
+        seen.append(state["memories"])
+        return {"messages": [bound.invoke([SystemMessage(state["memories"]), *state["messages"]])]}
+
+    builder = StateGraph(MemoryState, context_schema=Ctx)
+    builder.add_node("agent", agent)
+    builder.add_node("tools", ToolNode(tools))
+    builder.add_edge(START, "agent")
+    builder.add_conditional_edges("agent", tools_condition)
+    builder.add_edge("tools", "agent")
+    return add_memory(builder, "agent", **memory)
+
+
+def test_nodes_and_tools_use_the_graphs_store_and_the_runtime_context(
+    store: MemoryStore,
+) -> None:
+    chat = ScriptedChatModel(
+        script=[
+            AIMessage(
+                "", tool_calls=[{"name": "remember", "args": {"text": "I'm vegan"}, "id": "1"}]
+            ),
+            AIMessage("Noted."),
+        ],
+        default="Noted.",
+    )
+    seen: list[str] = []
+    builder = storeless_graph(chat, seen, writer=MemoryWriter(store, model=RulesModel()))
+    graph = builder.compile(store=store)
+    graph.invoke({"messages": [("user", "I live in Pune. Note I'm vegan.")]}, context=Ctx("alice"))
+    assert sorted(m.text for m in store.active("user:alice", episodes=False)) == [
+        "User is vegan.",
+        "User lives in Pune.",
+    ], "the tool and the write node wrote to alice's scope of the graph's store"
+    graph.invoke({"messages": [("user", "Where do I live?")]}, context=Ctx("alice"))
+    assert "User lives in Pune." in seen[-1], "the read node read the graph's store"
+    graph.invoke({"messages": [("user", "Where do I live?")]}, context=Ctx("bob"))
+    assert "Pune" not in seen[-1]
+
+
+def test_without_any_store_the_nodes_make_their_writer_on_the_graphs(
+    store: MemoryStore, offline: None
+) -> None:
+    seen: list[str] = []
+    graph = storeless_graph(ScriptedChatModel(default="Noted."), seen).compile(store=store)
+    graph.invoke({"messages": [("user", "I live in Pune.")]}, context=Ctx("alice"))
+    assert [m.text for m in store.active("user:alice", episodes=False)] == ["User lives in Pune."]
+
+
+def test_a_graph_without_a_memory_store_gets_a_clear_error(store: MemoryStore) -> None:
+    graph = storeless_graph(ScriptedChatModel(default="Noted."), []).compile()
+    with pytest.raises(InvalidArgumentError, match=r"memory_read_node has no store.*compile"):
+        graph.invoke({"messages": [("user", "Hi.")]}, context=Ctx("alice"))
+    graph = storeless_graph(ScriptedChatModel(default="Noted."), []).compile(store=InMemoryStore())
+    with pytest.raises(InvalidArgumentError, match="InMemoryStore, not a langgraph_memory"):
+        graph.invoke({"messages": [("user", "Hi.")]}, context=Ctx("alice"))
+
+
+def test_the_chat_graph_is_compiled_with_its_store(store: MemoryStore) -> None:
+    graph = build_chat_graph(store, OfflineChatModel(), MemoryWriter(store, model=RulesModel()))
+    assert graph.store is store, "LangGraph (and the Platform's store API) see the store"
+    graph.invoke({"messages": [("user", "I live in Pune.")]}, {"configurable": {"user_id": "a"}})
+    assert [m.text for m in store.active("user:a", episodes=False)] == ["User lives in Pune."]
+
+
+def test_a_read_node_with_a_namespace_template(store: MemoryStore) -> None:
+    store.add("org:acme", "The team ships on Fridays.")
+    node = memory_read_node(store, scope=("org", "{org_id}"))
+    state = {"messages": [HumanMessage("When do we ship?")]}
+    out = node(state, {"configurable": {"org_id": "acme"}})
+    assert "ships on Fridays" in out["memories"]
+
+
+def test_scope_resolution_reads_configurable_and_context() -> None:
+    config = {"configurable": {"user_id": "alice"}}
+    assert Scope.from_config(config, "user") == Scope("user", "alice")
+    assert Scope.from_config({}, "user", context=Ctx("alice")) == Scope("user", "alice")
+    assert Scope.from_config(config, "user", context=Ctx("alice")) == Scope("user", "alice")
+    with pytest.raises(InvalidScopeError, match="set it in one place"):
+        Scope.from_config(config, "user", context=Ctx("bob"))
+    with pytest.raises(MissingScopeKeyError, match=r"neither config.*nor the runtime context"):
+        Scope.from_config({}, "user", context={"org_id": "acme"})
+
+
+def test_fill_namespace_like_langmem() -> None:
+    assert fill_namespace("memories") == ("memories",)
+    assert fill_namespace(("memories", "{user_id}"), context=Ctx("al")) == ("memories", "al")
+    with pytest.raises(MissingScopeKeyError, match="needs 'user_id'"):
+        fill_namespace(("memories", "{user_id}"), {"configurable": {}})
+    with pytest.raises(InvalidScopeError, match="one whole placeholder"):
+        fill_namespace(("memories", "user-{user_id}"), {"configurable": {"user_id": "a"}})
+    with pytest.raises(InvalidScopeError, match="must be a str or an int"):
+        fill_namespace(("m", "{user_id}"), {"configurable": {"user_id": ["a"]}})
+
+
+def test_the_writer_is_made_once_per_graph_store(store: MemoryStore, offline: None) -> None:
+    from langgraph.runtime import Runtime
+
+    from langgraph_memory.graph.run import GraphMemory
+
+    memory = GraphMemory(who="test")
+    first = memory.writer(Runtime(store=store))
+    assert memory.writer(Runtime(store=store)) is first
+    assert first.store is store  # type: ignore[union-attr]
+
+
 # --- create_agent + MemoryMiddleware -------------------------------------------------------
 
 
+@needs_langchain
 def test_middleware_reads_once_per_turn_and_writes_once_after_a_tool_loop(
     store: MemoryStore,
 ) -> None:
@@ -110,6 +249,7 @@ def test_middleware_reads_once_per_turn_and_writes_once_after_a_tool_loop(
     assert facts(store, "user:alice") == ["User is vegan.", "User lives in Pune."]
 
 
+@needs_langchain
 @pytest.mark.parametrize(
     "context_schema, context",
     [
@@ -137,6 +277,7 @@ def test_the_scope_comes_from_the_runtime_context(
     assert "Pune" not in system_of(chat.prompts[-1]), "bob never sees alice's memories"
 
 
+@needs_langchain
 def test_a_missing_scope_key_names_both_places(store: MemoryStore) -> None:
     agent = create_agent(
         ScriptedChatModel(default="Noted."),
@@ -150,6 +291,7 @@ def test_a_missing_scope_key_names_both_places(store: MemoryStore) -> None:
     assert "user_id" in message and "context=" in message
 
 
+@needs_langchain
 def test_configurable_and_context_may_not_name_different_users(store: MemoryStore) -> None:
     agent = create_agent(
         ScriptedChatModel(default="Noted."),
@@ -164,6 +306,7 @@ def test_configurable_and_context_may_not_name_different_users(store: MemoryStor
         )
 
 
+@needs_langchain
 def test_without_a_store_the_middleware_says_what_to_pass(store: MemoryStore) -> None:
     agent = create_agent(ScriptedChatModel(default="Noted."), middleware=[MemoryMiddleware()])
     with pytest.raises(InvalidArgumentError, match=r"MemoryMiddleware has no store.*store="):
@@ -181,6 +324,7 @@ def test_without_a_store_the_middleware_says_what_to_pass(store: MemoryStore) ->
         memory_hooks(rules_writer(store))  # type: ignore[arg-type]
 
 
+@needs_langchain
 def test_deferred_writes_go_to_the_background_writer(store: MemoryStore) -> None:
     with BackgroundWriter(rules_writer(store), workers=1) as background:
         agent = create_agent(
@@ -201,6 +345,7 @@ def test_deferred_writes_go_to_the_background_writer(store: MemoryStore) -> None
         MemoryMiddleware(writer=rules_writer(store), write="deferred")
 
 
+@needs_langchain
 def test_the_middleware_runs_under_ainvoke(store: MemoryStore) -> None:
     chat = ScriptedChatModel(default="Noted.")
     agent = create_agent(
@@ -218,6 +363,7 @@ def test_the_middleware_runs_under_ainvoke(store: MemoryStore) -> None:
     assert "User lives in Delhi." in system_of(chat.prompts[-1])
 
 
+@needs_langchain
 def test_a_namespace_template_names_the_scope(store: MemoryStore) -> None:
     chat = ScriptedChatModel(default="Noted.")
     agent = create_agent(

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from processes import free_port, serving
 from readme_blocks import block_under
 
 pytest.importorskip("langgraph_api", reason="needs langgraph-cli[inmem] (langgraph dev)")
@@ -25,12 +23,6 @@ sdk = pytest.importorskip("langgraph_sdk", reason="needs langgraph-sdk (langgrap
 ROOT = Path(__file__).resolve().parents[1]
 GRAPHS = ROOT / "graphs"
 STARTUP_S = 120
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def served_config(folder: Path) -> Path:
@@ -66,7 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     cli = Path(sys.executable).with_name("langgraph")
     if not cli.exists():
         pytest.skip("the `langgraph` command (langgraph-cli) is not installed")
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LANGSMITH_"))}
     env |= {
         "PYTHONPATH": str(ROOT),  # this checkout's package, not an installed one
@@ -74,29 +66,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "LANGSMITH_TRACING": "false",
         "LANGCHAIN_TRACING_V2": "false",
     }
-    log = (tmp_path / "server.log").open("w")
-    config = served_config(tmp_path)
-    command = [str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, "--config", str(config)], cwd=tmp_path, env=env, stdout=log, stderr=log
-    )
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_S
-        while not _ready(url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                output = (tmp_path / "server.log").read_text()[-4000:]
-                pytest.fail(f"langgraph dev did not start:\n{output}")
-            time.sleep(0.5)
+    command = [str(cli), "dev", "--no-browser", "--no-reload", "--port", str(port)]
+    with serving(
+        [*command, "--config", str(served_config(tmp_path))],
+        ready=lambda: _ready(url),
+        log_path=tmp_path / "server.log",
+        what="langgraph dev",
+        timeout=STARTUP_S,
+        cwd=tmp_path,
+        env=env,
+    ):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
 
 
 def test_the_readme_example_runs_against_the_server(
