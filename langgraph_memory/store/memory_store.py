@@ -518,6 +518,27 @@ class MemoryStore(BaseStore):
         return sorted(found, key=lambda m: (-m.importance, m.created_at, m.id))[:limit]
 
     @_reads
+    def vectors(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored vectors of active memories by id, in one read (ids that name
+        no active memory are left out): to compare memories with one another
+        without embedding their texts again.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Likes tea.")
+        >>> [len(v) for v in s.vectors("user:a", [m.id, "0a0a0a0a"]).values()]
+        [8]
+        """
+        scope = Scope.of(scope)
+        ids = check_ids(memory_ids, "memory_ids")
+        cols = self._core.collections(scope)
+        if cols is None or not ids:
+            return {}
+        found = fetch(cols.active, scope, ids=ids, with_vector=True)
+        return {v.memory.id: v.vector for v in found if v.vector is not None}
+
+    @_reads
     def nearest(
         self,
         scope: ScopeLike,

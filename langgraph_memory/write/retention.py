@@ -30,7 +30,7 @@ memory stops being current), ``status`` applied, the reason in ``note``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -39,7 +39,7 @@ from langgraph_memory.model import EPISODE, Decision, Memory, Op, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 
-__all__ = ["Retention", "archive_logged", "retain_episodes"]
+__all__ = ["Retention", "archive_decision", "archive_logged", "retain_episodes"]
 
 #: How much of an archived memory's text its decision repeats as ``fact``
 #: (the memory itself, in ``history``, keeps all of it).
@@ -137,12 +137,14 @@ def archive_logged(
     scope: ScopeLike,
     memories: Sequence[Memory],
     *,
-    reason: str,
+    reason: str | Callable[[Memory], str],
     now: datetime | None = None,
+    turn_id: str | None = None,
 ) -> list[Decision]:
     """Archive ``memories`` (active ones of ``scope``) in one batch and log why:
-    one ``DELETE`` decision per memory, ``reason`` as its ``note``. Returns the
-    logged decisions. Nothing is deleted: ``history`` keeps every version.
+    one ``DELETE`` decision per memory, ``reason`` as its ``note`` (a function
+    gives each memory its own), with ``turn_id`` when a job marks its decisions.
+    Returns the logged decisions. Nothing is deleted: ``history`` keeps every version.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -158,9 +160,26 @@ def archive_logged(
     when = utc(now, "now") if now is not None else now_utc()
     archived = store.archive_many(scope, [m.id for m in memories], now=when)
     decisions = [
-        Decision(op=Op.DELETE, fact=_clip(m.text), target_id=m.id, note=reason) for m in archived
+        archive_decision(closed, reason(m) if callable(reason) else reason, turn_id=turn_id)
+        for m, closed in zip(memories, archived, strict=True)
     ]
     return store.log(scope, decisions, now=when)
+
+
+def archive_decision(memory: Memory, reason: str, *, turn_id: str | None = None) -> Decision:
+    """The ``DELETE`` decision that says why ``memory`` is archived (unlogged: what
+    ``archive_logged`` logs, and what a dry run shows).
+
+    >>> from datetime import timezone
+    >>> m = Memory(id="0a1b2c3d", text="Likes jazz.", scope="user:a",
+    ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    >>> d = archive_decision(m, "decay: unused")
+    >>> d.op.value, d.target_id, d.note
+    ('DELETE', '0a1b2c3d', 'decay: unused')
+    """
+    return Decision(
+        op=Op.DELETE, fact=_clip(memory.text), target_id=memory.id, note=reason, turn_id=turn_id
+    )
 
 
 def _clip(text: str) -> str:
