@@ -9,10 +9,11 @@
     langgraph-memory export --user alice         # everything, as JSON
     langgraph-memory import --user alice --in F  # restore an export into an empty scope
     langgraph-memory purge --user alice --yes    # hard-delete (all, or --ids ...)
+    langgraph-memory maintain [--dry-run]        # decay, consolidation, reflection
 
 Every command takes ``--path DIR`` (an embedded store) or ``--server HOST:PORT``
 (a Chroma server, which works while an app uses the store through it); show,
-history, why and scopes take ``--json``. Each command imports what it uses when
+history, why, scopes and maintain take ``--json``. Each command imports what it uses when
 it runs, so ``--help`` and a mistyped command answer at once.
 
 >>> parser().parse_args(["show", "--user", "alice"]).scope

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph_memory.cli import changes, conversation, inspection
+from langgraph_memory.cli import changes, conversation, inspection, maintenance
 from langgraph_memory.cli.errors import CommandError, UsageError
 from langgraph_memory.cli.location import parse_server
 from langgraph_memory.scope import SCOPE_KINDS
@@ -79,6 +79,16 @@ def parser() -> argparse.ArgumentParser:
         "--allow-embedder-change",
         action="store_true",
         help="accept an export made with another embedder (texts are embedded again)",
+    )
+    p = json_flag(command("maintain", maintenance.maintain, scoped=False))
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--user", dest="scope", type=lambda v: f"user:{v}", help="only user:ID")
+    who.add_argument("--scope", dest="scope", help="only this scope, as kind:id (default: all)")
+    p.add_argument("--dry-run", action="store_true", help="show what would change; change nothing")
+    p.add_argument(
+        "--model",
+        help="'provider:name' (e.g. openai:gpt-4o-mini) or 'rules' for the offline rules "
+        "(default: the environment's chat model, else the rules)",
     )
     p = command("purge", changes.purge)
     p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")

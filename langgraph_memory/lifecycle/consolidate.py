@@ -43,7 +43,7 @@ members are still active.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -139,6 +139,7 @@ def consolidate(
     threshold: float = THRESHOLD,
     dry_run: bool = False,
     max_cluster: int = MAX_CLUSTER,
+    exclude: Collection[str] = (),
 ) -> list[Decision]:
     """Merge the scope's near-duplicate facts (see the module docstring); returns the
     logged decisions, cluster by cluster.
@@ -148,7 +149,8 @@ def consolidate(
     cluster not judged before; none with the rules. With ``dry_run`` the merger is
     asked but nothing changes: the decisions come back unlogged (no ``id``; an
     ``UPDATE`` without ``result_id``). An exception from the model propagates;
-    what was merged before it stays merged.
+    what was merged before it stays merged. ``exclude``: ids to leave out (what an
+    earlier step of a dry run would have archived).
     """
     scope = Scope.of(scope)
     when = utc(now, "now") if now is not None else now_utc()
@@ -159,7 +161,7 @@ def consolidate(
     if isinstance(max_cluster, bool) or not isinstance(max_cluster, int) or max_cluster < 2:
         raise InvalidArgumentError(f"max_cluster must be an int >= 2, got {max_cluster!r}")
     chosen = merger(model)
-    facts = store.active(scope, episodes=False)
+    facts = [m for m in store.active(scope, episodes=False) if m.id not in exclude]
     vectors = store.vectors(scope, [m.id for m in facts])
     judged = _judged(store, scope)
     decisions: list[Decision] = []
@@ -191,19 +193,17 @@ def _apply(
     dry_run: bool,
 ) -> list[Decision]:
     """Check and apply one cluster's plan; the decisions, logged unless ``dry_run``."""
-    shown = {
-        "shown_ids": tuple(m.id for m in cluster),
-        "shown_texts": tuple(m.text for m in cluster),
-        "raw": plan.raw,
-        "turn_id": CONSOLIDATION,
-    }
+    base = Decision(
+        op=Op.NOOP,
+        fact=f"consolidation of {len(cluster)} similar memories",
+        shown_ids=tuple(m.id for m in cluster),
+        shown_texts=tuple(m.text for m in cluster),
+        raw=plan.raw,
+        turn_id=CONSOLIDATION,
+    )
     if not plan.parsed:
-        failed = Decision(
-            op=Op.NOOP,
-            fact=f"consolidation of {len(cluster)} similar memories",
-            status=Status.FAILED,
-            error="the model's answer could not be read as merges",
-            **shown,
+        failed = base.with_(
+            status=Status.FAILED, error="the model's answer could not be read as merges"
         )
         return [failed] if dry_run else store.log(scope, failed, now=when)
     groups, dropped = _checked(plan.merges, cluster)
@@ -215,9 +215,7 @@ def _apply(
             dropped.append(f"merge of {[m.id for m in members]}: a member changed meanwhile")
             continue
         note = f"consolidation by {merged_by}: {len(members)} near-duplicates merged into one"
-        update = Decision(
-            op=Op.UPDATE, fact=text, text=text, target_id=members[0].id, note=note, **shown
-        )
+        update = base.with_(op=Op.UPDATE, fact=text, text=text, target_id=members[0].id, note=note)
         rest = members[1:]
         if dry_run:
             reason = f"consolidation: merged into the new version of {members[0].id}"
@@ -240,14 +238,11 @@ def _apply(
         remaining = [m for m in remaining if m not in members] + [merged]
     if len(remaining) > 1 or dropped:
         # What remains of the cluster, so that a later run knows it was judged.
-        kept = Decision(
-            op=Op.NOOP,
+        kept = base.with_(
             fact=f"consolidation: {len(remaining)} similar memories kept apart",
             note="; ".join([f"consolidation by {merged_by}: kept apart", *dropped]),
             shown_ids=tuple(m.id for m in remaining),
             shown_texts=tuple(m.text for m in remaining),
-            raw=plan.raw,
-            turn_id=CONSOLIDATION,
         )
         decisions += [kept] if dry_run else store.log(scope, kept, now=when)
     return decisions

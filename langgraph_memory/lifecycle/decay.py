@@ -124,7 +124,7 @@ def strength(memory: Memory, now: datetime, *, half_life: timedelta = HALF_LIFE)
     if protection(memory) is not None:
         return memory.importance
     scale = half_life * (0.5 + memory.importance)
-    return memory.importance * 0.5 ** (idle_time(memory, now) / scale)
+    return float(memory.importance * 0.5 ** (idle_time(memory, now) / scale))
 
 
 def forget_stale(

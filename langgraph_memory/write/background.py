@@ -81,6 +81,7 @@ from typing import Any, Literal
 from langgraph_memory.errors import QueueFullError, WriterClosedError
 from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, Status, utc
 from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.write.idle import IdleJob, IdleRunner
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
 from langgraph_memory.write.writer import MemoryWriter, MessageLike
@@ -142,6 +143,9 @@ class BackgroundWriter:
         max_attempts: attempts per turn when ``write_turn`` raises.
         backoff_s, backoff_factor: the wait before the second attempt, and
             what each later wait is multiplied by.
+        when_idle: a job to run when no turn is queued, at most once per its
+            ``every`` (opt-in; see ``write.idle``), e.g.
+            ``lifecycle.Maintenance(every=timedelta(hours=6))``.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -166,6 +170,7 @@ class BackgroundWriter:
         max_attempts: int = 3,
         backoff_s: float = 0.5,
         backoff_factor: float = 2.0,
+        when_idle: IdleJob | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -218,6 +223,9 @@ class BackgroundWriter:
         for thread in self._threads:
             thread.start()
         writer.store.attach(self)  # purges reach the queue and journal; exports list turns
+        self._idle = (
+            None if when_idle is None else IdleRunner(when_idle, writer, lambda: self.pending > 0)
+        )
 
     # -- submitting --------------------------------------------------------------------
 
@@ -363,6 +371,8 @@ class BackgroundWriter:
             self._closed = True
             self._cond.notify_all()  # submitters waiting for room raise now
         drained = self.flush(timeout)
+        if self._idle is not None:  # an idle job that runs now ends first
+            self._idle.stop(None if deadline is None else max(0.0, deadline - time.monotonic()))
         with self._cond:
             self._stop = True
             left = len(self._unfinished)
