@@ -53,9 +53,8 @@ def maintain(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps(report.to_dict()))
     else:
-        for scope_report in report.scopes:
-            print("\n".join(scope_lines(scope_report)))
-        print(summary(report))
+        lines = [line for r in report.scopes for line in scope_lines(r)]
+        print("\n".join([*lines, summary(report)]))
     return 1 if report.errors else 0
 
 

@@ -50,7 +50,10 @@ class IdleJob(Protocol):
     """What a ``BackgroundWriter`` can run when idle: called with its ``MemoryWriter``,
     at most once per ``every``."""
 
-    every: timedelta
+    @property
+    def every(self) -> timedelta:
+        """The shortest time between two runs."""
+        ...
 
     def __call__(self, writer: MemoryWriter) -> object:
         """Do the job (its result is not used)."""
