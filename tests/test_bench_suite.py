@@ -21,6 +21,7 @@ from benchmarks import (
     gate_recall,
     graph_overhead,
     ingest_speed,
+    maintenance,
     qa,
     retrieval,
     write_cost,
@@ -150,8 +151,23 @@ def test_episodes_bench_reports_what_episodes_cost(data: Path, tmp_path: Path) -
     )
 
 
+def test_maintenance_bench_reports_paths_per_1k_against_a_read(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "maintenance.json"
+    args = ["--data", str(data), "--sizes", "4", "--repeats", "2", "--fake-embedder"]
+    assert maintenance.main([*args, "--out", str(out)]) == 0
+    [size] = json.loads(out.read_text(encoding="utf-8"))["sizes"]
+    assert size["memories"] == 5, "4 facts and the first one stated again"
+    assert set(size["paths"]) == set(maintenance.PATHS)
+    assert size["paths"]["read"]["ratio_vs_read"] == pytest.approx(1.0)
+    # Both conversations hold the same two facts: two clusters of identical texts.
+    assert size["paths"]["consolidate_rules"]["merged"] == 2
+    chat = size["paths"]["consolidate_chat"]
+    assert (chat["merged"], chat["model_calls"]) == (2, pytest.approx(2 * 1000 / 5)), "per 1k"
+
+
 def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
     benches = {"store", "peers", "graph", "ingest", "write-cost", "gate", "episodes", "cli"}
+    benches |= {"maintenance"}
     assert set(dispatcher.BENCHES) == benches | {"retrieval", "qa", "components", "plots"}
     assert dispatcher.main([]) == 2
     assert dispatcher.main(["nope"]) == 2
@@ -167,6 +183,7 @@ RUNNERS = {
     "write-cost": write_cost.main,
     "gate": gate_recall.main,
     "episodes": episodes.main,
+    "maintenance": maintenance.main,
     "retrieval": lambda argv: retrieval.main([*argv, "--dataset", "locomo"]),
     "qa": lambda argv: qa.main([*argv, "--dataset", "locomo", "--no-judge"]),
 }

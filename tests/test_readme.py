@@ -20,6 +20,7 @@ EXPECTED = {
     "`create_react_agent`: `memory_hooks`": "you live in Pune",
     "Tools only": "Remembered [",
     "The write path in ten lines": "UPDATE",
+    "Lifecycle: decay, consolidation, maintenance": "'merged': 1",
 }
 SERVED = "LangGraph Platform"  # run against a langgraph dev server by test_platform.py
 BLOCKS = [(h, code) for h, code in python_blocks() if h != SERVED]
