@@ -33,8 +33,6 @@ restatements the embedder sees as equal, which for a hashed one are none).
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
 import statistics
 import sys
@@ -50,7 +48,7 @@ from langchain_core.messages import BaseMessage
 
 from benchmarks.datasets import DATASETS, missing_data
 from benchmarks.embedders import HashedUnitEmbeddings
-from benchmarks.reports import publish
+from benchmarks.reports import machine, publish
 from benchmarks.write_cost import load_locomo
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
@@ -235,9 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "config": {
             "facts_available": len(facts),
             "duplicate_every": DUPLICATE_EVERY,
-            "embedder": "hashed-fake" if args.fake_embedder else LocalMiniLM.name,
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
+            **machine("hashed-fake" if args.fake_embedder else LocalMiniLM.name),
         },
     }
     return publish(report, began=began, out=args.out, render=render_markdown)

@@ -13,12 +13,14 @@ x = 1
 from __future__ import annotations
 
 import json
+import os
+import platform
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["publish"]
+__all__ = ["machine", "publish"]
 
 
 def publish(
@@ -35,3 +37,12 @@ def publish(
     if out:
         out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def machine(embedder: str) -> dict[str, Any]:
+    """What a report was measured with: the embedder's name, the CPUs, the Python.
+
+    >>> sorted(machine("hashed-fake"))
+    ['cpus', 'embedder', 'python']
+    """
+    return {"embedder": embedder, "cpus": os.cpu_count(), "python": platform.python_version()}
