@@ -40,7 +40,7 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.model import Decision, utc
 from langgraph_memory.scope import Scope, ScopeKind, check_scope_kind
-from langgraph_memory.store import decision_log, layout
+from langgraph_memory.store import decision_log, dependents, layout
 from langgraph_memory.store.collection_io import fetch, insert, max_batch
 from langgraph_memory.store.engine import Engine, open_engine
 from langgraph_memory.store.records import CHAIN_KEY
@@ -278,7 +278,10 @@ class StoreCore:
         The order makes a crash safe: the archived copy is written to history
         first, the successor added next, the old active record deleted last.
         A crash in between leaves a record in both collections, which
-        ``finish_interrupted_moves`` completes on the next open.
+        ``finish_interrupted_moves`` completes on the next open. Active
+        reflections resting on a closed version are archived next, and the
+        reason logged (see ``dependents``): one more read, and three more writes
+        when there are any.
         """
         for old, _ in pairs:
             if when < old.memory.created_at:
@@ -287,6 +290,15 @@ class StoreCore:
                     f"({old.memory.created_at.isoformat()}); a version cannot close before "
                     "it opens"
                 )
+        self._move(cols, pairs, when)
+        self._archive_resting(cols, pairs, when)
+
+    def _move(
+        self,
+        cols: layout.ScopeCollections,
+        pairs: Sequence[tuple[Version, Version | None]],
+        when: datetime,
+    ) -> None:
         archived = [replace(old, memory=replace(old.memory, valid_until=when)) for old, _ in pairs]
         successors = [new for _, new in pairs if new is not None]
 
@@ -297,6 +309,29 @@ class StoreCore:
             cols.active.delete(ids=[old.memory.id for old, _ in pairs])
 
         self._indexed(cols, write, successors, [old.memory.id for old, _ in pairs])
+
+    def _archive_resting(
+        self,
+        cols: layout.ScopeCollections,
+        pairs: Sequence[tuple[Version, Version | None]],
+        when: datetime,
+    ) -> None:
+        """Archive the active reflections resting on the versions just closed, and
+        log why (see ``dependents``). One read of the scope's reflections."""
+        closed = {
+            old.memory.id: "archived" if new is None else "replaced by an update"
+            for old, new in pairs
+        }
+        found = dependents.resting_on([cols.active], cols.scope, closed)
+        if not found:
+            return
+        # Vectors go to history with the records: read them for these alone.
+        resting = fetch(cols.active, cols.scope, ids=[v.memory.id for v in found], with_vector=True)
+        # A reflection drawn after ``when`` (a replay's times) closes when it was drawn:
+        # a version cannot close before it opens, and the source's archive must not fail.
+        at = max([when, *(v.memory.created_at for v in resting)])
+        self._move(cols, [(v, None) for v in resting], at)
+        self.append_log(cols.scope, dependents.archive_decisions(resting, closed), at)
 
     def add_active(self, cols: layout.ScopeCollections, versions: Sequence[Version]) -> None:
         """Write new active versions, and index them."""

@@ -377,7 +377,9 @@ class MemoryStore(BaseStore):
         """Archive an active memory: ``valid_until = now``. Nothing is deleted.
 
         The closed version stays readable with ``get``, ``history`` and
-        ``nearest(..., as_of=...)``; ``purge`` is the hard delete.
+        ``nearest(..., as_of=...)``; ``purge`` is the hard delete. Reflections
+        resting on it are archived with it, the reason logged (any version that
+        closes, by an update too, takes them along: see ``store/dependents.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -643,12 +645,13 @@ class MemoryStore(BaseStore):
         *,
         metadata: Mapping[str, Scalar | Sequence[Scalar]] | None = None,
         created_before: datetime | None = None,
+        created_after: datetime | None = None,
         archived: bool = False,
     ) -> list[Memory]:
         """The scope's active memories whose ``metadata`` holds all the given
         values (a list of values: any of them), oldest first (one read per
-        collection); with ``created_before``, only those created earlier; with
-        ``archived=True``, closed versions too.
+        collection); with ``created_before`` (``created_after``), only those created
+        earlier (later); with ``archived=True``, closed versions too.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -667,6 +670,9 @@ class MemoryStore(BaseStore):
         if created_before is not None:
             before = to_epoch(utc(created_before, "created_before"))
             clauses.append({"created_at": {"$lt": before}})
+        if created_after is not None:
+            after = to_epoch(utc(created_after, "created_after"))
+            clauses.append({"created_at": {"$gt": after}})
         cols = self._core.collections(scope)
         if cols is None:
             return []
@@ -837,9 +843,9 @@ class MemoryStore(BaseStore):
     @_fresh
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
         """Hard-delete memories: every version of each listed memory, the episodes
-        they were taken from (the words that said them) and every log entry about
-        them, or, with ``ids=None``, the whole scope. Memories that named a purged
-        one in their ``sources`` lose that link.
+        they were taken from (the words that said them), the reflections drawn from
+        them, and every log entry about them, or, with ``ids=None``, the whole scope.
+        Other memories that named a purged one in their ``sources`` lose that link.
 
         Then the storage is compacted so that the deleted text is gone from
         disk, not just unlinked (see ``compaction``). Texts of purged memories
