@@ -62,6 +62,17 @@ def concluding(*conclusions: dict[str, Any]) -> ScriptedChatModel:
     return ScriptedChatModel(script=[{"conclusions": list(conclusions)}])
 
 
+def citing(shown: str, conclusion: str) -> ScriptedChatModel:
+    """A model that concludes ``conclusion`` from the memory shown with the text ``shown``."""
+
+    def answer(messages: list[BaseMessage]) -> dict[str, Any]:
+        lines = str(messages[-1].content).splitlines()
+        number = next(int(x[1 : x.index("]")]) for x in lines if shown in x)
+        return {"conclusions": [{"text": conclusion, "sources": [number]}]}
+
+    return ScriptedChatModel(script=[answer])
+
+
 def prompt_text(model: ScriptedChatModel, call: int = 0) -> str:
     return "\n".join(str(m.content) for m in model.prompts[call])
 
@@ -293,18 +304,7 @@ def test_reflections_are_not_shown_to_reflection_unless_max_depth_allows(
     reflect(store, U, flat, force=True)
     assert "User loves Europe." not in prompt_text(flat)
 
-    deeper = ScriptedChatModel(
-        script=[
-            lambda messages: {
-                "conclusions": [
-                    {
-                        "text": "User's plans centre on a move.",
-                        "sources": [_number_of(messages, "User loves Europe.")],
-                    }
-                ]
-            }
-        ]
-    )
+    deeper = citing("User loves Europe.", "User's plans centre on a move.")
     reflect(store, U, deeper, force=True, max_depth=2)
     assert "User loves Europe." in prompt_text(deeper)
     second = next(m for m in reflections(store) if m.id != first.id)
@@ -314,14 +314,6 @@ def test_reflections_are_not_shown_to_reflection_unless_max_depth_allows(
     capped = concluding()
     reflect(store, U, capped, force=True, max_depth=2)
     assert "User's plans centre on a move." not in prompt_text(capped)
-
-
-def _number_of(messages: list[BaseMessage], text: str) -> int:
-    """The small integer the prompt showed ``text`` as."""
-    for line in str(messages[-1].content).splitlines():
-        if text in line:
-            return int(line[1 : line.index("]")])
-    raise AssertionError(f"{text!r} was not shown")
 
 
 # -- rendering -----------------------------------------------------------------------------
@@ -360,17 +352,8 @@ def _three_reflections(store: MemoryStore) -> tuple[list[Any], dict[str, Any]]:
         {"text": "User's family is spread across countries.", "sources": [3]},
     )
     reflect(store, U, model, now=T0, force=True)
-    deeper = ScriptedChatModel(
-        script=[
-            lambda messages: {
-                "conclusions": [
-                    {
-                        "text": "User's next year revolves around a move.",
-                        "sources": [_number_of(messages, "User is preparing to live in Portugal.")],
-                    }
-                ]
-            }
-        ]
+    deeper = citing(
+        "User is preparing to live in Portugal.", "User's next year revolves around a move."
     )
     reflect(store, U, deeper, now=T0, force=True, max_depth=2)
     return facts, {m.text: m for m in reflections(store)}
