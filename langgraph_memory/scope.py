@@ -187,8 +187,18 @@ def _escape_label(label: str) -> str:
     return "".join(out)
 
 
-def _namespace_id(labels: tuple[str, ...]) -> str:
-    scope_id = _LABEL_JOIN.join(_escape_label(label) for label in labels)
+def namespace_id(labels: tuple[str, ...]) -> str:
+    """The id of a namespace's scope, or of the scopes under a namespace prefix:
+    the labels escaped and joined (not checked; ``Scope.from_namespace`` checks).
+
+    >>> namespace_id(("memories", "a:b"))
+    'memories.a%3Ab'
+    """
+    return _LABEL_JOIN.join(_escape_label(label) for label in labels)
+
+
+def _checked_namespace_id(labels: tuple[str, ...]) -> str:
+    scope_id = namespace_id(labels)
     if len(scope_id) > MAX_ID_CHARS:
         raise InvalidScopeError(
             f"namespace {labels!r} makes a scope id of {len(scope_id)} characters, more than "
@@ -207,7 +217,7 @@ def _labels_of(scope_id: str) -> tuple[str, ...]:
     if (
         not labels
         or _owner_form(labels)
-        or _LABEL_JOIN.join(_escape_label(label) for label in labels) != scope_id
+        or namespace_id(labels) != scope_id
     ):
         raise InvalidScopeError(
             f"{NAMESPACE_KIND} scope id {scope_id!r} does not spell a namespace; build it "
@@ -293,7 +303,7 @@ class Scope:
         """
         if isinstance(namespace, tuple) and _owner_form(namespace):
             return cls(namespace[0], namespace[1])
-        return cls(NAMESPACE_KIND, _namespace_id(check_namespace(namespace)))
+        return cls(NAMESPACE_KIND, _checked_namespace_id(check_namespace(namespace)))
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any] | None, kind: ScopeKind) -> Scope:

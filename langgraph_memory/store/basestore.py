@@ -59,7 +59,7 @@ from langgraph.store.base.embed import get_text_at_path
 from langgraph_memory.checks import check_chars, check_id
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import Memory, Source, Trust, check_text, now_utc
-from langgraph_memory.scope import SCOPE_KINDS, Scope
+from langgraph_memory.scope import Scope
 from langgraph_memory.store.building import new_memory, successor
 from langgraph_memory.store.collection_io import fetch, free_ids, query
 from langgraph_memory.store.core import StoreCore
@@ -158,17 +158,6 @@ def _get(core: StoreCore, op: GetOp) -> Item | None:
     return None if version is None else _item(version)
 
 
-def _scopes_under(core: StoreCore, prefix: tuple[str, ...]) -> list[Scope]:
-    if len(prefix) > 2 or (prefix and prefix[0] not in SCOPE_KINDS):
-        return []
-    if len(prefix) == 2:
-        try:
-            return [Scope.from_namespace(prefix)]
-        except ValueError:
-            return []
-    return core.scopes(prefix[0] if prefix else None)  # type: ignore[arg-type]
-
-
 def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
 
     if op.limit < 0 or op.offset < 0:
@@ -176,7 +165,7 @@ def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
     if op.filter:
         _check_filter(op.filter)
     wanted = op.offset + op.limit
-    scopes = _scopes_under(core, op.namespace_prefix)
+    scopes = core.scopes_under(op.namespace_prefix)
     matches: list[tuple[Version, float | None]] = []
     vector = core.embed_query(op.query) if op.query else None
     for scope in scopes:
@@ -303,7 +292,7 @@ def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) ->
 
 
 def _check_put(op: PutOp) -> None:
-    Scope.from_namespace(op.namespace)  # a clear error for a namespace that is no scope
+    Scope.from_namespace(op.namespace)  # a clear error for a namespace LangGraph refuses
     if not isinstance(op.key, str) or not op.key:
         raise InvalidMemoryError(f"store keys must be non-empty strings, got {op.key!r}")
     check_chars(op.key, "store key", controls=False, error=InvalidMemoryError)

@@ -34,12 +34,19 @@ from langgraph_memory.checks import check_id, check_query, check_vector
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
     InvalidMemoryError,
+    InvalidScopeError,
     MemoryArchivedError,
     MemoryNotFoundError,
     StoreClosedError,
 )
 from langgraph_memory.model import Decision, utc
-from langgraph_memory.scope import Scope, ScopeKind, check_scope_kind
+from langgraph_memory.scope import (
+    NAMESPACE_KIND,
+    OWNER_KINDS,
+    Scope,
+    ScopeKind,
+    check_scope_kind,
+)
 from langgraph_memory.store import decision_log, layout
 from langgraph_memory.store.collection_io import fetch, insert, max_batch
 from langgraph_memory.store.engine import Engine, open_engine
@@ -203,11 +210,28 @@ class StoreCore:
 
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
         """Every scope that holds data, optionally only of one kind, sorted."""
-        found = layout.registered_scopes(self.live().registry)
         if kind is not None:
             kind = check_scope_kind(kind)
-            found = [s for s in found if s.kind == kind]
-        return found
+        return layout.registered_scopes(self.live().registry, kind)
+
+    def scopes_under(self, prefix: tuple[str, ...]) -> list[Scope]:
+        """The scopes whose namespace starts with ``prefix``, sorted: the scopes a
+        BaseStore search of that prefix reads. Indexed lookups only, so a search of
+        one user's namespace costs the same among a thousand users as alone."""
+        if not prefix:
+            return self.scopes()
+        registry = self.live().registry
+        found = layout.namespace_scopes_under(registry, prefix)
+        if len(prefix) == 1 and prefix[0] in OWNER_KINDS:
+            found += layout.registered_scopes(registry, check_scope_kind(prefix[0]))
+        elif len(prefix) == 2 and prefix[0] in OWNER_KINDS:
+            try:
+                owner = Scope.from_namespace(prefix)
+            except InvalidScopeError:  # no scope has this namespace: none is under it
+                return found
+            if owner.kind != NAMESPACE_KIND:
+                found.append(owner)  # a scope never written has no collections: reads skip it
+        return sorted(set(found))
 
     # -- versions --------------------------------------------------------------------
 
