@@ -135,10 +135,10 @@ def check_namespace(namespace: Any) -> tuple[str, ...]:
 
     >>> check_namespace(("memories", "alice"))
     ('memories', 'alice')
-    >>> check_namespace(("memories", "a.b"))
+    >>> check_namespace(("notes", "a.b"))
     Traceback (most recent call last):
     ...
-    langgraph_memory.errors.InvalidScopeError: namespace label 'a.b' in ('memories', 'a.b') contains '.'...
+    langgraph_memory.errors.InvalidScopeError: namespace label 'a.b' in ('notes', 'a.b') contains...
     """
     if not isinstance(namespace, tuple) or not namespace:
         raise InvalidScopeError(
@@ -214,11 +214,7 @@ def _labels_of(scope_id: str) -> tuple[str, ...]:
         labels = tuple(unquote(part, errors="strict") for part in scope_id.split(_LABEL_JOIN))
     except UnicodeDecodeError:
         labels = ()
-    if (
-        not labels
-        or _owner_form(labels)
-        or namespace_id(labels) != scope_id
-    ):
+    if not labels or _owner_form(labels) or namespace_id(labels) != scope_id:
         raise InvalidScopeError(
             f"{NAMESPACE_KIND} scope id {scope_id!r} does not spell a namespace; build it "
             "from the tuple: Scope.from_namespace(('memories', 'alice'))"
@@ -302,7 +298,7 @@ class Scope:
         'namespace:memories.alice.prefs'
         """
         if isinstance(namespace, tuple) and _owner_form(namespace):
-            return cls(namespace[0], namespace[1])
+            return cls(check_scope_kind(namespace[0]), namespace[1])
         return cls(NAMESPACE_KIND, _checked_namespace_id(check_namespace(namespace)))
 
     @classmethod

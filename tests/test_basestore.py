@@ -161,17 +161,6 @@ def test_put_namespace_langgraph_rules(store: MemoryStore) -> None:
         store.batch([PutOp(("user", ""), "k", {"text": "x"})])
 
 
-def test_ttl_not_supported(store: MemoryStore) -> None:
-    assert store.supports_ttl is False
-    with pytest.raises(NotImplementedError):
-        store.put(ALICE, "k", {"text": "x"}, ttl=5)
-    with pytest.raises(NotImplementedError):
-        store.batch([PutOp(ALICE, "k", {"text": "x"}, ttl=5.0)])
-    assert store.get(ALICE, "k") is None
-    store.put(ALICE, "k", {"text": "x"}, ttl=None)  # explicitly none is fine
-    assert store.get(ALICE, "k") is not None
-
-
 @pytest.mark.parametrize("value", [["a list"], "a str", 3])
 def test_non_dict_value_rejected(store: MemoryStore, value: Any) -> None:
     with pytest.raises(InvalidMemoryError):
@@ -190,9 +179,7 @@ def test_oversized_text_rejected(store: MemoryStore) -> None:
 
 def test_bad_op_in_batch_stores_nothing(store: MemoryStore) -> None:
     with pytest.raises(InvalidScopeError):
-        store.batch(
-            [PutOp(ALICE, "good", {"text": "x"}), PutOp(("langgraph", "x"), "k", {"a": 1})]
-        )
+        store.batch([PutOp(ALICE, "good", {"text": "x"}), PutOp(("langgraph", "x"), "k", {"a": 1})])
     assert store.get(ALICE, "good") is None
 
 
@@ -565,8 +552,6 @@ def test_async_methods(store: MemoryStore) -> None:
         assert gathered[0] is not None and gathered[1] is None
         with pytest.raises(InvalidScopeError):
             await store.abatch([PutOp(("langgraph",), "k", {"text": "x"})])
-        with pytest.raises(NotImplementedError):
-            await store.aput(ALICE, "k", {"text": "x"}, ttl=1)
 
     asyncio.run(scenario())
     assert [v.text for v in chain(store, ALICE, "food")] == ["I like pizza", "I like sushi"]

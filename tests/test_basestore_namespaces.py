@@ -96,9 +96,7 @@ def items(found: list[Any]) -> set[tuple[tuple[str, ...], str, str]]:
 
 
 @pytest.mark.parametrize("seed", [7])
-def test_reads_agree_with_inmemorystore(
-    pair: tuple[MemoryStore, InMemoryStore], seed: int
-) -> None:
+def test_reads_agree_with_inmemorystore(pair: tuple[MemoryStore, InMemoryStore], seed: int) -> None:
     ours, reference = pair
     used = play([ours, reference], seed)
     assert len(reference.list_namespaces()) >= 8  # the scenario reaches most namespaces

@@ -22,7 +22,9 @@ from langgraph.prebuilt import ToolNode
 
 from langgraph_memory import MemoryStore, Scope
 
-langmem = pytest.importorskip("langmem", reason="langmem is in the dev extra: pip install -e '.[dev]'")
+langmem = pytest.importorskip(
+    "langmem", reason="langmem is in the dev extra: pip install -e '.[dev]'"
+)
 
 NAMESPACE = ("memories", "{langgraph_user_id}")
 

@@ -138,7 +138,7 @@ def test_namespace_ids_that_no_namespace_maps_to_are_refused(scope_id: str) -> N
 
 
 def test_namespace_rules_are_langgraphs() -> None:
-    with pytest.raises(InvalidScopeError, match="'.'"):
+    with pytest.raises(InvalidScopeError, match=r"'\.'"):
         Scope.from_namespace(("memories", "a.b"))
     with pytest.raises(InvalidScopeError, match="langgraph"):
         Scope.from_namespace(("langgraph", "x"))

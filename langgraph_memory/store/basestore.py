@@ -60,9 +60,11 @@ from langgraph_memory.checks import check_chars, check_id
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
 from langgraph_memory.store.collection_io import fetch, free_ids, query
 from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.indexing import check_paths
 from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
 from langgraph_memory.store.version import Version
 
@@ -75,18 +77,33 @@ _PUT_DEFAULTS = {"source": Source.TOOL, "trust": Trust.MEDIUM}
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
 
-def run_ops(core: StoreCore, ops: Sequence[Op]) -> list[Result]:
-    """Execute LangGraph store ops in order of their results; writes go last."""
+def run_ops(
+    core: StoreCore, ops: Sequence[Op], *, fields: Sequence[str] | None = None
+) -> list[Result]:
+    """Execute LangGraph store ops in order of their results; writes go last.
+
+    ``fields`` are the JSON paths a put embeds when its ``index`` is None (the
+    store's ``index={"fields": ...}``). Reads that return items with a TTL and
+    ask to refresh it move their expiry before the writes run.
+    """
+    now = now_utc()
     results: list[Result] = [None] * len(ops)
+    read: list[Version] = []
     puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
     for i, op in enumerate(ops):
         validate_op_namespace(op)
         if isinstance(op, GetOp):
             with core.reading():
-                results[i] = _get(core, op)
+                version = _get(core, op, now)
+            results[i] = None if version is None else _item(version)
+            if version is not None and op.refresh_ttl:
+                read.append(version)
         elif isinstance(op, SearchOp):
             with core.reading():
-                results[i] = _search(core, op)
+                found = _search(core, op, now)
+            results[i] = [_item(v, score, scored=True) for v, score in found]
+            if op.refresh_ttl:
+                read += [v for v, _ in found]
         elif isinstance(op, ListNamespacesOp):
             with core.reading():
                 results[i] = _list_namespaces(core, op)
@@ -96,11 +113,12 @@ def run_ops(core: StoreCore, ops: Sequence[Op]) -> list[Result]:
             puts[(op.namespace, op.key)] = op
         else:
             raise TypeError(f"unknown store operation: {type(op).__name__}")
+    ttl.refresh(core, read, now)
     by_scope: dict[Scope, list[PutOp]] = {}
     for op in puts.values():
         by_scope.setdefault(Scope.from_namespace(op.namespace), []).append(op)
     for scope, scope_puts in by_scope.items():
-        _apply_puts(core, scope, scope_puts)
+        _apply_puts(core, scope, scope_puts, fields)
     return results
 
 
@@ -148,18 +166,18 @@ def _item(version: Version, score: float | None = None, *, scored: bool = False)
     )
 
 
-def _get(core: StoreCore, op: GetOp) -> Item | None:
+def _get(core: StoreCore, op: GetOp, now: datetime) -> Version | None:
     try:
         scope = Scope.from_namespace(op.namespace)
     except ValueError:
-        return None  # a namespace that is no scope holds nothing
+        return None  # a namespace no scope has (a "langgraph" root) holds nothing
     check_id(op.key, "store key")
     version = core.by_key(scope, [op.key]).get(op.key)
-    return None if version is None else _item(version)
+    return None if version is None or version.expired(now) else version
 
 
-def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
-
+def _search(core: StoreCore, op: SearchOp, now: datetime) -> list[tuple[Version, float | None]]:
+    """The page of (version, score) pairs a search asks for; score None without a query."""
     if op.limit < 0 or op.offset < 0:
         raise ValueError("search limit and offset must be >= 0")
     if op.filter:
@@ -174,7 +192,7 @@ def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
             continue
         if vector is None:
             for v in fetch(cols.active, scope):
-                if _matches(_item_value(v), op.filter):
+                if not v.expired(now) and _matches(_item_value(v), op.filter):
                     matches.append((v, None))
             continue
         size = cols.active.count()
@@ -186,6 +204,7 @@ def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
                 (versions[h.memory.id], h.score)
                 for h in hits
                 if h.memory.id in versions
+                and not versions[h.memory.id].expired(now)
                 and _matches(_item_value(versions[h.memory.id]), op.filter)
             ]
             if len(kept) >= wanted or n >= size:
@@ -196,8 +215,7 @@ def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
         matches.sort(key=lambda pair: (-pair[0].memory.created_at.timestamp(), pair[0].key))
     else:
         matches.sort(key=lambda pair: -(pair[1] or 0.0))
-    page = matches[op.offset : op.offset + op.limit]
-    return [_item(v, score, scored=True) for v, score in page]  # type: ignore[misc]
+    return matches[op.offset : op.offset + op.limit]
 
 
 def _versions_of(core: StoreCore, scope: Scope, memories: list[Memory]) -> dict[str, Version]:
@@ -298,13 +316,18 @@ def _check_put(op: PutOp) -> None:
     check_chars(op.key, "store key", controls=False, error=InvalidMemoryError)
     if op.value is not None and not isinstance(op.value, dict):
         raise InvalidMemoryError(f"put() takes a dict value, got {type(op.value).__name__}")
-    if op.ttl is not None:
-        raise NotImplementedError("MemoryStore does not support TTLs; pass ttl=None")
+    if op.index is not None and op.index is not False:
+        check_paths(op.index, "index")
+    ttl.check_minutes(op.ttl, "ttl")
 
 
-def _text_of(value: Mapping[str, Any], index: Any) -> str:
-    if isinstance(index, list) and index:
-        parts = [t for path in index for t in get_text_at_path(value, path)]
+def _text_of(value: Mapping[str, Any], index: Any, fields: Sequence[str] | None) -> str:
+    """The text a put embeds: at the paths of ``index`` (else the store's ``fields``),
+    joined; else the first text field; else the value as JSON. ``index=False`` still
+    embeds (every record carries a vector), by the store's default."""
+    paths = index if isinstance(index, list) else fields
+    if paths:
+        parts = [t for path in paths for t in get_text_at_path(value, path)]
         if parts:
             return check_text(" ".join(parts))
     for name in TEXT_FIELDS:
@@ -313,9 +336,11 @@ def _text_of(value: Mapping[str, Any], index: Any) -> str:
     return check_text(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
 
 
-def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
+def _apply_puts(
+    core: StoreCore, scope: Scope, ops: list[PutOp], fields: Sequence[str] | None
+) -> None:
     writes = [op for op in ops if op.value is not None]
-    texts = [_text_of(op.value or {}, op.index) for op in writes]
+    texts = [_text_of(op.value or {}, op.index, fields) for op in writes]
     value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
     vectors = core.embed(texts)  # before any write: a failing embedder stores nothing
     with core.writing(scope):
@@ -344,9 +369,8 @@ def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
             last = old or retired.get(op.key)
             if last is None:
                 memory = new_memory(scope, when, {"text": text, **_PUT_DEFAULTS})
-                fresh.append(
-                    Version(replace(memory, id=next(ids)), op.key, vector, value_json, when)
-                )
+                version = Version(replace(memory, id=next(ids)), op.key, vector, value_json, when)
+                fresh.append(version.with_ttl(op.ttl))
                 continue
             # Every field of the memory carries over (a put changes the value and its
             # text): kind, importance, pinned, source, trust, event time, sources, metadata.
@@ -354,7 +378,7 @@ def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
                 replace(successor(last.memory, text, when, {}), id=next(ids)),
                 vector,
                 value_json,
-            )
+            ).with_ttl(op.ttl)  # a put sets its own TTL (None: none)
             if old is not None:
                 pairs.append((old, version))
             else:  # a deleted key put again: its history continues
@@ -362,6 +386,8 @@ def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
         if pairs:
             core.replace(cols, pairs, when)
         core.add_active(cols, fresh)
+        if any(op.ttl is not None for op in writes):
+            layout.mark_ttl(core.live().registry, scope)
 
 
 def _latest_closed(versions: list[Version]) -> dict[str, Version]:

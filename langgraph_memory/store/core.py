@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from chromadb.api import ClientAPI
 from chromadb.errors import NotFoundError as ChromaNotFoundError
@@ -70,16 +70,22 @@ class StoreCore:
         path: str | os.PathLike[str] | None,
         client: ClientAPI | None,
         embeddings: Embeddings,
+        *,
+        dims: int | None = None,
     ) -> None:
         from langgraph_memory.embeddings import embedder_name
 
         self.embeddings = embeddings
         self.embedder_name = embedder_name(embeddings)
+        #: The dimension the caller says the embedder has (``index={"dims": ...}``).
+        self.dims = dims
         self._closed = False
         self.engine = open_engine(path, client)
         try:
             with self.engine.gate.shared():
                 self._check_embedder()
+            if dims is not None and self.engine.dimension not in (0, dims):
+                self._dims_mismatch(self.engine.dimension, "this store holds")
         except BaseException:
             self.close()  # a refused open must not keep the directory locked
             raise
@@ -150,6 +156,8 @@ class StoreCore:
             )
         engine = self.live()
         for vector in vectors:
+            if self.dims is not None and len(vector) != self.dims:
+                self._dims_mismatch(len(vector), "the embedder returned")
             if engine.dimension == 0:
                 with engine.gate.shared():
                     layout.write_config(
@@ -162,6 +170,12 @@ class StoreCore:
                     f"{engine.dimension}-dimensional vectors from {self.embedder_name!r}; "
                     "use the embedder the store was built with"
                 )
+
+    def _dims_mismatch(self, found: int, what: str) -> NoReturn:
+        raise EmbeddingMismatchError(
+            f"index dims is {self.dims}, but {what} {found}-dimensional vectors from "
+            f"{self.embedder_name!r}; set dims to {found} or pass the embedder you meant"
+        )
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One checked vector per text, in one embedder call."""

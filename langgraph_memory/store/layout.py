@@ -135,18 +135,33 @@ def drop_scope(client: ClientAPI, registry: Collection, scope: Scope) -> None:
     registry.delete(ids=[scope_hash(scope)])
 
 
-def registered_scopes(registry: Collection, kind: ScopeKind | None = None) -> list[Scope]:
-    """Every scope listed in the registry (only of ``kind``, if given), sorted."""
-    where: Any = {"kind": {"$ne": CONFIG_ID} if kind is None else kind}  # Where is too narrow
+def _scopes_where(registry: Collection, where: Any) -> list[Scope]:  # Where is too narrow
     found = registry.get(where=where, include=["documents"])
     return sorted(Scope.parse(doc) for doc in found["documents"] or [])
+
+
+def registered_scopes(registry: Collection, kind: ScopeKind | None = None) -> list[Scope]:
+    """Every scope listed in the registry (only of ``kind``, if given), sorted."""
+    return _scopes_where(registry, {"kind": {"$ne": CONFIG_ID} if kind is None else kind})
 
 
 def namespace_scopes_under(registry: Collection, prefix: tuple[str, ...]) -> list[Scope]:
     """The ``namespace`` scopes whose namespace starts with ``prefix`` (non-empty), sorted."""
-    where: Any = {_prefix_key(len(prefix)): namespace_id(prefix)}
-    found = registry.get(where=where, include=["documents"])
-    return sorted(Scope.parse(doc) for doc in found["documents"] or [])
+    return _scopes_where(registry, {_prefix_key(len(prefix)): namespace_id(prefix)})
+
+
+#: Registry metadata key marking a scope that has held an item with a TTL.
+TTL_MARK = "ttl"
+
+
+def mark_ttl(registry: Collection, scope: Scope) -> None:
+    """Note that a (registered) scope holds items with a TTL, for the sweep to visit."""
+    registry.update(ids=[scope_hash(scope)], metadatas=[{TTL_MARK: True}])
+
+
+def ttl_scopes(registry: Collection) -> list[Scope]:
+    """The scopes that have held an item with a TTL, sorted."""
+    return _scopes_where(registry, {TTL_MARK: True})
 
 
 CONFIG_ID = "__config__"
