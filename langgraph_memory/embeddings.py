@@ -397,9 +397,9 @@ def resolve_embeddings(embed: Any) -> Embeddings:
         return init_embeddings(embed)
     if inspect.iscoroutinefunction(embed):
         raise InvalidArgumentError(
-            "MemoryStore embeds from sync code, so an async embedding function cannot serve it; "
-            "pass a sync function (texts -> vectors) or a LangChain Embeddings, whose async "
-            "methods the store's async API uses through a worker thread"
+            "MemoryStore embeds from sync code (its async methods run it in a worker thread), "
+            "so an async embedding function cannot serve it; pass a sync function "
+            "(texts -> vectors) or a LangChain Embeddings"
         )
     if callable(embed):
         return FunctionEmbeddings(embed)

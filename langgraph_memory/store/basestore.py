@@ -1,23 +1,37 @@
 """The LangGraph ``BaseStore`` face of MemoryStore: ops in, results out.
 
-Namespaces are scopes: ``("user", "alice")`` is ``Scope("user", "alice")``.
+Every namespace is a scope, one-to-one (see ``scope``): ``("user", "alice")`` is
+``Scope("user", "alice")`` as always, and any other namespace of any depth, such
+as LangMem's ``("memories", "alice")``, is a ``namespace`` scope of its own
+(``namespace:memories.alice``) with its own collections. A namespace goes to its
+scope and back unchanged, so items come back under the namespace they were put
+in, and the memory API reads them under the same tuple
+(``store.active(("memories", "alice"))``).
+
 An item's key is the stable key of a memory's version chain (for memories
 stored with ``add`` it is the first version's id), so:
 
 - ``put`` of a new key adds a memory; of an existing key it is an UPDATE that
   closes the old version and keeps it in history; ``put(..., None)`` and
   ``delete`` close, never erase (``purge`` is the hard delete);
-- ``get`` and ``search`` see active versions; ``search`` takes ``query``,
-  ``filter`` (``$eq $ne $gt $gte $lt $lte`` and nested equality on the value),
-  ``limit`` and ``offset``;
-- ``list_namespaces`` lists the scopes that hold data.
+- ``get`` and ``search`` see active versions that have not expired; ``search``
+  reads every namespace under ``namespace_prefix`` (at any depth), and takes
+  ``query``, ``filter`` (``$eq $ne $gt $gte $lt $lte`` and nested equality on the
+  value), ``limit`` and ``offset``;
+- ``list_namespaces`` lists the namespaces that hold data (or held it: one whose
+  items were all deleted stays, as in LangGraph's InMemoryStore), with
+  ``prefix``, ``suffix`` (``*`` matches any label), ``max_depth``, ``limit`` and
+  ``offset`` as LangGraph's stores read them. A ``get`` of an unknown namespace
+  lists nothing.
 
 An item's value is the dict that was put. For memories written through the
 memory API it is the memory's fields (``text``, ``kind``, ``importance`` ...).
-The embedded text is ``value["text"]`` (or ``"content"``/``"memory"``), the
-fields named by ``index=[...]``, or else the value as JSON. Every item is
-embedded: ``index=False`` is accepted but still embeds, since the store needs a
-vector per record. TTLs are not supported.
+The embedded text is that at the paths of ``put(index=[...])``, else of the
+store's ``index={"fields": [...]}``, else ``value["text"]`` (or ``"content"``/
+``"memory"``), else the value as JSON (see ``indexing``). ``index=False`` is
+accepted and the item is still embedded: the store keeps a vector for every
+record. ``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
+an expired item is archived, not deleted (see ``ttl``).
 
 Reads in a batch see the store as it was before the batch's writes, and of
 several puts to one key in a batch the last wins, as in LangGraph's stores.
@@ -32,6 +46,11 @@ several puts to one key in a batch the last wins, as in LangGraph's stores.
 {'text': 'Likes ramen.', 'rating': 4}
 >>> [m.text for m in store.history("user:alice", store.active("user:alice")[0].id)]
 ['Likes sushi.', 'Likes ramen.']
+>>> store.put(("memories", "alice", "food"), "k", {"content": "Allergic to peanuts."})
+>>> store.list_namespaces(prefix=("memories",))
+[('memories', 'alice', 'food')]
+>>> [m.text for m in store.active(("memories", "alice", "food"))]
+['Allergic to peanuts.']
 """
 
 from __future__ import annotations
