@@ -91,9 +91,7 @@ def test_index_false_is_stored_and_still_embedded(tmp_path: Path, embedder: Loca
         ("openai", "IndexConfig"),
     ],
 )
-def test_index_options_that_do_not_fit_are_refused(
-    tmp_path: Path, index: Any, match: str
-) -> None:
+def test_index_options_that_do_not_fit_are_refused(tmp_path: Path, index: Any, match: str) -> None:
     with pytest.raises(InvalidArgumentError, match=match):
         MemoryStore(tmp_path, index=index)
 
