@@ -40,13 +40,7 @@ def test_readme_block_runs_and_prints_what_it_says(code: str, tmp_path: Path) ->
     expected = [m.group(1).strip() for line in code.splitlines() if (m := EXPECTED.search(line))]
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path}
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = [sys.executable, "-c", code]
+    done = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert [line.strip() for line in done.stdout.splitlines()] == expected
