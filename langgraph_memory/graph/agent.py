@@ -44,14 +44,17 @@ forget, and `recall` to search your memory.
 
 
 def build_chat_graph(
-    store: MemoryStore,
+    store: MemoryStore | None = None,
     chat: BaseChatModel | None = None,
     writer: MemoryWriter | BackgroundWriter | None = None,
     *,
     write: WriteTiming = "inline",
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The agent over ``store``: ``chat`` defaults to the environment's model, else an
-    offline stand-in; ``writer`` to ``MemoryWriter(store)`` (the rules model offline).
+    """The agent over ``store``, compiled with it: its nodes and tools use the graph's
+    store. ``store=None`` leaves the store to whoever runs the graph (LangGraph
+    Platform gives it the store ``langgraph.json`` declares; see ``graphs/``).
+    ``chat`` defaults to the environment's model, else an offline stand-in;
+    ``writer`` to a ``MemoryWriter`` on the store (the rules model offline).
     ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``.
 
     >>> import tempfile
@@ -67,7 +70,8 @@ def build_chat_graph(
     >>> [m.text for m in store.active("user:bob", episodes=False)]
     ['User is vegan.']
     """
-    writer = writer if writer is not None else MemoryWriter(store)
+    if writer is None and store is not None:
+        writer = MemoryWriter(store)  # one writer for the tools and the write node
     check_write_timing(write, writer)  # before the chat model is resolved
     chat = chat or resolve_chat_model() or OfflineChatModel()
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
@@ -84,5 +88,5 @@ def build_chat_graph(
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
-    add_memory(builder, "agent", store=store, writer=writer, write=write)
-    return builder.compile()
+    add_memory(builder, "agent", writer=writer, write=write)
+    return builder.compile(store=store)
