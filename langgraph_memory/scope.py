@@ -322,8 +322,9 @@ class Scope:
         kind = check_scope_kind(kind)
         if kind not in CONFIG_KEYS:
             raise InvalidScopeError(
-                f"a run's config names {', '.join(CONFIG_KEYS)} scopes, not {kind!r} ones; "
-                "name a namespace scope by its tuple: Scope.from_namespace(('memories', 'alice'))"
+                f"a run names {', '.join(CONFIG_KEYS)} scopes, not {kind!r} ones: name a "
+                "namespace scope by a namespace template, e.g. ('memories', '{user_id}'), or "
+                "by its tuple, Scope.from_namespace(('memories', 'alice'))"
             )
         key = CONFIG_KEYS[kind]
         value = run_value(config, context, key)
