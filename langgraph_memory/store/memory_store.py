@@ -698,26 +698,37 @@ class MemoryStore(BaseStore):
         return sorted((v.memory for v in found), key=lambda m: (m.created_at, m.id))
 
     @_reads
-    def count(self, scope: ScopeLike, *, metadata: Mapping[str, Scalar] | None = None) -> int:
+    def count(
+        self,
+        scope: ScopeLike,
+        *,
+        metadata: Mapping[str, Scalar] | None = None,
+        archived: bool = False,
+    ) -> int:
         """How many active memories the scope holds (whose ``metadata`` holds all
-        the given values), without reading them.
+        the given values), without reading them; with ``archived=True``, closed
+        versions too (as :meth:`find` counts them).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> pet = {"text": "Has a cat.", "metadata": {"pet": True}}
-        >>> _ = s.add_many("user:a", ["Likes tea.", pet])
+        >>> m, _ = s.add_many("user:a", ["Likes tea.", pet])
+        >>> _ = s.update("user:a", m.id, "Likes green tea.")
         >>> s.count("user:a"), s.count("user:a", metadata={"pet": True})
         (2, 1)
+        >>> s.count("user:a", archived=True)
+        3
         """
         scope = Scope.of(scope)
         where = all_of(metadata_clauses(metadata))
         cols = self._core.collections(scope)
         if cols is None:
             return 0
+        collections = [cols.active, cols.history] if archived else [cols.active]
         if where is None:
-            return cols.active.count()
-        return len(cols.active.get(where=where, include=[])["ids"])
+            return sum(c.count() for c in collections)
+        return sum(len(c.get(where=where, include=[])["ids"]) for c in collections)
 
     @_reads
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
