@@ -1,11 +1,12 @@
 """Consolidation: near-duplicate facts merged into one memory, the originals archived.
 
-``consolidate`` clusters the scope's active facts (episodes are evidence and stay as
-they are) whose stored vectors have a cosine of ``threshold`` or more (the same
-kind and trust only: a merge never raises a memory's trust), shows each cluster to a
-``Merger`` (see ``lifecycle.mergers``: a chat model behind the consolidation prompt,
-or the offline rules, which merge texts that are the same once normalised) and
-applies each merge it can check, never overwriting:
+``consolidate`` clusters the scope's active facts whose stored vectors have a cosine
+of ``threshold`` or more (the same kind and trust only: a merge never raises a
+memory's trust; episodes are evidence and stay as they are; reflections rest on the
+memories they name, and ``reflect`` refuses a conclusion that repeats one held), shows
+each cluster to a ``Merger`` (see ``lifecycle.mergers``: a chat model behind the
+consolidation prompt, or the offline rules, which merge texts that are the same once
+normalised) and applies each merge it can check, never overwriting:
 
 - ``store.update`` on the group's oldest member: a new version with the merged
   text, the highest importance, pinned if any was, the metadata of all (the oldest's
@@ -55,7 +56,17 @@ from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError
 from langgraph_memory.lifecycle.decay import SAFETY
 from langgraph_memory.lifecycle.mergers import MergePlan, Merger, merger
 from langgraph_memory.lifecycle.prompts.consolidate import ProposedMerge
-from langgraph_memory.model import Decision, Memory, Op, Scalar, Status, check_text, now_utc, utc
+from langgraph_memory.model import (
+    Decision,
+    Kind,
+    Memory,
+    Op,
+    Scalar,
+    Status,
+    check_text,
+    now_utc,
+    utc,
+)
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write.retention import archive_decision, archive_logged
@@ -161,7 +172,11 @@ def consolidate(
     if isinstance(max_cluster, bool) or not isinstance(max_cluster, int) or max_cluster < 2:
         raise InvalidArgumentError(f"max_cluster must be an int >= 2, got {max_cluster!r}")
     chosen = merger(model)
-    facts = [m for m in store.active(scope, episodes=False) if m.id not in exclude]
+    facts = [
+        m
+        for m in store.active(scope, episodes=False)
+        if m.kind is not Kind.REFLECTION and m.id not in exclude
+    ]
     vectors = store.vectors(scope, [m.id for m in facts])
     judged = _judged(store, scope)
     decisions: list[Decision] = []

@@ -2,7 +2,7 @@
 
 For each scope, in order: the writer's episode ``Retention`` (when given), decay
 (``forget_stale``), consolidation of near-duplicates (``consolidate``) and reflection
-(when its module is in the package). Every change is a logged decision, and the
+(``reflect``, when it is due). Every change is a logged decision, and the
 returned ``MaintenanceReport`` holds them all. A scope that fails (a model time-out, a
 store error) is reported with its error and the others go on; a wrong argument raises.
 
@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel
 
@@ -56,7 +56,9 @@ from langgraph_memory.lifecycle.consolidate import THRESHOLD as SIMILARITY
 from langgraph_memory.lifecycle.consolidate import consolidate
 from langgraph_memory.lifecycle.decay import HALF_LIFE, forget_stale
 from langgraph_memory.lifecycle.decay import THRESHOLD as STRENGTH
-from langgraph_memory.lifecycle.mergers import Merger
+from langgraph_memory.lifecycle.mergers import Merger, merger
+from langgraph_memory.lifecycle.reflect import reflect
+from langgraph_memory.lifecycle.reflectors import Reflector, reflector
 from langgraph_memory.model import Decision, Op, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
@@ -72,12 +74,9 @@ log = logging.getLogger("langgraph_memory")
 Step = Literal["episodes", "decay", "consolidate", "reflect"]
 STEPS: tuple[Step, ...] = ("episodes", "decay", "consolidate", "reflect")
 
-ModelLike = Merger | MemoryModel | BaseChatModel | str | None
-
-#: The reflection step, called as ``reflect(store, scope, model, now=...)`` after
-#: consolidation: ``lifecycle.reflect.reflect`` once that module is in the package;
-#: None until then, and the report says the step was skipped.
-REFLECT: Callable[..., list[Decision]] | None = None
+ModelLike = Merger | Reflector | MemoryModel | BaseChatModel | str | None
+MergerLike = Merger | MemoryModel | BaseChatModel | str | None
+ReflectorLike = Reflector | MemoryModel | BaseChatModel | str | None
 
 
 @dataclass(frozen=True)
@@ -205,14 +204,24 @@ def maintain(
         raise InvalidArgumentError(
             "the episode retention has no dry run: leave retention out to preview the rest"
         )
-    skipped = []
-    if "reflect" in steps and REFLECT is None:
-        skipped.append("reflect: lifecycle.reflect is not in this version")
-    elif "reflect" in steps and dry_run:
-        skipped.append("reflect: a reflection cannot be previewed (dry run)")
-    if "consolidate" in steps or "reflect" in steps:
-        model = model if isinstance(model, (Merger, MemoryModel)) else memory_model(model)
-    run = _Run(model, when, tuple(steps), retention, strength_threshold, half_life, similarity)
+    reflecting = "reflect" in steps and not dry_run
+    skipped = ["reflect: a reflection cannot be previewed (dry run)"] if dry_run else []
+    if not isinstance(model, (Merger, Reflector, MemoryModel)) and (
+        "consolidate" in steps or reflecting
+    ):
+        model = memory_model(model)  # once: None would warn, or make a client, per step
+    # A Merger cannot reflect, nor a Reflector merge: merger() and reflector() refuse
+    # what they cannot use (ModelConfigError), before any scope is touched.
+    run = _Run(
+        merger(cast(MergerLike, model)) if "consolidate" in steps else None,
+        reflector(cast(ReflectorLike, model)) if reflecting else None,
+        when,
+        tuple(steps),
+        retention,
+        strength_threshold,
+        half_life,
+        similarity,
+    )
     scopes = [Scope.of(scope)] if scope is not None else store.scopes()
     reports = []
     for s in scopes:
@@ -233,7 +242,8 @@ def maintain(
 class _Run:
     """One ``maintain`` call's settings, applied scope by scope."""
 
-    model: ModelLike
+    merging: Merger | None
+    reflecting: Reflector | None
     when: datetime
     steps: tuple[Step, ...]
     retention: Retention | None
@@ -287,15 +297,15 @@ class _Run:
             return "consolidated", consolidate(
                 store,
                 scope,
-                self.model,
+                self.merging,
                 now=when,
                 threshold=self.similarity,
                 dry_run=dry_run,
                 exclude={i for i in gone if i is not None} if dry_run else (),
             )
-        if REFLECT is None or dry_run:
+        if self.reflecting is None:
             return "reflected", None
-        return "reflected", REFLECT(store, scope, self.model, now=when)
+        return "reflected", reflect(store, scope, self.reflecting, now=when)
 
 
 @dataclass(frozen=True)
