@@ -282,13 +282,15 @@ def test_a_member_changed_while_the_model_thought_is_not_merged(store: MemorySto
     assert store.get_memory("user:a", a.id).active
 
 
-def test_only_facts_of_one_kind_and_trust_are_merged(store: MemoryStore) -> None:
+def test_only_facts_of_one_kind_and_trust_are_merged_never_reflections(store: MemoryStore) -> None:
     store.add_many(
         "user:a",
         [
             {"text": "User is vegan.", "kind": "episodic", "metadata": {EPISODE: True}},
             "User is vegan.",
             {"text": "User is vegan.", "trust": "low"},
+            {"text": "User is vegan.", "kind": "reflection", "source": "reflection"},
+            {"text": "User is vegan.", "kind": "reflection", "source": "reflection"},
         ],
     )
 
@@ -360,6 +362,19 @@ def test_maintain_runs_over_every_scope(store: MemoryStore) -> None:
     only = maintain(store, "user:a", model=RulesModel(), steps=("decay",))
     assert [r.scope for r in only.scopes] == ["user:a"]
     json.dumps(report.to_dict())
+
+
+def test_maintain_reflects_when_a_reflection_is_due(store: MemoryStore) -> None:
+    facts = ["User is vegetarian.", "User is allergic to peanuts."]
+    facts += [f"User visited town number {i}." for i in range(10)]
+    store.add_many("user:a", [{"text": t, "importance": 0.9} for t in facts], now=T0)
+    preview = maintain(store, model=RulesModel(), now=T0 + DAY, dry_run=True)
+    assert preview.skipped == ("reflect: a reflection cannot be previewed (dry run)",)
+    report = maintain(store, model=RulesModel(), now=T0 + DAY)
+    [added] = [d for d in report.scopes[0].reflected if d.op is Op.ADD]
+    assert store.get_memory("user:a", added.result_id).kind is Kind.REFLECTION  # type: ignore[arg-type]
+    assert report.totals()["reflections"] == 1
+    assert maintain(store, model=RulesModel(), now=T0 + DAY).totals()["reflections"] == 0
 
 
 def test_maintain_runs_the_writers_episode_retention_and_decay_spares_episodes(
