@@ -112,3 +112,18 @@ def test_the_platforms_store_api_sees_what_a_turn_remembered(server: str) -> Non
     )
     state = client.threads.get_state(thread["thread_id"])
     assert "User lives in Delhi." in state["values"]["memories"], "the read node read it back"
+
+
+def test_the_maintenance_graph_runs_on_the_platforms_store_and_takes_a_cron(server: str) -> None:
+    client = sdk.get_sync_client(url=server)
+    for _ in range(2):  # the same fact stored twice, through the Platform's store API
+        client.store.put_item(
+            ("user", "erin"), key=os.urandom(4).hex(), value={"text": "Erin is vegan."}
+        )
+    out = client.runs.wait(None, "maintenance", input={"scope": "user:erin"})
+    assert out["report"]["totals"]["merged"] == 1, out
+    assert [i["value"]["text"] for i in client.store.search_items(("user", "erin"))["items"]] == [
+        "Erin is vegan."
+    ]
+    cron = client.crons.create("maintenance", schedule="0 3 * * *", input={})
+    client.crons.delete(cron["cron_id"])
