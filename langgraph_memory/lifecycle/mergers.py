@@ -27,15 +27,13 @@ from typing import Protocol, runtime_checkable
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from langgraph_memory.errors import ModelConfigError
+from langgraph_memory.lifecycle.chat import chat_for
 from langgraph_memory.lifecycle.prompts import consolidate as prompt
 from langgraph_memory.lifecycle.prompts.consolidate import ProposedMerge
 from langgraph_memory.model import Memory
-from langgraph_memory.write.chat_model import ChatMemoryModel, render_memories
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.chat_model import render_memories
 from langgraph_memory.write.structured import ask
 from langgraph_memory.write.types import MemoryModel
-from langgraph_memory.write.writer import memory_model
 
 __all__ = ["ChatMerger", "MergePlan", "Merger", "RulesMerger", "merger", "normalised"]
 
@@ -136,17 +134,12 @@ def merger(model: Merger | MemoryModel | BaseChatModel | str | None = None) -> M
     ``ChatMemoryModel``, or None for the environment's) behind the prompt; with
     nothing configured, the offline rules (with the write path's warning).
 
+    >>> from langgraph_memory.write import RulesModel
     >>> merger(RulesModel()).name
     'rules'
     """
     if isinstance(model, Merger):
         return model
-    resolved = memory_model(model)
-    if isinstance(resolved, RulesModel):
-        return RulesMerger()
-    if isinstance(resolved, ChatMemoryModel):
-        return ChatMerger(resolved.chat)
-    raise ModelConfigError(
-        f"cannot consolidate with {type(model).__name__}: pass a LangChain chat model, "
-        "RulesModel(), or an object with a merge() method (a lifecycle Merger)"
-    )
+    instead = "an object with a merge() method (a lifecycle Merger)"
+    chat = chat_for(model, job="consolidate", instead=instead)
+    return RulesMerger() if chat is None else ChatMerger(chat)

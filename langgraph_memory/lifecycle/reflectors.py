@@ -26,16 +26,14 @@ from typing import Protocol, runtime_checkable
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from langgraph_memory.errors import ModelConfigError
+from langgraph_memory.lifecycle.chat import chat_for
 from langgraph_memory.lifecycle.prompts import reflect as prompt
 from langgraph_memory.lifecycle.prompts.reflect import ProposedConclusion
 from langgraph_memory.model import Memory
-from langgraph_memory.write.chat_model import ChatMemoryModel, render_memories
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.chat_model import render_memories
 from langgraph_memory.write.offline.slots import slot_of
 from langgraph_memory.write.structured import ask
 from langgraph_memory.write.types import MemoryModel
-from langgraph_memory.write.writer import memory_model
 
 __all__ = ["ChatReflector", "Proposals", "Reflector", "RulesReflector", "reflector"]
 
@@ -140,17 +138,12 @@ def reflector(model: Reflector | MemoryModel | BaseChatModel | str | None = None
     a ``ChatMemoryModel``, or None for the environment's) behind the prompt; with
     nothing configured, the offline rules (with the write path's warning).
 
+    >>> from langgraph_memory.write import RulesModel
     >>> reflector(RulesModel()).name
     'rules'
     """
     if isinstance(model, Reflector):
         return model
-    resolved = memory_model(model)
-    if isinstance(resolved, RulesModel):
-        return RulesReflector()
-    if isinstance(resolved, ChatMemoryModel):
-        return ChatReflector(resolved.chat)
-    raise ModelConfigError(
-        f"cannot reflect with {type(model).__name__}: pass a LangChain chat model, "
-        "RulesModel(), or an object with a conclude() method (a lifecycle Reflector)"
-    )
+    instead = "an object with a conclude() method (a lifecycle Reflector)"
+    chat = chat_for(model, job="reflect", instead=instead)
+    return RulesReflector() if chat is None else ChatReflector(chat)
