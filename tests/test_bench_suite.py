@@ -163,6 +163,8 @@ def test_maintenance_bench_reports_paths_per_1k_against_a_read(data: Path, tmp_p
     assert size["paths"]["consolidate_rules"]["merged"] == 2
     chat = size["paths"]["consolidate_chat"]
     assert (chat["merged"], chat["model_calls"]) == (2, pytest.approx(2 * 1000 / 5)), "per 1k"
+    again = size["paths"]["maintain_again"]
+    assert again["merged"] == again["decayed"] == 0, "a second run right after changes nothing"
 
 
 def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
