@@ -277,9 +277,13 @@ def test_a_member_changed_while_the_model_thought_is_not_merged(store: MemorySto
         store.archive("user:a", b.id)  # a forget() lands meanwhile
         return merges(([0, 1], "User is vegan."))
 
-    [kept] = consolidate(store, "user:a", ScriptedChatModel(script=[answer]), threshold=0.5)
+    chat = ScriptedChatModel(script=[answer, merges()])
+    [kept] = consolidate(store, "user:a", chat, threshold=0.5)
     assert "a member changed meanwhile" in (kept.note or "")
+    assert kept.status is Status.FAILED, "not a judgement: asked again"
     assert store.get_memory("user:a", a.id).active
+    consolidate(store, "user:a", chat, threshold=0.5)
+    assert chat.calls == 2
 
 
 def test_only_facts_of_one_kind_and_trust_are_merged_never_reflections(store: MemoryStore) -> None:

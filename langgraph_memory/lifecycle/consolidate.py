@@ -225,9 +225,11 @@ def _apply(
     active = set(store.vectors(scope, [m.id for m in cluster])) if not dry_run else None
     decisions: list[Decision] = []
     remaining = list(cluster)
+    changed = False
     for members, text in groups:
         if active is not None and not all(m.id in active for m in members):
             dropped.append(f"merge of {[m.id for m in members]}: a member changed meanwhile")
+            changed = True
             continue
         note = f"consolidation by {merged_by}: {len(members)} near-duplicates merged into one"
         update = base.with_(op=Op.UPDATE, fact=text, text=text, target_id=members[0].id, note=note)
@@ -259,6 +261,8 @@ def _apply(
             shown_ids=tuple(m.id for m in remaining),
             shown_texts=tuple(m.text for m in remaining),
         )
+        if changed:  # not a judgement: what is left is shown again next run
+            kept = kept.with_(status=Status.FAILED, error="a member changed while the model ran")
         decisions += [kept] if dry_run else store.log(scope, kept, now=when)
     return decisions
 
