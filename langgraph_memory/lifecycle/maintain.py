@@ -205,7 +205,9 @@ def maintain(
             "the episode retention has no dry run: leave retention out to preview the rest"
         )
     reflecting = "reflect" in steps and not dry_run
-    skipped = ["reflect: a reflection cannot be previewed (dry run)"] if dry_run else []
+    skipped = []
+    if "reflect" in steps and dry_run:
+        skipped.append("reflect: a reflection cannot be previewed (dry run)")
     if not isinstance(model, (Merger, Reflector, MemoryModel)) and (
         "consolidate" in steps or reflecting
     ):
