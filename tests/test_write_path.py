@@ -145,6 +145,28 @@ def test_a_later_fact_sees_what_an_earlier_one_wrote(store: MemoryStore) -> None
     assert "[0] User is vegan." in str(model.prompts[-1][-1].content)
 
 
+def test_a_fact_with_nothing_to_compare_is_added_without_a_model_call(store: MemoryStore) -> None:
+    w, model = writer(store, facts("User is vegan."), facts("User likes jazz.", "User has a cat."))
+    [d] = w.write_turn(U, [("user", "I'm vegan.")], now=T0)
+    assert (d.op, d.status, d.shown_ids, d.note) == (Op.ADD, Status.APPLIED, (), NOTHING_SIMILAR)
+    assert model.calls == 1, "the extraction only"
+    [logged] = store.decisions(U, d.result_id)
+    assert logged.note == NOTHING_SIMILAR, "the log says why no model was asked"
+    # Batched: two facts into an empty scope cost the extraction only.
+    w, model = writer(store, facts("User likes jazz.", "User has a cat."), reconcile="batched")
+    decisions = w.write_turn("user:bob", [("user", "I like jazz and have a cat.")], now=T0)
+    assert [(d.op, d.note) for d in decisions] == [(Op.ADD, NOTHING_SIMILAR)] * 2
+    assert model.calls == 1
+
+
+def test_always_reconcile_shows_the_model_every_fact(store: MemoryStore) -> None:
+    model = ScriptedChatModel(script=[facts("User is bored."), {"op": "NOOP"}])
+    w = MemoryWriter(store, model=model, gate=False, always_reconcile=True)
+    [d] = w.write_turn(U, [("user", "I'm bored.")], now=T0)
+    assert (d.op, d.note, model.calls) == (Op.NOOP, None, 2), "the model may drop a fact"
+    assert "(none)" in str(model.prompts[-1][-1].content) and texts(store) == []
+
+
 def test_relative_dates_are_resolved_against_the_turn_date(store: MemoryStore) -> None:
     w, model = writer(store, facts("User has a dentist appointment on 2026-03-06."), {"op": "ADD"})
     w.write_turn(U, [("user", "I have the dentist next Friday.")], now=T0)
