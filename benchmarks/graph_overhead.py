@@ -19,12 +19,21 @@ Run it on the benchmark data folder (nothing is downloaded, no model is called):
    reads and writes, decision log). Its baseline: ``add_many`` of the same facts into a bare
    scope of the same store, minus embedding (the least any write path must do).
 
+3. The event loop under ``graph.ainvoke`` with ``--users`` (8) users at once, each sending
+   ``--user-turns`` turns one after another to the graph of part 1 with memory (read node +
+   deferred write), each user in a scope of their own pre-filled with ``--user-prefill``
+   LoCoMo turns. A ticker task on the same loop sleeps 1 ms at a time and records the gap
+   between its wake-ups: the longest gap is the longest the loop could not run anything (a
+   stall). Baseline: the same users and turns on the graph without memory, in the same run.
+   Target: the longest stall with memory <= 20 ms.
+
 Medians are over turns; the embedder is the real LocalMiniLM unless ``--fake-embedder``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import platform
 import shutil
@@ -298,12 +307,131 @@ def bench_write_path(
     return out
 
 
+#: The ticker's sleep: a gap between its wake-ups longer than this is time the loop was busy.
+TICK_S = 0.001
+
+
+async def loop_gaps(
+    graph: CompiledStateGraph[Any], turns: Sequence[str], users: int, per: int
+) -> dict[str, Any]:
+    """Run ``users`` users at once on ``graph.ainvoke``, ``per`` turns each, one after
+    another, while a ticker records the gaps between its 1 ms sleeps; the stall stats."""
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(TICK_S)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    async def user(i: int) -> None:
+        config: Any = {"configurable": {"user_id": f"{USER}-{i}"}}
+        for j in range(per):
+            text = turns[(i * per + j) % len(turns)]
+            await graph.ainvoke({"messages": [("user", text)]}, config)
+
+    ticking = asyncio.create_task(ticker())
+    await asyncio.sleep(0.05)  # the ticker runs before the users start
+    start = time.perf_counter()
+    await asyncio.gather(*(user(i) for i in range(users)))
+    elapsed = time.perf_counter() - start
+    done.set()
+    await ticking
+    stalls = np.maximum(np.asarray(gaps) - TICK_S, 0.0) * 1000.0
+    return {
+        "max_stall_ms": float(stalls.max()),
+        "p99_stall_ms": float(np.percentile(stalls, 99)),
+        "p50_stall_ms": float(np.median(stalls)),
+        "stalls_over_20_ms": int((stalls > 20).sum()),
+        "ticks": len(gaps),
+        "turns": users * per,
+        "turns_per_s": users * per / elapsed,
+    }
+
+
+def bench_loop_stall(
+    root: Path, emb: Embeddings, turns: Sequence[str], prefill: Sequence[str], users: int, per: int
+) -> dict[str, Any]:
+    """Part 3: the longest event-loop stalls with ``users`` concurrent users, with and
+    without memory (see the module docstring)."""
+    chat = ScriptedChatModel(default="Noted.")
+    with MemoryStore(root / "stall", embeddings=emb) as store:
+        for i in range(users):
+            store.add_many(f"user:{USER}-{i}", list(prefill))
+        background = BackgroundWriter(MemoryWriter(store, model=RulesModel()))
+        try:
+            plain = agent_builder(chat).compile()
+            builder = agent_builder(chat)
+            add_memory(builder, "agent", store=store, writer=background, write="deferred")
+            memory = builder.compile()
+            # Warm both (imports, first queries) outside the measured runs.
+            asyncio.run(loop_gaps(plain, turns, 1, 2))
+            asyncio.run(loop_gaps(memory, turns, 1, 2))
+            out = {
+                "no_memory": asyncio.run(loop_gaps(plain, turns, users, per)),
+                "memory": asyncio.run(loop_gaps(memory, turns, users, per)),
+            }
+            background.flush()
+            stats = background.stats
+        finally:
+            background.close()
+    base = out["no_memory"]["max_stall_ms"]
+    return {
+        **out,
+        "users": users,
+        "turns_per_user": per,
+        "prefill_per_user": len(prefill),
+        "ratio_max_stall_memory_over_no_memory": out["memory"]["max_stall_ms"] / base
+        if base
+        else None,
+        "background": {
+            "submitted": stats.submitted,
+            "applied": stats.applied,
+            "failed": stats.failed,
+        },
+        "target_max_stall_ms": 20.0,
+    }
+
+
 def _ms(s: Stats | None) -> str:
     return "n/a" if s is None else f"{s['p50_ms']:.2f} / {s['p90_ms']:.2f}"
 
 
+def render_stall(s: dict[str, Any]) -> list[str]:
+    """Part 3 as Markdown lines."""
+    lines = [
+        f"## 3. The event loop under `ainvoke`: {s['users']} users at once, "
+        f"{s['turns_per_user']} turns each ({s['prefill_per_user']} memories per user)",
+        "",
+        "| graph | longest stall ms | p99 ms | p50 ms | stalls > 20 ms | turns/s |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for key, label in (("no_memory", "no memory (baseline)"), ("memory", "read + deferred write")):
+        r = s[key]
+        lines.append(
+            f"| {label} | {r['max_stall_ms']:.1f} | {r['p99_stall_ms']:.2f} | "
+            f"{r['p50_stall_ms']:.2f} | {r['stalls_over_20_ms']} | {r['turns_per_s']:.1f} |"
+        )
+    worst = s["memory"]["max_stall_ms"]
+    verdict = "met" if worst <= s["target_max_stall_ms"] else "MISSED"
+    lines += ["", f"Target: longest stall with memory <= 20 ms: {verdict} ({worst:.1f} ms).", ""]
+    return lines
+
+
 def render_markdown(report: dict[str, Any]) -> str:
-    """The two parts as Markdown tables (p50 / p90 ms)."""
+    """The parts as Markdown tables (p50 / p90 ms)."""
+    env = report["environment"]
+    footer = [
+        f"Total runtime {report['total_seconds']:.0f}s; Python {env['python']}, "
+        f"{env['cpus']} CPUs.",
+    ]
+    if "invoke" not in report:  # --stall-only
+        return "\n".join(
+            ["# Graph overhead of memory", "", *render_stall(report["loop_stall"]), *footer]
+        )
     g = report["invoke"]
     bg = g["background"]
     lines = [
@@ -353,12 +481,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"bare = **{w['ratio_own_over_bare_add']['p50']:.1f}x** (p50); per fact "
             f"{w['own_ms_per_fact_p50']:.2f} vs {w['bare_ms_per_fact_p50']:.2f} ms.",
         ]
-    env = report["environment"]
-    lines += [
-        "",
-        f"Total runtime {report['total_seconds']:.0f}s; Python {env['python']}, "
-        f"{env['cpus']} CPUs.",
-    ]
+    lines += ["", *render_stall(report["loop_stall"]), *footer]
     return "\n".join(lines)
 
 
@@ -374,6 +497,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--turns", type=int, default=200, help="timed invokes per graph")
     p.add_argument("--prefill", type=int, default=1000, help="memories in the scope first")
     p.add_argument("--write-turns", type=int, default=None, help="LoCoMo turns for part 2")
+    p.add_argument("--users", type=int, default=8, help="concurrent users for part 3")
+    p.add_argument("--user-turns", type=int, default=25, help="turns per user in part 3")
+    p.add_argument("--user-prefill", type=int, default=200, help="memories per user, part 3")
+    p.add_argument("--stall-only", action="store_true", help="part 3 only (the event loop)")
     p.add_argument("--fake-embedder", action="store_true", help="hashed vectors (tests)")
     p.add_argument("--quick", action="store_true", help="50 invokes, 200 prefill, 150 turns")
     p.add_argument("--out", type=Path, help="write the report as JSON here")
@@ -397,14 +524,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     emb = TimedEmbeddings(inner)
     emb.embed_query("warm up")
     root = Path(tempfile.mkdtemp(prefix="lgm-graph-"))
+    report: dict[str, Any] = {"embedder": "hashed-fake" if args.fake_embedder else LocalMiniLM.name}
     try:
-        log(f"invoke: {n_timed} turns per graph, prefill {len(prefill)}")
-        report: dict[str, Any] = {
-            "embedder": "hashed-fake" if args.fake_embedder else LocalMiniLM.name,
-            "invoke": bench_invoke(root, emb, turns, prefill, n_timed),
-        }
-        log("write path")
-        report["write_path"] = bench_write_path(root, emb, convs[0], args.write_turns)
+        if not args.stall_only:
+            log(f"invoke: {n_timed} turns per graph, prefill {len(prefill)}")
+            report["invoke"] = bench_invoke(root, emb, turns, prefill, n_timed)
+            log("write path")
+            report["write_path"] = bench_write_path(root, emb, convs[0], args.write_turns)
+        log(f"event loop: {args.users} users x {args.user_turns} turns under ainvoke")
+        report["loop_stall"] = bench_loop_stall(
+            root, emb, turns, texts[: args.user_prefill], args.users, args.user_turns
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     report["environment"] = {

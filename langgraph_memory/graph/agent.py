@@ -21,12 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import SystemMessage
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableParallel
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langgraph_memory.graph.nodes import WriteTiming, check_write_timing
+from langgraph_memory.graph.nodes import WAIT_FOR_WRITES_S, WriteTiming, check_write_timing
 from langgraph_memory.graph.offline import OfflineChatModel
 from langgraph_memory.graph.state import MemoryState
 from langgraph_memory.graph.tools import memory_tools
@@ -49,10 +50,14 @@ def build_chat_graph(
     writer: MemoryWriter | BackgroundWriter | None = None,
     *,
     write: WriteTiming = "inline",
+    wait_for_writes: float = WAIT_FOR_WRITES_S,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent over ``store``: ``chat`` defaults to the environment's model, else an
     offline stand-in; ``writer`` to ``MemoryWriter(store)`` (the rules model offline).
-    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``.
+    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``; each turn's
+    read then waits up to ``wait_for_writes`` seconds for the scope's queued turns.
+    Every node runs under ``invoke`` and ``ainvoke`` (the model through its
+    ``ainvoke``), without blocking the event loop.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -73,10 +78,13 @@ def build_chat_graph(
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
     tools = memory_tools(inline)
     model = chat.bind_tools(tools)
-
-    def agent(state: MemoryState) -> dict[str, Any]:
-        system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
-        return {"messages": [model.invoke([system, *state["messages"]])]}
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", SYSTEM), MessagesPlaceholder("messages")]
+    ).partial(memories="")
+    # A runnable rather than a function: LangGraph calls its ainvoke under graph.ainvoke,
+    # so the chat model's call does not hold up the event loop. The reply goes to the
+    # messages channel, whose reducer appends it.
+    agent: Any = RunnableParallel(messages=prompt | model)
 
     builder = StateGraph(MemoryState)
     builder.add_node("agent", agent)
@@ -84,5 +92,7 @@ def build_chat_graph(
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
-    add_memory(builder, "agent", store=store, writer=writer, write=write)
+    add_memory(
+        builder, "agent", store=store, writer=writer, write=write, wait_for_writes=wait_for_writes
+    )
     return builder.compile()
