@@ -38,6 +38,7 @@ from langchain_core.messages import HumanMessage
 from benchmarks.datasets import Conversation, DialogTurn, LmeQuestion, LmeSession
 from langgraph_memory import Kind, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import embedder_name
+from langgraph_memory.write import Turn
 
 Mode = Literal["product", "raw", "observations", "write_path"]
 MODES: tuple[Mode, ...] = ("product", "raw", "observations", "write_path")
@@ -214,18 +215,20 @@ def ingest_locomo(
     elif mode == "product":
         if writer is None:
             raise ValueError("mode 'product' needs writer=MemoryWriter(store, model=...)")
-        for s in conv.sessions:
-            for i, t in enumerate(s.turns):
-                # What a user of the library sends: the words, with the speaker as the
-                # message's name (metadata), never a "Speaker:" prefix in the text.
-                said = HumanMessage(turn_words(t), name=t.speaker)
-                writer.write_turn(
-                    scope,
-                    [said],
-                    now=s.date + TURN_GAP * i,
-                    turn_id=t.dia_id,
-                    thread_id=f"session-{s.index}",
-                )
+        # What a user of the library sends: the words, with the speaker as the
+        # message's name (metadata), never a "Speaker:" prefix in the text; the
+        # history goes in as an import would, through write_turns.
+        turns = [
+            Turn.of(
+                [HumanMessage(turn_words(t), name=t.speaker)],
+                when=s.date + TURN_GAP * i,
+                turn_id=t.dia_id,
+                thread_id=f"session-{s.index}",
+            )
+            for s in conv.sessions
+            for i, t in enumerate(s.turns)
+        ]
+        writer.write_turns(scope, turns)
         units = product_units(store, scope)
     elif mode == "write_path":
         if writer is None:
@@ -332,6 +335,7 @@ def ingest_longmemeval(
     elif mode == "product":
         if writer is None:
             raise ValueError("mode 'product' needs writer=MemoryWriter(store, model=...)")
+        turns: list[Turn] = []
         for s in question.sessions:
             # One turn is a user message and the reply to it, under the user message's id.
             for i, t in enumerate(s.turns):
@@ -341,13 +345,15 @@ def ingest_longmemeval(
                 messages = [("user", t.content[:MAX_CHARS])]
                 if reply is not None and reply.role == "assistant" and reply.content.strip():
                     messages.append(("assistant", reply.content[:MAX_CHARS]))
-                writer.write_turn(
-                    scope,
-                    messages,
-                    now=s.date + TURN_GAP * i,
-                    turn_id=lme_turn_id(s.session_id, i),
-                    thread_id=s.session_id,
+                turns.append(
+                    Turn.of(
+                        messages,
+                        when=s.date + TURN_GAP * i,
+                        turn_id=lme_turn_id(s.session_id, i),
+                        thread_id=s.session_id,
+                    )
                 )
+        writer.write_turns(scope, turns)
         units = product_units(store, scope)
     elif mode == "write_path":
         if writer is None:

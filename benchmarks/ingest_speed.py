@@ -22,6 +22,8 @@ here):
 - ``add_many`` of 100 and of 10 turns per call instead of 1000;
 - pipelined: a thread embeds chunk i+1 while ``add_many`` writes chunk i (vectors handed over);
 - two processes with one intra-op thread each embed alternate chunks, pipelined with writes;
+- the write path with episodes on (``MemoryWriter`` with the offline rules model):
+  ``write_turns`` over the history (an import), and ``write_turn`` on each turn;
 - for context: embedding alone (no store), so the store's share of the time is known.
 """
 
@@ -36,6 +38,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, ClassVar
@@ -49,6 +52,7 @@ from benchmarks.embedders import HashedUnitEmbeddings
 from benchmarks.reports import publish
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.write import MemoryWriter, RulesModel, Turn
 
 SCOPE = "user:bench-ingest"
 DEFAULT_CALL = 1000
@@ -136,6 +140,31 @@ def plain(emb: Embeddings, per_call: int = DEFAULT_CALL) -> Variant:
     return run
 
 
+def written(emb: Embeddings, batched: bool) -> Variant:
+    """The write path with episodes on (``MemoryWriter``, the offline rules model): each
+    turn kept as an episode, its facts extracted and reconciled; ``write_turns`` over the
+    whole history when ``batched``, else ``write_turn`` on each turn."""
+    emb.embed_query("warm up")
+    start_time = datetime(2023, 5, 8, tzinfo=timezone.utc)
+
+    def run(root: Path, texts: Sequence[str]) -> float:
+        turns = [
+            Turn.of([("user", t)], when=start_time + timedelta(minutes=i), turn_id=f"t{i}")
+            for i, t in enumerate(texts)
+        ]
+        with MemoryStore(root, embeddings=emb) as store:
+            writer = MemoryWriter(store, model=RulesModel())
+            start = time.perf_counter()
+            if batched:
+                writer.write_turns(SCOPE, turns)
+            else:
+                for turn in turns:
+                    writer.write_turn(SCOPE, turn)
+            return time.perf_counter() - start
+
+    return run
+
+
 def embed_only(emb: Embeddings) -> Variant:
     """Embedding alone, same texts, no store."""
     emb.embed_query("warm up")
@@ -217,6 +246,14 @@ def variants(fake: bool) -> dict[str, tuple[str, Callable[[], Variant]]]:
         "two_processes": (
             f"2 processes x 1 thread embed, pipelined with add_many ({PIPELINE_CHUNK}/chunk)",
             lambda: pipelined(process_pool, _worker_embed),
+        ),
+        "write_turns": (
+            "the write path, episodes on: MemoryWriter.write_turns (rules model)",
+            lambda: written(default(), batched=True),
+        ),
+        "write_turn_each": (
+            "the write path, episodes on: write_turn on each turn (rules model)",
+            lambda: written(default(), batched=False),
         ),
         "embed_only": (
             "context: embedding alone, no store (default embedder)",

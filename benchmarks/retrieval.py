@@ -274,12 +274,14 @@ def run_longmemeval(
     embeddings: Embeddings,
     roles: Sequence[str] = LME_ROLES,
     limit: int | None = None,
+    every: int = 1,
     mode: Mode = "raw",
     memory_model: MemoryModel | None = None,
     workdir: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
-    """Upstream's session and turn metrics of each variant, per non-abstention question.
+    """Upstream's session and turn metrics of each variant, per non-abstention question
+    (every ``every``-th of them: a sample spread over the file's question types).
 
     Each question's haystack is replayed into a store of its own, queried, and
     deleted, so memory stays flat however many questions run. ``mode`` is ``raw`` (the
@@ -298,10 +300,14 @@ def run_longmemeval(
         "query_s": dict.fromkeys(variants, 0.0),
     }
     root = Path(tempfile.mkdtemp(prefix="lgm-eval-", dir=workdir))
+    seen = 0
     try:
         for q in questions:
             if q.abstention:  # upstream's retrieval metrics skip the _abs questions
                 meta["skipped_abstention"] += 1
+                continue
+            seen += 1
+            if (seen - 1) % every:
                 continue
             if limit is not None and len(rows) >= limit:
                 break
@@ -454,6 +460,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="first N conversations (LoCoMo) or non-abstention questions",
     )
     parser.add_argument(
+        "--every",
+        type=int,
+        default=1,
+        help="LongMemEval: every N-th non-abstention question (a sample over all types)",
+    )
+    parser.add_argument(
         "--all-roles",
         action="store_true",
         help="LongMemEval: index assistant turns too (upstream: user only)",
@@ -473,6 +485,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    if args.every < 1:
+        parser.error(f"--every must be 1 or more, got {args.every}")
     if args.mode == "observations" and args.dataset != "locomo":
         parser.error("--mode observations exists for LoCoMo only")
     model: MemoryModel | None = None
@@ -494,6 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             embeddings=embeddings,
             roles=roles,
             limit=args.limit,
+            every=args.every,
             mode=args.mode,
             memory_model=model,
             log=log,
@@ -506,6 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
         "variants": variants,
         "limit": args.limit,
+        "every": args.every,
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(table)

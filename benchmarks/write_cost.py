@@ -67,8 +67,8 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from benchmarks import datasets, gate_recall
 from benchmarks.datasets import DATASETS, missing_data
+from langgraph_memory import Memory
 from langgraph_memory.embeddings import default_embeddings
-from langgraph_memory.model import Memory
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel, count_tokens
 from langgraph_memory.write import (

@@ -35,13 +35,15 @@ from langgraph_memory.errors import (
 )
 
 if TYPE_CHECKING:
+    from langgraph_memory.graph.hooks import memory_hooks
+    from langgraph_memory.graph.middleware import MemoryMiddleware
     from langgraph_memory.graph.nodes import memory_read_node, memory_write_node
     from langgraph_memory.graph.tools import memory_tools
     from langgraph_memory.graph.wiring import add_memory
     from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Status, Trust
     from langgraph_memory.read.render import render
     from langgraph_memory.read.retrieve import Retrieved, retrieve
-    from langgraph_memory.scope import Scope
+    from langgraph_memory.scope import Scope, fill_namespace
     from langgraph_memory.store.memory_store import MemoryStore
     from langgraph_memory.store.version import Hit
     from langgraph_memory.write.background import BackgroundWriter
@@ -70,8 +72,11 @@ _LAZY = {
     "memory_read_node": "langgraph_memory.graph.nodes",
     "memory_write_node": "langgraph_memory.graph.nodes",
     "memory_tools": "langgraph_memory.graph.tools",
+    "memory_hooks": "langgraph_memory.graph.hooks",
+    "MemoryMiddleware": "langgraph_memory.graph.middleware",  # needs langchain
     # records
     "Scope": "langgraph_memory.scope",
+    "fill_namespace": "langgraph_memory.scope",
     "Memory": "langgraph_memory.model",
     "Decision": "langgraph_memory.model",
     "Op": "langgraph_memory.model",
@@ -97,6 +102,7 @@ __all__ = [
     "Memory",
     "MemoryArchivedError",
     "MemoryKitError",
+    "MemoryMiddleware",
     "MemoryNotFoundError",
     "MemoryStore",
     "MemoryWriter",
@@ -117,6 +123,8 @@ __all__ = [
     "WriterClosedError",
     "__version__",
     "add_memory",
+    "fill_namespace",
+    "memory_hooks",
     "memory_read_node",
     "memory_tools",
     "memory_write_node",

@@ -152,25 +152,28 @@ class Scope:
         return cls(check_scope_kind(namespace[0]), namespace[1])
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any] | None, kind: ScopeKind) -> Scope:
-        """The scope of ``kind`` named by a run's ``config["configurable"]``.
+    def from_config(
+        cls, config: Mapping[str, Any] | None, kind: ScopeKind, *, context: Any = None
+    ) -> Scope:
+        """The scope of ``kind`` named by a run: its ``config["configurable"]`` or its
+        runtime ``context`` (LangGraph's ``Runtime.context``: an object with the key as
+        an attribute, or a dict). ``CONFIG_KEYS`` says which key names each kind.
 
         >>> Scope.from_config({"configurable": {"thread_id": "t-1"}}, "session")
         Scope(kind='session', id='t-1')
+        >>> Scope.from_config({}, "user", context={"user_id": "alice"})
+        Scope(kind='user', id='alice')
         >>> Scope.from_config({"configurable": {}}, "user")
         Traceback (most recent call last):
         ...
-        langgraph_memory.errors.MissingScopeKeyError: config['configurable'] has no 'user_id'...
+        langgraph_memory.errors.MissingScopeKeyError: the user scope is unknown: neither \
+        config['configurable'] nor the runtime context has 'user_id'...
         """
         kind = check_scope_kind(kind)
         key = CONFIG_KEYS[kind]
-        configurable = (config or {}).get("configurable") or {}
-        value = configurable.get(key)
-        if value is None or value == "":
-            raise MissingScopeKeyError(
-                f"config['configurable'] has no {key!r}, so the {kind} scope is unknown: "
-                f"invoke the graph with config={{'configurable': {{{key!r}: ...}}}}"
-            )
+        value = run_value(config, context, key)
+        if value is None:
+            raise MissingScopeKeyError(f"the {kind} scope is unknown: {_missing(key)}")
         return cls(kind, value)
 
     @classmethod
@@ -192,3 +195,114 @@ class Scope:
 
 
 ScopeLike = Scope | str | tuple[str, ...]
+#: What a node, tool or middleware is told to use: a scope kind, whose id the run
+#: names (``"user"``: ``user_id``), or a namespace template like LangMem's,
+#: ``("user", "{user_id}")``, filled from the run (see ``fill_namespace``).
+ScopeSpec = ScopeKind | tuple[str, ...]
+
+
+def _missing(key: str) -> str:
+    return (
+        f"neither config['configurable'] nor the runtime context has {key!r}: invoke the "
+        f"graph with config={{'configurable': {{{key!r}: ...}}}}, or with context= (an "
+        f"object or dict with {key!r}; create_agent(context_schema=...) / "
+        f"StateGraph(..., context_schema=...))"
+    )
+
+
+def _in_context(context: Any, key: str) -> Any:
+    if context is None:
+        return None
+    if isinstance(context, Mapping):
+        return context.get(key)
+    return getattr(context, key, None)  # a dataclass, pydantic model, attrs class ...
+
+
+def run_value(config: Mapping[str, Any] | None, context: Any, key: str) -> Any:
+    """``key`` of a run: from ``config["configurable"]`` or the runtime ``context``
+    (an attribute, or a dict's key); None when neither has it (or it is ``""``).
+
+    Both may hold it (LangGraph Platform mirrors one into the other), but not with
+    different values: that would make whose memory a turn touches depend on which
+    one a node reads, so it is refused.
+
+    >>> run_value({"configurable": {"user_id": "alice"}}, None, "user_id")
+    'alice'
+    >>> run_value({}, {"user_id": "alice"}, "user_id")
+    'alice'
+    >>> run_value({"configurable": {"user_id": "a"}}, {"user_id": "b"}, "user_id")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidScopeError: config['configurable']['user_id'] is 'a' but ...
+    """
+    configurable = (config or {}).get("configurable") or {}
+    found = [v for v in (configurable.get(key), _in_context(context, key)) if v not in (None, "")]
+    if len(found) == 2 and str(found[0]) != str(found[1]):
+        raise InvalidScopeError(
+            f"config['configurable'][{key!r}] is {found[0]!r} but the runtime context's "
+            f"{key} is {found[1]!r}; set it in one place (or to the same value in both)"
+        )
+    return found[0] if found else None
+
+
+def fill_namespace(
+    template: str | tuple[str, ...], config: Mapping[str, Any] | None = None, *, context: Any = None
+) -> tuple[str, ...]:
+    """A namespace template, like LangMem's, filled from a run: each part written
+    ``"{key}"`` becomes ``key``'s value in ``config["configurable"]`` or the runtime
+    ``context``; other parts stay as they are.
+
+    >>> fill_namespace(("memories", "{user_id}"), {"configurable": {"user_id": "alice"}})
+    ('memories', 'alice')
+    >>> fill_namespace(("org", "{org_id}", "{user_id}"), context={"org_id": 7, "user_id": "bo"})
+    ('org', '7', 'bo')
+    >>> fill_namespace(("memories", "{user_id}"), {"configurable": {}})
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.MissingScopeKeyError: namespace template ('memories', '{user_id}') \
+    needs 'user_id': neither config['configurable'] nor the runtime context has 'user_id'...
+    """
+    parts = (template,) if isinstance(template, str) else template
+    if not isinstance(parts, tuple) or not parts or not all(isinstance(p, str) for p in parts):
+        raise InvalidScopeError(
+            f"a namespace template is a tuple of str, e.g. ('memories', '{{user_id}}'); "
+            f"got {template!r}"
+        )
+    filled = []
+    for part in parts:
+        if not (part.startswith("{") and part.endswith("}")):
+            if "{" in part or "}" in part:
+                raise InvalidScopeError(
+                    f"namespace template part {part!r}: a part is either plain text or one "
+                    "whole placeholder like '{user_id}'"
+                )
+            filled.append(part)
+            continue
+        key = part[1:-1]
+        value = run_value(config, context, key)
+        if value is None:
+            raise MissingScopeKeyError(
+                f"namespace template {parts!r} needs {key!r}: {_missing(key)}"
+            )
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise InvalidScopeError(
+                f"{key!r} fills a namespace, so it must be a str or an int; "
+                f"got {type(value).__name__}: {value!r}"
+            )
+        filled.append(str(value))
+    return tuple(filled)
+
+
+def scope_of_run(spec: ScopeSpec, config: Mapping[str, Any] | None, context: Any = None) -> Scope:
+    """The scope a run names for ``spec``: a kind (its id from the run) or a namespace
+    template (filled, then read as a namespace by ``Scope.from_namespace``).
+
+    >>> run = {"configurable": {"user_id": "alice"}}
+    >>> scope_of_run("user", run) == scope_of_run(("user", "{user_id}"), run)
+    True
+    >>> scope_of_run("user", run)
+    Scope(kind='user', id='alice')
+    """
+    if isinstance(spec, tuple):
+        return Scope.from_namespace(fill_namespace(spec, config, context=context))
+    return Scope.from_config(config, spec, context=context)

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +20,7 @@ import chromadb
 import pytest
 from chromadb.config import Settings
 from openai_stub import OpenAIStub, serve
+from processes import free_port, serving
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM, default_embeddings
@@ -37,12 +35,6 @@ PERTURB_ENV = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.pertu
 @pytest.fixture(scope="session")
 def embedder() -> LocalMiniLM:
     return default_embeddings()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def chroma_binary() -> str:
@@ -79,36 +71,24 @@ class ChromaServer:
 @contextmanager
 def running_server(path: Path) -> Iterator[ChromaServer]:
     """A real `chroma run` server on ``path`` and a free loopback port, stopped on exit."""
-    port = _free_port()
-    log_path = path.parent / f"chroma-server-{port}.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed in finally
-    proc = subprocess.Popen(
-        [chroma_binary(), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, **PERTURB_ENV},
-    )
+    port = free_port()
     server = ChromaServer("127.0.0.1", port, path)
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                server.client().heartbeat()
-                break
-            except Exception:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    tail = log_path.read_text(errors="replace")[-2000:]
-                    pytest.fail(f"`chroma run` did not answer its heartbeat:\n{tail}")
-                time.sleep(0.2)
-        yield server
-    finally:
-        proc.terminate()
+
+    def answers() -> bool:
         try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+            server.client().heartbeat()
+            return True
+        except Exception:
+            return False
+
+    with serving(
+        [chroma_binary(), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+        ready=answers,
+        log_path=path.parent / f"chroma-server-{port}.log",
+        what="`chroma run` (its heartbeat)",
+        env={**os.environ, **PERTURB_ENV},
+    ):
+        yield server
 
 
 @pytest.fixture(scope="session")

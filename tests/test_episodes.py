@@ -186,6 +186,76 @@ def test_a_turn_embeds_its_episode_and_new_facts_in_one_call(
             assert hit.memory.id == fact.id and hit.score > 0.99
 
 
+HISTORY = [
+    "I live in Delhi.",
+    "hi!",
+    "I moved to Pune.",
+    "I'm vegan.",
+    "What a day.",
+    "I work at Acme.",
+]
+
+
+def history_turns(prefix: str = "t") -> list[Turn]:
+    return [
+        Turn.of([("user", said)], when=T0 + i * DAY, turn_id=f"{prefix}{i}", thread_id="chat-1")
+        for i, said in enumerate(HISTORY)
+    ]
+
+
+def test_write_turns_does_what_write_turn_on_each_does_with_fewer_embedder_calls(
+    tmp_path: Path, embedder: Embeddings
+) -> None:
+    counting = CountingEmbeddings(embedder)
+    with MemoryStore(tmp_path / "m", embeddings=counting) as store:
+        writer = MemoryWriter(store, model=RulesModel())
+        one_by_one = [
+            writer.write_turn(U, t, now=t.when, turn_id=t.id, thread_id=t.thread_id)
+            for t in history_turns()
+        ]
+        calls_one_by_one = len(counting.documents)
+        counting.documents.clear()
+        batched = writer.write_turns("user:bob", history_turns(), batch=4)
+        assert [d.op for d in batched] == [d.op for ds in one_by_one for d in ds]
+        # The first 4 turns' episodes and facts are embedded in one call.
+        assert counting.documents[0] == 4 + 3 and len(counting.documents) < calls_one_by_one
+
+        def kept(scope: str) -> list[tuple[str, bool, datetime, tuple[str, ...]]]:
+            texts = {m.id: m.text for m in store.active(scope)}
+            return sorted(
+                (m.text, m.is_episode, m.created_at, tuple(texts[s] for s in m.sources))
+                for m in store.active(scope)
+            )
+
+        # The same facts and episodes, each dated by its own turn, linked the same way.
+        assert kept("user:bob") == kept(U)
+        assert {e.created_at for e in episodes(store, "user:bob")} == {
+            T0 + i * DAY for i in range(len(HISTORY))
+        }
+
+
+def test_write_turns_replayed_stores_nothing_new(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, model=RulesModel())
+    writer.write_turns(U, history_turns()[:3])
+    before = {m.id for m in store.active(U)}
+    # A replay of the whole history (after a crash mid-import) adds only the turns not seen.
+    writer.write_turns(U, history_turns())
+    assert before <= {m.id for m in store.active(U)}
+    assert sorted(e.metadata["turn_id"] for e in episodes(store)) == [
+        f"t{i}" for i in range(len(HISTORY))
+    ]
+    assert writer.write_turns(U, history_turns()) == []
+
+
+def test_write_turns_refuses_messages_that_are_not_turns(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, model=RulesModel())
+    with pytest.raises(InvalidArgumentError, match=r"Turn\.of"):
+        writer.write_turns(U, [[("user", "I live in Pune.")]])  # type: ignore[list-item]
+    with pytest.raises(InvalidArgumentError, match="batch"):
+        writer.write_turns(U, history_turns(), batch=0)
+    assert store.active(U) == []
+
+
 def test_forget_by_description_forgets_the_fact_not_the_words(store: MemoryStore) -> None:
     writer = MemoryWriter(store, model=RulesModel())
     writer.write_turn(U, [("user", "I live in Pune.")], now=T0)

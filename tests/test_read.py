@@ -106,6 +106,28 @@ def test_keyword_hits_join_the_candidates(store: MemoryStore) -> None:
     assert code.id in [r.memory.id for r in results]
 
 
+def test_candidates_carry_both_scores_and_the_pinned_ones(store: MemoryStore) -> None:
+    store.add_many(U, [f"User enjoys hobby number {i} very much." for i in range(30)], now=T0)
+    code = store.add(U, "Locker code is ZX-4471.", now=T0)
+    rule = store.add(U, "Never call after 9pm.", pinned=True, now=T0)
+    question = "What is the ZX-4471 code?"
+    found = {c.memory.id: c for c in store.candidates(U, question, question, k=3)}
+    # The keyword find and the pinned memory come with their true cosine, as nearest scores them.
+    exact = {h.memory.id: h.score for h in store.nearest(U, question, k=40)}
+    assert code.id in found and rule.id in found
+    assert found[code.id].lexical is not None and found[code.id].lexical > 0
+    assert found[rule.id].lexical is None
+    for c in found.values():
+        assert c.dense == pytest.approx(exact[c.memory.id], abs=1e-5)
+    # An archived memory is no candidate, whatever the indexes held.
+    store.archive(U, code.id, now=T0)
+    assert code.id not in {c.memory.id for c in store.candidates(U, question, question, k=3)}
+    # Without the lexical side, only the dense finds and the pinned ones.
+    dense_only = store.candidates(U, question, question, k=3, lexical=False)
+    assert all(c.lexical is None for c in dense_only)
+    assert rule.id in {c.memory.id for c in dense_only}
+
+
 def test_as_of_reads_the_past_and_touches_nothing(store: MemoryStore) -> None:
     v1 = store.add(U, "User lives in Delhi.", now=T0)
     store.update(U, v1.id, "User lives in Pune.", now=T0 + 10 * HOUR)

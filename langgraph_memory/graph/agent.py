@@ -45,19 +45,22 @@ forget, and `recall` to search your memory.
 
 
 def build_chat_graph(
-    store: MemoryStore,
+    store: MemoryStore | None = None,
     chat: BaseChatModel | None = None,
     writer: MemoryWriter | BackgroundWriter | None = None,
     *,
     write: WriteTiming = "inline",
     wait_for_writes: float = WAIT_FOR_WRITES_S,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The agent over ``store``: ``chat`` defaults to the environment's model, else an
-    offline stand-in; ``writer`` to ``MemoryWriter(store)`` (the rules model offline).
+    """The agent over ``store``, compiled with it: its nodes and tools use the graph's
+    store. ``store=None`` leaves the store to whoever runs the graph (LangGraph
+    Platform gives it the store ``langgraph.json`` declares; see ``graphs/``).
+    ``chat`` defaults to the environment's model, else an offline stand-in;
+    ``writer`` to a ``MemoryWriter`` on the store (the rules model offline).
     ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``; each turn's
     read then waits up to ``wait_for_writes`` seconds for the scope's queued turns.
-    Every node runs under ``invoke`` and ``ainvoke`` (the model through its
-    ``ainvoke``), without blocking the event loop.
+    Under ``ainvoke`` the model is called through its ``ainvoke``, so a slow model
+    holds no worker thread and the event loop goes on.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -72,7 +75,8 @@ def build_chat_graph(
     >>> [m.text for m in store.active("user:bob", episodes=False)]
     ['User is vegan.']
     """
-    writer = writer if writer is not None else MemoryWriter(store)
+    if writer is None and store is not None:
+        writer = MemoryWriter(store)  # one writer for the tools and the write node
     check_write_timing(write, writer)  # before the chat model is resolved
     chat = chat or resolve_chat_model() or OfflineChatModel()
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
@@ -81,9 +85,10 @@ def build_chat_graph(
     prompt = ChatPromptTemplate.from_messages(
         [("system", SYSTEM), MessagesPlaceholder("messages")]
     ).partial(memories="")
-    # A runnable rather than a function: LangGraph calls its ainvoke under graph.ainvoke,
-    # so the chat model's call does not hold up the event loop. The reply goes to the
-    # messages channel, whose reducer appends it.
+    # A runnable, not a function: under graph.ainvoke LangGraph calls its ainvoke, so
+    # the model's call waits on the event loop instead of holding a worker thread (a
+    # function node runs in the loop's executor, a few threads shared by every user).
+    # The reply goes to the messages channel, whose reducer appends it.
     agent: Any = RunnableParallel(messages=prompt | model)
 
     builder = StateGraph(MemoryState)
@@ -92,7 +97,5 @@ def build_chat_graph(
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
-    add_memory(
-        builder, "agent", store=store, writer=writer, write=write, wait_for_writes=wait_for_writes
-    )
-    return builder.compile()
+    add_memory(builder, "agent", writer=writer, write=write, wait_for_writes=wait_for_writes)
+    return builder.compile(store=store)

@@ -1,7 +1,9 @@
 """remember, forget and recall as LangChain tools a chat model can call.
 
-The scope comes from the run's config, never from the model's arguments: a
-model cannot read or write another user's memory by naming them. Results are
+The scope comes from the run (``configurable`` or the runtime context), never
+from the model's arguments: a model cannot read or write another user's memory
+by naming them. Built without a store or writer, the tools use the store the
+graph was compiled with (``create_agent(..., store=...)``). Results are
 short confirmations with memory ids. Bad input from the model (an empty text, a
 wrong type) never raises: the tool answers with what was wrong, for the model
 to read and correct.
@@ -27,9 +29,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 
 from langgraph_memory.errors import AmbiguousMemoryError, MemoryKitError, MemoryNotFoundError
+from langgraph_memory.graph.run import GraphMemory, current_runtime
 from langgraph_memory.model import Op, Status
 from langgraph_memory.read import retrieve
-from langgraph_memory.scope import Scope, ScopeKind
+from langgraph_memory.scope import Scope, ScopeSpec, scope_of_run
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.text_safety import for_prompt
 from langgraph_memory.write import MemoryWriter
@@ -38,11 +41,23 @@ _ID = re.compile(r"^\s*\[?([0-9a-f]{8})\]?\s*$")
 
 
 def memory_tools(
-    memory: MemoryStore | MemoryWriter, *, scope: ScopeKind = "user", k: int = 5
+    memory: MemoryStore | MemoryWriter | None = None, *, scope: ScopeSpec = "user", k: int = 5
 ) -> list[BaseTool]:
-    """``[remember, forget, recall]`` over a writer (or a store, with the default model)."""
-    writer = memory if isinstance(memory, MemoryWriter) else MemoryWriter(memory)
-    store = writer.store
+    """``[remember, forget, recall]`` over a writer, a store (with the default model),
+    or (None) the graph's own store. ``scope``: a kind or a namespace template."""
+    if isinstance(memory, MemoryStore):  # made now: a bad environment model fails here
+        memory = MemoryWriter(memory)
+    elif memory is not None and not isinstance(memory, MemoryWriter):
+        raise TypeError(
+            f"memory_tools takes a MemoryWriter, a MemoryStore or None (the graph's own "
+            f"store), got {type(memory).__name__}"
+        )
+    graph_memory = GraphMemory(writer=memory, who="memory_tools")
+
+    def run_scope(config: RunnableConfig) -> tuple[Scope, MemoryWriter]:
+        runtime = current_runtime()
+        context = runtime.context if runtime is not None else None
+        return scope_of_run(scope, config, context), graph_memory.inline_writer(runtime)
 
     @tool
     def remember(
@@ -50,7 +65,7 @@ def memory_tools(
     ) -> str:
         """Remember a durable fact about the user, in their words or yours
         ("I prefer metric units"). importance: 0..1; pinned: always recall it."""
-        where = Scope.from_config(config, scope)
+        where, writer = run_scope(config)
         try:
             decisions = writer.remember(where, text, importance=importance, pinned=pinned)
         except MemoryKitError as exc:
@@ -72,7 +87,7 @@ def memory_tools(
     @tool
     def forget(memory: str, config: RunnableConfig) -> str:
         """Forget one memory: its id (like 0a1b2c3d) or a description of it."""
-        where = Scope.from_config(config, scope)
+        where, writer = run_scope(config)
         match = _ID.match(memory)
         try:
             if match:
@@ -94,9 +109,9 @@ def memory_tools(
     @tool
     def recall(query: str, config: RunnableConfig) -> str:
         """Search what you remember about the user."""
-        where = Scope.from_config(config, scope)
+        where, writer = run_scope(config)
         try:
-            found = retrieve(store, where, query, k=k)
+            found = retrieve(writer.store, where, query, k=k)
         except MemoryKitError as exc:
             return f"Could not search for that: {exc}"
         if not found:

@@ -18,8 +18,8 @@ written once, when it ends.
 >>> _ = builder.add_node("agent", lambda state: {"messages": [("ai", "Noted.")]})
 >>> _ = builder.add_edge(START, "agent")
 >>> _ = builder.add_edge("agent", END)
->>> _ = add_memory(builder, store=store, writer=MemoryWriter(store, model=RulesModel()))
->>> graph = builder.compile()
+>>> _ = add_memory(builder, writer=MemoryWriter(store, model=RulesModel()))
+>>> graph = builder.compile(store=store)
 >>> config = {"configurable": {"user_id": "a"}}
 >>> _ = graph.invoke({"messages": [("user", "I live in Pune.")]}, config)
 >>> [m.text for m in store.active("user:a", episodes=False)]
@@ -40,7 +40,7 @@ from langgraph_memory.graph.nodes import (
     memory_read_node,
     memory_write_node,
 )
-from langgraph_memory.scope import ScopeKind
+from langgraph_memory.scope import ScopeSpec
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
 
@@ -67,9 +67,9 @@ def add_memory(
     builder: StateGraph[Any],
     around: str = "agent",
     *,
-    store: MemoryStore,
+    store: MemoryStore | None = None,
     writer: MemoryWriter | Submitter | None = None,
-    scope: ScopeKind = "user",
+    scope: ScopeSpec = "user",
     k: int = 5,
     write: WriteTiming = "inline",
     into: str = "memories",
@@ -80,9 +80,10 @@ def add_memory(
     """Add memory around node ``around`` of ``builder`` (before ``compile``); returns it.
 
     The state schema needs a ``str`` key ``into`` for the rendered memories
-    (``MemoryState`` has one) and ``messages``. ``writer`` defaults to a
-    ``MemoryWriter(store)`` with the environment's model. ``write`` says when the
-    turn is written: ``"inline"`` (a MemoryWriter, before the graph returns) or
+    (``MemoryState`` has one) and ``messages``. ``store`` defaults to the store the
+    graph is compiled with (``builder.compile(store=...)``); ``writer`` to a
+    ``MemoryWriter`` on the store with the environment's model. ``write`` says when
+    the turn is written: ``"inline"`` (a MemoryWriter, before the graph returns) or
     ``"deferred"`` (a ``BackgroundWriter`` you pass, flush and close). With a
     ``BackgroundWriter``, the read node first waits up to ``wait_for_writes``
     seconds for the scope's queued turns (see ``memory_read_node``).
@@ -97,7 +98,8 @@ def add_memory(
     for name in (read_name, write_name):
         if name in builder.nodes:
             raise ValueError(f"the graph already has a node {name!r}; pass another name")
-    writer = writer if writer is not None else MemoryWriter(store)
+    if writer is None and store is not None:
+        writer = MemoryWriter(store)
     # LangGraph's add_node overloads describe node protocols mypy cannot match to a
     # plain (state, config) function; at run time it inspects the signature.
     writes = writer if isinstance(writer, PendingWrites) else None

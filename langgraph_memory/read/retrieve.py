@@ -155,19 +155,15 @@ def retrieve(
     dense: dict[str, float] = {}
     lexical: dict[str, float] = {}
     vector = store.embed_query(_dense_query(store, scope, query))
-    for hit in store.nearest(scope, vector, k=n, as_of=as_of):
-        found[hit.memory.id], dense[hit.memory.id] = hit.memory, hit.score
-    if as_of is None and dense_weight < 1.0:
-        for hit in store.keyword(scope, query, k=n):
-            found.setdefault(hit.memory.id, hit.memory)
-            lexical[hit.memory.id] = hit.score
-        # Lexical finds need their cosine too: the fusion compares both sides on each.
-        extra = [i for i in lexical if i not in dense]
-        for hit in store.nearest(scope, vector, k=max(1, len(extra)), ids=extra):
-            dense[hit.memory.id] = hit.score
-    pinned = store.pinned(scope, pinned_limit) if as_of is None and pinned_limit > 0 else []
-    for m in pinned:
-        found.setdefault(m.id, m)
+    if as_of is None:
+        use_lexical = dense_weight < 1.0
+        for c in store.candidates(scope, vector, query, k=n, lexical=use_lexical):
+            found[c.memory.id], dense[c.memory.id] = c.memory, c.dense
+            if c.lexical is not None:
+                lexical[c.memory.id] = c.lexical
+    else:
+        for hit in store.nearest(scope, vector, k=n, as_of=as_of):
+            found[hit.memory.id], dense[hit.memory.id] = hit.memory, hit.score
     # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
     lexical_missing = None if len(lexical) >= n else 0.0
     scored = _scored(

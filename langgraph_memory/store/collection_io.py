@@ -81,7 +81,8 @@ def fetch(
 def _versions(found: Any, scope: Scope, with_vector: bool) -> list[Version]:
     documents = found["documents"] or []
     metadatas = found["metadatas"] or []
-    vectors = found["embeddings"] if with_vector else None
+    # One conversion of the whole array: a float() per component took longer than the read.
+    vectors = np.asarray(found["embeddings"], dtype=np.float64).tolist() if with_vector else None
     out = []
     for i, record_id in enumerate(found["ids"]):
         meta = metadatas[i]
@@ -89,7 +90,7 @@ def _versions(found: Any, scope: Scope, with_vector: bool) -> list[Version]:
             Version(
                 memory_from_record(record_id, documents[i], meta, scope.key),
                 key=str(meta.get(CHAIN_KEY, record_id)),
-                vector=[float(x) for x in vectors[i]] if vectors is not None else None,
+                vector=vectors[i] if vectors is not None else None,
                 value_json=meta.get(VALUE_KEY),
                 chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
             )

@@ -48,7 +48,7 @@ COMMON_SHARE = 0.5
 COMMON_MIN_RECORDS = 20
 #: The layout of an index file and the way its terms are made: bump it whenever either
 #: changes (``terms``, the stop words, the stemmer), and older files are rebuilt from Chroma.
-SCHEMA = 2
+SCHEMA = 3
 #: An episode is also indexed under this many episodes before and after it in its
 #: thread: the evidence for a question is often a short reply whose topic sits in the
 #: turn before it ("Yes, last Friday!").
@@ -58,9 +58,10 @@ _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rec(
     n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, episodic INTEGER NOT NULL, own TEXT NOT NULL,
-    thread TEXT, at REAL NOT NULL DEFAULT 0
+    thread TEXT, at REAL NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS rec_thread ON rec(thread, at) WHERE thread IS NOT NULL;
+CREATE INDEX IF NOT EXISTS rec_pinned ON rec(id) WHERE pinned = 1;
 CREATE TABLE IF NOT EXISTS link(
     episode TEXT NOT NULL, fact TEXT NOT NULL, PRIMARY KEY(episode, fact)
 ) WITHOUT ROWID;
@@ -80,6 +81,7 @@ class Entry:
     episodic: bool = False
     thread: str | None = None  # an episode's conversation (thread id), if known
     at: float = 0.0  # an episode's time (epoch seconds): its place in the thread
+    pinned: bool = False  # read first (the store lists pinned ids from here, not a scan)
 
 
 class LexicalIndex:
@@ -166,8 +168,16 @@ class LexicalIndex:
             touched = self._delete(con, [e.id for e in entries])
             for e in entries:
                 n = con.execute(
-                    "INSERT INTO rec(id, episodic, own, thread, at) VALUES (?, ?, ?, ?, ?)",
-                    (e.id, int(e.episodic), e.terms, e.thread if e.episodic else None, e.at),
+                    "INSERT INTO rec(id, episodic, own, thread, at, pinned) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        e.id,
+                        int(e.episodic),
+                        e.terms,
+                        e.thread if e.episodic else None,
+                        e.at,
+                        int(e.pinned),
+                    ),
                 ).lastrowid
                 con.executemany(
                     "INSERT OR IGNORE INTO link(episode, fact) VALUES (?, ?)",
@@ -263,6 +273,17 @@ class LexicalIndex:
         """The ids of every entry."""
         with self.lock:
             return {i for (i,) in self._con.execute("SELECT id FROM rec")}
+
+    def pinned(self) -> list[str]:
+        """The ids of the pinned entries.
+
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "nut allergy", pinned=True), Entry("b2", "tea")])
+        >>> index.pinned()
+        ['a1']
+        """
+        with self.lock:
+            return [i for (i,) in self._con.execute("SELECT id FROM rec WHERE pinned = 1")]
 
     def search(self, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best entries for ``terms`` by BM25, best first, scores in [0, 1].

@@ -80,6 +80,7 @@ def entry_of(version: Version) -> Entry:
         m.kind == Kind.EPISODIC,
         thread=thread if isinstance(thread, str) else None,
         at=(m.event_time or m.created_at).timestamp(),
+        pinned=m.pinned,
     )
 
 
@@ -258,19 +259,20 @@ class Lexicon:
     ) -> list[tuple[str, float]]:
         """The ``k`` best ids of the scope for ``terms`` (see ``LexicalIndex.search``),
         after bringing the index in step with the collection if it may not be."""
-        with self._ready(cols, registry) as index:
+        with self.ready(cols, registry) as index:
             return index.search(terms, k)
 
     def shares(
         self, cols: layout.ScopeCollections, registry: Collection, terms: Sequence[str]
     ) -> dict[str, float]:
         """The share of the scope's active memories indexed under each term."""
-        with self._ready(cols, registry) as index:
+        with self.ready(cols, registry) as index:
             return index.shares(terms)
 
     @contextlib.contextmanager
-    def _ready(self, cols: layout.ScopeCollections, registry: Collection) -> Iterator[LexicalIndex]:
-        """The scope's index, brought in step with the collection if it may not be."""
+    def ready(self, cols: layout.ScopeCollections, registry: Collection) -> Iterator[LexicalIndex]:
+        """The scope's index, brought in step with the collection if it may not be
+        (one comparison for every lookup made with it)."""
         seen = self._stamps(registry, cols.scope) if self.shared else None
         with self._use(cols.scope) as slot:
             with slot.index.lock:

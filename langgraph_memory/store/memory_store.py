@@ -48,7 +48,6 @@ from langgraph_memory.model import (
     Scalar,
     Source,
     Trust,
-    check_metadata,
     check_text,
     now_utc,
     utc,
@@ -62,6 +61,7 @@ from langgraph_memory.store.building import (
     new_memory,
     successor,
 )
+from langgraph_memory.store.candidates import Candidate, gather
 from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
@@ -279,7 +279,8 @@ class MemoryStore(BaseStore):
     ) -> list[Memory]:
         """Store many new memories with one embedding call and one write.
 
-        Each item is a text or a dict of :meth:`add`'s arguments. Every item is
+        Each item is a text or a dict of :meth:`add`'s arguments (its ``now``
+        too, for memories of different times). Every item is
         validated before anything is written, so one bad item stores nothing.
         ``vectors``, one per item, are the texts' vectors from this store's
         embedder when the caller already has them (the write path embeds a
@@ -297,7 +298,10 @@ class MemoryStore(BaseStore):
         for i, item in enumerate(check_items(items)):
             fields = item_fields(i, item)
             try:
-                built.append(new_memory(scope, when, fields))
+                # An item's own "now" (add's argument) dates it: a history imported
+                # in one call keeps each turn's time.
+                at = utc(fields.pop("now"), "now") if fields.get("now") is not None else when
+                built.append(new_memory(scope, at, fields))
             except InvalidMemoryError as exc:
                 raise InvalidMemoryError(f"item {i}: {exc}") from None
         if vectors is not None and len(vectors) != len(built):
@@ -508,7 +512,9 @@ class MemoryStore(BaseStore):
         cols = self._core.collections(scope)
         if cols is None:
             return []
-        found = [v.memory for v in fetch(cols.active, scope, where={"pinned": True})]
+        with self._core.live().lexicon.ready(cols, self._core.engine.registry) as index:
+            ids = index.pinned()  # kept by the lexical index: no scan of the collection
+        found = [v.memory for v in fetch(cols.active, scope, ids=ids)] if ids else []
         return sorted(found, key=lambda m: (-m.importance, m.created_at, m.id))[:limit]
 
     @_reads
@@ -589,6 +595,34 @@ class MemoryStore(BaseStore):
         return [h for h in hits if not h.memory.is_episode][:k]
 
     @_reads
+    def candidates(
+        self,
+        scope: ScopeLike,
+        query_or_vector: str | Sequence[float],
+        terms: str,
+        k: int = 50,
+        *,
+        lexical: bool = True,
+    ) -> list[Candidate]:
+        """What a fused ranking compares: the ``k`` active memories nearest to the
+        query (a text or its vector), the ``k`` best for ``terms`` by keyword (with
+        ``lexical``), and the pinned ones; each once, with its cosine and, when the
+        keyword search returned it, its keyword score (see ``store/candidates.py``:
+        one Chroma query, one index lookup, at most one Chroma read).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add_many("user:a", ["Flight LH-761 leaves at 7.", "User likes Pune."])
+        >>> found = s.candidates("user:a", "flight", "When is LH-761?", k=1)
+        >>> [(c.memory.text, c.lexical is not None) for c in found if c.lexical]
+        [('Flight LH-761 leaves at 7.', True)]
+        """
+        check_k(k)
+        vector = self.embed_query(query_or_vector)
+        return gather(self._core, Scope.of(scope), vector, terms, k, lexical=lexical)
+
+    @_reads
     def term_shares(self, scope: ScopeLike, words: Sequence[str]) -> dict[str, float]:
         """The share of the scope's active memories whose lexical document holds each
         word (a name in most of a conversation's turns has a share near 1).
@@ -607,13 +641,14 @@ class MemoryStore(BaseStore):
         self,
         scope: ScopeLike,
         *,
-        metadata: Mapping[str, Scalar] | None = None,
+        metadata: Mapping[str, Scalar | Sequence[Scalar]] | None = None,
         created_before: datetime | None = None,
         archived: bool = False,
     ) -> list[Memory]:
         """The scope's active memories whose ``metadata`` holds all the given
-        values, oldest first (one read per collection); with ``created_before``,
-        only those created earlier; with ``archived=True``, closed versions too.
+        values (a list of values: any of them), oldest first (one read per
+        collection); with ``created_before``, only those created earlier; with
+        ``archived=True``, closed versions too.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -622,9 +657,13 @@ class MemoryStore(BaseStore):
         ...                           {"text": "Has a cat.", "metadata": {"topic": "pets"}}])
         >>> [m.text for m in s.find("user:a", metadata={"topic": "pets"})]
         ['Has a cat.']
+        >>> len(s.find("user:a", metadata={"topic": ["pets", "food"]}))
+        2
         """
         scope = Scope.of(scope)
-        clauses = metadata_clauses(check_metadata(metadata))
+        clauses = metadata_clauses(metadata)
+        if any(v == {"$in": []} for clause in clauses for v in clause.values()):
+            return []  # any of no values: nothing (Chroma refuses an empty $in)
         if created_before is not None:
             before = to_epoch(utc(created_before, "created_before"))
             clauses.append({"created_at": {"$lt": before}})
@@ -651,7 +690,7 @@ class MemoryStore(BaseStore):
         (2, 1)
         """
         scope = Scope.of(scope)
-        where = all_of(metadata_clauses(check_metadata(metadata)))
+        where = all_of(metadata_clauses(metadata))
         cols = self._core.collections(scope)
         if cols is None:
             return 0

@@ -21,7 +21,16 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from langgraph_memory.model import EPISODE, Decision, Kind, Memory, Scalar, Source, Trust
+from langgraph_memory.model import (
+    EPISODE,
+    Decision,
+    Kind,
+    Memory,
+    Scalar,
+    Source,
+    Trust,
+    check_metadata,
+)
 
 USER_PREFIX = "m."
 #: Metadata key holding the id of the first version of a memory's chain. Every
@@ -85,13 +94,27 @@ def memory_metadata(
 NOT_EPISODE: dict[str, Any] = {USER_PREFIX + EPISODE: {"$ne": True}}
 
 
-def metadata_clauses(metadata: Mapping[str, Scalar]) -> list[dict[str, Any]]:
-    """Chroma ``where`` clauses for user metadata equal to the given values.
+def metadata_clauses(metadata: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Chroma ``where`` clauses for user metadata equal to the given values; a list
+    or tuple of values matches any of them. Values are checked as metadata is.
 
     >>> metadata_clauses({"turn_id": "t1"})
     [{'m.turn_id': 't1'}]
+    >>> metadata_clauses({"turn_id": ["t1", "t2"]})
+    [{'m.turn_id': {'$in': ['t1', 't2']}}]
     """
-    return [{USER_PREFIX + name: value} for name, value in metadata.items()]
+    if metadata is None:
+        return []
+    if not isinstance(metadata, Mapping):
+        check_metadata(metadata)  # raises the error that says what metadata may be
+    clauses: list[dict[str, Any]] = []
+    for name, value in metadata.items():
+        if isinstance(value, (list, tuple)):
+            values = [check_metadata({name: v})[name] for v in value]
+            clauses.append({USER_PREFIX + name: {"$in": values}})
+        else:
+            clauses.append({USER_PREFIX + name: check_metadata({name: value})[name]})
+    return clauses
 
 
 def all_of(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -29,8 +29,8 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
   record, not ``warnings.warn``: it reports data, not a misuse of code, and
   ``warnings`` shows a message once per place in the code, where every writer
   and every exit needs its own count. Unconfigured logging still prints it to
-  stderr (logging's last-resort handler). A process killed outright (SIGKILL, ``os._exit``, power loss) runs no exit hook: only
-  the journal keeps its turns.
+  stderr (logging's last-resort handler). A process killed outright (SIGKILL,
+  ``os._exit``, power loss) runs no exit hook: only the journal keeps its turns.
 - **Read your writes.** ``wait(scope, timeout)`` waits until the turns of one
   scope accepted so far are written; the graph's read node calls it (up to
   ``wait_for_writes`` seconds) so that a user's next turn sees their last one.

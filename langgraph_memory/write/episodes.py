@@ -85,11 +85,13 @@ def episode_fields(turn: Turn, role: Role) -> dict[str, Any] | None:
     }
 
 
-def turn_episodes(store: MemoryStore, scope: Scope, turn_id: str) -> list[Memory]:
-    """The episodes already stored for the turn ``turn_id``, archived ones too
+def turn_episodes(store: MemoryStore, scope: Scope, turn_ids: Sequence[str]) -> list[Memory]:
+    """The episodes already stored for the turns ``turn_ids``, archived ones too
     (retention may have archived them before a late replay): one indexed read
     per collection."""
-    return store.find(scope, metadata={EPISODE: True, TURN_ID: turn_id}, archived=True)
+    if not turn_ids:
+        return []
+    return store.find(scope, metadata={EPISODE: True, TURN_ID: list(turn_ids)}, archived=True)
 
 
 def linked(sources: Sequence[str], episode_id: str) -> tuple[str, ...]:

@@ -47,6 +47,7 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.model import (
+    TURN_ID,
     Decision,
     Memory,
     Op,
@@ -215,29 +216,70 @@ class MemoryWriter:
         episodes are stored whatever the gate or the model make of the turn
         (they are not decisions, so they are not among those returned).
         """
-        scope = Scope.of(scope)
         turn = Turn.of(messages, when=_now(now), turn_id=turn_id, thread_id=thread_id)
-        logged, facts = self._extract(scope, turn)
-        # Compare-decide-apply is atomic per scope: two turns stating the same new
-        # fact at once must not both see "nothing like it" and both ADD. The
-        # episodes' replay check needs the lock too.
-        with self.store.scope_lock(scope):
-            ready = self._prepare(scope, turn, facts)
-            if self.reconcile == "batched" and len(ready.facts) > 1:
-                logged += self._reconcile_batched(scope, turn, ready)
-            else:
-                logged += [
-                    self._reconcile_one(
-                        scope,
-                        turn,
-                        fact,
-                        episode_id=ready.episodes.get(fact.source),
-                        vector=ready.vector(i),
-                    )
-                    for i, fact in enumerate(ready.facts)
-                ]
-        self._retain(scope, turn)
+        return self.write_turns(scope, [turn])
+
+    def write_turns(
+        self, scope: ScopeLike, turns: Iterable[Turn], *, batch: int = 64
+    ) -> list[Decision]:
+        """Learn from many turns, in order: what ``write_turn`` on each would do,
+        with the episodes of ``batch`` turns embedded and stored in one go (an
+        import of a conversation's history runs several times faster). Each
+        ``Turn`` carries its own time, id and thread; returns every logged decision.
+
+        >>> import tempfile
+        >>> from datetime import datetime, timezone
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.write.offline import RulesModel
+        >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> day = datetime(2026, 1, 5, tzinfo=timezone.utc)
+        >>> turns = [Turn.of([("user", said)], when=day, turn_id=f"t{i}", thread_id="chat-1")
+        ...          for i, said in enumerate(["Hi there!", "I live in Delhi."])]
+        >>> [d.op.value for d in MemoryWriter(store, RulesModel()).write_turns("user:a", turns)]
+        ['ADD']
+        >>> sorted(m.text for m in store.active("user:a"))
+        ['Hi there!', 'I live in Delhi.', 'User lives in Delhi.']
+        """
+        scope = Scope.of(scope)
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise InvalidArgumentError(f"batch must be a positive int, got {batch!r}")
+        listed = list(turns)
+        bad = [t for t in listed if not isinstance(t, Turn)]
+        if bad:
+            raise InvalidArgumentError(
+                "write_turns takes Turn objects, e.g. Turn.of(messages, when=..., turn_id=...); "
+                f"got {type(bad[0]).__name__}: {bad[0]!r}"
+            )
+        logged: list[Decision] = []
+        for start in range(0, len(listed), batch):
+            chunk = listed[start : start + batch]
+            extracted = [self._extract(scope, turn) for turn in chunk]
+            # Compare-decide-apply is atomic per scope: two turns stating the same new
+            # fact at once must not both see "nothing like it" and both ADD. The
+            # episodes' replay check needs the lock too.
+            with self.store.scope_lock(scope):
+                prepared = self._prepare(scope, chunk, [facts for _, facts in extracted])
+                for turn, (done, _), ready in zip(chunk, extracted, prepared, strict=True):
+                    logged += done
+                    logged += self._reconcile(scope, turn, ready)
+            for turn in chunk:
+                self._retain(scope, turn)
         return logged
+
+    def _reconcile(self, scope: Scope, turn: Turn, ready: _Prepared) -> list[Decision]:
+        """Decide and apply one turn's facts (caller holds the scope's lock)."""
+        if self.reconcile == "batched" and len(ready.facts) > 1:
+            return self._reconcile_batched(scope, turn, ready)
+        return [
+            self._reconcile_one(
+                scope,
+                turn,
+                fact,
+                episode_id=ready.episodes.get(fact.source),
+                vector=ready.vector(i),
+            )
+            for i, fact in enumerate(ready.facts)
+        ]
 
     def _extract(self, scope: Scope, turn: Turn) -> tuple[list[Decision], Sequence[Fact]]:
         """The turn's facts, and the decisions logged about what was not one."""
@@ -276,19 +318,41 @@ class MemoryWriter:
             )
         return logged, extraction.facts
 
-    def _prepare(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> _Prepared:
-        """Store the turn's episodes not stored yet, and embed them with the facts
-        not decided yet, in one embedder call (caller holds the scope's lock)."""
-        undecided = self._undecided(scope, turn, facts) if facts else []
+    def _prepare(
+        self, scope: Scope, turns: Sequence[Turn], facts: Sequence[Sequence[Fact]]
+    ) -> list[_Prepared]:
+        """Store the turns' episodes not stored yet, and embed them with the facts
+        not decided yet, in one embedder call and one write (caller holds the
+        scope's lock): one ``_Prepared`` per turn."""
+        undecided = [
+            self._undecided(scope, t, f) if f else [] for t, f in zip(turns, facts, strict=True)
+        ]
         roles = self.episode_roles if self.episodes else ()
-        said = [f for role in roles if (f := episode_fields(turn, role))]
-        held = turn_episodes(self.store, scope, turn.id) if said else []
-        new = [f for f in said if f["source"] not in {m.source for m in held}]
-        texts = [f["text"] for f in new] + [f.text for f in undecided]
+        said = [[f for role in roles if (f := episode_fields(t, role))] for t in turns]
+        held = turn_episodes(
+            self.store, scope, [t.id for t, s in zip(turns, said, strict=True) if s]
+        )
+        stored = {(m.metadata.get(TURN_ID), m.source) for m in held}
+        new = [
+            [{**f, "now": t.when} for f in fields if (t.id, f["source"]) not in stored]
+            for t, fields in zip(turns, said, strict=True)
+        ]
+        items = [f for fields in new for f in fields]
+        texts = [f["text"] for f in items] + [f.text for fs in undecided for f in fs]
         vectors = self.store.embeddings.embed_documents(texts) if texts else []
-        added = self.store.add_many(scope, new, now=turn.when, vectors=vectors[: len(new)])
-        episodes = {m.source: m.id for m in [*held, *added]}
-        return _Prepared(undecided, vectors[len(new) :], episodes)
+        added = self.store.add_many(scope, items, vectors=vectors[: len(items)])
+        episodes: dict[tuple[Any, Source], str] = {
+            (m.metadata.get(TURN_ID), m.source): m.id for m in [*held, *added]
+        }
+        fact_vectors = iter(vectors[len(items) :])
+        return [
+            _Prepared(
+                fs,
+                [next(fact_vectors) for _ in fs],
+                {src: mid for (tid, src), mid in episodes.items() if tid == t.id},
+            )
+            for t, fs in zip(turns, undecided, strict=True)
+        ]
 
     def _undecided(self, scope: Scope, turn: Turn, facts: Sequence[Fact]) -> list[Fact]:
         """The facts this turn has not decided yet: a turn replayed after a crash
