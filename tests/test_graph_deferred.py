@@ -111,6 +111,21 @@ def test_the_wait_is_bounded_and_says_so(
         stuck.set()
 
 
+def test_middleware_and_hooks_read_their_deferred_writes_too(store: MemoryStore) -> None:
+    from langchain_core.messages import HumanMessage
+
+    from langgraph_memory.graph.steps import memory_steps
+
+    writer = slow_writer(store, lambda: time.sleep(0.3))
+    with BackgroundWriter(writer, workers=1) as background:
+        read, write = memory_steps(
+            None, background, write="deferred", scope="user", k=5, who="test"
+        )
+        write([HumanMessage("I live in Pune."), AIMessage("Noted.")], ALICE, None)
+        block = read({"messages": [HumanMessage("Where do I live?")]}, ALICE, None)
+    assert "User lives in Pune." in block
+
+
 @pytest.mark.parametrize("bad", [-1, float("nan"), float("inf"), "2", True])
 def test_wait_for_writes_is_checked(store: MemoryStore, bad: Any) -> None:
     with pytest.raises(InvalidArgumentError, match="wait_for_writes must be a number"):
