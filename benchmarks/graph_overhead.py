@@ -6,19 +6,20 @@ Run it on the benchmark data folder (nothing is downloaded, no model is called):
     python -m benchmarks.graph_overhead --data ../shared/data --quick
 
 1. ``graph.invoke`` of a one-node chat graph (agent = a zero-latency ``ScriptedChatModel``
-   that always answers "Noted."), three ways, same model, same turns, taking turns block by
+   that always answers "Noted."), four ways, same model, same turns, taking turns block by
    block (``store_latency.time_paths``): without memory (the baseline); with the read node
    only; and with ``add_memory(..., write="deferred")``: read node + write node handing the turn
    to a ``BackgroundWriter`` (``RulesModel`` writer) whose workers write while later invokes
-   run. The scope is pre-filled with ``--prefill`` LoCoMo turns. Medians and the ratio to the
-   baseline; the time to drain the queue afterwards is reported for context.
+   run, once as it comes (each read waits for the scope's queued turns, ``wait_for_writes``;
+   the turns come back to back, so that is the previous turn's write) and once with
+   ``wait_for_writes=0``. The scope is pre-filled with ``--prefill`` LoCoMo turns. Medians and
+   the ratio to the baseline; the time to drain the queue afterwards is reported for context.
 2. ``MemoryWriter.write_turn`` per LoCoMo turn with a zero-latency scripted chat model that
    returns LoCoMo's observation facts (``write_cost.OracleAnswers``) and ADD: the time spent
    in the chat model (prompt token counting of the fake included) and in the embedder are
    measured and subtracted, leaving the write path's own work (gate, prompts, parsing, store
    reads and writes, decision log). Its baseline: ``add_many`` of the same facts into a bare
    scope of the same store, minus embedding (the least any write path must do).
-
 3. The event loop under ``graph.ainvoke`` with ``--users`` (8) users at once, each sending
    ``--user-turns`` turns one after another to the graph of part 1 with memory (read node +
    deferred write), each user in a scope of their own pre-filled with ``--user-prefill``
@@ -29,7 +30,8 @@ Run it on the benchmark data folder (nothing is downloaded, no model is called):
    here when the CLI is installed; ``--no-server`` skips it). A probe says why they differ:
    how long another Python thread waits while a store write runs (Chroma's embedded client
    holds the GIL while it writes; over HTTP the wait is a socket's, which frees it). The
-   longest garbage collection in each run is reported too (it holds the GIL as well).
+   longest garbage collection in each run is reported too (it holds the GIL as well), and
+   the server run is repeated after ``gc.freeze()``, as a server does once it has loaded.
    Target: the longest stall with memory <= 20 ms.
 
 Medians are over turns; the embedder is the real LocalMiniLM unless ``--fake-embedder``.
@@ -205,6 +207,16 @@ def bench_invoke(
             builder = agent_builder(chat)
             add_memory(builder, "agent", store=store, writer=background, write="deferred")
             deferred = builder.compile()
+            builder = agent_builder(chat)
+            add_memory(
+                builder,
+                "agent",
+                store=store,
+                writer=background,
+                write="deferred",
+                wait_for_writes=0,
+            )
+            no_wait = builder.compile()
 
             def call(graph: CompiledStateGraph[Any]) -> QueryPath:
                 return QueryPath(
@@ -217,6 +229,7 @@ def bench_invoke(
                     "no_memory": call(plain),
                     "read_only": call(read_only),
                     "deferred_memory": call(deferred),
+                    "deferred_no_wait": call(no_wait),
                 },
                 min(WARMUP, len(turns) - n_timed),
                 n_timed,
@@ -234,6 +247,7 @@ def bench_invoke(
         **out,
         "ratio_read_only_over_no_memory": ratio(out["read_only"], base),
         "ratio_deferred_over_no_memory": ratio(out["deferred_memory"], base),
+        "ratio_deferred_no_wait_over_no_memory": ratio(out["deferred_no_wait"], base),
         "added_ms_deferred_p50": out["deferred_memory"]["p50_ms"] - base["p50_ms"],
         "background": {
             "drain_after_timing_s": drain,
@@ -453,15 +467,30 @@ def chroma_server(root: Path) -> Iterator[Any]:
 
 
 def stall_with_memory(
-    store: MemoryStore, chat: ScriptedChatModel, turns: Sequence[str], users: int, per: int
+    store: MemoryStore,
+    chat: ScriptedChatModel,
+    turns: Sequence[str],
+    users: int,
+    per: int,
+    *,
+    freeze: bool = False,
 ) -> dict[str, Any]:
-    """Part 3 on one store: the deferred-memory graph, warmed, then timed."""
+    """Part 3 on one store: the deferred-memory graph, warmed, then timed; ``freeze``
+    moves what the process holds after the warm-up out of the garbage collector's
+    reach (``gc.freeze()``, as servers do after loading), so collections scan only
+    what the turns allocate."""
     with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as background:
         builder = agent_builder(chat)
         add_memory(builder, "agent", store=store, writer=background, write="deferred")
         graph = builder.compile()
         asyncio.run(loop_gaps(graph, turns, 1, 2))  # imports, first queries
-        out = asyncio.run(loop_gaps(graph, turns, users, per))
+        if freeze:
+            gc.collect()
+            gc.freeze()
+        try:
+            out = asyncio.run(loop_gaps(graph, turns, users, per))
+        finally:
+            gc.unfreeze()
         background.flush()
         stats = background.stats
     out["background"] = {"applied": stats.applied, "failed": stats.failed}
@@ -497,6 +526,9 @@ def bench_loop_stall(
                     for i in range(users):
                         store.add_many(f"user:{USER}-{i}", list(prefill))
                     out["memory_server"] = stall_with_memory(store, chat, turns, users, per)
+                    out["memory_server_gc_frozen"] = stall_with_memory(
+                        store, chat, turns, users, per, freeze=True
+                    )
                     out["gil_probe_server"] = gil_probe(store, emb.embed_query("probe"))
     return {
         **out,
@@ -524,6 +556,7 @@ def render_stall(s: dict[str, Any]) -> list[str]:
         ("no_memory", "no memory (baseline)"),
         ("memory_embedded", "read + deferred write, embedded store"),
         ("memory_server", "read + deferred write, Chroma server"),
+        ("memory_server_gc_frozen", "the same after `gc.freeze()`"),
     )
     for key, label in rows:
         if key not in s:
@@ -543,7 +576,7 @@ def render_stall(s: dict[str, Any]) -> list[str]:
                 f"(max {g['add_max_ms']:.1f}); another Python thread's longest wait meanwhile "
                 f"{g['other_thread_max_gap_ms']:.1f} ms."
             )
-    for key in ("memory_embedded", "memory_server"):
+    for key in ("memory_embedded", "memory_server", "memory_server_gc_frozen"):
         if key in s:
             worst = s[key]["max_stall_ms"]
             verdict = "met" if worst <= s["target_max_stall_ms"] else "MISSED"
@@ -579,8 +612,13 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"| read + deferred write (`BackgroundWriter`, RulesModel) | {_ms(g['deferred_memory'])} "
         f"| {g['ratio_deferred_over_no_memory']['p50']:.2f}x "
         f"| {g['ratio_deferred_over_no_memory']['p90']:.2f}x |",
+        f"| the same, `wait_for_writes=0` | {_ms(g['deferred_no_wait'])} "
+        f"| {g['ratio_deferred_no_wait_over_no_memory']['p50']:.2f}x "
+        f"| {g['ratio_deferred_no_wait_over_no_memory']['p90']:.2f}x |",
         "",
-        f"Memory adds {g['added_ms_deferred_p50']:.2f} ms to the median turn. Background "
+        f"Memory adds {g['added_ms_deferred_p50']:.2f} ms to the median turn (turns back to "
+        "back, no time between them: each read waits for the previous turn's write, "
+        "`wait_for_writes`; without the wait it reads what is there). Background "
         f"queue: {bg['submitted']} submitted, {bg['applied']} applied, {bg['failed']} failed; "
         f"drained {bg['drain_after_timing_s'] * 1000:.0f} ms after the last invoke.",
         "",
