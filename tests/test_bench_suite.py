@@ -154,7 +154,7 @@ def test_episodes_bench_reports_what_episodes_cost(data: Path, tmp_path: Path) -
 
 
 def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    benches = {"store", "peers", "graph", "ingest", "write-cost", "gate", "episodes"}
+    benches = {"store", "peers", "graph", "ingest", "write-cost", "gate", "episodes", "cli"}
     assert set(dispatcher.BENCHES) == benches | {"retrieval", "qa", "components", "plots"}
     assert dispatcher.main([]) == 2
     assert dispatcher.main(["nope"]) == 2
