@@ -39,6 +39,7 @@ restatements the embedder sees as equal, which for a hashed one are none).
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import statistics
 import sys
@@ -59,7 +60,6 @@ from benchmarks.write_cost import load_locomo
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.lifecycle import consolidate, forget_stale, maintain
-from langgraph_memory.lifecycle.mergers import normalised
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import RulesModel
 
@@ -103,7 +103,8 @@ def items(facts: Sequence[str]) -> list[dict[str, Any]]:
 
 def answer_as_rules(messages: list[BaseMessage]) -> dict[str, Any]:
     """The scripted chat model's answer to the consolidation prompt: merge the shown
-    memories whose texts are the same once normalised (what the rules merge).
+    memories whose words are the same, case and punctuation aside (what the rules merge
+    of the restatements made here).
 
     >>> from langchain_core.messages import HumanMessage
     >>> shown = "Memories:\\n[0] Ann is a nurse. (since 2025-01-01)\\n[1] ann is a nurse (since x)"
@@ -114,7 +115,7 @@ def answer_as_rules(messages: list[BaseMessage]) -> dict[str, Any]:
     texts = [line.split("] ", 1)[1].rsplit(" (since ", 1)[0] for line in lines if "] " in line]
     groups: dict[str, list[int]] = {}
     for i, text in enumerate(texts):
-        groups.setdefault(normalised(text), []).append(i)
+        groups.setdefault(" ".join(re.findall(r"\w+", text.casefold())), []).append(i)
     merges = [
         {"members": g, "text": max((texts[i] for i in g), key=len)}
         for g in groups.values()

@@ -24,6 +24,7 @@ PUBLIC_MODULES = frozenset(
         ".embeddings",
         ".errors",
         ".graph",
+        ".lifecycle",
         ".llm",
         ".model",
         ".porter",
