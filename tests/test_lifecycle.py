@@ -511,6 +511,7 @@ def test_an_idle_job_waits_while_turns_are_pending(store: MemoryStore) -> None:
             runs.append(1)
 
     runner = IdleRunner(Job(), MemoryWriter(store, model=RulesModel()), busy=lambda: busy[0])
+    runner.start()
     try:
         time.sleep(0.3)
         assert runs == [], "never while the queue holds turns"

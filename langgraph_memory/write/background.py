@@ -239,6 +239,8 @@ class BackgroundWriter:
             raise ValueError("backoff_s must be >= 0 and backoff_factor >= 1")
         if not exit_timeout >= 0:  # also refuses NaN
             raise InvalidArgumentError(f"exit_timeout must be >= 0 seconds, got {exit_timeout!r}")
+        # Checked here, before any thread starts; started last.
+        self._idle = None if when_idle is None else IdleRunner(when_idle, writer, self._queued)
         self.writer = writer
         self.max_pending = max_pending
         self.on_full: OnFull = on_full
@@ -281,9 +283,8 @@ class BackgroundWriter:
             thread.start()
         writer.store.attach(self)  # purges reach the queue and journal; exports list turns
         atexit.register(self._close_at_exit)  # unregistered by close()
-        self._idle = (
-            None if when_idle is None else IdleRunner(when_idle, writer, lambda: self.pending > 0)
-        )
+        if self._idle is not None:
+            self._idle.start()
 
     # -- submitting --------------------------------------------------------------------
 
@@ -392,6 +393,9 @@ class BackgroundWriter:
         """Turns queued or in flight."""
         with self._cond:
             return len(self._unfinished)
+
+    def _queued(self) -> bool:
+        return self.pending > 0
 
     @property
     def stats(self) -> BackgroundStats:

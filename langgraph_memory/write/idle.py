@@ -22,7 +22,7 @@ from the job is logged, and the next run comes ``every`` later.
 ...         self.runs += 1
 >>> job = Count()
 >>> runner = IdleRunner(job, MemoryWriter(store, model=RulesModel()), busy=lambda: False)
->>> time.sleep(0.5); runner.stop(); job.runs > 0
+>>> runner.start(); time.sleep(0.5); runner.stop(); job.runs > 0
 True
 """
 
@@ -62,7 +62,8 @@ class IdleJob(Protocol):
 
 class IdleRunner:
     """Runs ``job(writer)`` on its own thread when ``busy()`` is False and the job is
-    due (see the module docstring); ``stop`` ends the thread."""
+    due (see the module docstring), once ``start`` is called; ``stop`` ends the thread.
+    A job that is not one is refused when the runner is made."""
 
     def __init__(
         self,
@@ -88,6 +89,9 @@ class IdleRunner:
         self._thread = threading.Thread(
             target=self._loop, name="langgraph-memory-idle", daemon=True
         )
+
+    def start(self) -> None:
+        """Start the thread (the job's first run comes ``every`` later)."""
         self._thread.start()
 
     def _loop(self) -> None:
@@ -105,5 +109,5 @@ class IdleRunner:
     def stop(self, timeout: float | None = None) -> None:
         """Start no new run, and wait up to ``timeout`` seconds for one that is running."""
         self._stop.set()
-        if self._thread is not threading.current_thread():
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout)
