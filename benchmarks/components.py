@@ -40,11 +40,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from benchmarks.datasets import assume_utc
 from benchmarks.models import default_model_name, named_chat_model
 from langgraph_memory import Decision, Memory, Op
+from langgraph_memory.embeddings import default_embeddings
 from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.write import ChatMemoryModel, Fact, MemoryModel, Turn
 from langgraph_memory.write.offline import RulesModel
@@ -477,23 +479,31 @@ def score_extraction(
     return results
 
 
-def decide(model: MemoryModel, case: ReconcileCase) -> Decision:
-    """The validated decision the write path would apply for the case's fact."""
+def decide(
+    model: MemoryModel, case: ReconcileCase, embeddings: Embeddings | None = None
+) -> Decision:
+    """The validated decision the write path would apply for the case's fact
+    (``embeddings``: the store's, which measure how related a target is)."""
     shown = case.shown()
     fact = Fact(case.fact)
-    return validate(model.choose(fact, shown, today=case.date), fact, shown)
+    return validate(model.choose(fact, shown, today=case.date), fact, shown, embeddings=embeddings)
 
 
 def score_reconcile(
-    model: MemoryModel | BaseChatModel | str | None, cases: Iterable[ReconcileCase]
+    model: MemoryModel | BaseChatModel | str | None,
+    cases: Iterable[ReconcileCase],
+    embeddings: Embeddings | None = None,
 ) -> list[CaseResult]:
     """Ask the model for one operation per case, validate it as the write path does,
-    and judge the validated decision (op, target index, stored text)."""
+    and judge the validated decision (op, target index, stored text). ``embeddings``
+    are the store's (default: the offline MiniLM a ``MemoryStore`` uses): validation
+    asks them how related a target that shares no word with the fact is."""
     resolved = resolve_model(model)
+    embeddings = embeddings if embeddings is not None else default_embeddings()
     results = []
     for case in cases:
         try:
-            decision = decide(resolved, case)
+            decision = decide(resolved, case, embeddings)
         except Exception as exc:  # one broken case must not end the run
             results.append(_crashed(case, exc))
             continue
