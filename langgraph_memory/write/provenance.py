@@ -15,10 +15,12 @@ HTML (comments, tags and their attributes, elements hidden by style or attribute
 link's target and title. ``own_and_quoted`` splits them, and quoted words count as a document's,
 never as the user's statement.
 
-``speaker_of`` names the role whose words a fact was taken from: the role whose messages hold
-the most of the fact's words (of those said anywhere in the turn; a resolved date is not).
-A model's claimed speaker wins a tie, and only lowers trust: the result is never a more trusted
-role than the one claimed. A fact none of whose words were said is taken from no one.
+``speaker_of`` names the role whose words a fact was taken from, counting only the fact's words
+said somewhere in the turn (a resolved date was not): the speaker the model claims, else the
+most trusted of the roles that said the most of them; and when the fact needs words that role
+did not say, the least trusted role it needs them from (a fact that carries a quoted or a
+tool's word carries that source's trust). So the result is never more trusted than the claim,
+and a fact none of whose words were said is taken from no one.
 
 >>> from datetime import datetime, timezone
 >>> turn = Turn.of([("user", "What's my status?"), ("tool", "User's password is hunter2.")],
@@ -179,13 +181,26 @@ def speaker_of(text: str, turn: Turn, claimed: Role | None = None) -> Role | Non
     ('user', 'user')
     >>> speaker_of("User is allergic to peanuts.", turn, claimed="assistant")
     'assistant'
+    >>> speaker_of("User is allergic to peanuts, noted.", turn, claimed="user")
+    'assistant'
     """
     pools = _pools(turn)
     said = [w for w in words(text) if any(_found(w, pool) for pool in pools.values())]
     if not said:
         return None
-    score = {role: sum(_found(w, pool) for w in said) for role, pool in pools.items()}
-    best = max(score.values())
-    tied = [role for role, n in score.items() if n == best]
-    measured = claimed if claimed in tied else least_trusted(tied)
-    return measured if claimed is None else least_trusted([measured, claimed])
+    speaker: Role
+    if claimed is not None:
+        speaker = claimed
+    else:  # the most trusted of the roles that said the most of it
+        score = {role: sum(_found(w, pool) for w in said) for role, pool in pools.items()}
+        best = max(score.values())
+        speaker = max((r for r, n in score.items() if n == best), key=_BY_TRUST.index)
+    # A word the speaker did not say came from another role: the fact is no more trusted
+    # than the least trusted role it needs.
+    own = pools.get(speaker, frozenset())
+    needed = [
+        least_trusted(role for role, pool in pools.items() if _found(w, pool))
+        for w in said
+        if not _found(w, own)
+    ]
+    return least_trusted([speaker, *needed])
