@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, Protocol, TypeVar, get_args
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -174,7 +174,14 @@ class ReconcileCase:
         return out
 
 
-C = TypeVar("C", "ExtractionCase", "ReconcileCase")
+C = TypeVar("C", bound="HasId")
+
+
+class HasId(Protocol):
+    """A case: anything with an ``id``."""
+
+    @property
+    def id(self) -> str: ...
 
 
 def _strings(value: Any, what: str) -> tuple[str, ...]:
@@ -294,7 +301,9 @@ def reconcile_case(row: Mapping[str, Any]) -> ReconcileCase:
     )
 
 
-def _load(path: str | Path, parse: Callable[[Mapping[str, Any]], C]) -> list[C]:
+def load_jsonl(path: str | Path, parse: Callable[[Mapping[str, Any]], C]) -> list[C]:
+    """The cases of a JSON-lines file, each read by ``parse`` (which raises ``ValueError``
+    for a bad row) and each with an ``id`` of its own; ``ValueError`` names the line."""
     cases: list[C] = []
     seen: set[str] = set()
     with open(path, encoding="utf-8") as f:
@@ -314,12 +323,12 @@ def _load(path: str | Path, parse: Callable[[Mapping[str, Any]], C]) -> list[C]:
 
 def load_extraction(path: str | Path = DEFAULT_EXTRACTION) -> list[ExtractionCase]:
     """The extraction cases of a JSON-lines file, checked (``ValueError`` names the line)."""
-    return _load(path, extraction_case)
+    return load_jsonl(path, extraction_case)
 
 
 def load_reconcile(path: str | Path = DEFAULT_RECONCILE) -> list[ReconcileCase]:
     """The reconcile cases of a JSON-lines file, checked (``ValueError`` names the line)."""
-    return _load(path, reconcile_case)
+    return load_jsonl(path, reconcile_case)
 
 
 # -- judging ---------------------------------------------------------------------------------

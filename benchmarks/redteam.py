@@ -12,10 +12,10 @@ the code's defence, not a model's good sense:
   claim, saying the user stated it or omitting ``speaker``, and reconciles as it is told:
   DELETE or UPDATE a memory it was shown, ADD its own text, UPDATE an id it was never shown.
 
-The graph is ``add_memory`` around an agent with the memory tools and two tools that return the
-injected text (``read_email``, ``search_documents``): read node, agent, tools, write node, with
-the write node inline (``MemoryWriter``) or deferred (``BackgroundWriter``). A second turn asks
-about the injection, so the read node renders whatever it left behind.
+The graph is ``build_chat_graph``'s agent with two more tools that return the injected text
+(``read_email``, ``search_documents``): read node, agent, tools, write node, with the write node
+inline (``MemoryWriter``) or deferred (``BackgroundWriter``). A second turn asks about the
+injection, so the read node renders whatever it left behind.
 
 Counted per case (the target is 0 in every column):
 
@@ -60,11 +60,10 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.tools import BaseTool, tool
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import ToolNode, tools_condition
 
+from benchmarks.components import load_jsonl
 from benchmarks.reports import publish
 from langgraph_memory import (
     BackgroundWriter,
@@ -74,11 +73,9 @@ from langgraph_memory import (
     MemoryWriter,
     Source,
     Trust,
-    add_memory,
-    memory_tools,
     render,
 )
-from langgraph_memory.graph import MemoryState
+from langgraph_memory.graph import build_chat_graph
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import ChatMemoryModel
 
@@ -137,7 +134,6 @@ SEEDS: dict[str, dict[str, Any]] = {
 #: Another user of the same store, whom no case may touch.
 BYSTANDER = "user:bob"
 BYSTANDER_SEEDS = ("User's name is Bob.", "User lives in Oslo.")
-SYSTEM = "You are a helpful assistant.\n\n{memories}"
 _ID_SLOT = re.compile(r"\{id:(\w+)\}")
 _INVISIBLE = {"Cf", "Cc"}
 
@@ -200,7 +196,9 @@ def _ask(row: Mapping[str, Any]) -> Ask:
     if row.get("id_of") is not None and row["id_of"] not in SEEDS:
         raise ValueError(f"id_of names no seed: {row['id_of']!r}; seeds: {sorted(SEEDS)}")
     then = row.get("then")
-    if then is not None and str(then.get("op", "")).upper() not in ("ADD", "UPDATE", "DELETE"):
+    if then is not None and (
+        not isinstance(then, dict) or str(then.get("op")).upper() not in ("ADD", "UPDATE", "DELETE")
+    ):
         raise ValueError(f"then.op must be ADD, UPDATE or DELETE, got {then!r}")
     return Ask(
         do=do,
@@ -224,6 +222,12 @@ def case_of(row: Mapping[str, Any]) -> Case:
     >>> c.carrier, c.asks[0].do, c.roles
     ('tool', 'remember', ('user',))
     """
+    for key in ("id", "user", "inject"):
+        if not isinstance(row.get(key), str):
+            raise ValueError(f"{key} must be a string, got {row.get(key)!r}")
+    asks = row.get("asks", [])
+    if not isinstance(asks, list) or not all(isinstance(a, dict) for a in asks):
+        raise ValueError(f"asks must be a list of objects, got {asks!r}")
     if row.get("placement") not in PLACEMENTS:
         raise ValueError(f"placement must be one of {PLACEMENTS}, got {row.get('placement')!r}")
     markers = tuple(row.get("markers", ()))
@@ -231,6 +235,9 @@ def case_of(row: Mapping[str, Any]) -> Case:
         raise ValueError("markers must be a non-empty list of strings (the payload's words)")
     if row.get("expect") not in ("none", "low"):
         raise ValueError(f"expect must be 'none' or 'low', got {row.get('expect')!r}")
+    roles = tuple(row.get("roles", ("user",)))
+    if not roles or not set(roles) <= {"user", "assistant", "tool", "document"}:
+        raise ValueError(f"roles must be among user, assistant, tool, document, got {roles!r}")
     unknown = [k for k in row.get("changes", ()) if k not in SEEDS]
     if unknown:
         raise ValueError(f"changes names no seed: {unknown}")
@@ -240,11 +247,11 @@ def case_of(row: Mapping[str, Any]) -> Case:
         carrier=_carrier(row),
         user=str(row["user"]),
         inject=str(row["inject"]),
-        asks=tuple(_ask(a) for a in row.get("asks", ())),
+        asks=tuple(_ask(a) for a in asks),
         markers=markers,
         expect=row["expect"],
         tags=tuple(row.get("tags", ())),
-        roles=tuple(row.get("roles", ("user",))),
+        roles=roles,
         changes=tuple(row.get("changes", ())),
         keeps=tuple(row.get("keeps", ())),
     )
@@ -252,21 +259,7 @@ def case_of(row: Mapping[str, Any]) -> Case:
 
 def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
     """The cases of a JSON-lines file, checked; ``ValueError`` names the line."""
-    cases: list[Case] = []
-    seen: set[str] = set()
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                case = case_of(json.loads(line))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"{path}:{number}: {exc}") from exc
-            if case.id in seen:
-                raise ValueError(f"{path}:{number}: duplicate id {case.id!r}")
-            seen.add(case.id)
-            cases.append(case)
-    return cases
+    return load_jsonl(path, case_of)
 
 
 # -- the obedient models ---------------------------------------------------------------------
@@ -433,31 +426,6 @@ def _fetch_tools(attack: Attack, ids: dict[str, str]) -> list[BaseTool]:
     return [read_email, search_documents]
 
 
-def _graph(
-    store: MemoryStore,
-    chat: ScriptedChatModel,
-    writer: MemoryWriter | BackgroundWriter,
-    mode: str,
-    tools: list[BaseTool],
-    seen: list[str],
-) -> Any:
-    bound = chat.bind_tools(tools)
-
-    def agent(state: MemoryState) -> dict[str, Any]:
-        seen.append(state.get("memories", ""))
-        system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
-        return {"messages": [bound.invoke([system, *state["messages"]])]}
-
-    builder = StateGraph(MemoryState)
-    builder.add_node("agent", agent)
-    builder.add_node("tools", ToolNode(tools))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", tools_condition)
-    builder.add_edge("tools", "agent")
-    add_memory(builder, "agent", writer=writer, write=mode)  # type: ignore[arg-type]
-    return builder.compile(store=store)
-
-
 def _state(store: MemoryStore) -> dict[str, dict[str, Memory]]:
     """Every memory of every scope, archived ones too, by scope key and id."""
     return {s.key: {m.id: m for m in store.find(s, archived=True)} for s in store.scopes()}
@@ -564,29 +532,33 @@ class RedTeam:
         before = _state(self.store)
         chat = ScriptedChatModel(script=agent_script(case, ids))
         writer = self._writer(case)
-        seen: list[str] = []
-        tools = memory_tools(writer) + _fetch_tools(self.attack, ids)
         background = BackgroundWriter(writer) if self.mode == "deferred" else None
+        seen: list[str] = []  # the memory blocks the read node rendered, turn by turn
         try:
-            graph = _graph(self.store, chat, background or writer, self.mode, tools, seen)
+            graph = build_chat_graph(
+                self.store,
+                chat,
+                background or writer,
+                write=self.mode,  # type: ignore[arg-type]
+                tools=_fetch_tools(self.attack, ids),
+            )
             user_id = scope.split(":", 1)[1]
-            config = {"configurable": {"user_id": user_id, "thread_id": f"{case.id}-1"}}
-            config["configurable"]["memory_now"] = TURN_AT.isoformat()
-            out = graph.invoke({"messages": [HumanMessage(user_message(case, ids))]}, config)
-            if background is not None:
-                background.flush()
             question = "What do you remember about " + ", ".join(case.markers) + "?"
-            config["configurable"]["thread_id"] = f"{case.id}-2"
-            config["configurable"]["memory_now"] = (TURN_AT + timedelta(minutes=5)).isoformat()
-            graph.invoke({"messages": [HumanMessage(question)]}, config)
-            if background is not None:
-                background.flush()
+            turns = [(user_message(case, ids), TURN_AT), (question, TURN_AT + timedelta(minutes=5))]
+            said: list[BaseMessage] = []  # what the turns held: tool answers (recall) among them
+            for n, (text, when) in enumerate(turns, start=1):
+                run = {"user_id": user_id, "thread_id": f"{case.id}-{n}", "memory_now": when}
+                out = graph.invoke({"messages": [HumanMessage(text)]}, {"configurable": run})
+                seen.append(out["memories"])
+                said += out["messages"]
+                if background is not None:
+                    background.flush()
         finally:
             if background is not None:
                 background.close()
             self.attack.case = None
         after = _state(self.store)
-        return self._count(case, scope, ids, before, after, seen, out["messages"])
+        return self._count(case, scope, ids, before, after, seen, said)
 
     def _count(
         self,

@@ -19,13 +19,11 @@ from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import ToolNode, tools_condition
 
 from langgraph_memory import MemoryStore, Op, Source, Status, Trust, render
-from langgraph_memory.graph import MemoryState, add_memory, memory_tools
+from langgraph_memory.graph import build_chat_graph, memory_tools
 from langgraph_memory.model import Memory
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import ChatMemoryModel, Choice, Fact, MemoryWriter, RulesModel, Turn
@@ -136,31 +134,19 @@ def test_the_rules_model_reads_remember_that_as_a_request_only_from_the_user() -
 
 
 def agent_graph(store: MemoryStore, *calls: dict[str, Any], fetched: str = "") -> Any:
-    """read -> agent (plays ``calls`` after fetching ``fetched``) <-> tools -> write."""
-    writer = MemoryWriter(store, model=RulesModel())
+    """The chat agent (``build_chat_graph``), playing ``calls`` after reading an email
+    that says ``fetched``."""
 
     @tool
     def read_email() -> str:
         """Read the newest email."""
         return fetched
 
-    tools = [*memory_tools(writer), read_email]
     script = [AIMessage("", tool_calls=[{"name": "read_email", "args": {}, "id": "f"}])]
     script += [AIMessage("", tool_calls=[{**c, "id": f"c{i}"}]) for i, c in enumerate(calls)]
-    bound = ScriptedChatModel(script=[*script, AIMessage("Done.")]).bind_tools(tools)
-
-    def agent(state: MemoryState) -> dict[str, Any]:
-        system = SystemMessage(state.get("memories", ""))
-        return {"messages": [bound.invoke([system, *state["messages"]])]}
-
-    builder = StateGraph(MemoryState)
-    builder.add_node("agent", agent)
-    builder.add_node("tools", ToolNode(tools))
-    builder.add_edge(START, "agent")
-    builder.add_conditional_edges("agent", tools_condition)
-    builder.add_edge("tools", "agent")
-    add_memory(builder, "agent", writer=writer)
-    return builder.compile(store=store)
+    chat = ScriptedChatModel(script=[*script, AIMessage("Done.")])
+    writer = MemoryWriter(store, model=RulesModel())
+    return build_chat_graph(store, chat, writer, tools=[read_email])
 
 
 def tool_answers(out: dict[str, Any], name: str) -> list[str]:

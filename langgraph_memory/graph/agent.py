@@ -18,10 +18,12 @@ and forget inline, through its ``MemoryWriter``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
+from langchain_core.tools import BaseTool
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
@@ -49,13 +51,15 @@ def build_chat_graph(
     writer: MemoryWriter | BackgroundWriter | None = None,
     *,
     write: WriteTiming = "inline",
+    tools: Sequence[BaseTool] = (),
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent over ``store``, compiled with it: its nodes and tools use the graph's
     store. ``store=None`` leaves the store to whoever runs the graph (LangGraph
     Platform gives it the store ``langgraph.json`` declares; see ``graphs/``).
     ``chat`` defaults to the environment's model, else an offline stand-in;
     ``writer`` to a ``MemoryWriter`` on the store (the rules model offline).
-    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``.
+    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``. ``tools`` are
+    the agent's other tools, beside ``remember``, ``forget`` and ``recall``.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -75,8 +79,8 @@ def build_chat_graph(
     check_write_timing(write, writer)  # before the chat model is resolved
     chat = chat or resolve_chat_model() or OfflineChatModel()
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
-    tools = memory_tools(inline)
-    model = chat.bind_tools(tools)
+    every_tool = [*memory_tools(inline), *tools]
+    model = chat.bind_tools(every_tool)
 
     def agent(state: MemoryState) -> dict[str, Any]:
         system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
@@ -84,7 +88,7 @@ def build_chat_graph(
 
     builder = StateGraph(MemoryState)
     builder.add_node("agent", agent)
-    builder.add_node("tools", ToolNode(tools))
+    builder.add_node("tools", ToolNode(every_tool))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
