@@ -1,7 +1,8 @@
 """Run a benchmark or an evaluation by name: ``python -m benchmarks <name> [args...]``.
 
 Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
-(ingest_speed), ``write-cost``, ``gate`` (gate_recall) and ``episodes``; evaluations:
+(ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes`` and ``cli``
+(cli_startup); evaluations:
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -25,6 +26,7 @@ BENCHES: dict[str, str] = {
     "write-cost": "write_cost",
     "gate": "gate_recall",
     "episodes": "episodes",
+    "cli": "cli_startup",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",

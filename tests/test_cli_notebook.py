@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import Embeddings
+from test_cli import cli
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.cli import main
@@ -22,18 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "langgraph_memory.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=OFFLINE,
-    )
-
-
 def test_demo_runs_offline_and_shows_the_story(tmp_path: Path) -> None:
-    out = run_cli("demo", "--path", str(tmp_path / "demo"))
+    out = cli("demo", "--path", str(tmp_path / "demo"))
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert text.startswith("Model: none configured") and "rules model" in text
@@ -47,12 +38,12 @@ def test_demo_runs_offline_and_shows_the_story(tmp_path: Path) -> None:
 
 def test_inspection_commands_on_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = str(tmp_path / "store")
-    assert run_cli("demo", "--path", path).returncode == 0
-    assert main(["show", "--path", path, "--user", "priya"]) == 0
+    assert cli("demo", "--path", path).returncode == 0
+    assert main(["show", "--path", path, "--user", "priya", "--prompt"]) == 0
     shown = capsys.readouterr().out
     assert "What you remember about this user" in shown and "User lives in Pune." in shown
-    assert main(["show", "--path", path, "--user", "priya", "--ids"]) == 0
-    line = next(x for x in capsys.readouterr().out.splitlines() if "Pune." in x)
+    assert main(["show", "--path", path, "--user", "priya"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "User lives in Pune." in x)
     memory_id = line.split("[")[1].split("]")[0]
     assert main(["history", "--path", path, "--user", "priya", memory_id]) == 0
     assert "User lives in Delhi." in capsys.readouterr().out
@@ -100,8 +91,9 @@ def test_printing_commands_show_stored_texts_as_clean_single_lines(
             now=t,
         )  # fmt: skip
     # Each command prints as many lines as it has things to show, whatever the texts hold:
-    # show, a header and the active memory; history, two versions; why, one decision.
-    expected = {"show": 2, "show --ids": 1, f"history {first.id}": 2, f"why {first.id}": 3}
+    # show, a header and the active memory (--prompt: the model's header and the memory);
+    # history, two versions; why, one decision.
+    expected = {"show": 2, "show --prompt": 2, f"history {first.id}": 2, f"why {first.id}": 3}
     for command, count in expected.items():
         name, *rest = command.split()
         assert main([name, "--path", str(path), "--user", "eve", *rest]) == 0
@@ -111,6 +103,16 @@ def test_printing_commands_show_stored_texts_as_clean_single_lines(
         lines = printed.splitlines()
         assert len(lines) == count, command
         assert not any(x.lstrip().startswith("[deadbeef]") for x in lines), command
+    # --json: the texts exactly, with nothing a terminal would obey left raw.
+    for command in ("show", f"history {first.id}", f"why {first.id}", "scopes"):
+        name, *rest = command.split()
+        scoped = [] if name == "scopes" else ["--user", "eve"]
+        assert main([name, "--path", str(path), *scoped, *rest, "--json"]) == 0
+        printed = capsys.readouterr().out
+        assert unsafe(printed) == [], command
+        assert json.loads(printed), command
+    assert main(["why", "--path", str(path), "--user", "eve", first.id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["note"] == EVIL
 
 
 def test_chat_prints_decisions_and_replies_without_terminal_controls(

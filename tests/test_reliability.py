@@ -286,14 +286,11 @@ def test_a_purge_through_another_client_leaves_no_stale_handles(
 
 
 def test_cli_purge_with_an_empty_id_list_purges_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     directory = tmp_path / "m"
     with MemoryStore(directory, embeddings=fake()) as store:
         store.add("user:alice", "User likes tea.")
-    monkeypatch.setattr(
-        "langgraph_memory.cli._open", lambda args: MemoryStore(directory, embeddings=fake())
-    )
     code = cli(["purge", "--user", "alice", "--ids", "--yes", "--path", str(directory)])
     assert code == 2 and "--ids names no memory" in capsys.readouterr().err
     with MemoryStore(directory, embeddings=fake()) as store:

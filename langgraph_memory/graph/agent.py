@@ -22,13 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import SystemMessage
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableParallel
 from langchain_core.tools import BaseTool
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langgraph_memory.graph.nodes import WriteTiming, check_write_timing
+from langgraph_memory.graph.nodes import WAIT_FOR_WRITES_S, WriteTiming, check_write_timing
 from langgraph_memory.graph.offline import OfflineChatModel
 from langgraph_memory.graph.state import MemoryState
 from langgraph_memory.graph.tools import memory_tools
@@ -51,6 +52,7 @@ def build_chat_graph(
     writer: MemoryWriter | BackgroundWriter | None = None,
     *,
     write: WriteTiming = "inline",
+    wait_for_writes: float = WAIT_FOR_WRITES_S,
     tools: Sequence[BaseTool] = (),
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent over ``store``, compiled with it: its nodes and tools use the graph's
@@ -58,8 +60,11 @@ def build_chat_graph(
     Platform gives it the store ``langgraph.json`` declares; see ``graphs/``).
     ``chat`` defaults to the environment's model, else an offline stand-in;
     ``writer`` to a ``MemoryWriter`` on the store (the rules model offline).
-    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``. ``tools`` are
-    the agent's other tools, beside ``remember``, ``forget`` and ``recall``.
+    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``; each turn's
+    read then waits up to ``wait_for_writes`` seconds for the scope's queued turns.
+    Under ``ainvoke`` the model is called through its ``ainvoke``, so a slow model
+    holds no worker thread and the event loop goes on. ``tools`` are the agent's other
+    tools, beside ``remember``, ``forget`` and ``recall``.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -81,10 +86,14 @@ def build_chat_graph(
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
     every_tool = [*memory_tools(inline), *tools]
     model = chat.bind_tools(every_tool)
-
-    def agent(state: MemoryState) -> dict[str, Any]:
-        system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
-        return {"messages": [model.invoke([system, *state["messages"]])]}
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", SYSTEM), MessagesPlaceholder("messages")]
+    ).partial(memories="")
+    # A runnable, not a function: under graph.ainvoke LangGraph calls its ainvoke, so
+    # the model's call waits on the event loop instead of holding a worker thread (a
+    # function node runs in the loop's executor, a few threads shared by every user).
+    # The reply goes to the messages channel, whose reducer appends it.
+    agent: Any = RunnableParallel(messages=prompt | model)
 
     builder = StateGraph(MemoryState)
     builder.add_node("agent", agent)
@@ -92,5 +101,5 @@ def build_chat_graph(
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
-    add_memory(builder, "agent", writer=writer, write=write)
+    add_memory(builder, "agent", writer=writer, write=write, wait_for_writes=wait_for_writes)
     return builder.compile(store=store)

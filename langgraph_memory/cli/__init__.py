@@ -1,0 +1,24 @@
+"""The ``langgraph-memory`` command: a demo, a chat, and tools to inspect a store.
+
+    langgraph-memory demo                        # a scripted multi-session conversation
+    langgraph-memory chat --user alice           # talk to an agent that remembers you
+    langgraph-memory scopes                      # every user and scope, with counts
+    langgraph-memory show --user alice           # what it remembers about you, with ids
+    langgraph-memory history --user alice ID     # every version of one memory
+    langgraph-memory why --user alice ID         # the decisions behind it
+    langgraph-memory export --user alice         # everything, as JSON
+    langgraph-memory import --user alice --in F  # restore an export into an empty scope
+    langgraph-memory purge --user alice --yes    # hard-delete (all, or --ids ...)
+
+Every command takes ``--path DIR`` (an embedded store) or ``--server HOST:PORT``
+(a Chroma server, which works while an app uses the store through it); show,
+history, why and scopes take ``--json``. Each command imports what it uses when
+it runs, so ``--help`` and a mistyped command answer at once.
+
+>>> parser().parse_args(["show", "--user", "alice"]).scope
+'user:alice'
+"""
+
+from langgraph_memory.cli.app import main, parser
+
+__all__ = ["main", "parser"]

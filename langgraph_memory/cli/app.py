@@ -1,0 +1,153 @@
+"""The command line: its parser, and ``main``, which turns every failure into one
+line on stderr and an exit status (0 done, 1 failed, 2 wrong command line).
+
+>>> parser().parse_args(["show", "--user", "alice", "--server", "localhost:8000"]).server
+Server(host='localhost', port=8000, ssl=False)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph_memory.cli import changes, conversation, inspection
+from langgraph_memory.cli.errors import CommandError, UsageError
+from langgraph_memory.cli.location import parse_server
+from langgraph_memory.scope import SCOPE_KINDS
+
+__all__ = ["main", "parser"]
+
+#: The first line of ``--help``.
+DESCRIPTION = "Long-term memory for LangGraph agents: a demo, a chat, and tools to inspect a store."
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line parser."""
+    top = argparse.ArgumentParser(prog="langgraph-memory", description=DESCRIPTION)
+    commands = top.add_subparsers(dest="command", required=True)
+
+    def command(name: str, run: Any, *, scoped: bool = True) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=run.__doc__, description=run.__doc__)
+        sub.set_defaults(run=run)
+        where = sub.add_mutually_exclusive_group()
+        where.add_argument(
+            "--path",
+            help="store directory (default: $LANGGRAPH_MEMORY_PATH or "
+            "./.langgraph_memory; demo: a new temporary directory)",
+        )
+        where.add_argument(
+            "--server",
+            type=parse_server,
+            metavar="HOST:PORT",
+            help="a Chroma server (`chroma run --path DIR --port 8000`) instead of a directory: "
+            "works while an app uses the store through that server",
+        )
+        sub.add_argument("--database", help="the database on the --server (default: Chroma's)")
+        if scoped:
+            who = sub.add_mutually_exclusive_group(required=True)
+            who.add_argument(
+                "--user",
+                dest="scope",
+                type=lambda v: f"user:{v}",
+                help="the user id (the scope user:ID)",
+            )
+            who.add_argument("--scope", dest="scope", help="any scope, as kind:id")
+        return sub
+
+    def json_flag(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        sub.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+        return sub
+
+    command("demo", conversation.demo, scoped=False)
+    command("chat", conversation.chat).add_argument("--thread", default="cli", help="thread id")
+    p = json_flag(command("show", inspection.show))
+    p.add_argument(
+        "--prompt", action="store_true", help="print them as the model sees them, without ids"
+    )
+    p.add_argument("--ids", action="store_true", help=argparse.SUPPRESS)  # ids show anyway now
+    json_flag(command("history", inspection.history)).add_argument("memory_id")
+    json_flag(command("why", inspection.why)).add_argument("memory_id")
+    p = json_flag(command("scopes", inspection.scopes, scoped=False))
+    p.add_argument("--kind", choices=SCOPE_KINDS, help="only this kind")
+    command("export", inspection.export).add_argument("--out", help="write to this file")
+    p = command("import", changes.import_)
+    p.add_argument("--in", dest="infile", required=True, help="export file ('-': stdin)")
+    p.add_argument(
+        "--allow-embedder-change",
+        action="store_true",
+        help="accept an export made with another embedder (texts are embedded again)",
+    )
+    p = command("purge", changes.purge)
+    p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")
+    p.add_argument("--yes", action="store_true", help="confirm the hard delete")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; errors print as one clear line, never as a traceback."""
+    from langgraph_memory.errors import MemoryKitError
+
+    given = list(sys.argv[1:] if argv is None else argv)
+    for arg in given:
+        if not _is_utf8(arg):
+            print(
+                f"error: argument {_shown(arg)} is not valid UTF-8; pass UTF-8 text",
+                file=sys.stderr,
+            )
+            return 2
+    args = parser().parse_args(given)
+    try:
+        if args.database is not None and args.server is None:
+            raise UsageError(
+                "--database names a database on a Chroma server: add --server HOST:PORT"
+            )
+        code = int(args.run(args))
+        sys.stdout.flush()  # here, where a closed pipe can still be answered quietly
+        return code
+    except BrokenPipeError:
+        # `langgraph-memory export | head`: the reader has gone. Python's advice:
+        # send what is left to devnull, so the flush at exit cannot fail again.
+        _stdout_to_devnull()
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except (MemoryKitError, CommandError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file or directory the command cannot use
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _stdout_to_devnull() -> None:
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def _is_utf8(arg: str) -> bool:
+    # Python keeps argv bytes that are not UTF-8 as lone surrogates (surrogateescape).
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(arg: str) -> str:
+    """An argument as the bytes that were typed, where they can be recovered."""
+    try:
+        return repr(arg.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return ascii(arg)

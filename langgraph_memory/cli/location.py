@@ -1,0 +1,188 @@
+"""Where a command's store is: an embedded directory (``--path``) or a Chroma
+server (``--server HOST:PORT``), opened with an error that says what to do when
+it cannot be.
+
+A command that only reads never creates a store: a mistyped ``--path`` is an
+error, not a new empty store. The embedded store serves one process; while an
+app holds it, the error says how to serve it with ``chroma run`` instead.
+
+>>> parse_server("localhost:8000")
+Server(host='localhost', port=8000, ssl=False)
+>>> parse_server("https://chroma.example.com")
+Server(host='chroma.example.com', port=443, ssl=True)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from langgraph_memory.cli.errors import CommandError
+from langgraph_memory.errors import MemoryNotFoundError, StoreLockedError
+from langgraph_memory.scope import Scope
+from langgraph_memory.text_safety import for_terminal
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+
+    from langgraph_memory.store import MemoryStore
+
+__all__ = [
+    "Server",
+    "existing_scope",
+    "known_ids",
+    "open_store",
+    "parse_server",
+    "store_directory",
+]
+
+#: The file every embedded Chroma directory holds: a directory without it is no store.
+CHROMA_DATABASE = "chroma.sqlite3"
+#: The port ``chroma run`` listens on unless told otherwise.
+CHROMA_PORT = 8000
+
+
+@dataclass(frozen=True)
+class Server:
+    """A Chroma server's address."""
+
+    host: str
+    port: int
+    ssl: bool
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def parse_server(text: str) -> Server:
+    """``--server``: ``HOST:PORT``, ``HOST`` (port 8000) or an ``http(s)://`` URL.
+
+    >>> parse_server("127.0.0.1")
+    Server(host='127.0.0.1', port=8000, ssl=False)
+    >>> parse_server("[::1]:9000")
+    Server(host='::1', port=9000, ssl=False)
+    >>> parse_server("localhost:eighty")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'localhost:eighty' is not HOST:PORT (e.g. localhost:8000)
+    """
+    parts = urlsplit(text if "://" in text else f"//{text}")
+    wrong = argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. localhost:8000)")
+    if parts.scheme not in ("", "http", "https") or not parts.hostname or parts.path:
+        raise wrong
+    try:
+        port = parts.port
+    except ValueError:
+        raise wrong from None
+    ssl = parts.scheme == "https"
+    return Server(parts.hostname, port or (443 if ssl else CHROMA_PORT), ssl)
+
+
+def store_directory(path: str | None) -> Path:
+    """The embedded store's directory: ``--path``, else the store's own default.
+
+    >>> store_directory("/tmp/memory")
+    PosixPath('/tmp/memory')
+    """
+    from langgraph_memory.store.memory_store import DEFAULT_PATH, PATH_ENV
+
+    return Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).absolute()
+
+
+def open_store(args: argparse.Namespace, *, create: bool = False) -> MemoryStore:
+    """The store the command line names; ``create=False`` (every command that only
+    reads, and purge) refuses a directory that holds no store instead of making one."""
+    from langgraph_memory.store import MemoryStore
+
+    if args.server is not None:
+        return MemoryStore(client=_server_client(args.server, args.database))
+    directory = store_directory(args.path)
+    if not create:
+        _check_is_store(directory)
+    try:
+        return MemoryStore(directory)
+    except StoreLockedError as exc:
+        # The store's message says how to serve the directory with `chroma run`;
+        # what this command then needs is --server.
+        raise CommandError(
+            f"{exc} Then run this command with --server localhost:{CHROMA_PORT} "
+            "(or stop the app first)."
+        ) from None
+
+
+def _check_is_store(directory: Path) -> None:
+    shown = for_terminal(str(directory))
+    if directory.is_file():
+        raise CommandError(f"the store path {shown} is a file, not a directory: check --path")
+    if not directory.is_dir():
+        raise CommandError(
+            f"no memory store at {shown}: check --path (default: $LANGGRAPH_MEMORY_PATH, "
+            "else ./.langgraph_memory), or pass --server HOST:PORT for a Chroma server"
+        )
+    if not (directory / CHROMA_DATABASE).is_file():
+        raise CommandError(
+            f"{shown} is not a memory store (it holds no {CHROMA_DATABASE}): check --path"
+        )
+
+
+def _server_client(server: Server, database: str | None) -> ClientAPI:
+    import chromadb
+    from chromadb.config import Settings
+    from chromadb.errors import NotFoundError
+
+    settings = Settings(anonymized_telemetry=False)
+    try:
+        if database is None:
+            return chromadb.HttpClient(
+                host=server.host, port=server.port, ssl=server.ssl, settings=settings
+            )
+        return chromadb.HttpClient(
+            host=server.host,
+            port=server.port,
+            ssl=server.ssl,
+            database=database,
+            settings=settings,
+        )
+    except NotFoundError as exc:  # the database (or tenant) is not on that server
+        raise CommandError(f"the Chroma server at {server}: {exc} Check --database.") from None
+    except ValueError as exc:  # nothing answered, or something that is not Chroma
+        raise CommandError(
+            f"cannot reach a Chroma server at {server} ({exc}): start one with "
+            f"`chroma run --path DIR --port {server.port}`, or check --server"
+        ) from None
+
+
+def existing_scope(store: MemoryStore, key: str) -> Scope:
+    """``key``'s scope, or a CommandError naming the scopes the store does hold
+    (a mistyped user id reads as an unknown scope, not as one with no memories)."""
+    scope = Scope.parse(key)
+    if scope in store.scopes(scope.kind):
+        return scope
+    held = [s.key for s in store.scopes()]
+    if not held:
+        raise CommandError(f"{for_terminal(scope.key)} holds nothing: this store is empty")
+    listed = ", ".join(held[:10]) + (f" and {len(held) - 10} more" if len(held) > 10 else "")
+    raise CommandError(
+        f"{for_terminal(scope.key)} holds nothing in this store; it holds "
+        f"{for_terminal(listed)} (`langgraph-memory scopes` lists them)"
+    )
+
+
+def known_ids(store: MemoryStore, scope: Scope, ids: list[str]) -> None:
+    """Raise a CommandError naming every id that is no memory of ``scope``."""
+    missing = []
+    for memory_id in ids:
+        try:
+            store.get_memory(scope, memory_id)
+        except MemoryNotFoundError:
+            missing.append(memory_id)
+    if missing:
+        named = ", ".join(for_terminal(repr(i)) for i in missing)
+        raise CommandError(
+            f"no memory {named} in {for_terminal(scope.key)}: "
+            f"`langgraph-memory show --scope {for_terminal(scope.key)}` lists its ids"
+        )
