@@ -10,8 +10,9 @@ equal, or when the shorter, of four letters or more, begins the longer ("allerg"
 "allergi", "admin" and "administr"); numbers match only themselves.
 
 A user's message holds the user's own words and, sometimes, someone else's: a quoted email
-(``>`` lines, a forwarded message, what follows "... wrote:"), text in double quotes, hidden
-HTML (comments, tags and their attributes, elements hidden by style or attribute), a markdown
+(``>`` lines, a forwarded message, what follows "... wrote:"), a quotation in double quotes (a
+sentence, or what follows "said", "wrote", a colon ...; a quoted title or name stays the
+user's: "I'm reading "The Lean Startup""), hidden HTML (comments, tags and their attributes, elements hidden by style or attribute), a markdown
 link's target and title. ``own_and_quoted`` splits them, and quoted words count as a document's,
 never as the user's statement.
 
@@ -58,8 +59,18 @@ _HIDDEN_ELEMENT = re.compile(
 )
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
 _TAG = re.compile(r"<[A-Za-z/!][^<>]*>")
-_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^()\s]*(?:\s+\"[^\"]*\")?)\)")
-_DOUBLE_QUOTED = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb")
+# A markdown link or image: [text](target "title"), the title in "", '' or ().
+_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*([^()\s]*(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?)\s*\)")
+_DOUBLE_QUOTED = re.compile(r"\"([^\"]*)\"|\u201c([^\u201d]*)\u201d|\u00ab([^\u00bb]*)\u00bb")
+# A quoted span is someone else's words when it is a sentence (it ends in . ! or ?) or
+# follows a verb of saying or a colon; otherwise it is a title or a name the user cites
+# ("I'm reading "The Lean Startup"").
+_SAYING = re.compile(
+    r"(?:\b(?:said|says|say|wrote|writes|write|told(?: me| us)?|tells|asked|asks|replied|"
+    r"claims?|claimed|states?|stated|reads?|texted|emailed|messaged|posted)|:)\s*$",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?][\s'\u2019)]*$")
 _QUOTED_LINE = re.compile(r"^\s*>")
 # A line after which the rest of the message is someone else's: a forwarded or
 # replied-to message, or "On Monday, Ana wrote:".
@@ -136,7 +147,15 @@ def own_and_quoted(content: str) -> tuple[str, str]:
     text = content
     for pattern in (_HIDDEN_ELEMENT, _COMMENT, _TAG):
         text = pattern.sub(aside, text)
-    text = _DOUBLE_QUOTED.sub(aside, _LINK.sub(link, text))
+    def quotation(match: re.Match[str]) -> str:  # a sentence or a saying, not a title
+        inner = next(g for g in match.groups() if g is not None)
+        before = match.string[max(0, match.start() - 40) : match.start()]
+        if _SENTENCE_END.search(inner) or _SAYING.search(before):
+            return aside(match)
+        return match.group(0)
+
+    text = _LINK.sub(link, text)
+    text = _DOUBLE_QUOTED.sub(quotation, text)
     own: list[str] = []
     lines = text.splitlines()
     for i, line in enumerate(lines):
