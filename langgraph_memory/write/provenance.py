@@ -12,9 +12,9 @@ equal, or when the shorter, of four letters or more, begins the longer ("allerg"
 A user's message holds the user's own words and, sometimes, someone else's: a quoted email
 (``>`` lines, a forwarded message, what follows "... wrote:"), a quotation in double quotes (a
 sentence, or what follows "said", "wrote", a colon ...; a quoted title or name stays the
-user's: "I'm reading "The Lean Startup""), hidden HTML (comments, tags and their attributes, elements hidden by style or attribute), a markdown
-link's target and title. ``own_and_quoted`` splits them, and quoted words count as a document's,
-never as the user's statement.
+user's: "I'm reading "The Lean Startup""), hidden HTML (comments, tags and their attributes,
+elements hidden by style or attribute), a markdown link's target and title. ``own_and_quoted``
+splits them, and quoted words count as a document's, never as the user's statement.
 
 ``speaker_of`` names the role whose words a fact was taken from, counting only the fact's words
 said somewhere in the turn (a resolved date was not): the speaker the model claims, else the
