@@ -147,6 +147,7 @@ def own_and_quoted(content: str) -> tuple[str, str]:
     text = content
     for pattern in (_HIDDEN_ELEMENT, _COMMENT, _TAG):
         text = pattern.sub(aside, text)
+
     def quotation(match: re.Match[str]) -> str:  # a sentence or a saying, not a title
         inner = next(g for g in match.groups() if g is not None)
         before = match.string[max(0, match.start() - 40) : match.start()]
