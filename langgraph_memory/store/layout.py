@@ -12,7 +12,7 @@ query can never forget the scope filter and stays as fast as an unfiltered one:
 Keeping closed versions out of the active collection means the hot path never
 needs a ``where`` filter (a filtered query cost 40x an unfiltered one here).
 The registry collection lists the scopes and records the embedder's name and
-dimension.
+dimension; the reviews collection holds the reviews between scopes (see ``reviews``).
 
 >>> collection_names(Scope("user", "alice"))[0].startswith("lgm-")
 True
@@ -71,6 +71,23 @@ def open_registry(client: ClientAPI) -> Collection:
     return client.get_or_create_collection(
         REGISTRY, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
     )
+
+
+#: The store's reviews (see ``reviews``): one collection for every scope, since a
+#: review names two scopes and is read across them.
+REVIEWS = "langgraph_memory_reviews"
+
+
+def open_reviews(client: ClientAPI, *, create: bool) -> Collection | None:
+    """The reviews collection; None when no review was ever proposed (and not ``create``)."""
+    if create:
+        return client.get_or_create_collection(
+            REVIEWS, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
+        )
+    try:
+        return client.get_collection(REVIEWS, embedding_function=None)
+    except NotFoundError:
+        return None
 
 
 def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> ScopeCollections:
