@@ -117,16 +117,10 @@ def fill(store: MemoryStore, scope: str = "user:alice") -> dict[str, str]:
     return {"home": home.id, "moved": moved.id, "tea": tea.id, "job": job.id}
 
 
-def without_time(export: dict[str, Any]) -> dict[str, Any]:
-    out = dict(export)
-    out.pop("exported_at")
-    return out
-
-
 def test_export_holds_every_field(store: MemoryStore) -> None:
     ids = fill(store)
     data = json.loads(json.dumps(store.export("user:alice")))
-    assert data["version"] == 2 and data["pending_turns"] == []
+    assert data["version"] == 3 and data["pending_turns"] == [] and data["reviews"] == []
     by_id = {m["id"]: m for m in data["memories"]}
     assert len(by_id) == 7  # 4 adds/updates + 2 food versions + 1 pet version
     assert {m["key"] for m in data["memories"]} == {ids["home"], ids["tea"], ids["job"]} | {
@@ -153,11 +147,16 @@ def test_round_trip_into_an_empty_store_is_exact(store: MemoryStore, new_store: 
     original = store.export("user:alice")
     copy_ = new_store()
     counts = copy_.import_scope(json.loads(json.dumps(original)))
-    assert counts == {"memories": 7, "active": 3, "closed": 4, "decisions": 3, "pending_turns": 0}
+    assert counts == {
+        "memories": 7,
+        "active": 3,
+        "closed": 4,
+        "decisions": 3,
+        "reviews": 0,
+        "pending_turns": 0,
+    }
     again = copy_.export("user:alice")
-    assert json.dumps(without_time(again), sort_keys=True) == json.dumps(
-        without_time(original), sort_keys=True
-    )
+    assert json.dumps(again, sort_keys=True) == json.dumps(original, sort_keys=True)
     # The restored scope works as the original did.
     for memory_id in ids.values():
         assert copy_.history("user:alice", memory_id) == store.history("user:alice", memory_id)
@@ -194,12 +193,12 @@ def test_import_into_another_scope_rewrites_the_scope(store: MemoryStore) -> Non
     ids = fill(store)
     original = store.export("user:alice")
     store.import_scope(original, scope="user:bob")
-    expected = copy.deepcopy(without_time(original))
+    expected = copy.deepcopy(original)
     expected["scope"] = "user:bob"
     for m in expected["memories"]:
         m["scope"] = "user:bob"
-    assert without_time(store.export("user:bob")) == expected
-    assert without_time(store.export("user:alice")) == without_time(original)  # untouched
+    assert store.export("user:bob") == expected
+    assert store.export("user:alice") == original  # untouched
     bob = store.get(("user", "bob"), "food")
     assert bob is not None and bob.namespace == ("user", "bob") and bob.value["rating"] == 4
     assert store.history("user:bob", ids["moved"])[0].scope == "user:bob"
@@ -211,11 +210,11 @@ def test_import_refuses_a_scope_that_holds_data(store: MemoryStore) -> None:
     with pytest.raises(ScopeNotEmptyError, match="already holds 7 memory versions, 3 decisions"):
         store.import_scope(backup)
     store.log("user:carol", Decision(op=Op.NOOP, fact="only a decision"))
-    before = without_time(store.export("user:carol"))
+    before = store.export("user:carol")
     with pytest.raises(ScopeNotEmptyError, match="user:carol already holds 1 decisions"):
         store.import_scope(backup, scope="user:carol")
-    assert without_time(store.export("user:carol")) == before
-    assert without_time(store.export("user:alice")) == without_time(backup)
+    assert store.export("user:carol") == before
+    assert store.export("user:alice") == backup
 
 
 def test_failed_write_leaves_the_scope_empty(
@@ -247,7 +246,7 @@ def set_path(data: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
     ("path", "value", "message"),
     [
         (("format",), "something-else", "not a langgraph-memory export"),
-        (("version",), 3, "export version 3 is not one this release reads"),
+        (("version",), 4, "export version 4 is not one this release reads"),
         (("scope",), "nobody", "export scope 'nobody'"),
         (("memories", 1, "importance"), 7, r"memories\[1\] \(id '.+'\): importance must be"),
         (("memories", 2, "text"), "  ", r"memories\[2\] .*memory text is empty"),
@@ -429,7 +428,7 @@ def test_cli_import_restores_and_refuses_a_full_scope(
     assert main(["import", "--path", target, "--scope", "user:bob", "--in", "-"]) == 0
     assert "into user:bob" in capsys.readouterr().out
     with MemoryStore(target, embeddings=embedder) as t:
-        assert without_time(t.export("user:alice")) == without_time(original)
+        assert t.export("user:alice") == original
         assert t.export("user:bob")["memories"][0]["scope"] == "user:bob"
     (tmp_path / "bad.json").write_text("{not json")
     assert (

@@ -979,7 +979,11 @@ class MemoryStore(BaseStore):
         """Hard-delete memories: every version of each listed memory, the episodes
         they were taken from (the words that said them) and every log entry about
         them, or, with ``ids=None``, the whole scope. Memories that named a purged
-        one in their ``sources`` lose that link.
+        one in their ``sources`` lose that link. Reviews go too: those that proposed
+        a purged memory (for a whole scope, every review from or into it), and the
+        copies their approvals made in wider scopes (the person's words, wherever
+        they went). An org scope is purged only through an admin view, but a
+        person's purge reaches the copies in it.
 
         Then the storage is compacted so that the deleted text is gone from
         disk, not just unlinked (see ``compaction``). Texts of purged memories
@@ -991,11 +995,11 @@ class MemoryStore(BaseStore):
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:a", "Secret.")
         >>> s.purge("user:a", [m.id])
-        {'memories': 1, 'decisions': 0}
+        {'memories': 1, 'decisions': 0, 'reviews': 0}
         >>> s.active("user:a")
         []
         """
-        scope = Scope.of(scope)
+        scope = self._core.check_write(Scope.of(scope))
         wanted = None if ids is None else check_ids(ids)  # a refused call touches nothing
         return purging.purge(self._core.live(), scope, wanted)
 

@@ -80,7 +80,7 @@ from typing import Any, Literal
 
 from langgraph_memory.errors import QueueFullError, WriterClosedError
 from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, Status, utc
-from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
 from langgraph_memory.write.writer import MemoryWriter, MessageLike
@@ -240,7 +240,7 @@ class BackgroundWriter:
         as it takes) or, with ``on_full="raise"``, raises ``QueueFullError``.
         Raises ``WriterClosedError`` after ``close``.
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         # The turn is checked here (and its id and time fixed: a replay reuses both).
         when = utc(now, "now") if now is not None else None
         turn = Turn.of(messages, when=when, turn_id=turn_id, thread_id=thread_id)

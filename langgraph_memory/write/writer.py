@@ -58,7 +58,7 @@ from langgraph_memory.model import (
     now_utc,
     utc,
 )
-from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_reconcile, trace_scope
 from langgraph_memory.write.apply import apply
@@ -232,7 +232,7 @@ class MemoryWriter:
         >>> sorted(m.text for m in store.active("user:a"))
         ['Hi there!', 'I live in Delhi.', 'User lives in Delhi.']
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise InvalidArgumentError(f"batch must be a positive int, got {batch!r}")
         listed = list(turns)
@@ -498,7 +498,7 @@ class MemoryWriter:
         Empty or blank text is refused (``InvalidMemoryError``) before any model
         call or log write.
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         text = check_text(text)
         if importance is not None:
             importance = check_importance(importance)
@@ -540,7 +540,7 @@ class MemoryWriter:
         ``AmbiguousMemoryError`` lists the candidates to choose from by id; an
         empty or blank query is refused (``InvalidArgumentError``).
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         when = utc(now, "now") if now is not None else now_utc()
         if (memory_id is None) == (query is None):
             raise InvalidArgumentError("forget() takes a memory_id or a query, exactly one of them")
