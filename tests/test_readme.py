@@ -1,10 +1,14 @@
 """The README's examples run as written: each in a fresh process and folder, with
 this checkout's package and no chat model configured (the offline models answer).
-The LangGraph Platform example needs a server: tests/test_platform.py runs it."""
+The LangGraph Platform example needs a server: tests/test_platform.py runs it.
+
+An example whose lines end in ``# -> text`` must print exactly those texts, in
+order, and nothing else; the others must print what ``EXPECTED`` says."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +25,8 @@ EXPECTED = {
     "Tools only": "Remembered [",
     "The write path in ten lines": "UPDATE",
 }
+#: ``# -> text``: a line the example prints.
+PRINTS = re.compile(r"#\s*->\s*(.*)$")
 SERVED = "LangGraph Platform"  # run against a langgraph dev server by test_platform.py
 BLOCKS = [(h, code) for h, code in python_blocks() if h != SERVED]
 
@@ -34,6 +40,8 @@ def test_every_way_of_building_has_an_example() -> None:
 def test_the_example_runs(heading: str, code: str, tmp_path: Path) -> None:
     if "langchain.agents" in code:
         pytest.importorskip("langchain.agents", reason="the example needs langchain 1.x")
+    if "langmem" in code:
+        pytest.importorskip("langmem", reason="the example needs langmem (the dev extra)")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LANGSMITH_"))}
     env |= {"PYTHONPATH": str(ROOT), "LANGGRAPH_MEMORY_PATH": str(tmp_path / "memory")}
     done = subprocess.run(
@@ -46,3 +54,6 @@ def test_the_example_runs(heading: str, code: str, tmp_path: Path) -> None:
     )
     assert done.returncode == 0, f"{heading}:\n{done.stderr[-3000:]}"
     assert EXPECTED.get(heading, "") in done.stdout, f"{heading} printed:\n{done.stdout}"
+    promised = [m.group(1).strip() for line in code.splitlines() if (m := PRINTS.search(line))]
+    if promised:
+        assert [line.strip() for line in done.stdout.splitlines()] == promised, heading

@@ -59,10 +59,93 @@ def test_id_of_256_characters_is_fine_and_ints_become_strings() -> None:
     assert Scope("user", 42).id == "42"  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("bad", ["customer:alice", "alice", ("memories", "alice"), ("user",), 7])
+@pytest.mark.parametrize(
+    "bad",
+    ["customer:alice", "alice", 7, (), ("a.b",), ("langgraph", "x"), ("",), (1, 2), ["user", "a"]],
+)
 def test_unknown_kinds_and_shapes_are_refused(bad: object) -> None:
     with pytest.raises(InvalidScopeError):
         Scope.of(bad)  # type: ignore[arg-type]
+
+
+# -- namespaces of any depth <-> scopes ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("namespace", "key"),
+    [
+        (("user", "alice"), "user:alice"),
+        (("org", "acme"), "org:acme"),
+        (("memories", "alice"), "namespace:memories.alice"),
+        (("memories",), "namespace:memories"),
+        (("user", "alice", "prefs"), "namespace:user.alice.prefs"),
+        (("user",), "namespace:user"),
+        (("user", "a:b"), "namespace:user.a%3Ab"),
+        (("user", " padded "), "namespace:user.%20padded%20"),
+        (("namespace", "x"), "namespace:namespace.x"),
+        (("a/b", "50%", "tab\there", "é ü"), "namespace:a%2Fb.50%25.tab%09here.é ü"),
+    ],
+)
+def test_namespaces_map_to_scopes_and_back(namespace: tuple[str, ...], key: str) -> None:
+    scope = Scope.from_namespace(namespace)
+    assert scope.key == key
+    assert scope.namespace == namespace
+    assert Scope.parse(key) == scope == Scope.of(namespace)
+
+
+def test_existing_owner_scopes_keep_their_collections() -> None:
+    """Stores written before namespaces of any depth open and read the same data:
+    an owner's scope keeps its key, and so the collections named from its hash."""
+    from langgraph_memory.store.layout import collection_names
+
+    scope = Scope.from_namespace(("user", "alice"))
+    assert scope == Scope("user", "alice")
+    assert collection_names(scope)[0] == "lgm-dabd1db8d35ab13106274f61f1bf9778-mem"
+    assert Scope("user", "a.b").namespace == ("user", "a.b")  # memory-API ids with dots stay
+
+
+_LABELS = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters=".\x00"),
+    min_size=1,
+    max_size=12,
+)
+
+
+@given(namespace=st.lists(_LABELS, min_size=1, max_size=4).map(tuple))
+def test_any_namespace_round_trips(namespace: tuple[str, ...]) -> None:
+    """namespace -> scope -> namespace is the identity, so two namespaces never
+    share a scope (equal scopes would give back one namespace for both)."""
+    if namespace[0] == "langgraph":
+        return
+    try:
+        scope = Scope.from_namespace(namespace)
+    except InvalidScopeError as exc:
+        assert "more than 256" in str(exc)  # only a namespace too long for an id is refused
+        return
+    assert scope.namespace == namespace
+    assert Scope.parse(scope.key) == scope
+
+
+@pytest.mark.parametrize(
+    "scope_id",
+    ["user.alice", "a%3ab", "a%41", "a..b", ".a", "langgraph.x", "a%FF", "a%2"],
+)
+def test_namespace_ids_that_no_namespace_maps_to_are_refused(scope_id: str) -> None:
+    """Only the id a namespace maps to is a namespace scope's id: ``user.alice`` is
+    ``user:alice``'s namespace, ``%3a`` is spelled ``%3A``, ``%41`` is ``A``."""
+    with pytest.raises(InvalidScopeError):
+        Scope("namespace", scope_id)
+
+
+def test_namespace_rules_are_langgraphs() -> None:
+    with pytest.raises(InvalidScopeError, match=r"'\.'"):
+        Scope.from_namespace(("memories", "a.b"))
+    with pytest.raises(InvalidScopeError, match="langgraph"):
+        Scope.from_namespace(("langgraph", "x"))
+    with pytest.raises(InvalidScopeError, match="more than 256"):
+        Scope.from_namespace(("memories", "x" * 300))
+    with pytest.raises(InvalidScopeError, match="namespace"):
+        Scope.from_config({"configurable": {"user_id": "a"}}, "namespace")
 
 
 @pytest.mark.parametrize(

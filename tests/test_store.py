@@ -399,7 +399,7 @@ class WrongSize(Embeddings):
         (lambda s, m: s.add("user:a", "ok", pinned="yes"), InvalidMemoryError, "pinned"),
         (lambda s, m: s.add("customer:a", "ok"), InvalidScopeError, "kind"),
         (lambda s, m: s.add("user:a/b", "ok"), InvalidScopeError, "'/'"),
-        (lambda s, m: s.add(("user",), "ok"), InvalidScopeError, "2-tuple"),
+        (lambda s, m: s.add(("langgraph", "x"), "ok"), InvalidScopeError, "reserves"),
         (lambda s, m: s.get_memory("user:a", "ffffffff"), MemoryNotFoundError, "ffffffff"),
         (lambda s, m: s.update("user:a", "ffffffff", "new"), MemoryNotFoundError, "ffffffff"),
         (lambda s, m: s.archive("user:a", "ffffffff"), MemoryNotFoundError, "ffffffff"),

@@ -30,7 +30,9 @@ plus the three things a ``Memory`` does not carry:
 - ``key_created_at``: when the chain's first version opened (the BaseStore
   item's ``created_at``);
 - ``value_json``: the exact JSON string of the value a BaseStore ``put``
-  stored (extra fields such as ``rating`` live here), or ``null``.
+  stored (extra fields such as ``rating`` live here), or ``null``;
+- ``ttl_minutes`` and ``expires_at``, only for an item put with a TTL: its
+  time to live and when it expires (see ``store/ttl.py``).
 
 A version is active when ``valid_until`` is ``null`` and closed otherwise.
 Each ``{decision}`` is ``Decision.to_dict()``: every field, ``id`` and
@@ -107,6 +109,7 @@ from langgraph_memory.store import layout
 from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.store.collection_io import chunks, fetch, insert
 from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.ttl import check_minutes
 from langgraph_memory.store.version import Version
 
 FORMAT = "langgraph-memory-export"
@@ -125,7 +128,7 @@ _TOP_FIELDS = frozenset(
 _MEMORY_FIELDS = frozenset(
     {"id", "text", "scope", "kind", "importance", "created_at", "last_accessed"}
     | {"valid_until", "replaces", "pinned", "source", "trust", "sources", "event_time"}
-    | {"metadata", "key", "key_created_at", "value_json"}
+    | {"metadata", "key", "key_created_at", "value_json", "ttl_minutes", "expires_at"}
 )
 _DECISION_FIELDS = frozenset(f.name for f in fields(Decision))
 _OPTIONAL_STR = ("text", "target_id", "raw", "result_id", "turn_id", "error", "note")
@@ -182,12 +185,15 @@ def _stored_versions(core: StoreCore, scope: Scope) -> list[Version]:
 
 def _version_record(version: Version) -> dict[str, Any]:
     start = version.chain_start or version.memory.created_at
-    return dict(
+    record = dict(
         version.memory.to_dict(),
         key=version.key,
         key_created_at=start.isoformat(),
         value_json=version.value_json,
     )
+    if version.ttl is not None and version.expires_at is not None:
+        record.update(ttl_minutes=version.ttl, expires_at=version.expires_at.isoformat())
+    return record
 
 
 # -- reading a payload ---------------------------------------------------------------
@@ -325,11 +331,19 @@ def _version_of(raw: Mapping[str, Any], source: str, target: str) -> Version:
     )
     if memory.valid_until is not None and memory.valid_until < created:
         raise InvalidMemoryError("valid_until is before created_at")
+    minutes, expires = (
+        check_minutes(raw.get("ttl_minutes"), "ttl_minutes"),
+        _time(raw, "expires_at"),
+    )
+    if (minutes is None) != (expires is None):
+        raise InvalidMemoryError("ttl_minutes and expires_at go together: give both or neither")
     return Version(
         memory,
         key=_name(raw, "key"),
         value_json=_value_json(raw.get("value_json")),
         chain_start=_time(raw, "key_created_at"),
+        ttl=minutes,
+        expires_at=expires,
     )
 
 
@@ -431,9 +445,7 @@ def _with_chain_starts(versions: list[Version]) -> list[Version]:
         start = v.chain_start or v.memory.created_at
         first[v.key] = min(first.get(v.key, start), start)
     return [
-        v
-        if v.chain_start is not None
-        else Version(v.memory, v.key, None, v.value_json, first[v.key])
+        v if v.chain_start is not None else replace(v, vector=None, chain_start=first[v.key])
         for v in versions
     ]
 
@@ -586,10 +598,7 @@ def _embedded(core: StoreCore, versions: list[Version]) -> list[Version]:
     vector_of: dict[str, list[float]] = {}
     for batch in chunks(texts, EMBED_BATCH):
         vector_of.update(zip(batch, core.embed(batch), strict=True))
-    return [
-        Version(v.memory, v.key, vector_of[v.memory.text], v.value_json, v.chain_start)
-        for v in versions
-    ]
+    return [replace(v, vector=vector_of[v.memory.text]) for v in versions]
 
 
 def _write(
@@ -608,6 +617,8 @@ def _write(
         core.add_active(cols, [v for v in versions if v.memory.active])
         insert(cols.history, [v for v in versions if not v.memory.active])
         core.append_log(scope, decisions, now_utc())  # ids and times given, so kept
+        if any(v.ttl is not None for v in versions):
+            layout.mark_ttl(core.live().registry, scope)  # for the TTL sweep to visit
         restored = reviewing.restore(core.live().client, held)
     except BaseException:
         # The write's own error is the one to report; if the undo fails too, the

@@ -1,23 +1,37 @@
 """The LangGraph ``BaseStore`` face of MemoryStore: ops in, results out.
 
-Namespaces are scopes: ``("user", "alice")`` is ``Scope("user", "alice")``.
+Every namespace is a scope, one-to-one (see ``scope``): ``("user", "alice")`` is
+``Scope("user", "alice")`` as always, and any other namespace of any depth, such
+as LangMem's ``("memories", "alice")``, is a ``namespace`` scope of its own
+(``namespace:memories.alice``) with its own collections. A namespace goes to its
+scope and back unchanged, so items come back under the namespace they were put
+in, and the memory API reads them under the same tuple
+(``store.active(("memories", "alice"))``).
+
 An item's key is the stable key of a memory's version chain (for memories
 stored with ``add`` it is the first version's id), so:
 
 - ``put`` of a new key adds a memory; of an existing key it is an UPDATE that
   closes the old version and keeps it in history; ``put(..., None)`` and
   ``delete`` close, never erase (``purge`` is the hard delete);
-- ``get`` and ``search`` see active versions; ``search`` takes ``query``,
-  ``filter`` (``$eq $ne $gt $gte $lt $lte`` and nested equality on the value),
-  ``limit`` and ``offset``;
-- ``list_namespaces`` lists the scopes that hold data.
+- ``get`` and ``search`` see active versions that have not expired; ``search``
+  reads every namespace under ``namespace_prefix`` (at any depth), and takes
+  ``query``, ``filter`` (``$eq $ne $gt $gte $lt $lte`` and nested equality on the
+  value), ``limit`` and ``offset``;
+- ``list_namespaces`` lists the namespaces that hold data (or held it: one whose
+  items were all deleted stays, as in LangGraph's InMemoryStore), with
+  ``prefix``, ``suffix`` (``*`` matches any label), ``max_depth``, ``limit`` and
+  ``offset`` as LangGraph's stores read them. A ``get`` of an unknown namespace
+  lists nothing.
 
 An item's value is the dict that was put. For memories written through the
 memory API it is the memory's fields (``text``, ``kind``, ``importance`` ...).
-The embedded text is ``value["text"]`` (or ``"content"``/``"memory"``), the
-fields named by ``index=[...]``, or else the value as JSON. Every item is
-embedded: ``index=False`` is accepted but still embeds, since the store needs a
-vector per record. TTLs are not supported.
+The embedded text is that at the paths of ``put(index=[...])``, else of the
+store's ``index={"fields": [...]}``, else ``value["text"]`` (or ``"content"``/
+``"memory"``), else the value as JSON (see ``indexing``). ``index=False`` is
+accepted and the item is still embedded: the store keeps a vector for every
+record. ``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
+an expired item is archived, not deleted (see ``ttl``).
 
 Reads in a batch see the store as it was before the batch's writes, and of
 several puts to one key in a batch the last wins, as in LangGraph's stores.
@@ -32,6 +46,11 @@ several puts to one key in a batch the last wins, as in LangGraph's stores.
 {'text': 'Likes ramen.', 'rating': 4}
 >>> [m.text for m in store.history("user:alice", store.active("user:alice")[0].id)]
 ['Likes sushi.', 'Likes ramen.']
+>>> store.put(("memories", "alice", "food"), "k", {"content": "Allergic to peanuts."})
+>>> store.list_namespaces(prefix=("memories",))
+[('memories', 'alice', 'food')]
+>>> [m.text for m in store.active(("memories", "alice", "food"))]
+['Allergic to peanuts.']
 """
 
 from __future__ import annotations
@@ -59,10 +78,12 @@ from langgraph.store.base.embed import get_text_at_path
 from langgraph_memory.checks import check_chars, check_id
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import Memory, Source, Trust, check_text, now_utc
-from langgraph_memory.scope import SCOPE_KINDS, Scope
+from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
 from langgraph_memory.store.collection_io import fetch, free_ids, query
 from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.indexing import check_paths
 from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
 from langgraph_memory.store.version import Version
 
@@ -75,18 +96,33 @@ _PUT_DEFAULTS = {"source": Source.TOOL, "trust": Trust.MEDIUM}
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
 
-def run_ops(core: StoreCore, ops: Sequence[Op]) -> list[Result]:
-    """Execute LangGraph store ops in order of their results; writes go last."""
+def run_ops(
+    core: StoreCore, ops: Sequence[Op], *, fields: Sequence[str] | None = None
+) -> list[Result]:
+    """Execute LangGraph store ops in order of their results; writes go last.
+
+    ``fields`` are the JSON paths a put embeds when its ``index`` is None (the
+    store's ``index={"fields": ...}``). Reads that return items with a TTL and
+    ask to refresh it move their expiry before the writes run.
+    """
+    now = now_utc()
     results: list[Result] = [None] * len(ops)
+    read: list[Version] = []
     puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
     for i, op in enumerate(ops):
         validate_op_namespace(op)
         if isinstance(op, GetOp):
             with core.reading():
-                results[i] = _get(core, op)
+                version = _get(core, op, now)
+            results[i] = None if version is None else _item(version)
+            if version is not None and op.refresh_ttl:
+                read.append(version)
         elif isinstance(op, SearchOp):
             with core.reading():
-                results[i] = _search(core, op)
+                found = _search(core, op, now)
+            results[i] = [_item(v, score, scored=True) for v, score in found]
+            if op.refresh_ttl:
+                read += [v for v, _ in found]
         elif isinstance(op, ListNamespacesOp):
             with core.reading():
                 results[i] = _list_namespaces(core, op)
@@ -96,11 +132,12 @@ def run_ops(core: StoreCore, ops: Sequence[Op]) -> list[Result]:
             puts[(op.namespace, op.key)] = op
         else:
             raise TypeError(f"unknown store operation: {type(op).__name__}")
+    ttl.refresh(core, read, now)
     by_scope: dict[Scope, list[PutOp]] = {}
     for op in puts.values():
         by_scope.setdefault(Scope.from_namespace(op.namespace), []).append(op)
     for scope, scope_puts in by_scope.items():
-        _apply_puts(core, scope, scope_puts)
+        _apply_puts(core, scope, scope_puts, fields)
     return results
 
 
@@ -148,35 +185,24 @@ def _item(version: Version, score: float | None = None, *, scored: bool = False)
     )
 
 
-def _get(core: StoreCore, op: GetOp) -> Item | None:
+def _get(core: StoreCore, op: GetOp, now: datetime) -> Version | None:
     try:
         scope = Scope.from_namespace(op.namespace)
     except ValueError:
-        return None  # a namespace that is no scope holds nothing
+        return None  # a namespace no scope has (a "langgraph" root) holds nothing
     check_id(op.key, "store key")
     version = core.by_key(scope, [op.key]).get(op.key)
-    return None if version is None else _item(version)
+    return None if version is None or version.expired(now) else version
 
 
-def _scopes_under(core: StoreCore, prefix: tuple[str, ...]) -> list[Scope]:
-    if len(prefix) > 2 or (prefix and prefix[0] not in SCOPE_KINDS):
-        return []
-    if len(prefix) == 2:
-        try:
-            return [Scope.from_namespace(prefix)]
-        except ValueError:
-            return []
-    return core.scopes(prefix[0] if prefix else None)  # type: ignore[arg-type]
-
-
-def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
-
+def _search(core: StoreCore, op: SearchOp, now: datetime) -> list[tuple[Version, float | None]]:
+    """The page of (version, score) pairs a search asks for; score None without a query."""
     if op.limit < 0 or op.offset < 0:
         raise ValueError("search limit and offset must be >= 0")
     if op.filter:
         _check_filter(op.filter)
     wanted = op.offset + op.limit
-    scopes = _scopes_under(core, op.namespace_prefix)
+    scopes = core.scopes_under(op.namespace_prefix)
     matches: list[tuple[Version, float | None]] = []
     vector = core.embed_query(op.query) if op.query else None
     for scope in scopes:
@@ -185,7 +211,7 @@ def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
             continue
         if vector is None:
             for v in fetch(cols.active, scope):
-                if _matches(_item_value(v), op.filter):
+                if not v.expired(now) and _matches(_item_value(v), op.filter):
                     matches.append((v, None))
             continue
         size = cols.active.count()
@@ -197,6 +223,7 @@ def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
                 (versions[h.memory.id], h.score)
                 for h in hits
                 if h.memory.id in versions
+                and not versions[h.memory.id].expired(now)
                 and _matches(_item_value(versions[h.memory.id]), op.filter)
             ]
             if len(kept) >= wanted or n >= size:
@@ -207,8 +234,7 @@ def _search(core: StoreCore, op: SearchOp) -> list[SearchItem]:
         matches.sort(key=lambda pair: (-pair[0].memory.created_at.timestamp(), pair[0].key))
     else:
         matches.sort(key=lambda pair: -(pair[1] or 0.0))
-    page = matches[op.offset : op.offset + op.limit]
-    return [_item(v, score, scored=True) for v, score in page]  # type: ignore[misc]
+    return matches[op.offset : op.offset + op.limit]
 
 
 def _versions_of(core: StoreCore, scope: Scope, memories: list[Memory]) -> dict[str, Version]:
@@ -303,19 +329,24 @@ def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) ->
 
 
 def _check_put(op: PutOp) -> None:
-    Scope.from_namespace(op.namespace)  # a clear error for a namespace that is no scope
+    Scope.from_namespace(op.namespace)  # a clear error for a namespace LangGraph refuses
     if not isinstance(op.key, str) or not op.key:
         raise InvalidMemoryError(f"store keys must be non-empty strings, got {op.key!r}")
     check_chars(op.key, "store key", controls=False, error=InvalidMemoryError)
     if op.value is not None and not isinstance(op.value, dict):
         raise InvalidMemoryError(f"put() takes a dict value, got {type(op.value).__name__}")
-    if op.ttl is not None:
-        raise NotImplementedError("MemoryStore does not support TTLs; pass ttl=None")
+    if op.index is not None and op.index is not False:
+        check_paths(op.index, "index")
+    ttl.check_minutes(op.ttl, "ttl")
 
 
-def _text_of(value: Mapping[str, Any], index: Any) -> str:
-    if isinstance(index, list) and index:
-        parts = [t for path in index for t in get_text_at_path(value, path)]
+def _text_of(value: Mapping[str, Any], index: Any, fields: Sequence[str] | None) -> str:
+    """The text a put embeds: at the paths of ``index`` (else the store's ``fields``),
+    joined; else the first text field; else the value as JSON. ``index=False`` still
+    embeds (every record carries a vector), by the store's default."""
+    paths = index if isinstance(index, list) else fields
+    if paths:
+        parts = [t for path in paths for t in get_text_at_path(value, path)]
         if parts:
             return check_text(" ".join(parts))
     for name in TEXT_FIELDS:
@@ -324,9 +355,11 @@ def _text_of(value: Mapping[str, Any], index: Any) -> str:
     return check_text(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
 
 
-def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
+def _apply_puts(
+    core: StoreCore, scope: Scope, ops: list[PutOp], fields: Sequence[str] | None
+) -> None:
     writes = [op for op in ops if op.value is not None]
-    texts = [_text_of(op.value or {}, op.index) for op in writes]
+    texts = [_text_of(op.value or {}, op.index, fields) for op in writes]
     value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
     vectors = core.embed(texts)  # before any write: a failing embedder stores nothing
     with core.writing(scope):
@@ -355,9 +388,8 @@ def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
             last = old or retired.get(op.key)
             if last is None:
                 memory = new_memory(scope, when, {"text": text, **_PUT_DEFAULTS})
-                fresh.append(
-                    Version(replace(memory, id=next(ids)), op.key, vector, value_json, when)
-                )
+                version = Version(replace(memory, id=next(ids)), op.key, vector, value_json, when)
+                fresh.append(version.with_ttl(op.ttl))
                 continue
             # Every field of the memory carries over (a put changes the value and its
             # text): kind, importance, pinned, source, trust, event time, sources, metadata.
@@ -365,7 +397,7 @@ def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
                 replace(successor(last.memory, text, when, {}), id=next(ids)),
                 vector,
                 value_json,
-            )
+            ).with_ttl(op.ttl)  # a put sets its own TTL (None: none)
             if old is not None:
                 pairs.append((old, version))
             else:  # a deleted key put again: its history continues
@@ -373,6 +405,8 @@ def _apply_puts(core: StoreCore, scope: Scope, ops: list[PutOp]) -> None:
         if pairs:
             core.replace(cols, pairs, when)
         core.add_active(cols, fresh)
+        if any(op.ttl is not None for op in writes):
+            layout.mark_ttl(core.live().registry, scope)
 
 
 def _latest_closed(versions: list[Version]) -> dict[str, Version]:

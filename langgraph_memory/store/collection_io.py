@@ -24,6 +24,8 @@ from langgraph_memory.store.rebuild import PAGE
 from langgraph_memory.store.records import (
     CHAIN_KEY,
     CHAIN_START,
+    EXPIRES_KEY,
+    TTL_KEY,
     VALUE_KEY,
     from_epoch,
     memory_from_record,
@@ -93,6 +95,8 @@ def _versions(found: Any, scope: Scope, with_vector: bool) -> list[Version]:
                 vector=vectors[i] if vectors is not None else None,
                 value_json=meta.get(VALUE_KEY),
                 chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
+                ttl=float(meta[TTL_KEY]) if TTL_KEY in meta else None,
+                expires_at=from_epoch(meta[EXPIRES_KEY]) if EXPIRES_KEY in meta else None,
             )
         )
     return out
@@ -159,7 +163,12 @@ def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool 
             documents=[v.memory.text for v in chunk],
             metadatas=[
                 memory_metadata(
-                    v.memory, key=v.key, value_json=v.value_json, chain_start=v.chain_start
+                    v.memory,
+                    key=v.key,
+                    value_json=v.value_json,
+                    chain_start=v.chain_start,
+                    ttl=v.ttl,
+                    expires_at=v.expires_at,
                 )
                 for v in chunk
             ],

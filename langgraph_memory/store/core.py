@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from chromadb.api import ClientAPI
 from chromadb.errors import NotFoundError as ChromaNotFoundError
@@ -36,13 +36,21 @@ from langgraph_memory.errors import (
     AdminRequiredError,
     EmbeddingMismatchError,
     InvalidMemoryError,
+    InvalidScopeError,
     MemoryArchivedError,
     MemoryNotFoundError,
     StoreClosedError,
 )
 from langgraph_memory.model import Decision, Memory, utc
-from langgraph_memory.scope import ADMIN_KINDS, Scope, ScopeKind, check_scope_kind
-from langgraph_memory.store import decision_log, layout
+from langgraph_memory.scope import (
+    ADMIN_KINDS,
+    NAMESPACE_KIND,
+    OWNER_KINDS,
+    Scope,
+    ScopeKind,
+    check_scope_kind,
+)
+from langgraph_memory.store import decision_log, dependents, layout
 from langgraph_memory.store.collection_io import fetch, free_ids, insert, max_batch
 from langgraph_memory.store.engine import Engine, open_engine
 from langgraph_memory.store.records import CHAIN_KEY
@@ -65,6 +73,8 @@ class StoreCore:
         path: str | os.PathLike[str] | None,
         client: ClientAPI | None,
         embeddings: Embeddings,
+        *,
+        dims: int | None = None,
     ) -> None:
         from langgraph_memory.embeddings import embedder_name
 
@@ -72,11 +82,15 @@ class StoreCore:
         self.embedder_name = embedder_name(embeddings)
         #: Whether this core may write org scopes (``MemoryStore.admin``).
         self.admin = False
+        #: The dimension the caller says the embedder has (``index={"dims": ...}``).
+        self.dims = dims
         self._closed = False
         self.engine = open_engine(path, client)
         try:
             with self.engine.gate.shared():
                 self._check_embedder()
+            if dims is not None and self.engine.dimension not in (0, dims):
+                self._dims_mismatch(self.engine.dimension, "this store holds")
         except BaseException:
             self.close()  # a refused open must not keep the directory locked
             raise
@@ -169,6 +183,8 @@ class StoreCore:
             )
         engine = self.live()
         for vector in vectors:
+            if self.dims is not None and len(vector) != self.dims:
+                self._dims_mismatch(len(vector), "the embedder returned")
             if engine.dimension == 0:
                 with engine.gate.shared():
                     layout.write_config(
@@ -181,6 +197,12 @@ class StoreCore:
                     f"{engine.dimension}-dimensional vectors from {self.embedder_name!r}; "
                     "use the embedder the store was built with"
                 )
+
+    def _dims_mismatch(self, found: int, what: str) -> NoReturn:
+        raise EmbeddingMismatchError(
+            f"index dims is {self.dims}, but {what} {found}-dimensional vectors from "
+            f"{self.embedder_name!r}; set dims to {found} or pass the embedder you meant"
+        )
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One checked vector per text, in one embedder call."""
@@ -232,11 +254,28 @@ class StoreCore:
 
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
         """Every scope that holds data, optionally only of one kind, sorted."""
-        found = layout.registered_scopes(self.live().registry)
         if kind is not None:
             kind = check_scope_kind(kind)
-            found = [s for s in found if s.kind == kind]
-        return found
+        return layout.registered_scopes(self.live().registry, kind)
+
+    def scopes_under(self, prefix: tuple[str, ...]) -> list[Scope]:
+        """The scopes whose namespace starts with ``prefix``, sorted: the scopes a
+        BaseStore search of that prefix reads. Indexed lookups only, so a search of
+        one user's namespace costs the same among a thousand users as alone."""
+        if not prefix:
+            return self.scopes()
+        registry = self.live().registry
+        found = layout.namespace_scopes_under(registry, prefix)
+        if len(prefix) == 1 and prefix[0] in OWNER_KINDS:
+            found += layout.registered_scopes(registry, check_scope_kind(prefix[0]))
+        elif len(prefix) == 2 and prefix[0] in OWNER_KINDS:
+            try:
+                owner = Scope.from_namespace(prefix)
+            except InvalidScopeError:  # no scope has this namespace: none is under it
+                return found
+            if owner.kind != NAMESPACE_KIND:
+                found.append(owner)  # a scope never written has no collections: reads skip it
+        return sorted(set(found))
 
     # -- versions --------------------------------------------------------------------
 
@@ -307,7 +346,10 @@ class StoreCore:
         The order makes a crash safe: the archived copy is written to history
         first, the successor added next, the old active record deleted last.
         A crash in between leaves a record in both collections, which
-        ``finish_interrupted_moves`` completes on the next open.
+        ``finish_interrupted_moves`` completes on the next open. Active
+        reflections resting on a closed version are archived next, and the
+        reason logged (see ``dependents``): one more read, and three more writes
+        when there are any.
         """
         for old, _ in pairs:
             if when < old.memory.created_at:
@@ -316,6 +358,15 @@ class StoreCore:
                     f"({old.memory.created_at.isoformat()}); a version cannot close before "
                     "it opens"
                 )
+        self._move(cols, pairs, when)
+        self._archive_resting(cols, pairs, when)
+
+    def _move(
+        self,
+        cols: layout.ScopeCollections,
+        pairs: Sequence[tuple[Version, Version | None]],
+        when: datetime,
+    ) -> None:
         archived = [replace(old, memory=replace(old.memory, valid_until=when)) for old, _ in pairs]
         successors = [new for _, new in pairs if new is not None]
 
@@ -347,6 +398,29 @@ class StoreCore:
             ]
             self.add_active(cols, versions)
         return [v.memory for v in versions]
+
+    def _archive_resting(
+        self,
+        cols: layout.ScopeCollections,
+        pairs: Sequence[tuple[Version, Version | None]],
+        when: datetime,
+    ) -> None:
+        """Archive the active reflections resting on the versions just closed, and
+        log why (see ``dependents``). One read of the scope's reflections."""
+        closed = {
+            old.memory.id: "archived" if new is None else "replaced by an update"
+            for old, new in pairs
+        }
+        found = dependents.resting_on([cols.active], cols.scope, closed)
+        if not found:
+            return
+        # Vectors go to history with the records: read them for these alone.
+        resting = fetch(cols.active, cols.scope, ids=[v.memory.id for v in found], with_vector=True)
+        # A reflection drawn after ``when`` (a replay's times) closes when it was drawn:
+        # a version cannot close before it opens, and the source's archive must not fail.
+        at = max([when, *(v.memory.created_at for v in resting)])
+        self._move(cols, [(v, None) for v in resting], at)
+        self.append_log(cols.scope, dependents.archive_decisions(resting, closed), at)
 
     def add_active(self, cols: layout.ScopeCollections, versions: Sequence[Version]) -> None:
         """Write new active versions, and index them."""

@@ -12,7 +12,11 @@ query can never forget the scope filter and stays as fast as an unfiltered one:
 Keeping closed versions out of the active collection means the hot path never
 needs a ``where`` filter (a filtered query cost 40x an unfiltered one here).
 The registry collection lists the scopes and records the embedder's name and
-dimension; the reviews collection holds the reviews between scopes (see ``reviews``).
+dimension. A ``namespace`` scope's entry also holds, under ``ns1``, ``ns2`` ...,
+the ids of its namespace's prefixes (``("memories", "alice", "prefs")``:
+``ns1="memories"``, ``ns2="memories.alice"``, ``ns3="memories.alice.prefs"``),
+so the scopes under a prefix are one equality lookup, however many scopes exist.
+The reviews collection holds the reviews between scopes (see ``reviews``).
 
 >>> collection_names(Scope("user", "alice"))[0].startswith("lgm-")
 True
@@ -31,7 +35,7 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
 
-from langgraph_memory.scope import Scope
+from langgraph_memory.scope import NAMESPACE_KIND, Scope, ScopeKind, namespace_id
 
 REGISTRY = "langgraph_memory_registry"
 SCHEMA_VERSION = 1
@@ -107,9 +111,27 @@ def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> Scope
         ids=[scope_hash(scope)],
         embeddings=dummy_vectors(1),
         documents=[scope.key],
-        metadatas=[{"kind": scope.kind, "scope_id": scope.id, "created_at": time.time()}],
+        metadatas=[
+            {
+                "kind": scope.kind,
+                "scope_id": scope.id,
+                "created_at": time.time(),
+                **_prefix_ids(scope),
+            }
+        ],
     )
     return ScopeCollections(scope, handles[0], handles[1], handles[2])
+
+
+def _prefix_key(depth: int) -> str:
+    return f"ns{depth}"
+
+
+def _prefix_ids(scope: Scope) -> dict[str, str]:
+    if scope.kind != NAMESPACE_KIND:
+        return {}
+    labels = scope.namespace
+    return {_prefix_key(n): namespace_id(labels[:n]) for n in range(1, len(labels) + 1)}
 
 
 def open_scope(client: ClientAPI, scope: Scope) -> ScopeCollections | None:
@@ -131,11 +153,33 @@ def drop_scope(client: ClientAPI, registry: Collection, scope: Scope) -> None:
     registry.delete(ids=[scope_hash(scope)])
 
 
-def registered_scopes(registry: Collection) -> list[Scope]:
-    """Every scope listed in the registry, sorted."""
-    not_config: Any = {"kind": {"$ne": CONFIG_ID}}  # chromadb's Where type is too narrow
-    found = registry.get(where=not_config, include=["documents"])
+def _scopes_where(registry: Collection, where: Any) -> list[Scope]:  # Where is too narrow
+    found = registry.get(where=where, include=["documents"])
     return sorted(Scope.parse(doc) for doc in found["documents"] or [])
+
+
+def registered_scopes(registry: Collection, kind: ScopeKind | None = None) -> list[Scope]:
+    """Every scope listed in the registry (only of ``kind``, if given), sorted."""
+    return _scopes_where(registry, {"kind": {"$ne": CONFIG_ID} if kind is None else kind})
+
+
+def namespace_scopes_under(registry: Collection, prefix: tuple[str, ...]) -> list[Scope]:
+    """The ``namespace`` scopes whose namespace starts with ``prefix`` (non-empty), sorted."""
+    return _scopes_where(registry, {_prefix_key(len(prefix)): namespace_id(prefix)})
+
+
+#: Registry metadata key marking a scope that has held an item with a TTL.
+TTL_MARK = "ttl"
+
+
+def mark_ttl(registry: Collection, scope: Scope) -> None:
+    """Note that a (registered) scope holds items with a TTL, for the sweep to visit."""
+    registry.update(ids=[scope_hash(scope)], metadatas=[{TTL_MARK: True}])
+
+
+def ttl_scopes(registry: Collection) -> list[Scope]:
+    """The scopes that have held an item with a TTL, sorted."""
+    return _scopes_where(registry, {TTL_MARK: True})
 
 
 CONFIG_ID = "__config__"

@@ -21,6 +21,7 @@ hands it to every node and tool.
 
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 import functools
 import os
@@ -33,7 +34,7 @@ from typing import Any, TypeVar, cast
 
 from chromadb.api import ClientAPI
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, Op, Result
+from langgraph.store.base import BaseStore, IndexConfig, Op, Result, TTLConfig
 
 from langgraph_memory.checks import MAX_K, check_id, check_ids, check_k
 from langgraph_memory.errors import (
@@ -58,6 +59,7 @@ from langgraph_memory.model import (
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
 from langgraph_memory.store import backup, basestore, keyword, purging
 from langgraph_memory.store import reviews as reviewing
+from langgraph_memory.store import ttl as ttl_sweep
 from langgraph_memory.store.building import (
     UPDATE_FIELDS,
     check_items,
@@ -69,6 +71,7 @@ from langgraph_memory.store.candidates import Candidate, gather
 from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
+from langgraph_memory.store.indexing import read_index
 from langgraph_memory.store.records import (
     NOT_EPISODE,
     all_of,
@@ -76,6 +79,7 @@ from langgraph_memory.store.records import (
     revalue,
     to_epoch,
 )
+from langgraph_memory.store.ttl import check_ttl_config
 from langgraph_memory.store.version import Hit
 
 __all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore"]
@@ -116,6 +120,11 @@ class MemoryStore(BaseStore):
     ``Embeddings``; the default is the offline MiniLM embedder. The store
     records which embedder built it and refuses another.
 
+    As a LangGraph ``BaseStore`` it takes LangGraph's ``index=`` (an
+    ``IndexConfig``: ``embed``, ``dims``, ``fields``; see ``store/indexing.py``) and
+    ``ttl=`` (a ``TTLConfig``; expiry archives, see ``store/ttl.py``), and
+    namespaces of any depth (see ``scope``).
+
     Every method takes the scope first, as a ``Scope``, ``"kind:id"`` or a
     namespace tuple, and ``now=`` wherever time matters (default: the clock).
     Times must be timezone-aware (``datetime(..., tzinfo=timezone.utc)``): a naive
@@ -129,7 +138,7 @@ class MemoryStore(BaseStore):
     ['User is vegetarian.']
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -137,18 +146,29 @@ class MemoryStore(BaseStore):
         *,
         client: ClientAPI | None = None,
         embeddings: Embeddings | None = None,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
     ) -> None:
         if path is not None and client is not None:
             raise ValueError(
                 "pass either path= (an embedded store) or client= (any chromadb client), not both"
             )
+        indexing = read_index(index, embeddings)
+        self.ttl_config = check_ttl_config(ttl)
+        embeddings = indexing.embeddings
         if embeddings is None:
             from langgraph_memory.embeddings import default_embeddings
 
             embeddings = default_embeddings()
+        self.index_config = None if index is None else dict(index)
+        self._fields = indexing.fields
         # Every store on one location in this process shares one engine: its
         # client, collection handles, scope locks and gate (see ``engine``).
-        self._core = StoreCore(path, client, embeddings)
+        self._core = StoreCore(path, client, embeddings, dims=indexing.dims)
+        self._sweeper = ttl_sweep.Sweeper(self.sweep_ttl)
+        minutes = (self.ttl_config or {}).get("sweep_interval_minutes")
+        if minutes is not None:
+            self._sweeper.start(minutes)
 
     @property
     def embeddings(self) -> Embeddings:
@@ -177,8 +197,9 @@ class MemoryStore(BaseStore):
 
         Safe to call twice; ``with MemoryStore(...) as store:`` calls it. Any
         other call on a closed store raises ``StoreClosedError``. (Retiring one
-        memory is :meth:`archive`.)
+        memory is :meth:`archive`.) A TTL sweeper stops first.
         """
+        self._sweeper.stop()
         self._core.close()
 
     def __enter__(self) -> MemoryStore:
@@ -398,7 +419,9 @@ class MemoryStore(BaseStore):
         """Archive an active memory: ``valid_until = now``. Nothing is deleted.
 
         The closed version stays readable with ``get``, ``history`` and
-        ``nearest(..., as_of=...)``; ``purge`` is the hard delete.
+        ``nearest(..., as_of=...)``; ``purge`` is the hard delete. Reflections
+        resting on it are archived with it, the reason logged (any version that
+        closes, by an update too, takes them along: see ``store/dependents.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -664,12 +687,13 @@ class MemoryStore(BaseStore):
         *,
         metadata: Mapping[str, Scalar | Sequence[Scalar]] | None = None,
         created_before: datetime | None = None,
+        created_after: datetime | None = None,
         archived: bool = False,
     ) -> list[Memory]:
         """The scope's active memories whose ``metadata`` holds all the given
         values (a list of values: any of them), oldest first (one read per
-        collection); with ``created_before``, only those created earlier; with
-        ``archived=True``, closed versions too.
+        collection); with ``created_before`` (``created_after``), only those created
+        earlier (later); with ``archived=True``, closed versions too.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -688,6 +712,9 @@ class MemoryStore(BaseStore):
         if created_before is not None:
             before = to_epoch(utc(created_before, "created_before"))
             clauses.append({"created_at": {"$lt": before}})
+        if created_after is not None:
+            after = to_epoch(utc(created_after, "created_after"))
+            clauses.append({"created_at": {"$gt": after}})
         cols = self._core.collections(scope)
         if cols is None:
             return []
@@ -977,13 +1004,13 @@ class MemoryStore(BaseStore):
     @_fresh
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
         """Hard-delete memories: every version of each listed memory, the episodes
-        they were taken from (the words that said them) and every log entry about
-        them, or, with ``ids=None``, the whole scope. Memories that named a purged
-        one in their ``sources`` lose that link. Reviews go too: those that proposed
-        a purged memory (for a whole scope, every review from or into it), and the
-        copies their approvals made in wider scopes (the person's words, wherever
-        they went). An org scope is purged only through an admin view, but a
-        person's purge reaches the copies in it.
+        they were taken from (the words that said them), the reflections drawn from
+        them, and every log entry about them, or, with ``ids=None``, the whole scope.
+        Other memories that named a purged one in their ``sources`` lose that link.
+        Reviews go too: those that proposed a purged memory (for a whole scope, every
+        review from or into it), and the copies their approvals made in wider scopes
+        (the person's words, wherever they went). An org scope is purged only through
+        an admin view, but a person's purge reaches the copies in it.
 
         Then the storage is compacted so that the deleted text is gone from
         disk, not just unlinked (see ``compaction``). Texts of purged memories
@@ -1043,10 +1070,48 @@ class MemoryStore(BaseStore):
     @_fresh
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run LangGraph store operations (see ``basestore``)."""
-        return basestore.run_ops(self._core, list(ops))
+        return basestore.run_ops(self._core, list(ops), fields=self._fields)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: the same code, run in a worker thread."""
         import asyncio
 
         return await asyncio.to_thread(self.batch, list(ops))
+
+    @_fresh
+    def sweep_ttl(self, *, now: datetime | None = None) -> int:
+        """Archive every BaseStore item whose TTL ran out (see ``store/ttl.py``);
+        returns how many. Each closes at its expiry time and stays in ``history``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.put(("user", "a"), "k", {"text": "Likes tea."}, ttl=10)
+        >>> s.sweep_ttl(), s.get(("user", "a"), "k") is not None
+        (0, True)
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return ttl_sweep.sweep(self._core, when)
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Run :meth:`sweep_ttl` now and every ``sweep_interval_minutes`` (default: the
+        TTLConfig's, else 5) in a daemon thread, until :meth:`stop_ttl_sweeper` or
+        ``close()``. The future resolves when the thread ends.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> done = s.start_ttl_sweeper(60)
+        >>> s.stop_ttl_sweeper(timeout=10), done.result(timeout=10)
+        (True, None)
+        """
+        configured = (self.ttl_config or {}).get("sweep_interval_minutes")
+        return self._sweeper.start(
+            sweep_interval_minutes or configured or ttl_sweep.DEFAULT_SWEEP_MINUTES
+        )
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the TTL sweeper thread; True once it has ended."""
+        return self._sweeper.stop(timeout)

@@ -19,7 +19,7 @@ from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.model import Decision, Review
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import compaction, layout, reviews
+from langgraph_memory.store import compaction, dependents, layout, reviews
 from langgraph_memory.store.collection_io import fetch
 from langgraph_memory.store.engine import Engine
 from langgraph_memory.store.records import (
@@ -211,19 +211,26 @@ def purge_chains(
 
     An episode a purged version names in its ``sources`` (the user's words it
     was taken from) goes with it: a hard delete of a fact that left the words
-    that said it would not erase it. Other memories that cited a purged one
-    lose that link. A decision goes when it created, changed or removed a purged version, when
-    it belongs to the same turn as one that does and names no memory itself
-    (a failed or rejected fact of that turn), or when its fact or text is a
-    purged text. Decisions that only showed a purged memory to the model keep
-    their place in the log with that memory's id and text replaced by
-    ``[purged]``. Returns the counts and the purged version ids.
+    that said it would not erase it. So does every reflection resting on a
+    purged version (see ``dependents``), active or archived. Other memories that
+    cited a purged one lose that link. A decision goes when it created, changed
+    or removed a purged version, when it belongs to the same turn as one that
+    does and names no memory itself (a failed or rejected fact of that turn), or
+    when its fact or text is a purged text. Decisions that only showed a purged
+    memory to the model keep their place in the log with that memory's id and
+    text replaced by ``[purged]``. Returns the counts and the purged version ids.
     """
     versions = _chains(cols, scope, keys)
     cited = _cited_episodes(cols, scope, versions) - set(keys)
     if cited:
         keys = sorted({*keys, *cited})
         versions += _chains(cols, scope, sorted(cited))
+    # A reflection drawn from a purged memory, archived or not, would keep what it said.
+    gone = {v.memory.id for v in versions}
+    resting = {v.key for v in dependents.resting_on([cols.active, cols.history], scope, gone)}
+    if resting - set(keys):
+        versions += _chains(cols, scope, sorted(resting - set(keys)))
+        keys = sorted({*keys, *resting})
     where = {CHAIN_KEY: {"$in": keys}}
     ids = {v.memory.id for v in versions}
     texts = {_plain(v.memory.text) for v in versions}

@@ -43,6 +43,10 @@ VALUE_KEY = "value_json"
 CHAIN_START = "key_created_at"
 #: Metadata key holding a memory's ``sources``, comma-joined.
 SOURCES = "sources"
+#: Metadata keys of a BaseStore TTL: the minutes an item lives after a write or a
+#: refreshing read, and when it expires (float epoch seconds, so ``$lte`` finds it).
+TTL_KEY = "ttl_minutes"
+EXPIRES_KEY = "expires_at"
 
 
 def to_epoch(value: datetime) -> float:
@@ -61,6 +65,8 @@ def memory_metadata(
     key: str,
     value_json: str | None = None,
     chain_start: datetime | None = None,
+    ttl: float | None = None,
+    expires_at: datetime | None = None,
 ) -> dict[str, Scalar]:
     """The Chroma metadata of one memory version."""
     meta: dict[str, Scalar] = {
@@ -85,6 +91,9 @@ def memory_metadata(
         meta["event_time"] = to_epoch(memory.event_time)
     if value_json is not None:
         meta[VALUE_KEY] = value_json
+    if ttl is not None and expires_at is not None:
+        meta[TTL_KEY] = float(ttl)
+        meta[EXPIRES_KEY] = to_epoch(expires_at)
     for name, value in memory.metadata.items():
         meta[USER_PREFIX + name] = value
     return meta

@@ -198,6 +198,12 @@ def _provenance(review_id: str, source: Scope, memory_id: str) -> dict[str, str]
 
 
 def _check_upward(source: Scope, target: Scope) -> None:
+    for scope in (source, target):
+        if scope.kind not in BREADTH:
+            raise InvalidArgumentError(
+                f"{scope.key} is a {scope.kind} scope (a LangGraph namespace of its own); a "
+                f"review moves a memory between {', '.join(BREADTH)} scopes"
+            )
     if BREADTH[target.kind] <= BREADTH[source.kind]:
         wider = [k for k, b in BREADTH.items() if b > BREADTH[source.kind]]
         raise InvalidArgumentError(

@@ -12,8 +12,8 @@ Plain records, no I/O: ``collection_io`` reads and writes them in Chroma.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 
 from langgraph_memory.model import Memory
 
@@ -35,16 +35,32 @@ class Hit:
 
 @dataclass(frozen=True)
 class Version:
-    """A memory as stored: the record plus its chain key and vector."""
+    """A memory as stored: the record plus its chain key and vector, and, for an
+    item put with a BaseStore TTL, its time to live in minutes and when it expires
+    (a write or a refreshing read sets it to that time plus the TTL)."""
 
     memory: Memory
     key: str
     vector: list[float] | None = None
     value_json: str | None = None
     chain_start: datetime | None = None  # when the chain's first version opened
+    ttl: float | None = None
+    expires_at: datetime | None = None
 
     def successor(self, memory: Memory, vector: list[float], value_json: str | None) -> Version:
-        """The version that replaces this one in the same chain."""
-        return Version(
-            memory, self.key, vector, value_json, self.chain_start or self.memory.created_at
+        """The version that replaces this one in the same chain; a TTL carries over,
+        counted from the new version's creation."""
+        start = self.chain_start or self.memory.created_at
+        return Version(memory, self.key, vector, value_json, start).with_ttl(self.ttl)
+
+    def with_ttl(self, minutes: float | None) -> Version:
+        """This version living ``minutes`` from its creation (None: no expiry)."""
+        if minutes is None:
+            return replace(self, ttl=None, expires_at=None)
+        return replace(
+            self, ttl=minutes, expires_at=self.memory.created_at + timedelta(minutes=minutes)
         )
+
+    def expired(self, now: datetime) -> bool:
+        """Whether its TTL ran out at or before ``now``."""
+        return self.expires_at is not None and self.expires_at <= now

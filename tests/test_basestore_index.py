@@ -1,0 +1,117 @@
+"""``MemoryStore(index=IndexConfig)`` and ``put(index=...)``: LangGraph's indexing
+options where they fit a store that always embeds, clear errors where they do not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph.store.base import PutOp
+
+from langgraph_memory import EmbeddingMismatchError, InvalidArgumentError, MemoryStore
+from langgraph_memory.embeddings import LocalMiniLM
+
+NS = ("docs", "alice")
+TAX = "Notes on income tax law and deductions."
+PIZZA = "Margherita pizza with fresh basil."
+
+
+def test_embed_and_dims(tmp_path: Path) -> None:
+    fake = DeterministicFakeEmbedding(size=8)
+    with MemoryStore(tmp_path, index={"embed": fake, "dims": 8}) as store:
+        assert store.embeddings is fake
+        assert store.index_config == {"embed": fake, "dims": 8}
+        store.put(NS, "k", {"text": "Likes tea."})
+        assert store.search(NS, query="tea")[0].key == "k"
+    # The store recorded 8 dimensions: another dims is refused when it opens.
+    with pytest.raises(EmbeddingMismatchError, match="dims is 16"):
+        MemoryStore(tmp_path, index={"embed": fake, "dims": 16})
+
+
+def test_dims_is_checked_against_the_first_vector(tmp_path: Path) -> None:
+    fake = DeterministicFakeEmbedding(size=8)
+    with MemoryStore(tmp_path, index={"embed": fake, "dims": 384}) as store:
+        with pytest.raises(EmbeddingMismatchError, match="set dims to 8"):
+            store.put(NS, "k", {"text": "Likes tea."})
+        assert store.list_namespaces() == []
+
+
+def test_embed_as_a_function_and_as_a_provider_string(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def embed_texts(texts: list[str]) -> list[list[float]]:
+        return [[float(len(t)), 1.0, 0.5] for t in texts]
+
+    with MemoryStore(tmp_path / "f", index={"embed": embed_texts, "dims": 3}) as store:
+        assert store.embedder_name.endswith("embed_texts")
+        store.put(NS, "k", {"text": "Likes tea."})
+        assert store.get(NS, "k") is not None
+
+    pytest.importorskip("langchain.embeddings", reason="'provider:model' needs langchain")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # constructing the client calls nothing
+    with MemoryStore(tmp_path / "s", index={"embed": "openai:text-embedding-3-small"}) as store:
+        assert store.embedder_name.endswith("OpenAIEmbeddings:text-embedding-3-small")
+
+
+def test_fields_pick_what_a_put_embeds(tmp_path: Path, embedder: LocalMiniLM) -> None:
+    with MemoryStore(tmp_path, index={"embed": embedder, "fields": ["summary"]}) as store:
+        store.put(NS, "a", {"text": PIZZA, "summary": TAX})
+        store.put(NS, "b", {"text": TAX, "summary": PIZZA})
+        assert store.search(NS, query="Italian food")[0].key == "b"  # by its summary
+        # put(index=[...]) overrides the store's fields for that item.
+        store.put(NS, "a", {"text": PIZZA, "summary": TAX}, index=["text"])
+        assert [m.text for m in store.active(NS)] == [PIZZA, PIZZA]  # the text embedded
+    with MemoryStore(tmp_path / "whole", index={"embed": embedder, "fields": ["$"]}) as store:
+        store.put(NS, "k", {"note": "x"})
+        assert [m.text for m in store.active(NS)] == ['{"note": "x"}']  # the whole value
+
+
+def test_index_false_is_stored_and_still_embedded(tmp_path: Path, embedder: LocalMiniLM) -> None:
+    """Every record carries a vector (the memory API's reads rank them), so an item
+    put with ``index=False`` is stored, read and found like any other."""
+    with MemoryStore(tmp_path, embeddings=embedder) as store:
+        store.put(NS, "prompt", {"data": "You are a helpful assistant."}, index=False)
+        item = store.get(NS, "prompt")
+        assert item is not None and item.value == {"data": "You are a helpful assistant."}
+        assert [i.key for i in store.search(NS, query="assistant")] == ["prompt"]
+
+
+@pytest.mark.parametrize(
+    ("index", "match"),
+    [
+        ({"ann_index_config": {"kind": "hnsw"}}, "ann_index_config"),
+        ({"distance_type": "l2"}, "cosine"),
+        ({"dims": 0}, "positive int"),
+        ({"fields": "text"}, "list of JSON paths"),
+        ({"fields": [""]}, "non-empty str"),
+        ({"embed": "text-embedding-3-small"}, "provider:model"),
+        ({"embed": 42}, "Embeddings"),
+        ("openai", "IndexConfig"),
+    ],
+)
+def test_index_options_that_do_not_fit_are_refused(tmp_path: Path, index: Any, match: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=match):
+        MemoryStore(tmp_path, index=index)
+
+
+def test_async_embed_functions_and_two_embedders_are_refused(tmp_path: Path) -> None:
+    async def aembed(texts: list[str]) -> list[list[float]]:
+        return [[1.0] for _ in texts]
+
+    with pytest.raises(InvalidArgumentError, match="sync function"):
+        MemoryStore(tmp_path, index={"embed": aembed})
+    fake = DeterministicFakeEmbedding(size=8)
+    with pytest.raises(InvalidArgumentError, match="once"):
+        MemoryStore(tmp_path, embeddings=fake, index={"embed": DeterministicFakeEmbedding(size=8)})
+    # The same embedder twice, and the store's own distance, are fine.
+    with MemoryStore(tmp_path, embeddings=fake, index={"embed": fake, "distance_type": "cosine"}):
+        pass
+
+
+@pytest.mark.parametrize("index", [[""], "text", [3]])
+def test_bad_put_index_stores_nothing(store: MemoryStore, index: Any) -> None:
+    with pytest.raises(InvalidArgumentError):
+        store.batch([PutOp(NS, "k", {"text": "x"}, index=index)])
+    assert store.get(NS, "k") is None
