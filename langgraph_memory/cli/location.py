@@ -93,9 +93,21 @@ def store_directory(path: str | None) -> Path:
     return Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).absolute()
 
 
-def open_store(args: argparse.Namespace, *, create: bool = False) -> MemoryStore:
+def open_store(
+    args: argparse.Namespace, *, create: bool = False, admin: bool = False
+) -> MemoryStore:
     """The store the command line names; ``create=False`` (every command that only
-    reads, and purge) refuses a directory that holds no store instead of making one."""
+    reads, and purge) refuses a directory that holds no store instead of making one.
+    ``admin=True`` (``--admin``): its admin view, which may write org scopes."""
+    store = _open(args, create=create)
+    if not admin:
+        return store
+    view = store.admin()
+    store.close()  # the view holds the store open
+    return view
+
+
+def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:
     from langgraph_memory.store import MemoryStore
 
     if args.server is not None:
