@@ -9,6 +9,7 @@ import json
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -438,3 +439,91 @@ def test_cli_import_restores_and_refuses_a_full_scope(
     assert "is not a JSON export" in capsys.readouterr().err
     assert main(["import", "--path", target, "--user", "carol", "--in", str(tmp_path / "no")]) == 1
     assert "error: cannot read" in capsys.readouterr().err
+
+
+# -- a person's whole data, across backends, to the byte --------------------------------
+
+
+@contextmanager
+def holding(store: MemoryStore) -> Iterator[BackgroundWriter]:
+    """A background writer on ``store`` that accepts turns and applies none of them
+    until the block ends: its turns are pending when the store is exported."""
+    release = threading.Event()
+    writer = MemoryWriter(store, model=RulesModel())
+    real = writer.write_turn
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(timeout=120)
+        return real(*args, **kwargs)
+
+    writer.write_turn = held  # type: ignore[method-assign]
+    background = BackgroundWriter(writer, workers=1)
+    try:
+        yield background
+    finally:
+        release.set()
+        background.close()
+
+
+def person(store: MemoryStore) -> None:
+    """Alice's data of every kind: versions, BaseStore values, decisions, a turn
+    through the write path (its episode), a reflection, and reviews into an agent
+    scope, approved, rejected and pending."""
+    ids = fill(store)
+    writer = MemoryWriter(store, model=RulesModel())
+    writer.write_turn("user:alice", [("user", "I prefer email over phone calls.")], now=T0)
+    store.add(
+        "user:alice",
+        "User settles in wherever they move.",
+        kind="reflection",
+        source="reflection",
+        trust="medium",
+        sources=(ids["moved"],),
+        now=T0 + DAY,
+    )
+    email = next(m for m in store.active("user:alice") if m.text.startswith("User prefers"))
+    approved = store.propose("user:alice", email.id, "agent:support", note="common", now=T0)
+    store.approve(approved.id, reason="general", now=T0 + DAY)
+    rejected = store.propose("user:alice", ids["tea"], "agent:support", now=T0)
+    store.reject(rejected.id, reason="personal", now=T0 + DAY)
+    store.propose("user:alice", ids["moved"], "org:acme", now=T0 + 2 * DAY)
+
+
+def exported(store: MemoryStore, scope: str) -> str:
+    return json.dumps(store.export(scope), ensure_ascii=False, indent=2)
+
+
+def round_trip(data: dict[str, str], target: MemoryStore) -> dict[str, str]:
+    """Import every export into the empty ``target`` (its pending turns queued on a
+    writer that holds them), and export again."""
+    with holding(target) as background:
+        for text in data.values():
+            target.import_scope(json.loads(text), requeue=background.requeue)
+        return {scope: exported(target, scope) for scope in data}
+
+
+@pytest.mark.server
+def test_a_persons_export_is_byte_identical_embedded_to_server_and_back(
+    tmp_path: Path, embedder: LocalMiniLM, chroma_server: Any
+) -> None:
+    """Every version, decision, review and queued turn: export -> import into an
+    empty store -> export gives the same JSON, byte for byte, from an embedded
+    store to a server and back to an embedded one."""
+    source = MemoryStore(tmp_path / "source", embeddings=embedder)
+    person(source)
+    with holding(source) as background:
+        background.submit("user:alice", [("user", "I moved to Goa.")], now=T0 + 5 * DAY)
+        background.submit("user:alice", [("user", "I am vegan.")], now=T0 + 6 * DAY)
+        first = {scope: exported(source, scope) for scope in ("user:alice", "agent:support")}
+    alice = json.loads(first["user:alice"])
+    assert len(alice["pending_turns"]) == 2 and len(alice["reviews"]) == 3
+    assert {r["status"] for r in alice["reviews"]} == {"pending", "approved", "rejected"}
+    assert any(m["kind"] == "reflection" for m in alice["memories"])
+    source.close()
+    server = MemoryStore(client=chroma_server.client(f"db{uuid.uuid4().hex}"), embeddings=embedder)
+    on_server = round_trip(first, server)
+    assert on_server == first
+    server.close()
+    back = MemoryStore(tmp_path / "back", embeddings=embedder)
+    assert round_trip(on_server, back) == first
+    back.close()

@@ -191,6 +191,8 @@ def _version_record(version: Version) -> dict[str, Any]:
         key_created_at=start.isoformat(),
         value_json=version.value_json,
     )
+    # Chroma keeps no order of metadata keys: sorted, an export is one text per data.
+    record["metadata"] = dict(sorted(record["metadata"].items()))
     if version.ttl is not None and version.expires_at is not None:
         record.update(ttl_minutes=version.ttl, expires_at=version.expires_at.isoformat())
     return record
