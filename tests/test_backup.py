@@ -445,9 +445,9 @@ def test_cli_import_restores_and_refuses_a_full_scope(
 
 
 @contextmanager
-def holding(store: MemoryStore) -> Iterator[BackgroundWriter]:
-    """A background writer on ``store`` that accepts turns and applies none of them
-    until the block ends: its turns are pending when the store is exported."""
+def holding(store: MemoryStore, **options: Any) -> Iterator[BackgroundWriter]:
+    """A background writer on ``store`` (one worker, ``options``) that accepts turns
+    and applies none of them until the block ends: its turns stay pending."""
     release = threading.Event()
     writer = MemoryWriter(store, model=RulesModel())
     real = writer.write_turn
@@ -457,7 +457,7 @@ def holding(store: MemoryStore) -> Iterator[BackgroundWriter]:
         return real(*args, **kwargs)
 
     writer.write_turn = held  # type: ignore[method-assign]
-    background = BackgroundWriter(writer, workers=1)
+    background = BackgroundWriter(writer, workers=1, **options)
     try:
         yield background
     finally:
