@@ -6,18 +6,33 @@ Run it on the benchmark data folder (nothing is downloaded, no model is called):
     python -m benchmarks.graph_overhead --data ../shared/data --quick
 
 1. ``graph.invoke`` of a one-node chat graph (agent = a zero-latency ``ScriptedChatModel``
-   that always answers "Noted."), three ways, same model, same turns, taking turns block by
+   that always answers "Noted."), four ways, same model, same turns, taking turns block by
    block (``store_latency.time_paths``): without memory (the baseline); with the read node
    only; and with ``add_memory(..., write="deferred")``: read node + write node handing the turn
    to a ``BackgroundWriter`` (``RulesModel`` writer) whose workers write while later invokes
-   run. The scope is pre-filled with ``--prefill`` LoCoMo turns. Medians and the ratio to the
-   baseline; the time to drain the queue afterwards is reported for context.
+   run, once as it comes (each read waits for the scope's queued turns, ``wait_for_writes``;
+   the turns come back to back, so that is the previous turn's write) and once with
+   ``wait_for_writes=0``. The scope is pre-filled with ``--prefill`` LoCoMo turns. Medians and
+   the ratio to the baseline; the time to drain the queue afterwards is reported for context.
 2. ``MemoryWriter.write_turn`` per LoCoMo turn with a zero-latency scripted chat model that
    returns LoCoMo's observation facts (``write_cost.OracleAnswers``) and ADD: the time spent
    in the chat model (prompt token counting of the fake included) and in the embedder are
    measured and subtracted, leaving the write path's own work (gate, prompts, parsing, store
    reads and writes, decision log). Its baseline: ``add_many`` of the same facts into a bare
    scope of the same store, minus embedding (the least any write path must do).
+3. The event loop under ``graph.ainvoke`` with ``--users`` (8) users at once, each sending
+   ``--user-turns`` turns one after another to the graph of part 1 with memory (read node +
+   deferred write), each user in a scope of their own pre-filled with ``--user-prefill``
+   LoCoMo turns. A ticker task on the same loop sleeps 1 ms at a time and records the gap
+   between its wake-ups: the longest gap is the longest the loop could not run anything (a
+   stall). Baseline: the same users and turns on the graph without memory, in the same run.
+   With memory twice: on an embedded store, and on a Chroma server (``chroma run``, started
+   here when the CLI is installed; ``--no-server`` skips it). A probe says why they differ:
+   how long another Python thread waits while a store write runs (Chroma's embedded client
+   holds the GIL while it writes; over HTTP the wait is a socket's, which frees it). The
+   longest garbage collection in each run is reported too (it holds the GIL as well), and
+   the server run is repeated after ``gc.freeze()``, as a server does once it has loaded.
+   Target: the longest stall with memory <= 20 ms.
 
 Medians are over turns; the embedder is the real LocalMiniLM unless ``--fake-embedder``.
 """
@@ -25,18 +40,26 @@ Medians are over turns; the embedder is the real LocalMiniLM unless ``--fake-emb
 from __future__ import annotations
 
 import argparse
+import asyncio
+import gc
 import os
 import platform
 import shutil
+import socket
+import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 from uuid import UUID
 
+import chromadb
 import numpy as np
+from chromadb.config import Settings
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import BaseMessage, SystemMessage
@@ -184,6 +207,16 @@ def bench_invoke(
             builder = agent_builder(chat)
             add_memory(builder, "agent", store=store, writer=background, write="deferred")
             deferred = builder.compile()
+            builder = agent_builder(chat)
+            add_memory(
+                builder,
+                "agent",
+                store=store,
+                writer=background,
+                write="deferred",
+                wait_for_writes=0,
+            )
+            no_wait = builder.compile()
 
             def call(graph: CompiledStateGraph[Any]) -> QueryPath:
                 return QueryPath(
@@ -196,6 +229,7 @@ def bench_invoke(
                     "no_memory": call(plain),
                     "read_only": call(read_only),
                     "deferred_memory": call(deferred),
+                    "deferred_no_wait": call(no_wait),
                 },
                 min(WARMUP, len(turns) - n_timed),
                 n_timed,
@@ -213,6 +247,7 @@ def bench_invoke(
         **out,
         "ratio_read_only_over_no_memory": ratio(out["read_only"], base),
         "ratio_deferred_over_no_memory": ratio(out["deferred_memory"], base),
+        "ratio_deferred_no_wait_over_no_memory": ratio(out["deferred_no_wait"], base),
         "added_ms_deferred_p50": out["deferred_memory"]["p50_ms"] - base["p50_ms"],
         "background": {
             "drain_after_timing_s": drain,
@@ -298,12 +333,268 @@ def bench_write_path(
     return out
 
 
+#: The ticker's sleep: a gap between its wake-ups longer than this is time the loop was busy.
+TICK_S = 0.001
+
+
+class GcPauses:
+    """The longest garbage collection of each generation while installed (a collection
+    holds the GIL, so it stalls the loop whichever thread triggered it)."""
+
+    def __init__(self) -> None:
+        self.longest: dict[int, float] = {}
+        self._began = 0.0
+
+    def __enter__(self) -> GcPauses:
+        gc.callbacks.append(self._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._note)
+
+    def _note(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+            return
+        gen = int(info["generation"])
+        self.longest[gen] = max(self.longest.get(gen, 0.0), time.perf_counter() - self._began)
+
+
+async def loop_gaps(
+    graph: CompiledStateGraph[Any], turns: Sequence[str], users: int, per: int
+) -> dict[str, Any]:
+    """Run ``users`` users at once on ``graph.ainvoke``, ``per`` turns each, one after
+    another, while a ticker records the gaps between its 1 ms sleeps; the stall stats."""
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(TICK_S)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    async def user(i: int) -> None:
+        config: Any = {"configurable": {"user_id": f"{USER}-{i}"}}
+        for j in range(per):
+            text = turns[(i * per + j) % len(turns)]
+            await graph.ainvoke({"messages": [("user", text)]}, config)
+
+    ticking = asyncio.create_task(ticker())
+    await asyncio.sleep(0.05)  # the ticker runs before the users start
+    with GcPauses() as pauses:
+        start = time.perf_counter()
+        await asyncio.gather(*(user(i) for i in range(users)))
+        elapsed = time.perf_counter() - start
+    done.set()
+    await ticking
+    stalls = np.maximum(np.asarray(gaps) - TICK_S, 0.0) * 1000.0
+    return {
+        "max_stall_ms": float(stalls.max()),
+        "p99_stall_ms": float(np.percentile(stalls, 99)),
+        "p50_stall_ms": float(np.median(stalls)),
+        "stalls_over_20_ms": int((stalls > 20).sum()),
+        "longest_gc_ms": max(pauses.longest.values(), default=0.0) * 1000,
+        "ticks": len(gaps),
+        "turns": users * per,
+        "turns_per_s": users * per / elapsed,
+    }
+
+
+def gil_probe(store: MemoryStore, vector: Sequence[float], n: int = 30) -> dict[str, float]:
+    """How long one store write holds every other Python thread: ``n`` one-memory
+    ``add_many`` calls in a thread while this one sleeps 1 ms at a time; the write's
+    median time and this thread's longest gap (Chroma's embedded client holds the GIL
+    while it writes, so the gap follows the write)."""
+    durations: list[float] = []
+
+    def write() -> None:
+        for i in range(n):
+            start = time.perf_counter()
+            store.add_many(f"user:{USER}-probe", [f"probe {i}"], vectors=[list(vector)])
+            durations.append(time.perf_counter() - start)
+
+    worker = threading.Thread(target=write)
+    gaps: list[float] = []
+    worker.start()
+    last = time.perf_counter()
+    while worker.is_alive():
+        time.sleep(TICK_S)
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+    worker.join()
+    return {
+        "add_p50_ms": float(np.median(durations)) * 1000,
+        "add_max_ms": max(durations) * 1000,
+        "other_thread_max_gap_ms": max(gaps) * 1000 - TICK_S * 1000,
+    }
+
+
+@contextmanager
+def chroma_server(root: Path) -> Iterator[Any]:
+    """A ``chroma run`` server on a free port (the CLI beside this Python), as a client;
+    None when the CLI is missing or the server does not start in 60 s."""
+    binary = Path(sys.executable).with_name("chroma")
+    if not binary.exists():
+        yield None
+        return
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    settings = Settings(anonymized_telemetry=False)
+    command = [str(binary), "run", "--path", str(root / "server"), "--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                client = chromadb.HttpClient(host="127.0.0.1", port=port, settings=settings)
+                client.heartbeat()
+                break
+            except Exception:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    log("chroma run did not start: the server variant is skipped")
+                    client = None
+                    break
+                time.sleep(0.2)
+        yield client
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def stall_with_memory(
+    store: MemoryStore,
+    chat: ScriptedChatModel,
+    turns: Sequence[str],
+    users: int,
+    per: int,
+    *,
+    freeze: bool = False,
+) -> dict[str, Any]:
+    """Part 3 on one store: the deferred-memory graph, warmed, then timed; ``freeze``
+    moves what the process holds after the warm-up out of the garbage collector's
+    reach (``gc.freeze()``, as servers do after loading), so collections scan only
+    what the turns allocate."""
+    with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as background:
+        builder = agent_builder(chat)
+        add_memory(builder, "agent", store=store, writer=background, write="deferred")
+        graph = builder.compile()
+        asyncio.run(loop_gaps(graph, turns, 1, 2))  # imports, first queries
+        if freeze:
+            gc.collect()
+            gc.freeze()
+        try:
+            out = asyncio.run(loop_gaps(graph, turns, users, per))
+        finally:
+            gc.unfreeze()
+        background.flush()
+        stats = background.stats
+    out["background"] = {"applied": stats.applied, "failed": stats.failed}
+    return out
+
+
+def bench_loop_stall(
+    root: Path,
+    emb: Embeddings,
+    turns: Sequence[str],
+    prefill: Sequence[str],
+    users: int,
+    per: int,
+    *,
+    server: bool = True,
+) -> dict[str, Any]:
+    """Part 3: the longest event-loop stalls with ``users`` concurrent users, without
+    memory, with memory on an embedded store and on a Chroma server (see the module
+    docstring)."""
+    chat = ScriptedChatModel(default="Noted.")
+    plain = agent_builder(chat).compile()
+    asyncio.run(loop_gaps(plain, turns, 1, 2))
+    out: dict[str, Any] = {"no_memory": asyncio.run(loop_gaps(plain, turns, users, per))}
+    with MemoryStore(root / "stall", embeddings=emb) as store:
+        for i in range(users):
+            store.add_many(f"user:{USER}-{i}", list(prefill))
+        out["memory_embedded"] = stall_with_memory(store, chat, turns, users, per)
+        out["gil_probe_embedded"] = gil_probe(store, emb.embed_query("probe"))
+    if server:
+        with chroma_server(root) as client:
+            if client is not None:
+                with MemoryStore(client=client, embeddings=emb) as store:
+                    for i in range(users):
+                        store.add_many(f"user:{USER}-{i}", list(prefill))
+                    out["memory_server"] = stall_with_memory(store, chat, turns, users, per)
+                    out["memory_server_gc_frozen"] = stall_with_memory(
+                        store, chat, turns, users, per, freeze=True
+                    )
+                    out["gil_probe_server"] = gil_probe(store, emb.embed_query("probe"))
+    return {
+        **out,
+        "users": users,
+        "turns_per_user": per,
+        "prefill_per_user": len(prefill),
+        "target_max_stall_ms": 20.0,
+    }
+
+
 def _ms(s: Stats | None) -> str:
     return "n/a" if s is None else f"{s['p50_ms']:.2f} / {s['p90_ms']:.2f}"
 
 
+def render_stall(s: dict[str, Any]) -> list[str]:
+    """Part 3 as Markdown lines."""
+    lines = [
+        f"## 3. The event loop under `ainvoke`: {s['users']} users at once, "
+        f"{s['turns_per_user']} turns each ({s['prefill_per_user']} memories per user)",
+        "",
+        "| graph | longest stall ms | p99 ms | p50 ms | stalls > 20 ms | longest GC ms | turns/s |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    rows = (
+        ("no_memory", "no memory (baseline)"),
+        ("memory_embedded", "read + deferred write, embedded store"),
+        ("memory_server", "read + deferred write, Chroma server"),
+        ("memory_server_gc_frozen", "the same after `gc.freeze()`"),
+    )
+    for key, label in rows:
+        if key not in s:
+            continue
+        r = s[key]
+        lines.append(
+            f"| {label} | {r['max_stall_ms']:.1f} | {r['p99_stall_ms']:.2f} | "
+            f"{r['p50_stall_ms']:.2f} | {r['stalls_over_20_ms']} | {r['longest_gc_ms']:.1f} "
+            f"| {r['turns_per_s']:.1f} |"
+        )
+    lines.append("")
+    for key, label in (("gil_probe_embedded", "embedded"), ("gil_probe_server", "server")):
+        if key in s:
+            g = s[key]
+            lines.append(
+                f"One-memory `add_many` on the {label} store: p50 {g['add_p50_ms']:.1f} ms "
+                f"(max {g['add_max_ms']:.1f}); another Python thread's longest wait meanwhile "
+                f"{g['other_thread_max_gap_ms']:.1f} ms."
+            )
+    for key in ("memory_embedded", "memory_server", "memory_server_gc_frozen"):
+        if key in s:
+            worst = s[key]["max_stall_ms"]
+            verdict = "met" if worst <= s["target_max_stall_ms"] else "MISSED"
+            lines.append(f"Target ({key}): longest stall <= 20 ms: {verdict} ({worst:.1f} ms).")
+    return [*lines, ""]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
-    """The two parts as Markdown tables (p50 / p90 ms)."""
+    """The parts as Markdown tables (p50 / p90 ms)."""
+    env = report["environment"]
+    footer = [
+        f"Total runtime {report['total_seconds']:.0f}s; Python {env['python']}, "
+        f"{env['cpus']} CPUs.",
+    ]
+    if "invoke" not in report:  # --stall-only
+        return "\n".join(
+            ["# Graph overhead of memory", "", *render_stall(report["loop_stall"]), *footer]
+        )
     g = report["invoke"]
     bg = g["background"]
     lines = [
@@ -321,8 +612,13 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"| read + deferred write (`BackgroundWriter`, RulesModel) | {_ms(g['deferred_memory'])} "
         f"| {g['ratio_deferred_over_no_memory']['p50']:.2f}x "
         f"| {g['ratio_deferred_over_no_memory']['p90']:.2f}x |",
+        f"| the same, `wait_for_writes=0` | {_ms(g['deferred_no_wait'])} "
+        f"| {g['ratio_deferred_no_wait_over_no_memory']['p50']:.2f}x "
+        f"| {g['ratio_deferred_no_wait_over_no_memory']['p90']:.2f}x |",
         "",
-        f"Memory adds {g['added_ms_deferred_p50']:.2f} ms to the median turn. Background "
+        f"Memory adds {g['added_ms_deferred_p50']:.2f} ms to the median turn (turns back to "
+        "back, no time between them: each read waits for the previous turn's write, "
+        "`wait_for_writes`; without the wait it reads what is there). Background "
         f"queue: {bg['submitted']} submitted, {bg['applied']} applied, {bg['failed']} failed; "
         f"drained {bg['drain_after_timing_s'] * 1000:.0f} ms after the last invoke.",
         "",
@@ -353,12 +649,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"bare = **{w['ratio_own_over_bare_add']['p50']:.1f}x** (p50); per fact "
             f"{w['own_ms_per_fact_p50']:.2f} vs {w['bare_ms_per_fact_p50']:.2f} ms.",
         ]
-    env = report["environment"]
-    lines += [
-        "",
-        f"Total runtime {report['total_seconds']:.0f}s; Python {env['python']}, "
-        f"{env['cpus']} CPUs.",
-    ]
+    lines += ["", *render_stall(report["loop_stall"]), *footer]
     return "\n".join(lines)
 
 
@@ -374,6 +665,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--turns", type=int, default=200, help="timed invokes per graph")
     p.add_argument("--prefill", type=int, default=1000, help="memories in the scope first")
     p.add_argument("--write-turns", type=int, default=None, help="LoCoMo turns for part 2")
+    p.add_argument("--users", type=int, default=8, help="concurrent users for part 3")
+    p.add_argument("--user-turns", type=int, default=25, help="turns per user in part 3")
+    p.add_argument("--user-prefill", type=int, default=200, help="memories per user, part 3")
+    p.add_argument("--stall-only", action="store_true", help="part 3 only (the event loop)")
+    p.add_argument("--no-server", action="store_true", help="part 3 without a Chroma server")
     p.add_argument("--fake-embedder", action="store_true", help="hashed vectors (tests)")
     p.add_argument("--quick", action="store_true", help="50 invokes, 200 prefill, 150 turns")
     p.add_argument("--out", type=Path, help="write the report as JSON here")
@@ -397,14 +693,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     emb = TimedEmbeddings(inner)
     emb.embed_query("warm up")
     root = Path(tempfile.mkdtemp(prefix="lgm-graph-"))
+    report: dict[str, Any] = {"embedder": "hashed-fake" if args.fake_embedder else LocalMiniLM.name}
     try:
-        log(f"invoke: {n_timed} turns per graph, prefill {len(prefill)}")
-        report: dict[str, Any] = {
-            "embedder": "hashed-fake" if args.fake_embedder else LocalMiniLM.name,
-            "invoke": bench_invoke(root, emb, turns, prefill, n_timed),
-        }
-        log("write path")
-        report["write_path"] = bench_write_path(root, emb, convs[0], args.write_turns)
+        if not args.stall_only:
+            log(f"invoke: {n_timed} turns per graph, prefill {len(prefill)}")
+            report["invoke"] = bench_invoke(root, emb, turns, prefill, n_timed)
+            log("write path")
+            report["write_path"] = bench_write_path(root, emb, convs[0], args.write_turns)
+        log(f"event loop: {args.users} users x {args.user_turns} turns under ainvoke")
+        report["loop_stall"] = bench_loop_stall(
+            root,
+            emb,
+            turns,
+            texts[: args.user_prefill],
+            args.users,
+            args.user_turns,
+            server=not args.no_server,
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     report["environment"] = {

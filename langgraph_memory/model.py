@@ -287,8 +287,9 @@ class Decision:
     decision created (ADD, UPDATE), if any.
 
     ``status`` says how it ended (see ``Status``; a str value is accepted and
-    checked). ``note`` says what the code corrected in the model's answer, or
-    why a fact was rejected; ``error`` is set only when the decision failed.
+    checked). ``note`` says what the code corrected in the model's answer, why a
+    fact was rejected, or why no model was asked (nothing in the scope to compare
+    the fact with); ``error`` is set only when the decision failed.
 
     >>> d = Decision(op=Op.UPDATE, fact="User lives in Pune.", text="User lives in Pune.",
     ...              target_id="0a1b2c3d", shown_ids=("0a1b2c3d",))

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from langgraph_memory import MemoryStore
-from langgraph_memory.errors import StoreLockedError
+from langgraph_memory.errors import InvalidArgumentError, StoreLockedError
 from langgraph_memory.model import Decision, Op, Status
 from langgraph_memory.scope import Scope
 from langgraph_memory.write import MemoryWriter, RulesModel
@@ -27,6 +27,7 @@ from langgraph_memory.write.background import (
     BackgroundWriter,
     QueueFullError,
     WriterClosedError,
+    journal_path,
 )
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
@@ -399,6 +400,143 @@ def test_a_sigkilled_writer_loses_nothing_and_applies_nothing_twice(tmp_path: Pa
     assert sorted(out["decisions"]) == sorted(
         ["ADD", f"turn-{i:02d}", "applied"] for i in range(len(FOODS))
     )
+
+
+# -- the default journal, exit, read-your-writes ---------------------------------------------
+
+
+def test_the_journal_is_in_the_store_directory_by_default(
+    writer: MemoryWriter, store: MemoryStore
+) -> None:
+    path = journal_path(store)
+    assert path == store.path / "journal" / "turns.jsonl"  # type: ignore[operator]
+    with BackgroundWriter(writer) as bg:
+        bg.submit("user:a", said("I'm vegan."), turn_id="t1")
+        assert b'"id":"t1"' in path.read_bytes(), "accepted means on disk"
+        with pytest.raises(StoreLockedError, match=r"close it first .* journal=False"):
+            BackgroundWriter(MemoryWriter(store, model=RulesModel()))
+        assert bg.flush(timeout=10)
+    assert path.read_text() == ""  # compacted on a clean close
+    with BackgroundWriter(writer, journal=False) as bg:  # off on request
+        bg.submit("user:a", said("I live in Pune."))
+        assert bg.flush(timeout=10)
+    assert path.read_text() == ""
+
+
+def test_a_store_without_a_directory_has_no_journal_unless_given_one(
+    embedder: Any, tmp_path: Path
+) -> None:
+    import chromadb
+
+    server_like = MemoryStore(client=chromadb.EphemeralClient(), embeddings=embedder)
+    writer = MemoryWriter(server_like, model=RulesModel())
+    assert journal_path(server_like) is None
+    with BackgroundWriter(writer) as bg:
+        assert "journal=None" in repr(bg)
+        bg.submit("user:a", said("I'm vegan."))
+    with BackgroundWriter(writer, journal=tmp_path / "turns.jsonl") as bg:
+        bg.submit("user:a", said("I live in Pune."))
+        assert bg.flush(timeout=10)
+    assert sorted(m.text for m in server_like.active("user:a", episodes=False)) == [
+        "User is vegan.",
+        "User lives in Pune.",
+    ]
+
+
+def test_exit_timeout_is_checked(writer: MemoryWriter) -> None:
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(InvalidArgumentError, match="exit_timeout must be >= 0"):
+            BackgroundWriter(writer, exit_timeout=bad)
+
+
+def test_wait_is_for_one_scopes_turns_accepted_before_it(
+    writer: MemoryWriter, store: MemoryStore
+) -> None:
+    gate = threading.Event()
+    wrap(writer, lambda scope, turn: scope.key == "user:slow" and gate.wait(10))
+    with BackgroundWriter(writer, workers=2) as bg:
+        bg.submit("user:slow", said("I'm vegan."))
+        bg.submit("user:a", said("I live in Pune."))
+        assert bg.wait("user:a", timeout=10), "a scope does not wait behind another"
+        assert [m.text for m in store.active("user:a", episodes=False)] == ["User lives in Pune."]
+        started = time.monotonic()
+        assert not bg.wait("user:slow", timeout=0.1)
+        assert time.monotonic() - started >= 0.1
+        assert bg.wait("user:nobody", timeout=0), "nothing pending: no wait"
+        gate.set()
+        assert bg.wait(Scope("user", "slow"), timeout=10)
+        assert [m.text for m in store.active("user:slow", episodes=False)] == ["User is vegan."]
+
+
+EXITING = textwrap.dedent(
+    """
+    import logging, sys, time
+    from langgraph_memory import MemoryStore
+    from langgraph_memory.write import MemoryWriter, RulesModel
+    from langgraph_memory.write.background import BackgroundWriter
+
+    store_path, journal, exit_timeout, delay = sys.argv[1:5]
+    logging.basicConfig(stream=sys.stderr, format="%(levelname)s %(message)s")
+    store = MemoryStore(store_path)
+    writer = MemoryWriter(store, model=RulesModel())
+    real = writer.write_turn
+
+    def slow(scope, turn, **kw):
+        time.sleep(float(delay))  # a slow model: turns are still queued at exit
+        return real(scope, turn, **kw)
+
+    writer.write_turn = slow
+    bg = BackgroundWriter(
+        writer, workers=1, journal=journal == "default", exit_timeout=float(exit_timeout)
+    )
+    bg.submit("user:exit", [("user", "I'm allergic to peanuts.")])
+    bg.submit("user:exit", [("user", "I live in Pune.")])
+    print("SUBMITTED", flush=True)
+    # and the script ends: no flush(), no close()
+    """
+)
+
+
+def run_child(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+
+
+def test_a_process_that_exits_without_flush_writes_its_turns_at_exit(tmp_path: Path) -> None:
+    store_path = str(tmp_path / "store")
+    done = run_child(EXITING, store_path, "none", "10", "0.2")  # no journal, 10 s at exit
+    assert done.returncode == 0 and "SUBMITTED" in done.stdout, done.stderr[-3000:]
+    assert "not written" not in done.stderr
+    with MemoryStore(store_path) as store:
+        assert sorted(m.text for m in store.active("user:exit", episodes=False)) == [
+            "User is allergic to peanuts.",
+            "User lives in Pune.",
+        ]
+
+
+def test_turns_the_exit_could_not_wait_for_are_named_and_replayed_next_start(
+    tmp_path: Path,
+) -> None:
+    store_path = str(tmp_path / "store")
+    done = run_child(EXITING, store_path, "default", "0.1", "5")  # too slow for the exit
+    assert done.returncode == 0 and "SUBMITTED" in done.stdout, done.stderr[-3000:]
+    assert "WARNING" in done.stderr and "closed at interpreter exit with 2 turns" in done.stderr
+    assert "kept in the journal" in done.stderr and "turns.jsonl" in done.stderr
+    with MemoryStore(store_path) as store:
+        assert store.active("user:exit", episodes=False) == []
+        with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as bg:
+            assert bg.stats.replayed == 2
+            assert bg.flush(timeout=30)
+        assert sorted(m.text for m in store.active("user:exit", episodes=False)) == [
+            "User is allergic to peanuts.",
+            "User lives in Pune.",
+        ]
 
 
 def test_eight_threads_stating_one_fact_make_one_memory(

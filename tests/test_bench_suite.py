@@ -118,9 +118,12 @@ def test_graph_bench_reports_invoke_ratio_and_write_path(
     data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["--data", str(data), "--turns", "3", "--prefill", "20", "--write-turns", "12"]
-    assert graph_overhead.main([*args, "--fake-embedder"]) == 0
+    stall = ["--users", "3", "--user-turns", "2", "--user-prefill", "10", "--no-server"]
+    assert graph_overhead.main([*args, *stall, "--fake-embedder"]) == 0
     text = capsys.readouterr().out
     assert "no memory (baseline)" in text and "write path's own" in text
+    assert "3 users at once, 2 turns each" in text and "embedded store |" in text
+    assert "another Python thread's longest wait" in text
 
 
 def test_ingest_bench_reports_ratios_vs_default(data: Path, tmp_path: Path) -> None:

@@ -102,6 +102,7 @@ def test_a_speakers_name_is_metadata_not_part_of_the_words(store: MemoryStore) -
 def test_episodes_cost_no_model_call_and_are_kept_when_the_gate_skips_a_turn(
     store: MemoryStore,
 ) -> None:
+    store.add(U, "User lives in Pune.", now=T0)  # a fact to compare with: reconcile asks
     model = scripted(facts("User is vegan."), ADD)
     writer = MemoryWriter(store, model=model)  # type: ignore[arg-type]
     writer.write_turn(U, [("user", "Can you help me write a poem?")], now=T0)
@@ -157,8 +158,7 @@ def test_an_update_adds_its_turns_episode_to_the_sources(store: MemoryStore) -> 
 
 def test_the_model_is_never_shown_an_episode(store: MemoryStore) -> None:
     model = scripted(
-        facts("User lives in Delhi."),
-        ADD,
+        facts("User lives in Delhi."),  # an empty scope: added without a reconcile call
         facts("User lives in Pune."),
         {"op": "UPDATE", "id": 0, "text": "User lives in Pune."},
     )

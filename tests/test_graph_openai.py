@@ -57,10 +57,8 @@ def test_agent_calls_remember_and_the_next_turn_reads_it(
             "You prefer metric units.",
         ],
         extract=[fact, fact],
-        reconcile=[
-            {"op": "ADD", "id": None, "text": "User prefers metric units."},  # the tool's remember
-            {"op": "NOOP", "id": 0, "text": None},  # the write node sees the same fact
-        ],
+        # The tool's remember finds an empty scope: added without a reconcile call.
+        reconcile=[{"op": "NOOP", "id": 0, "text": None}],  # the write node sees the same fact
     )
     stub.default = script
     graph = build_chat_graph(store)  # agent model and writer both from the environment

@@ -64,8 +64,7 @@ def test_env_configured_chat_openai_writes_a_genuine_change(
     stub: OpenAIStub, store: MemoryStore
 ) -> None:
     stub.add(
-        facts("User lives in Delhi."),
-        {"op": "ADD", "id": None, "text": "User lives in Delhi."},
+        facts("User lives in Delhi."),  # an empty scope: added without a reconcile call
         facts("User moved to Pune."),
         {"op": "UPDATE", "id": 0, "text": "User lives in Pune."},
     )
@@ -83,16 +82,15 @@ def test_env_configured_chat_openai_writes_a_genuine_change(
     before = [m for m in store.history(U, upd.result_id) if not m.active]
     assert [(m.text, m.valid_until) for m in before] == [("User lives in Delhi.", T0 + 30 * DAY)]
 
-    assert len(stub.requests) == 4 and stub.remaining == 0 and stub.unanswered == 0
-    assert [r["model"] for r in stub.requests] == ["stub-model"] * 4
+    assert len(stub.requests) == 3 and stub.remaining == 0 and stub.unanswered == 0
+    assert [r["model"] for r in stub.requests] == ["stub-model"] * 3
     assert all(asks_structured(r) for r in stub.requests)
-    assert [is_extraction(r) for r in stub.requests] == [True, False, True, False]
+    assert [is_extraction(r) for r in stub.requests] == [True, True, False]
     assert "I live in Delhi." in said(stub.requests[0], "user")
     assert "2026-03-02 (Monday)" in said(stub.requests[0], "system")
-    assert "(none)" in said(stub.requests[1], "user")
-    reconcile = said(stub.requests[3], "user")
+    reconcile = said(stub.requests[2], "user")
     assert "[0] User lives in Delhi." in reconcile and "New fact: User moved to Pune." in reconcile
-    wire = json.dumps(stub.requests[3])
+    wire = json.dumps(stub.requests[2])
     assert add.result_id not in wire
     assert not re.search(r"\b[0-9a-f]{8}\b", reconcile), "a real memory id reached the model"
     # the decision log keeps what the model said on the wire

@@ -93,12 +93,41 @@ def test_fixture_is_what_the_comments_say() -> None:
     assert conv.turns[5].when.isoformat() == "2023-05-20T10:00:00+00:00"
 
 
-@pytest.mark.parametrize("mode", write_cost.MODES)
+# Calls per turn by variant: extraction (1 for each turn the gate passes) plus reconcile. By
+# default a fact whose scope holds nothing yet costs no call: the first fact of each speaker's
+# scope (and in batched mode every fact of that turn, decided before any is applied).
+CALLS = {
+    "per_fact/always_reconcile": {"D1:2": 3, "D1:4": 2, "D1:5": 1, "D2:2": 4, "D2:4": 2},
+    "per_fact": {"D1:2": 2, "D1:4": 1, "D1:5": 1, "D2:2": 4, "D2:4": 2},
+    "batched/always_reconcile": {"D1:2": 2, "D1:4": 2, "D1:5": 1, "D2:2": 2, "D2:4": 2},
+    "batched": {"D1:2": 1, "D1:4": 1, "D1:5": 1, "D2:2": 2, "D2:4": 2},
+}
+KINDS = {
+    "per_fact/always_reconcile": {"extract": 5, "reconcile": 7},
+    "per_fact": {"extract": 5, "reconcile": 5},
+    "batched/always_reconcile": {"extract": 5, "reconcile": 2, "batch": 2},
+    "batched": {"extract": 5, "reconcile": 1, "batch": 1},
+}
+UNASKED = {
+    "per_fact/always_reconcile": 0,
+    "per_fact": 2,
+    "batched/always_reconcile": 0,
+    "batched": 3,
+}
+
+
+@pytest.mark.parametrize("variant", write_cost.VARIANTS, ids=lambda v: v.label)
 def test_each_turn_costs_what_the_write_path_promises(
-    mode: write_cost.Reconcile, tmp_path: Path, embedder: LocalMiniLM
+    variant: write_cost.Variant, tmp_path: Path, embedder: LocalMiniLM
 ) -> None:
     conv = write_cost.conversation(SAMPLE)
-    costs, kinds, ops = write_cost.replay(conv, mode, embeddings=embedder, workdir=tmp_path)
+    costs, kinds, ops = write_cost.replay(
+        conv,
+        variant.mode,
+        embeddings=embedder,
+        workdir=tmp_path,
+        always_reconcile=variant.always_reconcile,
+    )
     by_turn = {c.dia_id: c for c in costs}
     for dia_id in SKIPPED:
         assert by_turn[dia_id].skipped
@@ -106,16 +135,57 @@ def test_each_turn_costs_what_the_write_path_promises(
     for dia_id, k in FACTS.items():
         cost = by_turn[dia_id]
         assert not cost.skipped and cost.facts == k and cost.errors == 0
-        expected = 1 + k if mode == "per_fact" else (1 if k == 0 else 2)
-        assert cost.calls == expected, (dia_id, k, cost.calls)
+        assert cost.calls == CALLS[variant.label][dia_id], (dia_id, k, cost.calls)
+        assert cost.asked + cost.unasked == k
+        assert cost.calls == write_cost.expected_calls(variant.mode, False, cost.asked)
         assert cost.prompt_tokens > 0
-    # Every fact was reconciled by the oracle into an ADD (a failed or misread prompt would
-    # have become a NOOP or an extraction error).
+    assert sum(c.unasked for c in costs) == UNASKED[variant.label]
+    # Every fact became an ADD: by the oracle's answer, or without a call (a failed or
+    # misread prompt would have become a NOOP or an extraction error).
     assert ops == {"ADD": 7}
-    if mode == "per_fact":
-        assert kinds == {"extract": 5, "reconcile": 7}
-    else:  # batches for the turns with 2 and 3 facts; single facts use the one-fact prompt
-        assert kinds == {"extract": 5, "reconcile": 2, "batch": 2}
+    assert kinds == KINDS[variant.label]
+
+
+def test_the_rules_model_is_counted_like_any_model(tmp_path: Path, embedder: LocalMiniLM) -> None:
+    conv = write_cost.conversation(SAMPLE)
+    for always in (False, True):
+        costs, kinds, _ = write_cost.replay(
+            conv,
+            "per_fact",
+            embeddings=embedder,
+            workdir=tmp_path / str(always),
+            model="rules",
+            always_reconcile=always,
+        )
+        assert kinds["extract"] == len(FACTS), "one extraction per turn the gate passes"
+        facts = sum(c.facts for c in costs)
+        assert facts > 0 and all(c.prompt_tokens == 0 for c in costs), "no prompt to count"
+        # Each speaker's scope starts empty: its first fact costs no call, unless always.
+        scope_of = {t.dia_id: t.scope for t in conv.turns}
+        first = len({scope_of[c.dia_id] for c in costs if c.facts}) if not always else 0
+        assert sum(c.unasked for c in costs) == first
+        assert kinds["reconcile"] == sum(c.asked for c in costs) == facts - first
+        for c in costs:
+            assert c.calls == write_cost.expected_calls("per_fact", c.skipped, c.asked)
+
+
+def test_a_scope_per_session_starts_each_session_empty(
+    tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    conv = write_cost.conversation(SAMPLE)
+    assert conv.turns[5].scope_by("session") == "session:conv-t-2-Ava"
+    costs, _, _ = write_cost.replay(
+        conv, "per_fact", embeddings=embedder, workdir=tmp_path, scope_by="session"
+    )
+    by_turn = {c.dia_id: c for c in costs}
+    # Session 2 starts empty: Sam's first fact there and Ava's only one cost no call.
+    assert {d: by_turn[d].calls for d in FACTS} == {
+        "D1:2": 2,
+        "D1:4": 1,
+        "D1:5": 1,
+        "D2:2": 3,
+        "D2:4": 1,
+    }
 
 
 def test_report_matches_hand_counts(tmp_path: Path, embedder: LocalMiniLM, capsys: Any) -> None:
@@ -128,10 +198,13 @@ def test_report_matches_hand_counts(tmp_path: Path, embedder: LocalMiniLM, capsy
 
     printed = capsys.readouterr().out
     assert "| **mean calls / turn** |" in printed and "target" in printed
+    assert "|   reconcile calls / turn |" in printed
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["conversations"] == ["conv-t"] and report["gate_recall"] is None
-    one, batch = report["modes"]["per_fact"], report["modes"]["batched"]
-    for s in (one, batch):
+    assert (report["model"], report["scope_by"]) == ("oracle", "user")
+    variants = report["variants"]
+    assert list(variants) == [v.label for v in write_cost.VARIANTS]
+    for label, s in variants.items():
         counts = [s[k] for k in ("turns", "skipped", "extracted_no_facts", "extracted_with_facts")]
         assert counts == [9, 4, 1, 4]
         assert s["skip_share"] == pytest.approx(4 / 9)
@@ -140,25 +213,33 @@ def test_report_matches_hand_counts(tmp_path: Path, embedder: LocalMiniLM, capsy
         assert s["mean_facts_per_turn_with_facts"] == pytest.approx(7 / 4)
         assert s["skipped_turns_with_calls"] == 0 and s["turns_off_formula"] == 0
         assert s["extraction_errors"] == 0 and s["observed_facts_on_skipped_turns"] == 0
-    # per fact: 3 + 2 + 1 + 4 + 2 calls; batched: 2 + 2 + 1 + 2 + 2
-    assert one["calls"] == 12 and batch["calls"] == 9
-    assert one["mean_calls_per_turn"] == pytest.approx(12 / 9)
-    assert batch["mean_calls_per_turn"] == pytest.approx(1.0)
-    assert one["mean_calls_per_extracted_turn"] == pytest.approx(12 / 5)
-    assert batch["mean_calls_per_extracted_turn"] == pytest.approx(9 / 5)
-    assert (one["median_calls_per_turn"], batch["median_calls_per_turn"]) == (1.0, 1.0)
-    assert one["median_calls_per_extracted_turn"] == 2.0  # 1, 2, 2, 3, 4
-    assert batch["median_calls_per_extracted_turn"] == 2.0  # 1, 2, 2, 2, 2
-    assert (one["max_calls_per_turn"], batch["max_calls_per_turn"]) == (4, 2)
-    assert report["ratio_batched_over_per_fact"]["calls"] == pytest.approx(9 / 12)
-    for s in (one, batch):
+        calls = sum(CALLS[label].values())
+        assert s["calls"] == calls and s["mean_calls_per_turn"] == pytest.approx(calls / 9)
+        assert s["facts_added_without_a_call"] == UNASKED[label]
+        assert s["facts_asked"] + s["facts_added_without_a_call"] == 7
+        step = s["calls_per_turn_by_step"]
+        assert step["gate"] == 0 and step["extract"] == pytest.approx(5 / 9)
+        assert step["extract"] + step["reconcile"] == pytest.approx(calls / 9)
         assert s["mean_prompt_tokens_per_turn"] == pytest.approx(s["prompt_tokens"] / 9)
         assert s["mean_prompt_tokens_per_call"] == pytest.approx(s["prompt_tokens"] / s["calls"])
+    one, batch = variants["per_fact"], variants["batched"]
+    # per fact: 2 + 1 + 1 + 4 + 2 calls; batched: 1 + 1 + 1 + 2 + 2
+    assert one["mean_calls_per_extracted_turn"] == pytest.approx(10 / 5)
+    assert batch["mean_calls_per_extracted_turn"] == pytest.approx(7 / 5)
+    assert (one["median_calls_per_turn"], batch["median_calls_per_turn"]) == (1.0, 1.0)
+    assert one["median_calls_per_extracted_turn"] == 2.0  # 1, 1, 2, 2, 4
+    assert batch["median_calls_per_extracted_turn"] == 1.0  # 1, 1, 1, 2, 2
+    assert (one["max_calls_per_turn"], batch["max_calls_per_turn"]) == (4, 2)
+    assert report["ratio_batched_over_per_fact"]["calls"] == pytest.approx(7 / 10)
+    saved = report["always_reconcile_over_default"]
+    assert (saved["per_fact"]["calls_before"], saved["per_fact"]["calls_after"]) == (12, 10)
+    assert (saved["batched"]["calls_before"], saved["batched"]["calls_after"]) == (9, 7)
+    assert 0 < saved["per_fact"]["ratio_prompt_tokens_after_over_before"] < 1
     # Batching sends the system prompt once instead of once per fact.
     assert 0 < report["ratio_batched_over_per_fact"]["prompt_tokens"] < 1
     assert report["per_conversation"]["conv-t"]["batched"] == {
         "turns": 9,
-        "calls": 9,
+        "calls": 7,
         "prompt_tokens": batch["prompt_tokens"],
     }
 
@@ -166,13 +247,12 @@ def test_report_matches_hand_counts(tmp_path: Path, embedder: LocalMiniLM, capsy
 def test_real_locomo_meets_the_call_target(tmp_path: Path) -> None:
     if not (SHARED_DATA / write_cost.LOCOMO).exists():
         pytest.skip(f"benchmark data not found at {SHARED_DATA} (it is not shipped)")
-    out = tmp_path / "report.json"
-    args = ["--data", str(SHARED_DATA), "--convs", "1", "--no-gate-recall", "--out", str(out)]
-    assert write_cost.main(args) == 0
-    report = json.loads(out.read_text(encoding="utf-8"))
-    batched = report["modes"]["batched"]
+    conv = write_cost.load_locomo(SHARED_DATA / write_cost.LOCOMO, 1)
+    report = write_cost.run(conv, variants=[write_cost.Variant("batched")])
+    batched = report["variants"]["batched"]
     assert batched["turns"] > 100
     assert batched["mean_calls_per_turn"] <= 2
-    for s in report["modes"].values():
-        assert s["skipped_turns_with_calls"] == 0
-        assert s["turns_off_formula"] == 0 and s["extraction_errors"] == 0
+    assert batched["skipped_turns_with_calls"] == 0
+    assert batched["turns_off_formula"] == 0 and batched["extraction_errors"] == 0
+    # The first fact of each speaker's scope is added without a call.
+    assert batched["facts_added_without_a_call"] >= 2

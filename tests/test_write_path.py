@@ -18,6 +18,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph_memory import AmbiguousMemoryError, InvalidArgumentError, MemoryStore, Op, Status
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write.reconcile import NOTHING_SIMILAR
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)  # a Monday
 DAY = timedelta(days=1)
@@ -54,14 +55,14 @@ def test_genuine_change_closes_the_old_version_and_history_answers_where_before(
 ) -> None:
     w, _ = writer(
         store,
-        facts("User lives in Delhi."),
-        {"op": "ADD", "id": None, "text": "User lives in Delhi."},
+        facts("User lives in Delhi."),  # nothing to compare with: added without a call
         facts("User moved to Pune."),
         {"op": "UPDATE", "id": 0, "text": "User lives in Pune."},
     )
     [add] = w.write_turn(U, [("user", "I live in Delhi.")], now=T0)
     [upd] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + 30 * DAY)
     assert (add.op, upd.op, upd.target_id) == (Op.ADD, Op.UPDATE, add.result_id)
+    assert add.note == NOTHING_SIMILAR and upd.note is None
     assert texts(store) == ["User lives in Pune."]
     before = [m for m in store.history(U, upd.result_id) if not m.active]
     assert [(m.text, m.valid_until) for m in before] == [("User lives in Delhi.", T0 + 30 * DAY)]
@@ -71,7 +72,6 @@ def test_refinement_stores_the_merged_text(store: MemoryStore) -> None:
     w, _ = writer(
         store,
         facts("User has a dog."),
-        {"op": "ADD", "text": "User has a dog."},
         facts("User's dog is a beagle named Rex."),
         {"op": "UPDATE", "id": 0, "text": "User has a beagle named Rex."},
     )
@@ -84,7 +84,6 @@ def test_someone_elses_fact_leaves_the_users_untouched(store: MemoryStore) -> No
     w, model = writer(
         store,
         facts("User lives in Pune."),
-        {"op": "ADD"},
         facts("User's sister lives in Delhi."),
         {"op": "ADD", "text": "User's sister lives in Delhi."},
     )
@@ -100,7 +99,6 @@ def test_a_plan_is_its_own_memory_and_the_current_state_stays(store: MemoryStore
     w, _ = writer(
         store,
         facts("User lives in Delhi."),
-        {"op": "ADD"},
         facts("User plans to move to Pune in 2027."),
         {"op": "ADD", "text": "User plans to move to Pune in 2027."},
     )
@@ -113,7 +111,6 @@ def test_restatement_is_a_noop_and_never_lowers_importance(store: MemoryStore) -
     w, _ = writer(
         store,
         facts("User is allergic to peanuts.", importance=9),
-        {"op": "ADD"},
         facts("User is allergic to peanuts.", importance=2),
         {"op": "NOOP", "id": 0},
     )
@@ -125,6 +122,7 @@ def test_restatement_is_a_noop_and_never_lowers_importance(store: MemoryStore) -
 
 
 def test_the_same_fact_twice_in_one_turn_is_one_memory_and_one_call(store: MemoryStore) -> None:
+    store.add(U, "User lives in Delhi.", now=T0)
     w, model = writer(
         store,
         facts("User is vegan.", "User is vegan.", "user is vegan"),
@@ -132,19 +130,41 @@ def test_the_same_fact_twice_in_one_turn_is_one_memory_and_one_call(store: Memor
     )
     decisions = w.write_turn(U, [("user", "I'm vegan. Did I say I'm vegan?")], now=T0)
     assert [d.op for d in decisions] == [Op.ADD]
-    assert texts(store) == ["User is vegan."] and model.calls == 2
+    assert sorted(texts(store)) == ["User is vegan.", "User lives in Delhi."]
+    assert model.calls == 2
 
 
 def test_a_later_fact_sees_what_an_earlier_one_wrote(store: MemoryStore) -> None:
     w, model = writer(
         store,
         facts("User is vegan.", "User eats no animal products."),
-        {"op": "ADD"},
         {"op": "NOOP", "id": 0},
     )
     w.write_turn(U, [("user", "I'm vegan: no animal products.")], now=T0)
     assert texts(store) == ["User is vegan."]
     assert "[0] User is vegan." in str(model.prompts[-1][-1].content)
+
+
+def test_a_fact_with_nothing_to_compare_is_added_without_a_model_call(store: MemoryStore) -> None:
+    w, model = writer(store, facts("User is vegan."), facts("User likes jazz.", "User has a cat."))
+    [d] = w.write_turn(U, [("user", "I'm vegan.")], now=T0)
+    assert (d.op, d.status, d.shown_ids, d.note) == (Op.ADD, Status.APPLIED, (), NOTHING_SIMILAR)
+    assert model.calls == 1, "the extraction only"
+    [logged] = store.decisions(U, d.result_id)
+    assert logged.note == NOTHING_SIMILAR, "the log says why no model was asked"
+    # Batched: two facts into an empty scope cost the extraction only.
+    w, model = writer(store, facts("User likes jazz.", "User has a cat."), reconcile="batched")
+    decisions = w.write_turn("user:bob", [("user", "I like jazz and have a cat.")], now=T0)
+    assert [(d.op, d.note) for d in decisions] == [(Op.ADD, NOTHING_SIMILAR)] * 2
+    assert model.calls == 1
+
+
+def test_always_reconcile_shows_the_model_every_fact(store: MemoryStore) -> None:
+    model = ScriptedChatModel(script=[facts("User is bored."), {"op": "NOOP"}])
+    w = MemoryWriter(store, model=model, gate=False, always_reconcile=True)
+    [d] = w.write_turn(U, [("user", "I'm bored.")], now=T0)
+    assert (d.op, d.note, model.calls) == (Op.NOOP, None, 2), "the model may drop a fact"
+    assert "(none)" in str(model.prompts[-1][-1].content) and texts(store) == []
 
 
 def test_relative_dates_are_resolved_against_the_turn_date(store: MemoryStore) -> None:
@@ -159,7 +179,6 @@ def test_every_decision_is_logged_with_what_the_model_saw(store: MemoryStore) ->
     w, _ = writer(
         store,
         facts("User lives in Delhi."),
-        {"op": "ADD"},
         facts("User moved to Pune."),
         {"op": "UPDATE", "id": 0, "text": "User lives in Pune."},
     )
@@ -348,6 +367,7 @@ def test_batched_mode_is_one_reconcile_call_with_in_order_semantics(store: Memor
 
 
 def test_batched_mode_with_a_short_answer_fails_the_missing_facts_only(store: MemoryStore) -> None:
+    store.add(U, "User lives in Delhi.", now=T0)  # something to compare with: the model is asked
     w, _ = writer(
         store,
         facts("User is vegan.", "User likes jazz."),
@@ -477,9 +497,9 @@ def test_remember_with_the_rules_model_updates_an_older_preference(store: Memory
 def test_async_write_turn_is_the_same_path(store: MemoryStore) -> None:
     import asyncio
 
-    w, model = writer(store, facts("User is vegan."), {"op": "ADD"})
+    w, model = writer(store, facts("User is vegan."))
     [d] = asyncio.run(w.awrite_turn(U, [("user", "I'm vegan.")], now=T0))
-    assert d.op is Op.ADD and model.calls == 2 and texts(store) == ["User is vegan."]
+    assert d.op is Op.ADD and model.calls == 1 and texts(store) == ["User is vegan."]
 
 
 def test_eight_threads_stating_one_new_fact_make_one_memory(store: MemoryStore) -> None:
@@ -503,6 +523,7 @@ def test_eight_threads_stating_one_new_fact_make_one_memory(store: MemoryStore) 
 def test_a_replayed_turn_applies_only_what_a_crash_cut_off(store: MemoryStore) -> None:
     """A turn with three facts crashed after the first: the replay (same turn id)
     decides the other two and leaves the first alone."""
+    store.add(U, "User lives in Delhi.", now=T0)  # each fact has something to compare with
     three = facts("User is vegan.", "User likes jazz.", "User has a cat.")
     w, _ = writer(store, three, {"op": "ADD"}, ConnectionError("crash"))
     first = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")
@@ -514,7 +535,12 @@ def test_a_replayed_turn_applies_only_what_a_crash_cut_off(store: MemoryStore) -
     again = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")
     assert [d.fact for d in again] == ["User likes jazz.", "User has a cat."]
     assert model.calls == 3, "one extraction, two reconciles: the decided fact costs nothing"
-    assert sorted(texts(store)) == ["User has a cat.", "User is vegan.", "User likes jazz."]
+    assert sorted(texts(store)) == [
+        "User has a cat.",
+        "User is vegan.",
+        "User likes jazz.",
+        "User lives in Delhi.",
+    ]
     assert [d.fact for d in store.decisions(U, turn_id="t9") if d.status is Status.APPLIED] == [
         "User is vegan.",
         "User likes jazz.",

@@ -17,7 +17,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langgraph_memory.cli.location import existing_scope, known_ids, open_store
+from langgraph_memory.cli.location import (
+    existing_scope,
+    held_scope,
+    known_ids,
+    open_store,
+    stopped_journal,
+)
 from langgraph_memory.cli.output import progress
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.text_safety import for_terminal
@@ -91,8 +97,8 @@ def purge(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    with open_store(args, admin=args.admin) as store:
-        scope = existing_scope(store, args.scope)
+    with open_store(args, admin=args.admin) as store, stopped_journal(store):
+        scope = existing_scope(store, args.scope) if args.ids else held_scope(store, args.scope)
         if args.ids:
             known_ids(store, scope, args.ids)
         if not args.yes and not _confirmed(store, scope, args.ids):

@@ -21,12 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import SystemMessage
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableParallel
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langgraph_memory.graph.nodes import WriteTiming, check_write_timing
+from langgraph_memory.graph.nodes import WAIT_FOR_WRITES_S, WriteTiming, check_write_timing
 from langgraph_memory.graph.offline import OfflineChatModel
 from langgraph_memory.graph.state import MemoryState
 from langgraph_memory.graph.tools import memory_tools
@@ -49,13 +50,17 @@ def build_chat_graph(
     writer: MemoryWriter | BackgroundWriter | None = None,
     *,
     write: WriteTiming = "inline",
+    wait_for_writes: float = WAIT_FOR_WRITES_S,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent over ``store``, compiled with it: its nodes and tools use the graph's
     store. ``store=None`` leaves the store to whoever runs the graph (LangGraph
     Platform gives it the store ``langgraph.json`` declares; see ``graphs/``).
     ``chat`` defaults to the environment's model, else an offline stand-in;
     ``writer`` to a ``MemoryWriter`` on the store (the rules model offline).
-    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``.
+    ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``; each turn's
+    read then waits up to ``wait_for_writes`` seconds for the scope's queued turns.
+    Under ``ainvoke`` the model is called through its ``ainvoke``, so a slow model
+    holds no worker thread and the event loop goes on.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -77,10 +82,14 @@ def build_chat_graph(
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
     tools = memory_tools(inline)
     model = chat.bind_tools(tools)
-
-    def agent(state: MemoryState) -> dict[str, Any]:
-        system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
-        return {"messages": [model.invoke([system, *state["messages"]])]}
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", SYSTEM), MessagesPlaceholder("messages")]
+    ).partial(memories="")
+    # A runnable, not a function: under graph.ainvoke LangGraph calls its ainvoke, so
+    # the model's call waits on the event loop instead of holding a worker thread (a
+    # function node runs in the loop's executor, a few threads shared by every user).
+    # The reply goes to the messages channel, whose reducer appends it.
+    agent: Any = RunnableParallel(messages=prompt | model)
 
     builder = StateGraph(MemoryState)
     builder.add_node("agent", agent)
@@ -88,5 +97,5 @@ def build_chat_graph(
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")
-    add_memory(builder, "agent", writer=writer, write=write)
+    add_memory(builder, "agent", writer=writer, write=write, wait_for_writes=wait_for_writes)
     return builder.compile(store=store)

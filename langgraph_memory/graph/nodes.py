@@ -3,8 +3,15 @@
 Both take the scope from the run (``user_id`` for the user scope, ``thread_id``
 for the session, ``agent_id``, ``org_id``, in ``configurable`` or the runtime
 context), never from the state or the model. Built without a store (or writer)
-they use the store the graph was compiled with. They are plain functions, so the
-same node runs under ``invoke`` and ``ainvoke``.
+they use the store the graph was compiled with. They are plain functions, written
+once: under ``ainvoke`` LangGraph runs a plain function node in its worker
+threads (the loop's default executor), so their blocking store, embedder and
+model work does not hold up the event loop (``tests/test_graph_deferred.py``
+checks it).
+
+Read your writes: with a deferred write, the read node waits (up to
+``wait_for_writes`` seconds, 2 by default) for the scope's turns still queued,
+so a user's next turn sees the facts of their last one.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -28,9 +35,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from langgraph_memory.graph.run import Submitter
+from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.steps import (
     NOW_KEY,
+    WAIT_FOR_WRITES_S,
     WRITE_TIMINGS,
     MemoryReader,
     TurnWriter,
@@ -46,8 +54,10 @@ from langgraph_memory.write import MemoryWriter
 
 __all__ = [
     "NOW_KEY",
+    "WAIT_FOR_WRITES_S",
     "WRITE_TIMINGS",
     "Node",
+    "PendingWrites",
     "Submitter",
     "WriteTiming",
     "check_write_timing",
@@ -67,6 +77,8 @@ def memory_read_node(
     k: int = 5,
     query: Callable[[Any], str] | None = None,
     into: str = "memories",
+    writes: PendingWrites | None = None,
+    wait_for_writes: float = WAIT_FOR_WRITES_S,
     **retrieve_options: Any,
 ) -> Node:
     """A node that retrieves the scope's memories for this turn into ``state[into]``.
@@ -78,8 +90,20 @@ def memory_read_node(
     ``read.render``) that frames memories as possibly outdated data; put it in
     the model's system prompt. ``retrieve_options`` go to ``read.retrieve``
     (``pinned_limit``, ``dense_weight``, ``half_life_days``).
+
+    ``writes`` is the queue of a deferred write (a ``BackgroundWriter``;
+    ``add_memory`` passes it): a read first waits up to ``wait_for_writes``
+    seconds for the scope's queued turns (0: no wait; see ``MemoryReader``).
     """
-    reader = MemoryReader(store, scope=scope, k=k, query=query, **retrieve_options)
+    reader = MemoryReader(
+        store,
+        scope=scope,
+        k=k,
+        query=query,
+        writes=writes,
+        wait_for_writes=wait_for_writes,
+        **retrieve_options,
+    )
 
     # LangGraph passes the run's Runtime (context, store) to a parameter named runtime.
     def read_memories(

@@ -23,7 +23,7 @@ langgraph_memory.errors.InvalidArgumentError: memory_read_node has no store: ...
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
@@ -41,6 +41,16 @@ class Submitter(Protocol):
 
     def submit(self, scope: Scope, messages: Turn) -> str:
         """Accept a turn for writing later; returns its id."""
+        ...
+
+
+@runtime_checkable
+class PendingWrites(Protocol):
+    """What read-your-writes needs: a queue that can wait for a scope's turns
+    (BackgroundWriter)."""
+
+    def wait(self, scope: Scope, timeout: float | None = None) -> bool:
+        """Wait until the scope's accepted turns are written; False on timeout."""
         ...
 
 

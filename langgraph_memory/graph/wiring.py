@@ -33,6 +33,8 @@ from typing import Any
 from langgraph.graph import END, START, StateGraph
 
 from langgraph_memory.graph.nodes import (
+    WAIT_FOR_WRITES_S,
+    PendingWrites,
     Submitter,
     WriteTiming,
     memory_read_node,
@@ -73,6 +75,7 @@ def add_memory(
     into: str = "memories",
     read_name: str = "memory_read",
     write_name: str = "memory_write",
+    wait_for_writes: float = WAIT_FOR_WRITES_S,
 ) -> StateGraph[Any]:
     """Add memory around node ``around`` of ``builder`` (before ``compile``); returns it.
 
@@ -81,7 +84,9 @@ def add_memory(
     graph is compiled with (``builder.compile(store=...)``); ``writer`` to a
     ``MemoryWriter`` on the store with the environment's model. ``write`` says when
     the turn is written: ``"inline"`` (a MemoryWriter, before the graph returns) or
-    ``"deferred"`` (a ``BackgroundWriter`` you pass, flush and close).
+    ``"deferred"`` (a ``BackgroundWriter`` you pass, flush and close). With a
+    ``BackgroundWriter``, the read node first waits up to ``wait_for_writes``
+    seconds for the scope's queued turns (see ``memory_read_node``).
     """
     if around not in builder.nodes:
         raise ValueError(f"the graph has no node {around!r}; nodes: {sorted(builder.nodes)}")
@@ -97,7 +102,10 @@ def add_memory(
         writer = MemoryWriter(store)
     # LangGraph's add_node overloads describe node protocols mypy cannot match to a
     # plain (state, config) function; at run time it inspects the signature.
-    read: Any = memory_read_node(store, scope=scope, k=k, into=into)
+    writes = writer if isinstance(writer, PendingWrites) else None
+    read: Any = memory_read_node(
+        store, scope=scope, k=k, into=into, writes=writes, wait_for_writes=wait_for_writes
+    )
     write_node: Any = memory_write_node(writer, scope=scope, write=write)
     builder.add_node(read_name, read)
     builder.add_node(write_name, write_node)

@@ -28,6 +28,7 @@ import contextlib
 import hashlib
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,11 @@ def open_registry(client: ClientAPI) -> Collection:
         REGISTRY, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
     )
 
+
+#: Where an embedded store's background journal lives, under the store's directory
+#: (a folder of its own: files beside Chroma's database are Chroma's). The journal
+#: is the write path's (``write/journal.py``); the command line reads it too.
+JOURNAL_FILE = Path("journal") / "turns.jsonl"
 
 #: The store's reviews (see ``reviews``): one collection for every scope, since a
 #: review names two scopes and is read across them.

@@ -11,13 +11,29 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
   full, ``submit`` waits for room (``on_full="wait"``, up to ``timeout``) or
   raises ``QueueFullError`` at once (``on_full="raise"``); memory never grows
   without bound.
-- **Durable, with a journal.** With ``journal=`` a path, ``submit`` appends
-  the turn to that file and fsyncs it before it returns: an accepted turn
-  survives a crash, and the next ``BackgroundWriter`` on that journal replays
-  the turns that were not done, in their original order, before any new one.
-  Without a journal (the default) the queue is in memory only: turns still
-  queued when the process dies are lost. Durability needs a path; it is not
-  guessed from the store, so it is always a visible choice.
+- **Durable: a journal by default.** ``submit`` appends the turn to a journal
+  file and fsyncs it before it returns: an accepted turn survives a crash, and
+  the next ``BackgroundWriter`` on that journal replays the turns that were not
+  done, in their original order, before any new one. For an embedded store the
+  journal is ``journal/turns.jsonl`` in the store's directory (``journal_path``),
+  so the next writer on the same store finds it; ``journal=`` another path or
+  ``Journal`` chooses another file. A store on a Chroma server has no directory:
+  there the queue is in memory unless ``journal=`` names a file (on a disk of
+  this machine; one writer per file). ``journal=False`` turns it off: turns
+  queued when the process dies are then lost.
+- **Flushed at exit.** A writer that is not closed is closed when the
+  interpreter exits (``atexit``): it waits up to ``exit_timeout`` seconds (10
+  by default) for the queued turns. If turns are still pending then, a warning
+  on the ``langgraph_memory`` logger says how many and whether the journal
+  keeps them for the next start or they are lost (no journal). It is a log
+  record, not ``warnings.warn``: it reports data, not a misuse of code, and
+  ``warnings`` shows a message once per place in the code, where every writer
+  and every exit needs its own count. Unconfigured logging still prints it to
+  stderr (logging's last-resort handler). A process killed outright (SIGKILL,
+  ``os._exit``, power loss) runs no exit hook: only the journal keeps its turns.
+- **Read your writes.** ``wait(scope, timeout)`` waits until the turns of one
+  scope accepted so far are written; the graph's read node calls it (up to
+  ``wait_for_writes`` seconds) so that a user's next turn sees their last one.
 - **Never silently dropped.** An exception from ``write_turn`` (a store error;
   model errors never raise, the writer logs them as failed decisions) is
   retried after ``backoff_s``, then ``backoff_s * backoff_factor`` ..., up to
@@ -68,6 +84,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import threading
@@ -76,20 +93,51 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
-from langgraph_memory.errors import QueueFullError, WriterClosedError
+from langgraph_memory.errors import (
+    InvalidArgumentError,
+    QueueFullError,
+    StoreLockedError,
+    WriterClosedError,
+)
 from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, Status, utc
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
+from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.layout import JOURNAL_FILE
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
 from langgraph_memory.write.writer import MemoryWriter, MessageLike
 
-__all__ = ["BackgroundStats", "BackgroundWriter", "QueueFullError", "WriterClosedError"]
+__all__ = [
+    "EXIT_TIMEOUT_S",
+    "JOURNAL_FILE",
+    "BackgroundStats",
+    "BackgroundWriter",
+    "QueueFullError",
+    "WriterClosedError",
+    "journal_path",
+]
 
 log = logging.getLogger("langgraph_memory")
 
 OnFull = Literal["wait", "raise"]
+#: How long the interpreter's exit waits for queued turns, by default.
+EXIT_TIMEOUT_S = 10.0
+
+
+def journal_path(store: MemoryStore) -> Path | None:
+    """The default journal file of a background writer on ``store``: in the store's
+    directory; None for a store without one (a Chroma server).
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> journal_path(store).relative_to(store.path).as_posix()
+    'journal/turns.jsonl'
+    """
+    return None if store.path is None else store.path / JOURNAL_FILE
 
 
 @dataclass(frozen=True)
@@ -135,13 +183,17 @@ class BackgroundWriter:
         writer: the write path to run.
         workers: worker threads (scopes in parallel; one scope never in two).
         max_pending: most turns queued or in flight at once.
-        journal: a file path (or an open ``Journal``) for durability, or None
-            for an in-memory queue. A path is opened, replayed and, on close,
-            closed by this writer; a ``Journal`` passed in is left open.
+        journal: True (the default) for ``journal_path(store)``: the store's
+            directory, or no journal for a store without one; a file path or an
+            open ``Journal``; False (or None) for an in-memory queue. A path is
+            opened, replayed and, on close, closed by this writer; a ``Journal``
+            passed in is left open.
         on_full: ``"wait"`` for room (up to ``submit``'s timeout) or ``"raise"``.
         max_attempts: attempts per turn when ``write_turn`` raises.
         backoff_s, backoff_factor: the wait before the second attempt, and
             what each later wait is multiplied by.
+        exit_timeout: seconds the interpreter's exit waits for queued turns when
+            the writer was not closed (0: none; pending turns are reported).
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -161,11 +213,12 @@ class BackgroundWriter:
         *,
         workers: int = 2,
         max_pending: int = 1000,
-        journal: Journal | str | os.PathLike[str] | None = None,
+        journal: Journal | str | os.PathLike[str] | bool | None = True,
         on_full: OnFull = "wait",
         max_attempts: int = 3,
         backoff_s: float = 0.5,
         backoff_factor: float = 2.0,
+        exit_timeout: float = EXIT_TIMEOUT_S,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -177,16 +230,17 @@ class BackgroundWriter:
             raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
         if backoff_s < 0 or backoff_factor < 1:
             raise ValueError("backoff_s must be >= 0 and backoff_factor >= 1")
+        if not exit_timeout >= 0:  # also refuses NaN
+            raise InvalidArgumentError(f"exit_timeout must be >= 0 seconds, got {exit_timeout!r}")
         self.writer = writer
         self.max_pending = max_pending
         self.on_full: OnFull = on_full
         self.max_attempts = max_attempts
         self.backoff_s = backoff_s
         self.backoff_factor = backoff_factor
-        self._owns_journal = journal is not None and not isinstance(journal, Journal)
-        self._journal: Journal | None = None
-        if journal is not None:
-            self._journal = journal if isinstance(journal, Journal) else Journal(journal)
+        self.exit_timeout = exit_timeout
+        self._journal = _open_journal(journal, writer.store)
+        self._owns_journal = self._journal is not None and self._journal is not journal
         self._cond = threading.Condition()  # guards everything below
         # Held from journal append to enqueue, so the queue order is the journal
         # order and a replay repeats the order the live run had.
@@ -195,7 +249,8 @@ class BackgroundWriter:
         self._ready: deque[str] = deque()  # scopes with turns and no worker on them
         self._busy: set[str] = set()
         self._inflight: dict[str, _Item] = {}  # scope key -> the turn a worker applies
-        self._unfinished: dict[int, str] = {}  # seq -> turn id, queued or in flight
+        # seq -> (turn id, scope key), queued or in flight
+        self._unfinished: dict[int, tuple[str, str]] = {}
         self._unrecorded: set[int] = set()  # seqs that failed and could not be logged
         self._seq = 0
         self._closed = False
@@ -205,7 +260,7 @@ class BackgroundWriter:
             # Accepted earlier, so they bypass max_pending: refusing them now would lose them.
             with self._cond:
                 for entry in self._journal.pending():
-                    self._unfinished[self._seq] = entry.turn_id
+                    self._unfinished[self._seq] = (entry.turn_id, entry.scope)
                     self._enqueue(_Item(self._seq, Scope.of(entry.scope), entry.turn(), True))
                     self._seq += 1
                     self._counts["replayed"] += 1
@@ -218,6 +273,7 @@ class BackgroundWriter:
         for thread in self._threads:
             thread.start()
         writer.store.attach(self)  # purges reach the queue and journal; exports list turns
+        atexit.register(self._close_at_exit)  # unregistered by close()
 
     # -- submitting --------------------------------------------------------------------
 
@@ -245,7 +301,7 @@ class BackgroundWriter:
         when = utc(now, "now") if now is not None else None
         turn = Turn.of(messages, when=when, turn_id=turn_id, thread_id=thread_id)
         with self._cond:
-            seq = self._reserve(turn.id, timeout)
+            seq = self._reserve(turn.id, scope.key, timeout)
         try:
             with self._order:
                 if self._journal is not None:
@@ -282,7 +338,7 @@ class BackgroundWriter:
             timeout=timeout,
         )
 
-    def _reserve(self, turn_id: str, timeout: float | None) -> int:
+    def _reserve(self, turn_id: str, scope_key: str, timeout: float | None) -> int:
         """Take a slot for one turn (caller holds the condition); returns its seq."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
@@ -303,11 +359,11 @@ class BackgroundWriter:
             if remaining is not None and remaining <= 0:
                 raise QueueFullError(f"{full}, and no room came within {timeout} s")
             self._cond.wait(remaining)
-        if turn_id in self._unfinished.values():
+        if any(queued == turn_id for queued, _ in self._unfinished.values()):
             raise ValueError(f"turn id {turn_id!r} is already queued; give each turn its own id")
         seq = self._seq
         self._seq += 1
-        self._unfinished[seq] = turn_id
+        self._unfinished[seq] = (turn_id, scope_key)
         return seq
 
     def _enqueue(self, item: _Item) -> None:
@@ -351,6 +407,34 @@ class BackgroundWriter:
         """``flush`` without blocking the event loop."""
         return await asyncio.to_thread(self.flush, timeout)
 
+    def wait(self, scope: ScopeLike, timeout: float | None = None) -> bool:
+        """Wait until every turn of ``scope`` accepted before this call is applied
+        (or recorded as failed); False if ``timeout`` seconds passed first (or the
+        writer stopped). Other scopes' turns are not waited for.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.write.offline import RulesModel
+        >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as bg:
+        ...     _ = bg.submit("user:alice", [("user", "I'm vegan.")])
+        ...     bg.wait("user:alice", timeout=10)
+        ...     [m.text for m in store.active("user:alice", episodes=False)]
+        True
+        ['User is vegan.']
+        """
+        key = Scope.of(scope).key
+        with self._cond:
+            mark = self._seq
+
+            def written() -> bool:
+                return not any(
+                    seq < mark and where == key for seq, (_, where) in self._unfinished.items()
+                )
+
+            self._cond.wait_for(lambda: self._stop or written(), timeout)
+            return written()
+
     def close(self, timeout: float | None = None) -> bool:
         """Refuse new turns, drain the queue, stop the workers; True if drained.
 
@@ -358,6 +442,10 @@ class BackgroundWriter:
         the turns left are replayed from the journal on the next start (without
         a journal they are lost, and a warning says how many). Safe to call twice.
         """
+        return self._shut(timeout, "closed")
+
+    def _shut(self, timeout: float | None, how: str) -> bool:
+        atexit.unregister(self._close_at_exit)
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             self._closed = True
@@ -371,14 +459,31 @@ class BackgroundWriter:
             if thread is not threading.current_thread():
                 thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
         if left:
-            where = "kept in the journal for the next start" if self._journal else "lost"
-            log.warning("langgraph_memory: BackgroundWriter closed with %d turns %s", left, where)
+            where = (
+                f"kept in the journal {self._journal.path} and replayed by the next "
+                "BackgroundWriter on it"
+                if self._journal is not None
+                else "lost (no journal: pass journal=<a file> to keep them)"
+            )
+            log.warning(
+                "langgraph_memory: BackgroundWriter %s with %d turns not written after "
+                "waiting %s s: %s",
+                how,
+                left,
+                timeout,
+                where,
+            )
         if self._journal is not None:
             if drained:
                 self._journal.compact()
             if self._owns_journal:
                 self._journal.close()
         return drained
+
+    def _close_at_exit(self) -> None:
+        """The interpreter is exiting and nobody closed this writer: give the queue
+        ``exit_timeout`` seconds; what is left then is reported (see ``_shut``)."""
+        self._shut(self.exit_timeout, "closed at interpreter exit")
 
     def __enter__(self) -> BackgroundWriter:
         return self
@@ -545,10 +650,8 @@ class BackgroundWriter:
                     len(dropped),
                     scope.key,
                 )
-            if self._journal is not None:
-                self._journal.discard(scope.key)
-        elif self._journal is not None:
-            self._journal.compact()
+        if self._journal is not None:
+            self._journal.purged(scope, memory_ids)
 
     def _done(self, item: _Item) -> None:
         if self._journal is None:
@@ -567,3 +670,26 @@ def _said(turn: Turn) -> str:
     """The turn's words for a failed decision, so the failure can be acted on."""
     text = "\n".join(f"{m.role}: {m.content}" for m in turn.messages)
     return text[:MAX_TEXT_CHARS]
+
+
+def _open_journal(
+    journal: Journal | str | os.PathLike[str] | bool | None, store: MemoryStore
+) -> Journal | None:
+    """The journal a writer on ``store`` keeps (see ``BackgroundWriter``'s ``journal``)."""
+    if journal is None or journal is False:
+        return None
+    if isinstance(journal, Journal):
+        return journal
+    if journal is not True:
+        return Journal(journal)
+    path = journal_path(store)
+    if path is None:
+        return None
+    try:
+        return Journal(path)
+    except StoreLockedError:
+        raise StoreLockedError(
+            f"another BackgroundWriter on the store {store.path} holds its journal {path}: "
+            "close it first (one background writer per store), or give this one "
+            "journal=<another file> or journal=False"
+        ) from None

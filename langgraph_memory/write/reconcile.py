@@ -10,6 +10,10 @@ shown:
 - a missing text falls back to the fact; a text too long to be a fact too;
 - an ADD whose text a shown memory already holds becomes NOOP.
 
+A fact the scope holds nothing to compare with (no candidate at all) is not
+shown to the model: ``unopposed`` adds it, and its note says why (see
+``MemoryWriter(always_reconcile=...)``).
+
 Such a fix is part of the rules, not a failure: the decision is applied as
 fixed, and its ``note`` says what changed. Only an answer with no op at all
 fails (``Status.FAILED``, the reason in ``error``).
@@ -45,6 +49,8 @@ VECTOR_K = 5
 KEYWORD_K = 3
 MAX_SHOWN = 8
 _INDEX = re.compile(r"^\s*\[?\s*(\d{1,3})\s*\]?\s*$")
+#: The note of a fact added without a model call (``why`` shows it).
+NOTHING_SIMILAR = "no similar memory in the scope: added without a model call"
 
 
 def candidates(
@@ -69,6 +75,17 @@ def candidates(
     for hit in store.keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
         shown.setdefault(hit.memory.id, hit.memory)
     return list(shown.values())[:MAX_SHOWN]
+
+
+def unopposed(fact: Fact) -> Decision:
+    """The decision for a fact that no memory of its scope resembles: ADD, without
+    asking the model, which would be shown nothing to update, delete or repeat.
+
+    >>> d = unopposed(Fact("User is vegan."))
+    >>> d.op.value, d.text, d.shown_ids, d.note
+    ('ADD', 'User is vegan.', (), 'no similar memory in the scope: added without a model call')
+    """
+    return Decision(op=Op.ADD, fact=fact.text, text=fact.text, note=NOTHING_SIMILAR)
 
 
 def merge_candidates(lists: Sequence[Sequence[Memory]], limit: int = 3 * MAX_SHOWN) -> list[Memory]:

@@ -6,6 +6,8 @@ of a turn, a fact or a model's answer, with no store:
 - ``may_hold_fact``: the gate, which skips turns that cannot hold a fact (no model);
 - ``extract``: a turn's facts, as the writer keeps them from the model's answer;
 - ``validate``: the decision a model's reconcile choice stands for, as the writer applies it;
+- ``unopposed``: the decision for a fact the scope holds nothing to compare with: ADD, noted
+  ``NOTHING_SIMILAR``, with no model call;
 - ``ask``: a structured answer from any chat model (tool calling, else JSON in plain text).
 
 >>> from datetime import datetime, timezone
@@ -22,7 +24,7 @@ of a turn, a fact or a model's answer, with no store:
 
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
-from langgraph_memory.write.reconcile import validate
+from langgraph_memory.write.reconcile import NOTHING_SIMILAR, unopposed, validate
 from langgraph_memory.write.structured import ask
 
-__all__ = ["ask", "extract", "may_hold_fact", "validate"]
+__all__ = ["NOTHING_SIMILAR", "ask", "extract", "may_hold_fact", "unopposed", "validate"]

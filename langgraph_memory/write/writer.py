@@ -3,7 +3,8 @@
 ``write_turn`` keeps what the user said as an episode (no model call: see
 ``episodes``), gates the turn (no model call for turns that cannot hold a
 durable fact), extracts facts, reconciles each against the scope's nearest
-memories (one call per fact, or one per turn with ``reconcile="batched"``), applies the
+memories (one call per fact, or one per turn with ``reconcile="batched"``; none for a
+fact the scope holds nothing to compare with: it is added), applies the
 validated decisions in order and logs every one. The facts link to the episode.
 ``remember`` and ``forget`` are the explicit paths a user or a tool takes.
 
@@ -67,7 +68,7 @@ from langgraph_memory.write.episodes import episode_fields, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.offline import RulesModel
-from langgraph_memory.write.reconcile import candidates, merge_candidates, validate
+from langgraph_memory.write.reconcile import candidates, merge_candidates, unopposed, validate
 from langgraph_memory.write.retention import Retention, retain_episodes
 from langgraph_memory.write.types import SOURCE_OF_ROLE, Choice, Fact, MemoryModel, Role, Turn
 
@@ -141,6 +142,11 @@ class MemoryWriter:
             ``"assistant"``, ``"tool"`` or ``"document"`` opts in to those, with
             lower trust.
         gate: skip the model for turns that cannot hold a durable fact.
+        always_reconcile: ask the model about every fact. By default a fact the
+            scope holds nothing to compare with (no candidate memory) is added
+            without a model call, logged as an ADD whose note says so; True
+            gives the model a second look at such facts too (it may drop one as
+            not worth keeping), at one call each (per fact) or per turn (batched).
         episodes: keep each turn's words as episodes (``write.episodes``): what
             was said, verbatim, which the facts taken from it link to. True by default.
         episode_roles: whose words become episodes; ``("user",)`` by default.
@@ -159,6 +165,7 @@ class MemoryWriter:
         reconcile: ReconcileCalls = "per_fact",
         roles: Sequence[Role] = ("user",),
         gate: bool = True,
+        always_reconcile: bool = False,
         episodes: bool = True,
         episode_roles: Sequence[Role] = ("user",),
         episode_retention: Retention | None = None,
@@ -183,6 +190,7 @@ class MemoryWriter:
         self.reconcile: ReconcileCalls = reconcile
         self.roles: tuple[Role, ...] = tuple(roles)
         self.gate = gate
+        self.always_reconcile = bool(always_reconcile)
         self.episodes = bool(episodes)
         self.episode_roles: tuple[Role, ...] = tuple(dict.fromkeys(episode_roles))
         self.episode_retention = episode_retention
@@ -429,11 +437,21 @@ class MemoryWriter:
         self, scope: Scope, turn: Turn, fact: Fact, vector: list[float] | None = None
     ) -> Decision:
         shown = candidates(self.store, scope, fact, vector=vector)
+        if not shown and not self.always_reconcile:
+            return unopposed(fact)
+        return validate(self._choose([fact], shown, turn.when)[0], fact, shown)
+
+    def _choose(self, facts: Sequence[Fact], shown: list[Memory], today: datetime) -> list[Choice]:
+        """The model's choice for each fact: one call, the one-fact prompt for a lone
+        fact; a failed call or a short answer leaves choices without an op."""
         try:
-            choice = self.model.choose(fact, shown, today=turn.when)
+            if len(facts) == 1:
+                choices = [self.model.choose(facts[0], shown, today=today)]
+            else:
+                choices = list(self.model.choose_batch(facts, shown, today=today))
         except Exception as exc:
-            choice = Choice(op=None, raw=f"{type(exc).__name__}: {exc}")
-        return validate(choice, fact, shown)
+            return [Choice(op=None, raw=f"{type(exc).__name__}: {exc}") for _ in facts]
+        return choices[: len(facts)] + [Choice(op=None)] * (len(facts) - len(choices))
 
     def _reconcile_batched(self, scope: Scope, turn: Turn, ready: _Prepared) -> list[Decision]:
         done: list[Decision] = []
@@ -471,13 +489,15 @@ class MemoryWriter:
             _Step(f, candidates(self.store, scope, f, vector=vectors[i] if vectors else None))
             for i, f in enumerate(facts)
         ]
-        shown = merge_candidates([s.shown for s in steps])
-        try:
-            choices = self.model.choose_batch([s.fact for s in steps], shown, today=turn.when)
-        except Exception as exc:
-            choices = [Choice(op=None, raw=f"{type(exc).__name__}: {exc}") for _ in steps]
-        choices = list(choices)[: len(steps)] + [Choice(op=None)] * (len(steps) - len(choices))
-        return [validate(c, s.fact, shown) for s, c in zip(steps, choices, strict=True)]
+        # Facts nothing resembles are added without the model; the rest share one call.
+        asked = [s for s in steps if s.shown or self.always_reconcile]
+        shown = merge_candidates([s.shown for s in asked])
+        choices = self._choose([s.fact for s in asked], shown, turn.when) if asked else []
+        answered = {id(s): c for s, c in zip(asked, choices, strict=True)}
+        return [
+            validate(answered[id(s)], s.fact, shown) if id(s) in answered else unopposed(s.fact)
+            for s in steps
+        ]
 
     # -- explicit paths ------------------------------------------------------------------------
 
