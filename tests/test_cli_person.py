@@ -10,14 +10,18 @@ import pty
 import subprocess
 import sys
 import uuid
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from conftest import ChromaServer
 from test_cli import ROOT, cli, env, failed, ok
+from test_purge_no_trace import files_holding
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.store.layout import JOURNAL_FILE
+from langgraph_memory.write.journal import Journal, JournalEntry
 
 
 def proposals(store: MemoryStore) -> dict[str, str]:
@@ -155,3 +159,29 @@ def test_purge_asks_on_a_terminal_and_refuses_without_one(
         assert store.scopes("user") == [] and [r.from_scope for r in store.reviews()] == [
             "agent:support"
         ]
+
+
+def test_a_stopped_writers_journal_is_exported_and_purged(
+    tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    """Turns a background writer accepted and never applied (it stopped first) wait
+    in the store's journal: an export holds them, a purge takes them out of it."""
+    path = tmp_path / "store"
+    marker = f"PURGEMARK{uuid.uuid4().hex[:12]}"
+    with MemoryStore(path, embeddings=embedder) as store:
+        store.add("user:alice", "Customers prefer email to phone calls.")
+    journal = Journal(path / JOURNAL_FILE)  # what a writer that stopped leaves behind
+    said = (("user", f"My PIN is {marker}."),)
+    journal.append(JournalEntry("t1", "user:alice", said, datetime.now(timezone.utc)))
+    journal.append(JournalEntry("t2", "user:carol", said, datetime.now(timezone.utc)))
+    journal.close()
+    exported = json.loads(ok("export", "--path", str(path), "--user", "alice"))
+    assert [t["id"] for t in exported["pending_turns"]] == ["t1"]
+    # Carol's only data is her queued turn: hers to export and purge too.
+    assert [
+        t["id"]
+        for t in json.loads(ok("export", "--path", str(path), "--user", "carol"))["pending_turns"]
+    ] == ["t2"]
+    ok("purge", "--path", str(path), "--user", "alice", "--yes")
+    ok("purge", "--path", str(path), "--user", "carol", "--yes")
+    assert files_holding(path, [marker]) == {}
