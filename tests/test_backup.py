@@ -318,21 +318,11 @@ def test_turns_a_background_writer_holds_travel_with_the_export(
 ) -> None:
     """A turn accepted but not applied yet is in the export, and the import queues
     it again on the target's background writer, where it is applied."""
-    release = threading.Event()
-    writer = MemoryWriter(local, model=RulesModel())
-    real = writer.write_turn
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        release.wait(timeout=60)
-        return real(*args, **kwargs)
-
-    writer.write_turn = held  # type: ignore[method-assign]
     local.add("user:alice", "User likes tea.", now=T0)
-    with BackgroundWriter(writer, workers=1) as bg:
+    with holding(local) as bg:
         first = bg.submit("user:alice", [("user", "I live in Delhi.")], now=T0 + DAY)
         second = bg.submit("user:alice", [("user", "I am vegan.")], now=T0 + 2 * DAY)
         data = json.loads(json.dumps(local.export("user:alice")))
-        release.set()
     assert [t["id"] for t in data["pending_turns"]] == [first, second]
     target = MemoryStore(tmp_path / "target", embeddings=embedder)
     with BackgroundWriter(MemoryWriter(target, model=RulesModel())) as bg2:
