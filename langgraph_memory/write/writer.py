@@ -59,7 +59,7 @@ from langgraph_memory.model import (
     now_utc,
     utc,
 )
-from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_reconcile, trace_scope
 from langgraph_memory.write.apply import apply
@@ -244,7 +244,7 @@ class MemoryWriter:
         >>> sorted(m.text for m in store.active("user:a"))
         ['Hi there!', 'I live in Delhi.', 'User lives in Delhi.']
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise InvalidArgumentError(f"batch must be a positive int, got {batch!r}")
         listed = list(turns)
@@ -531,7 +531,7 @@ class MemoryWriter:
         itself. Empty or blank text is refused (``InvalidMemoryError``) before any
         model call or log write.
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         text = check_text(text)
         if importance is not None:
             importance = check_importance(importance)
@@ -578,7 +578,7 @@ class MemoryWriter:
         empty or blank query is refused (``InvalidArgumentError``). ``find_one``
         names the memory without archiving it.
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         when = utc(now, "now") if now is not None else now_utc()
         target = self.find_one(scope, memory_id, query=query)
         fact = query or f"forget {target.id}"
