@@ -16,6 +16,7 @@ Evaluation on real benchmarks (LoCoMo, LongMemEval: pass their folder as ``--dat
 - ``qa`` (+ ``items``, ``prepare``, ``answer_scoring``, ``judge``, ``qa_report``): answers
   from retrieved memories, scored by LoCoMo's token F1 and an LLM judge;
 - ``components``: extraction and reconciliation fixtures, case by case;
+- ``redteam``: memory-poisoning attempts through a compiled graph, and what got through;
 - ``plots``: PNG charts of the JSON results.
 
 Benchmarks (they measure; tests only check that they run):

@@ -3,7 +3,8 @@
 Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
 (ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes``, ``cli``
 (cli_startup) and ``maintenance``; evaluations:
-``retrieval``, ``qa`` and ``components``; ``plots`` draws their results. The arguments after
+``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
+their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
 
 >>> main(["nope"])
@@ -30,6 +31,7 @@ BENCHES: dict[str, str] = {
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",
+    "redteam": "redteam",
     "plots": "plots",
 }
 

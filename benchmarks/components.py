@@ -38,13 +38,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal, TypeVar, get_args
+from typing import Any, Literal, Protocol, TypeVar, get_args
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 
 from benchmarks.datasets import assume_utc
 from benchmarks.models import default_model_name, named_chat_model
 from langgraph_memory import Decision, Memory, Op
+from langgraph_memory.embeddings import default_embeddings
 from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.write import ChatMemoryModel, Fact, MemoryModel, Turn
 from langgraph_memory.write.offline import RulesModel
@@ -172,7 +174,14 @@ class ReconcileCase:
         return out
 
 
-C = TypeVar("C", "ExtractionCase", "ReconcileCase")
+C = TypeVar("C", bound="HasId")
+
+
+class HasId(Protocol):
+    """A case: anything with an ``id``."""
+
+    @property
+    def id(self) -> str: ...
 
 
 def _strings(value: Any, what: str) -> tuple[str, ...]:
@@ -292,7 +301,9 @@ def reconcile_case(row: Mapping[str, Any]) -> ReconcileCase:
     )
 
 
-def _load(path: str | Path, parse: Callable[[Mapping[str, Any]], C]) -> list[C]:
+def load_jsonl(path: str | Path, parse: Callable[[Mapping[str, Any]], C]) -> list[C]:
+    """The cases of a JSON-lines file, each read by ``parse`` (which raises ``ValueError``
+    for a bad row) and each with an ``id`` of its own; ``ValueError`` names the line."""
     cases: list[C] = []
     seen: set[str] = set()
     with open(path, encoding="utf-8") as f:
@@ -312,12 +323,12 @@ def _load(path: str | Path, parse: Callable[[Mapping[str, Any]], C]) -> list[C]:
 
 def load_extraction(path: str | Path = DEFAULT_EXTRACTION) -> list[ExtractionCase]:
     """The extraction cases of a JSON-lines file, checked (``ValueError`` names the line)."""
-    return _load(path, extraction_case)
+    return load_jsonl(path, extraction_case)
 
 
 def load_reconcile(path: str | Path = DEFAULT_RECONCILE) -> list[ReconcileCase]:
     """The reconcile cases of a JSON-lines file, checked (``ValueError`` names the line)."""
-    return _load(path, reconcile_case)
+    return load_jsonl(path, reconcile_case)
 
 
 # -- judging ---------------------------------------------------------------------------------
@@ -477,23 +488,31 @@ def score_extraction(
     return results
 
 
-def decide(model: MemoryModel, case: ReconcileCase) -> Decision:
-    """The validated decision the write path would apply for the case's fact."""
+def decide(
+    model: MemoryModel, case: ReconcileCase, embeddings: Embeddings | None = None
+) -> Decision:
+    """The validated decision the write path would apply for the case's fact
+    (``embeddings``: the store's, which measure how related a target is)."""
     shown = case.shown()
     fact = Fact(case.fact)
-    return validate(model.choose(fact, shown, today=case.date), fact, shown)
+    return validate(model.choose(fact, shown, today=case.date), fact, shown, embeddings=embeddings)
 
 
 def score_reconcile(
-    model: MemoryModel | BaseChatModel | str | None, cases: Iterable[ReconcileCase]
+    model: MemoryModel | BaseChatModel | str | None,
+    cases: Iterable[ReconcileCase],
+    embeddings: Embeddings | None = None,
 ) -> list[CaseResult]:
     """Ask the model for one operation per case, validate it as the write path does,
-    and judge the validated decision (op, target index, stored text)."""
+    and judge the validated decision (op, target index, stored text). ``embeddings``
+    are the store's (default: the offline MiniLM a ``MemoryStore`` uses): validation
+    asks them how related a target that shares no word with the fact is."""
     resolved = resolve_model(model)
+    embeddings = embeddings if embeddings is not None else default_embeddings()
     results = []
     for case in cases:
         try:
-            decision = decide(resolved, case)
+            decision = decide(resolved, case, embeddings)
         except Exception as exc:  # one broken case must not end the run
             results.append(_crashed(case, exc))
             continue

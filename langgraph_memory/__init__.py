@@ -14,6 +14,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from langgraph_memory.errors import (
+    AdminRequiredError,
     AmbiguousMemoryError,
     CompactionError,
     EmbedderError,
@@ -28,6 +29,8 @@ from langgraph_memory.errors import (
     MissingScopeKeyError,
     ModelConfigError,
     QueueFullError,
+    ReviewDecidedError,
+    ReviewNotFoundError,
     ScopeNotEmptyError,
     StoreClosedError,
     StoreLockedError,
@@ -40,7 +43,17 @@ if TYPE_CHECKING:
     from langgraph_memory.graph.nodes import memory_read_node, memory_write_node
     from langgraph_memory.graph.tools import memory_tools
     from langgraph_memory.graph.wiring import add_memory
-    from langgraph_memory.model import Decision, Kind, Memory, Op, Source, Status, Trust
+    from langgraph_memory.model import (
+        Decision,
+        Kind,
+        Memory,
+        Op,
+        Review,
+        ReviewStatus,
+        Source,
+        Status,
+        Trust,
+    )
     from langgraph_memory.read.render import render
     from langgraph_memory.read.retrieve import Retrieved, retrieve
     from langgraph_memory.scope import Scope, fill_namespace
@@ -80,6 +93,8 @@ _LAZY = {
     "Memory": "langgraph_memory.model",
     "Decision": "langgraph_memory.model",
     "Op": "langgraph_memory.model",
+    "Review": "langgraph_memory.model",
+    "ReviewStatus": "langgraph_memory.model",
     "Kind": "langgraph_memory.model",
     "Source": "langgraph_memory.model",
     "Status": "langgraph_memory.model",
@@ -87,6 +102,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "AdminRequiredError",
     "AmbiguousMemoryError",
     "BackgroundWriter",
     "CompactionError",
@@ -112,6 +128,10 @@ __all__ = [
     "QueueFullError",
     "Retention",
     "Retrieved",
+    "Review",
+    "ReviewDecidedError",
+    "ReviewNotFoundError",
+    "ReviewStatus",
     "Scope",
     "ScopeNotEmptyError",
     "Source",

@@ -92,5 +92,19 @@ class WriterClosedError(MemoryKitError, RuntimeError):
     """The background writer was closed; it takes no more turns."""
 
 
+class AdminRequiredError(MemoryKitError, PermissionError):
+    """A write to an org scope through a store that is no admin view (see
+    ``MemoryStore.admin``), or through the write path or its tools, which never
+    write one."""
+
+
+class ReviewNotFoundError(MemoryKitError, LookupError):
+    """No review with that id (``MemoryStore.reviews`` lists them)."""
+
+
+class ReviewDecidedError(MemoryKitError, ValueError):
+    """The review was approved or rejected already; a decision is made once."""
+
+
 class JournalError(MemoryKitError, ValueError):
     """A journal record that cannot be read back, or a damaged journal that cannot be kept."""

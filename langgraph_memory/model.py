@@ -367,6 +367,84 @@ class Decision:
         return replace(self, **changes)
 
 
+class ReviewStatus(str, enum.Enum):
+    """Where a review stands: waiting for a reviewer, or decided once for good."""
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class Review:
+    """A proposal to copy one memory into a wider scope, and what a reviewer decided.
+
+    ``memory`` is the proposed version as it was when proposed: what the reviewer
+    sees, and what ``approve`` copies into ``to_scope`` (as ``result_id``).
+    ``note`` says why it was proposed, ``reason`` why it was approved or rejected.
+
+    >>> from datetime import datetime, timezone
+    >>> t = datetime(2026, 1, 5, tzinfo=timezone.utc)
+    >>> m = Memory(id="0a1b2c3d", text="Refunds take 5 days.", scope="user:alice", created_at=t)
+    >>> r = Review(id="r1", from_scope="user:alice", memory_id=m.id, to_scope="agent:support",
+    ...            memory=m, created_at=t)
+    >>> r.status, Review.from_dict(r.to_dict()) == r
+    (<ReviewStatus.PENDING: 'pending'>, True)
+    """
+
+    id: str
+    from_scope: str
+    memory_id: str
+    to_scope: str
+    memory: Memory
+    created_at: datetime
+    status: ReviewStatus = ReviewStatus.PENDING
+    note: str | None = None
+    decided_at: datetime | None = None
+    reason: str | None = None
+    result_id: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The proposed memory's text."""
+        return self.memory.text
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the memory as ``Memory.to_dict``)."""
+        return {
+            "id": self.id,
+            "from_scope": self.from_scope,
+            "memory_id": self.memory_id,
+            "to_scope": self.to_scope,
+            "memory": self.memory.to_dict(),
+            "created_at": _iso(self.created_at),
+            "status": self.status.value,
+            "note": self.note,
+            "decided_at": _iso(self.decided_at),
+            "reason": self.reason,
+            "result_id": self.result_id,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Review:
+        """Read back what :meth:`to_dict` wrote."""
+        created = _from_iso(data["created_at"])
+        assert created is not None
+        return cls(
+            id=str(data["id"]),
+            from_scope=str(data["from_scope"]),
+            memory_id=str(data["memory_id"]),
+            to_scope=str(data["to_scope"]),
+            memory=Memory.from_dict(data["memory"]),
+            created_at=created,
+            status=ReviewStatus(data.get("status", "pending")),
+            note=data.get("note"),
+            decided_at=_from_iso(data.get("decided_at")),
+            reason=data.get("reason"),
+            result_id=data.get("result_id"),
+        )
+
+
 def check_importance(value: Any) -> float:
     """Validate an importance in [0, 1].
 

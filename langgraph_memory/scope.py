@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 from urllib.parse import unquote
 
-from langgraph_memory.errors import InvalidScopeError, MissingScopeKeyError
+from langgraph_memory.errors import AdminRequiredError, InvalidScopeError, MissingScopeKeyError
 
 ScopeKind = Literal["session", "user", "agent", "org", "namespace"]
 SCOPE_KINDS: tuple[ScopeKind, ...] = get_args(ScopeKind)
@@ -356,6 +356,36 @@ ScopeLike = Scope | str | tuple[str, ...]
 #: names (``"user"``: ``user_id``), or a namespace template like LangMem's,
 #: ``("user", "{user_id}")``, filled from the run (see ``fill_namespace``).
 ScopeSpec = ScopeKind | tuple[str, ...]
+
+
+#: How widely each owner kind of scope is shared, narrowest first: a review moves
+#: a memory to a wider scope, never sideways (one user to another) or down.
+BREADTH: dict[ScopeKind, int] = {"session": 0, "user": 1, "agent": 2, "org": 3}
+#: The kinds of scope only an admin writes (``MemoryStore.admin``): what every
+#: agent and user of an organisation reads.
+ADMIN_KINDS: frozenset[ScopeKind] = frozenset({"org"})
+
+
+def check_path_scope(scope: Scope) -> Scope:
+    """``scope``, when the write path (turns, the remember and forget tools, a
+    background writer) may write it: never an org scope, whatever store it holds.
+
+    >>> check_path_scope(Scope("user", "alice")).key
+    'user:alice'
+    >>> check_path_scope(Scope("org", "acme"))
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.AdminRequiredError: the write path never writes the org scope ...
+    """
+    if scope.kind in ADMIN_KINDS:
+        raise AdminRequiredError(
+            f"the write path never writes the {scope.kind} scope {scope.key}: what a "
+            "conversation says stays in its user, session or agent scope. Move a memory "
+            "up through a review (store.propose(from_scope, memory_id, to_scope), then "
+            f"store.admin().approve(review_id)), or write {scope.key} as an admin "
+            "(store.admin().add(...))"
+        )
+    return scope
 
 
 def _missing(key: str) -> str:

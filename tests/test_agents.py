@@ -174,7 +174,8 @@ def test_the_chat_graph_is_compiled_with_its_store(store: MemoryStore) -> None:
 
 
 def test_a_read_node_with_a_namespace_template(store: MemoryStore) -> None:
-    store.add("org:acme", "The team ships on Fridays.")
+    with store.admin() as admin:  # org scopes are written only by an admin
+        admin.add("org:acme", "The team ships on Fridays.")
     node = memory_read_node(store, scope=("org", "{org_id}"))
     state = {"messages": [HumanMessage("When do we ship?")]}
     out = node(state, {"configurable": {"org_id": "acme"}})
@@ -368,11 +369,11 @@ def test_a_namespace_template_names_the_scope(store: MemoryStore) -> None:
     chat = ScriptedChatModel(default="Noted.")
     agent = create_agent(
         chat,
-        middleware=[MemoryMiddleware(writer=rules_writer(store), scope=("org", "{org_id}"))],
+        middleware=[MemoryMiddleware(writer=rules_writer(store), scope=("agent", "{agent_id}"))],
         store=store,
     )
-    agent.invoke({"messages": [("user", "I live in Pune.")]}, context={"org_id": "acme"})
-    assert facts(store, "org:acme") == ["User lives in Pune."]
+    agent.invoke({"messages": [("user", "I live in Pune.")]}, context={"agent_id": "acme"})
+    assert facts(store, "agent:acme") == ["User lives in Pune."]
 
 
 # --- create_react_agent + memory_hooks ------------------------------------------------------

@@ -9,6 +9,7 @@ import json
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -117,16 +118,10 @@ def fill(store: MemoryStore, scope: str = "user:alice") -> dict[str, str]:
     return {"home": home.id, "moved": moved.id, "tea": tea.id, "job": job.id}
 
 
-def without_time(export: dict[str, Any]) -> dict[str, Any]:
-    out = dict(export)
-    out.pop("exported_at")
-    return out
-
-
 def test_export_holds_every_field(store: MemoryStore) -> None:
     ids = fill(store)
     data = json.loads(json.dumps(store.export("user:alice")))
-    assert data["version"] == 2 and data["pending_turns"] == []
+    assert data["version"] == 3 and data["pending_turns"] == [] and data["reviews"] == []
     by_id = {m["id"]: m for m in data["memories"]}
     assert len(by_id) == 7  # 4 adds/updates + 2 food versions + 1 pet version
     assert {m["key"] for m in data["memories"]} == {ids["home"], ids["tea"], ids["job"]} | {
@@ -153,11 +148,16 @@ def test_round_trip_into_an_empty_store_is_exact(store: MemoryStore, new_store: 
     original = store.export("user:alice")
     copy_ = new_store()
     counts = copy_.import_scope(json.loads(json.dumps(original)))
-    assert counts == {"memories": 7, "active": 3, "closed": 4, "decisions": 3, "pending_turns": 0}
+    assert counts == {
+        "memories": 7,
+        "active": 3,
+        "closed": 4,
+        "decisions": 3,
+        "reviews": 0,
+        "pending_turns": 0,
+    }
     again = copy_.export("user:alice")
-    assert json.dumps(without_time(again), sort_keys=True) == json.dumps(
-        without_time(original), sort_keys=True
-    )
+    assert json.dumps(again, sort_keys=True) == json.dumps(original, sort_keys=True)
     # The restored scope works as the original did.
     for memory_id in ids.values():
         assert copy_.history("user:alice", memory_id) == store.history("user:alice", memory_id)
@@ -194,12 +194,12 @@ def test_import_into_another_scope_rewrites_the_scope(store: MemoryStore) -> Non
     ids = fill(store)
     original = store.export("user:alice")
     store.import_scope(original, scope="user:bob")
-    expected = copy.deepcopy(without_time(original))
+    expected = copy.deepcopy(original)
     expected["scope"] = "user:bob"
     for m in expected["memories"]:
         m["scope"] = "user:bob"
-    assert without_time(store.export("user:bob")) == expected
-    assert without_time(store.export("user:alice")) == without_time(original)  # untouched
+    assert store.export("user:bob") == expected
+    assert store.export("user:alice") == original  # untouched
     bob = store.get(("user", "bob"), "food")
     assert bob is not None and bob.namespace == ("user", "bob") and bob.value["rating"] == 4
     assert store.history("user:bob", ids["moved"])[0].scope == "user:bob"
@@ -211,11 +211,11 @@ def test_import_refuses_a_scope_that_holds_data(store: MemoryStore) -> None:
     with pytest.raises(ScopeNotEmptyError, match="already holds 7 memory versions, 3 decisions"):
         store.import_scope(backup)
     store.log("user:carol", Decision(op=Op.NOOP, fact="only a decision"))
-    before = without_time(store.export("user:carol"))
+    before = store.export("user:carol")
     with pytest.raises(ScopeNotEmptyError, match="user:carol already holds 1 decisions"):
         store.import_scope(backup, scope="user:carol")
-    assert without_time(store.export("user:carol")) == before
-    assert without_time(store.export("user:alice")) == without_time(backup)
+    assert store.export("user:carol") == before
+    assert store.export("user:alice") == backup
 
 
 def test_failed_write_leaves_the_scope_empty(
@@ -247,7 +247,7 @@ def set_path(data: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
     ("path", "value", "message"),
     [
         (("format",), "something-else", "not a langgraph-memory export"),
-        (("version",), 3, "export version 3 is not one this release reads"),
+        (("version",), 4, "export version 4 is not one this release reads"),
         (("scope",), "nobody", "export scope 'nobody'"),
         (("memories", 1, "importance"), 7, r"memories\[1\] \(id '.+'\): importance must be"),
         (("memories", 2, "text"), "  ", r"memories\[2\] .*memory text is empty"),
@@ -318,21 +318,11 @@ def test_turns_a_background_writer_holds_travel_with_the_export(
 ) -> None:
     """A turn accepted but not applied yet is in the export, and the import queues
     it again on the target's background writer, where it is applied."""
-    release = threading.Event()
-    writer = MemoryWriter(local, model=RulesModel())
-    real = writer.write_turn
-
-    def held(*args: Any, **kwargs: Any) -> Any:
-        release.wait(timeout=60)
-        return real(*args, **kwargs)
-
-    writer.write_turn = held  # type: ignore[method-assign]
     local.add("user:alice", "User likes tea.", now=T0)
-    with BackgroundWriter(writer, workers=1) as bg:
+    with holding(local) as bg:
         first = bg.submit("user:alice", [("user", "I live in Delhi.")], now=T0 + DAY)
         second = bg.submit("user:alice", [("user", "I am vegan.")], now=T0 + 2 * DAY)
         data = json.loads(json.dumps(local.export("user:alice")))
-        release.set()
     assert [t["id"] for t in data["pending_turns"]] == [first, second]
     target = MemoryStore(tmp_path / "target", embeddings=embedder)
     with BackgroundWriter(MemoryWriter(target, model=RulesModel())) as bg2:
@@ -429,7 +419,7 @@ def test_cli_import_restores_and_refuses_a_full_scope(
     assert main(["import", "--path", target, "--scope", "user:bob", "--in", "-"]) == 0
     assert "into user:bob" in capsys.readouterr().out
     with MemoryStore(target, embeddings=embedder) as t:
-        assert without_time(t.export("user:alice")) == without_time(original)
+        assert t.export("user:alice") == original
         assert t.export("user:bob")["memories"][0]["scope"] == "user:bob"
     (tmp_path / "bad.json").write_text("{not json")
     assert (
@@ -439,3 +429,91 @@ def test_cli_import_restores_and_refuses_a_full_scope(
     assert "is not a JSON export" in capsys.readouterr().err
     assert main(["import", "--path", target, "--user", "carol", "--in", str(tmp_path / "no")]) == 1
     assert "error: cannot read" in capsys.readouterr().err
+
+
+# -- a person's whole data, across backends, to the byte --------------------------------
+
+
+@contextmanager
+def holding(store: MemoryStore, **options: Any) -> Iterator[BackgroundWriter]:
+    """A background writer on ``store`` (one worker, ``options``) that accepts turns
+    and applies none of them until the block ends: its turns stay pending."""
+    release = threading.Event()
+    writer = MemoryWriter(store, model=RulesModel())
+    real = writer.write_turn
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        release.wait(timeout=120)
+        return real(*args, **kwargs)
+
+    writer.write_turn = held  # type: ignore[method-assign]
+    background = BackgroundWriter(writer, workers=1, **options)
+    try:
+        yield background
+    finally:
+        release.set()
+        background.close()
+
+
+def person(store: MemoryStore) -> None:
+    """Alice's data of every kind: versions, BaseStore values, decisions, a turn
+    through the write path (its episode), a reflection, and reviews into an agent
+    scope, approved, rejected and pending."""
+    ids = fill(store)
+    writer = MemoryWriter(store, model=RulesModel())
+    writer.write_turn("user:alice", [("user", "I prefer email over phone calls.")], now=T0)
+    store.add(
+        "user:alice",
+        "User settles in wherever they move.",
+        kind="reflection",
+        source="reflection",
+        trust="medium",
+        sources=(ids["moved"],),
+        now=T0 + DAY,
+    )
+    email = next(m for m in store.active("user:alice") if m.text.startswith("User prefers"))
+    approved = store.propose("user:alice", email.id, "agent:support", note="common", now=T0)
+    store.approve(approved.id, reason="general", now=T0 + DAY)
+    rejected = store.propose("user:alice", ids["tea"], "agent:support", now=T0)
+    store.reject(rejected.id, reason="personal", now=T0 + DAY)
+    store.propose("user:alice", ids["moved"], "org:acme", now=T0 + 2 * DAY)
+
+
+def exported(store: MemoryStore, scope: str) -> str:
+    return json.dumps(store.export(scope), ensure_ascii=False, indent=2)
+
+
+def round_trip(data: dict[str, str], target: MemoryStore) -> dict[str, str]:
+    """Import every export into the empty ``target`` (its pending turns queued on a
+    writer that holds them), and export again."""
+    with holding(target) as background:
+        for text in data.values():
+            target.import_scope(json.loads(text), requeue=background.requeue)
+        return {scope: exported(target, scope) for scope in data}
+
+
+@pytest.mark.server
+def test_a_persons_export_is_byte_identical_embedded_to_server_and_back(
+    tmp_path: Path, embedder: LocalMiniLM, chroma_server: Any
+) -> None:
+    """Every version, decision, review and queued turn: export -> import into an
+    empty store -> export gives the same JSON, byte for byte, from an embedded
+    store to a server and back to an embedded one."""
+    source = MemoryStore(tmp_path / "source", embeddings=embedder)
+    person(source)
+    with holding(source) as background:
+        background.submit("user:alice", [("user", "I moved to Goa.")], now=T0 + 5 * DAY)
+        background.submit("user:alice", [("user", "I am vegan.")], now=T0 + 6 * DAY)
+        first = {scope: exported(source, scope) for scope in ("user:alice", "agent:support")}
+    alice = json.loads(first["user:alice"])
+    assert len(alice["pending_turns"]) == 2 and len(alice["reviews"]) == 3
+    assert {r["status"] for r in alice["reviews"]} == {"pending", "approved", "rejected"}
+    assert any(m["kind"] == "reflection" for m in alice["memories"])
+    source.close()
+    server = MemoryStore(client=chroma_server.client(f"db{uuid.uuid4().hex}"), embeddings=embedder)
+    on_server = round_trip(first, server)
+    assert on_server == first
+    server.close()
+    back = MemoryStore(tmp_path / "back", embeddings=embedder)
+    assert round_trip(on_server, back) == first
+    back.close()

@@ -388,7 +388,8 @@ def test_content_and_memory_fields_are_embedded(store: MemoryStore) -> None:
 
 @pytest.fixture
 def many(store: MemoryStore) -> MemoryStore:
-    store.batch(
+    admin = store.admin()  # org scopes are written only by an admin
+    admin.batch(
         [
             PutOp(("user", "alice"), "k", {"text": "Alice likes pizza", "who": "alice"}),
             PutOp(("user", "bob"), "k", {"text": "Bob likes tax law", "who": "bob"}),
@@ -398,6 +399,7 @@ def many(store: MemoryStore) -> MemoryStore:
             PutOp(("session", "t-1"), "k", {"text": "Talked about pizza", "who": "t-1"}),
         ]
     )
+    admin.close()
     return store
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -63,9 +64,10 @@ def play(stores: list[BaseStore], seed: int, n: int = 80) -> list[tuple[tuple[st
 
 
 @pytest.fixture
-def pair(store: MemoryStore, embedder: LocalMiniLM) -> tuple[MemoryStore, InMemoryStore]:
+def pair(store: MemoryStore, embedder: LocalMiniLM) -> Iterator[tuple[MemoryStore, InMemoryStore]]:
     reference = InMemoryStore(index={"dims": 384, "embed": embedder, "fields": ["text"]})
-    return store, reference
+    with store.admin() as admin:  # the grid writes an org scope, which only an admin does
+        yield admin, reference
 
 
 def conditions() -> list[dict[str, Any]]:
@@ -130,8 +132,9 @@ def test_reads_agree_with_inmemorystore(pair: tuple[MemoryStore, InMemoryStore],
 def test_every_namespace_gets_a_scope_of_its_own(store: MemoryStore) -> None:
     """Two namespaces never share a scope, so never see each other's items; the
     memory API reads the same items under the namespace's scope."""
-    for i, namespace in enumerate(NAMESPACES):
-        store.put(namespace, "k", {"text": f"Item {i}."})
+    with store.admin() as admin:  # ("org", "acme") is an org scope, which only an admin writes
+        for i, namespace in enumerate(NAMESPACES):
+            admin.put(namespace, "k", {"text": f"Item {i}."})
     scopes = [Scope.from_namespace(ns) for ns in NAMESPACES]
     assert len(set(scopes)) == len(NAMESPACES)
     assert sorted(store.scopes()) == sorted(scopes)

@@ -173,7 +173,8 @@ def test_maintenance_bench_reports_paths_per_1k_against_a_read(data: Path, tmp_p
 def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
     benches = {"store", "peers", "graph", "ingest", "write-cost", "gate", "episodes", "cli"}
     benches |= {"maintenance"}
-    assert set(dispatcher.BENCHES) == benches | {"retrieval", "qa", "components", "plots"}
+    evaluations = {"retrieval", "qa", "components", "redteam", "plots"}
+    assert set(dispatcher.BENCHES) == benches | evaluations
     assert dispatcher.main([]) == 2
     assert dispatcher.main(["nope"]) == 2
     args = ["--data", str(data), "--n", "10", "--repeats", "1", "--only", "embed_only"]

@@ -256,7 +256,7 @@ def test_purge_of_unknown_ids_purges_nothing(tmp_path: Path, embedder: LocalMini
     line = failed("purge", "--path", str(path), "--user", "alice", "--ids", tea.id, "nope", "--yes")
     assert "no memory 'nope' in user:alice" in line
     assert ok("purge", "--path", str(path), "--user", "alice", "--ids", tea.id, "--yes") == (
-        "purged 1 memory versions and 0 decisions\n"
+        "purged 1 memory versions, 0 decisions and 0 reviews\n"
     )
     with MemoryStore(path, embeddings=embedder) as store:
         assert store.active("user:alice") == []

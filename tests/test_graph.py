@@ -14,7 +14,14 @@ from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from langgraph_memory import InvalidArgumentError, MemoryStore, MissingScopeKeyError, Op
+from langgraph_memory import (
+    InvalidArgumentError,
+    MemoryStore,
+    MissingScopeKeyError,
+    Op,
+    Source,
+    Trust,
+)
 from langgraph_memory.graph import MemoryState, add_memory, memory_read_node, memory_tools
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import MemoryWriter, RulesModel
@@ -103,10 +110,11 @@ def test_remember_and_forget_tools_use_the_configs_scope(store: MemoryStore) -> 
     )
     seen: list[str] = []
     graph = agent_graph(store, chat, seen)
-    out = graph.invoke({"messages": [("user", "Please note my units.")]}, ALICE)
+    out = graph.invoke({"messages": [("user", "Note that I prefer metric units.")]}, ALICE)
     confirmation = out["messages"][2].content
     [memory] = store.active("user:alice", episodes=False)
     assert confirmation == f"Remembered [{memory.id}]: User prefers metric units."
+    assert (memory.source, memory.trust) == (Source.EXPLICIT, Trust.HIGH)
     assert store.active("user:bob", episodes=False) == []
     out = graph.invoke({"messages": [("user", "Forget that.")]}, ALICE)
     assert out["messages"][-2].content == f"Forgot [{memory.id}]: User prefers metric units."

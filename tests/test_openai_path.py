@@ -202,7 +202,7 @@ def test_reconcile_answered_in_words_is_a_failed_decision(
 def test_an_unknown_memory_number_cannot_touch_a_memory(
     stub: OpenAIStub, delhi: MemoryStore
 ) -> None:
-    [d] = write_bad(stub, delhi, facts("User left Delhi."), {"op": "DELETE", "id": 7})
+    [d] = write_bad(stub, delhi, facts("User moved to Pune."), {"op": "DELETE", "id": 7})
     assert (d.op, d.status, d.error) == (Op.NOOP, Status.APPLIED, None)
     assert d.note == "DELETE of unshown id 7 -> NOOP"
 

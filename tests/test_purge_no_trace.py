@@ -6,7 +6,9 @@ tests scan every file byte by byte. The embedded scenarios run in a child
 process whose environment has no ``GLIBC_TUNABLES`` (the guarantee must not
 depend on the user setting it), and so the directory is also scanned after
 the process let go of it. The repeated scenario also covers the decision log
-(decisions without memory ids, ``shown_ids``) and a BackgroundWriter's journal.
+(decisions without memory ids, ``shown_ids``), a BackgroundWriter's journal, a
+reflection, and reviews into an agent scope (approved: its copy and the
+decisions there; rejected; pending).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import pytest
 from conftest import running_server
 from langchain_core.embeddings import DeterministicFakeEmbedding
+from test_backup import holding
 
 from langgraph_memory import (
     BackgroundWriter,
@@ -94,12 +97,14 @@ def unscrubbed_env() -> dict[str, str]:
 def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
     """Run in a child process: ``rounds`` times, in one store, fill a scope with a
     fresh marker (memories, versions, decisions with and without ids, a decision
-    that showed it, a journaled turn and its episode) and purge it, by ids and whole;
-    scan after each."""
+    that showed it, a journaled turn and its episode, a reflection, reviews of each
+    status) and purge it, by ids and whole; scan after each for the marker, the
+    ids, the copy an approval made, the reviews and (whole) the scope's key."""
     found: dict[str, object] = {}
     markers: list[str] = []
     store = MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=32))
     keep = store.add("user:bob", "Bob keeps his umbrella in the hall.")
+    shared = store.add("agent:shared", "Agents sign with their first name.")
     writer = MemoryWriter(store, model=RulesModel())
     with BackgroundWriter(writer, journal=directory / "turns.jsonl") as bg:
         for r in range(rounds):
@@ -126,16 +131,41 @@ def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
                 assert bg.flush(timeout=120)
                 # What the turn said is an episode of its own: purged by its id too.
                 ids += [m.id for m in store.active(scope) if m.is_episode]
+                # A reflection resting on the passport (purged with what it rests on).
+                store.add(
+                    scope,
+                    f"User guards the passport {marker}-R closely.",
+                    kind="reflection",
+                    source="reflection",
+                    sources=(ids[1],),
+                )
+                elsewhere = reviewed(store, scope, marker, ids)
                 store.purge(scope, ids if mode == "ids" else None)
-                hits = files_holding(directory, [marker, *ids])
+                whole = [scope] if mode == "scope" else []  # its registry entry, its reviews
+                hits = files_holding(directory, [marker, *ids, *elsewhere, *whole])
                 if hits:
                     found[f"{r}/{mode}"] = hits
                 if mode == "ids":  # what was not purged stays, with the purged id replaced
                     left = [d for d in store.decisions(scope) if d.fact == "User keeps a diary."]
                     assert [d.shown_ids for d in left] == [("[purged]",)], left
     assert [m.id for m in store.active("user:bob")] == [keep.id]
+    assert [m.id for m in store.active("agent:shared")] == [shared.id]
+    assert store.reviews(status=None) == [] and store.decisions("agent:shared") == []
     store.close()
     return {"found": found, "markers": markers}
+
+
+def reviewed(store: MemoryStore, scope: str, marker: str, ids: list[str]) -> list[str]:
+    """Reviews of the scope's marked memories into an agent scope: one approved (its
+    copy there), one rejected, one pending (a memory added to ``ids``). Returns what
+    the scan must not find after the purge: the copy's id and the reviews' ids."""
+    gate = store.add(scope, f"User's gate code is {marker}-D.")
+    ids.append(gate.id)
+    approved = store.approve(store.propose(scope, ids[1], "agent:shared").id)
+    rejected = store.reject(store.propose(scope, ids[2], "agent:shared").id, reason=marker)
+    pending = store.propose(scope, gate.id, "agent:shared", note=marker)
+    assert approved.result_id is not None
+    return [approved.result_id, approved.id, rejected.id, pending.id]
 
 
 def embedded_scenario(directory: Path, mode: str) -> dict[str, object]:
@@ -208,6 +238,26 @@ def test_twenty_purges_of_each_kind_leave_no_trace_without_glibc_tunables(tmp_pa
     assert result["found"] == {}, f"found after purge: {result['found']}"
     assert files_holding(directory, result["markers"]) == {}
     assert not (directory / PURGE_MARK).exists()
+
+
+def test_a_purge_takes_the_scopes_queued_turns_out_of_the_journal(tmp_path: Path) -> None:
+    """A turn accepted and not applied yet is the person's data too: in the export,
+    then gone from the journal file with the purge of its scope."""
+    directory = tmp_path / "memory"
+    journal = tmp_path / "turns.jsonl"
+    marker = f"PURGEMARK{uuid.uuid4().hex[:12]}"
+    with (
+        MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=32)) as store,
+        holding(store, journal=journal) as background,
+    ):
+        background.submit("user:other", [("user", "I like tea.")])  # the worker holds it
+        background.submit("user:alice", [("user", f"My PIN is {marker}.")])  # queued
+        [turn] = store.export("user:alice")["pending_turns"]
+        assert marker in json.dumps(turn) and marker in journal.read_text(encoding="utf-8")
+        store.purge("user:alice")
+        assert files_holding(tmp_path, [marker]) == {}
+        assert store.export("user:alice")["pending_turns"] == []
+    assert files_holding(tmp_path, [marker]) == {}
 
 
 CRASH_AFTER_PURGE = """

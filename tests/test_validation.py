@@ -318,7 +318,7 @@ def test_nearest_among_ids_skips_unknown_and_archived_ones(store: MemoryStore) -
 
 def test_purge_with_a_repeated_id(store: MemoryStore) -> None:
     m = store.add(U, "User likes tea.", now=T0)
-    assert store.purge(U, [m.id, m.id]) == {"memories": 1, "decisions": 0}
+    assert store.purge(U, [m.id, m.id]) == {"memories": 1, "decisions": 0, "reviews": 0}
 
 
 def test_times_the_store_cannot_read_back_are_refused(store: MemoryStore) -> None:

@@ -274,7 +274,7 @@ def test_an_id_from_another_scope_never_touches_it(seeded: MemoryStore) -> None:
     oslo = seeded.active("user:bob", episodes=False)[0].id
     decisions = run_bad(
         seeded,
-        facts("User lives in Pune.", "User left Oslo."),
+        facts("User lives in Pune.", "User moved to Pune."),
         {"op": "UPDATE", "id": oslo, "text": "User lives in Pune."},
         {"op": "DELETE", "id": oslo},
     )
@@ -349,7 +349,7 @@ def test_batched_mode_is_one_reconcile_call_with_in_order_semantics(store: Memor
     store.add(U, "User lives in Delhi.", now=T0)
     w, model = writer(
         store,
-        facts("User lives in Pune.", "User lives in Pune now.", "User is vegan."),
+        facts("User lives in Pune.", "User lives in Pune since March.", "User is vegan."),
         {
             "decisions": [
                 {"fact": 1, "op": "UPDATE", "id": 0, "text": "User lives in Pune."},
@@ -359,7 +359,8 @@ def test_batched_mode_is_one_reconcile_call_with_in_order_semantics(store: Memor
         },
         reconcile="batched",
     )
-    decisions = w.write_turn(U, [("user", "I moved to Pune. And I'm vegan.")], now=T0 + DAY)
+    said = "I moved to Pune in March. And I'm vegan."
+    decisions = w.write_turn(U, [("user", said)], now=T0 + DAY)
     assert model.calls == 2, "one extraction call, one reconcile call"
     assert [d.op for d in decisions] == [Op.UPDATE, Op.UPDATE, Op.ADD]
     assert decisions[1].target_id == decisions[0].result_id, "the second follows the first's result"

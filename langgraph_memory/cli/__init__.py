@@ -8,12 +8,14 @@
     langgraph-memory why --user alice ID         # the decisions behind it
     langgraph-memory export --user alice         # everything, as JSON
     langgraph-memory import --user alice --in F  # restore an export into an empty scope
-    langgraph-memory purge --user alice --yes    # hard-delete (all, or --ids ...)
+    langgraph-memory purge --user alice          # hard-delete (all, or --ids ...); asks, or --yes
+    langgraph-memory reviews --to agent:support  # proposals to move a memory into a wider scope
+    langgraph-memory approve ID / reject ID      # decide one (--admin for an org scope)
     langgraph-memory maintain [--dry-run]        # decay, consolidation, reflection
 
 Every command takes ``--path DIR`` (an embedded store) or ``--server HOST:PORT``
 (a Chroma server, which works while an app uses the store through it); show,
-history, why, scopes and maintain take ``--json``. Each command imports what it uses when
+history, why, scopes, reviews and maintain take ``--json``. Each command imports what it uses when
 it runs, so ``--help`` and a mistyped command answer at once.
 
 >>> parser().parse_args(["show", "--user", "alice"]).scope

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph_memory.cli import changes, conversation, inspection, maintenance
+from langgraph_memory.cli import changes, conversation, inspection, maintenance, reviews
 from langgraph_memory.cli.errors import CommandError, UsageError
 from langgraph_memory.cli.location import parse_server
 from langgraph_memory.scope import SCOPE_KINDS
@@ -61,6 +61,14 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", action="store_true", help="print JSON (for scripts)")
         return sub
 
+    def admin_flag(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        sub.add_argument(
+            "--admin",
+            action="store_true",
+            help="act as an admin: the only way to write an org scope",
+        )
+        return sub
+
     command("demo", conversation.demo, scoped=False)
     command("chat", conversation.chat).add_argument("--thread", default="cli", help="thread id")
     p = json_flag(command("show", inspection.show))
@@ -73,7 +81,7 @@ def parser() -> argparse.ArgumentParser:
     p = json_flag(command("scopes", inspection.scopes, scoped=False))
     p.add_argument("--kind", choices=SCOPE_KINDS, help="only this kind")
     command("export", inspection.export).add_argument("--out", help="write to this file")
-    p = command("import", changes.import_)
+    p = admin_flag(command("import", changes.import_))
     p.add_argument("--in", dest="infile", required=True, help="export file ('-': stdin)")
     p.add_argument(
         "--allow-embedder-change",
@@ -90,9 +98,28 @@ def parser() -> argparse.ArgumentParser:
         help="'provider:name' (e.g. openai:gpt-4o-mini) or 'rules' for the offline rules "
         "(default: the environment's chat model, else the rules)",
     )
-    p = command("purge", changes.purge)
+    p = admin_flag(command("purge", changes.purge))
     p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")
-    p.add_argument("--yes", action="store_true", help="confirm the hard delete")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="confirm the hard delete (else it is asked on the terminal; refused without one)",
+    )
+    p = json_flag(command("reviews", reviews.reviews, scoped=False))
+    p.add_argument("--to", metavar="SCOPE", help="only reviews into this scope (kind:id)")
+    p.add_argument(
+        "--from", dest="from_", metavar="SCOPE", help="only reviews from this scope (kind:id)"
+    )
+    p.add_argument(
+        "--status",
+        choices=reviews.STATUSES,
+        default="pending",
+        help="which reviews (default: pending)",
+    )
+    for name, run in (("approve", reviews.approve), ("reject", reviews.reject)):
+        p = admin_flag(command(name, run, scoped=False))
+        p.add_argument("review_id", help="the review's id (see `reviews`)")
+        p.add_argument("--reason", help="why, logged with the decision in both scopes")
     return top
 
 

@@ -1,7 +1,11 @@
 """The commands that change a store: import (which may create it) and purge.
 
+A purge asks first, on the terminal: the scope's name must be typed back.
+``--yes`` skips the question; without a terminal to ask on (a script, a pipe)
+a purge without ``--yes`` is refused before anything is opened.
+
 >>> from types import SimpleNamespace
->>> purge(SimpleNamespace(yes=False))  # asks for --yes before it opens anything
+>>> purge(SimpleNamespace(yes=False, ids=None))  # no terminal here: refused at once
 2
 """
 
@@ -13,11 +17,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langgraph_memory.cli.location import existing_scope, known_ids, open_store
+from langgraph_memory.cli.location import (
+    existing_scope,
+    held_scope,
+    known_ids,
+    open_store,
+    stopped_journal,
+)
 from langgraph_memory.cli.output import progress
 from langgraph_memory.errors import InvalidMemoryError
+from langgraph_memory.text_safety import for_terminal
 
 if TYPE_CHECKING:
+    from langgraph_memory.scope import Scope
     from langgraph_memory.store import MemoryStore
 
 __all__ = ["import_", "purge"]
@@ -35,7 +47,10 @@ def import_(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise InvalidMemoryError(f"{args.infile} is not a JSON export: {exc}") from None
     # Every text is embedded again: the long part of a large import.
-    with progress(f"importing into {args.scope}"), open_store(args, create=True) as store:
+    with (
+        progress(f"importing into {args.scope}"),
+        open_store(args, create=True, admin=args.admin) as store,
+    ):
         counts = store.import_scope(
             data,
             scope=args.scope,
@@ -45,6 +60,7 @@ def import_(args: argparse.Namespace) -> int:
     print(
         f"restored {counts['memories']} memory versions ({counts['active']} active, "
         f"{counts['closed']} closed) and {counts['decisions']} decisions into {args.scope}"
+        + (f", and {counts['reviews']} reviews" if counts["reviews"] else "")
         + (
             f"; applied its {counts['pending_turns']} pending turns through the write path"
             if counts["pending_turns"]
@@ -64,10 +80,8 @@ def _apply_turn(store: MemoryStore, record: Any) -> None:
 
 
 def purge(args: argparse.Namespace) -> int:
-    """Hard-delete memories (with their versions and log entries) or a whole scope."""
-    if not args.yes:
-        print("purge deletes for good; add --yes to confirm", file=sys.stderr)
-        return 2
+    """Hard-delete memories (with their versions, log entries and reviews) or a whole
+    scope; asks on the terminal unless --yes."""
     if args.ids is not None and not args.ids:
         # `--ids` with nothing after it must not fall through to "the whole scope".
         print(
@@ -76,11 +90,45 @@ def purge(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    # Closing the store is part of the work: it rebuilds what was written after the purge.
-    with progress(f"purging {args.scope} and compacting the store"), open_store(args) as store:
-        scope = existing_scope(store, args.scope)
+    if not args.yes and not sys.stdin.isatty():
+        print(
+            "error: purge deletes for good, and there is no terminal to ask on: "
+            "add --yes to confirm",
+            file=sys.stderr,
+        )
+        return 2
+    with open_store(args, admin=args.admin) as store, stopped_journal(store):
+        scope = existing_scope(store, args.scope) if args.ids else held_scope(store, args.scope)
         if args.ids:
             known_ids(store, scope, args.ids)
-        counts = store.purge(scope, args.ids)
-    print(f"purged {counts['memories']} memory versions and {counts['decisions']} decisions")
+        if not args.yes and not _confirmed(store, scope, args.ids):
+            print("nothing purged", file=sys.stderr)
+            return 1
+        # Closing the store is part of the work: it rebuilds what was written after
+        # the purge.
+        with progress(f"purging {scope.key} and compacting the store"):
+            counts = store.purge(scope, args.ids)
+            store.close()
+    print(
+        f"purged {counts['memories']} memory versions, {counts['decisions']} decisions "
+        f"and {counts['reviews']} reviews"
+    )
     return 0
+
+
+def _confirmed(store: MemoryStore, scope: Scope, ids: list[str] | None) -> bool:
+    """Ask on the terminal; True when the scope's key is typed back."""
+    if ids:
+        what = f"{len(ids)} memories of {scope.key}, with every version of them"
+    else:
+        versions = store.count(scope, archived=True)
+        what = f"all of {scope.key}: {versions} memory versions"
+    reviews = len(store.reviews(status=None, from_scope=scope))
+    sys.stderr.write(
+        f"This deletes for good {for_terminal(what)}, their decisions"
+        + (f", {reviews} reviews" if reviews else "")
+        + " and what approvals copied from them into other scopes.\n"
+        + f"Type {for_terminal(scope.key)} to confirm: "
+    )
+    sys.stderr.flush()
+    return sys.stdin.readline().strip() == scope.key

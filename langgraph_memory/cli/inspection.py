@@ -21,7 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from langgraph_memory.cli.errors import UsageError
-from langgraph_memory.cli.location import existing_scope, known_ids, open_store
+from langgraph_memory.cli.location import (
+    existing_scope,
+    held_scope,
+    known_ids,
+    open_store,
+    stopped_journal,
+)
 from langgraph_memory.cli.output import decision_line, dumps, memory_lines, progress
 from langgraph_memory.model import EPISODE, Memory
 from langgraph_memory.text_safety import for_terminal
@@ -164,10 +170,10 @@ def output_file(out: str) -> Path:
 
 
 def export(args: argparse.Namespace) -> int:
-    """Every version and decision of a scope, as JSON."""
+    """Every version, decision, review and queued turn of a scope, as JSON."""
     out = output_file(args.out) if args.out else None
-    with open_store(args) as store:
-        scope = existing_scope(store, args.scope)
+    with open_store(args) as store, stopped_journal(store):
+        scope = held_scope(store, args.scope)
         with progress(f"exporting {scope.key}"):
             data = dumps(store.export(scope))
             if out is not None:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,9 +36,11 @@ if TYPE_CHECKING:
 __all__ = [
     "Server",
     "existing_scope",
+    "held_scope",
     "known_ids",
     "open_store",
     "parse_server",
+    "stopped_journal",
     "store_directory",
 ]
 
@@ -93,9 +97,21 @@ def store_directory(path: str | None) -> Path:
     return Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).absolute()
 
 
-def open_store(args: argparse.Namespace, *, create: bool = False) -> MemoryStore:
+def open_store(
+    args: argparse.Namespace, *, create: bool = False, admin: bool = False
+) -> MemoryStore:
     """The store the command line names; ``create=False`` (every command that only
-    reads, and purge) refuses a directory that holds no store instead of making one."""
+    reads, and purge) refuses a directory that holds no store instead of making one.
+    ``admin=True`` (``--admin``): its admin view, which may write org scopes."""
+    store = _open(args, create=create)
+    if not admin:
+        return store
+    view = store.admin()
+    store.close()  # the view holds the store open
+    return view
+
+
+def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:
     from langgraph_memory.store import MemoryStore
 
     if args.server is not None:
@@ -156,6 +172,31 @@ def _server_client(server: Server, database: str | None) -> ClientAPI:
         ) from None
 
 
+@contextmanager
+def stopped_journal(store: MemoryStore) -> Iterator[None]:
+    """The background journal a writer left in the store's directory, attached to
+    the store while a command runs: the turns it accepted and never applied (it
+    stopped first) are in an export, and a purge takes them out of the file.
+
+    An embedded store serves one process, so while a command holds it no writer
+    runs on it; a writer on a server keeps its journal where its app runs.
+    """
+    from langgraph_memory.store.layout import JOURNAL_FILE
+
+    path = None if store.path is None else store.path / JOURNAL_FILE
+    if path is None or not path.exists():
+        yield
+        return
+    from langgraph_memory.write.journal import Journal
+
+    journal = Journal(path)
+    try:
+        store.attach(journal)
+        yield
+    finally:
+        journal.close()
+
+
 def existing_scope(store: MemoryStore, key: str) -> Scope:
     """``key``'s scope, or a CommandError naming the scopes the store does hold
     (a mistyped user id reads as an unknown scope, not as one with no memories)."""
@@ -170,6 +211,18 @@ def existing_scope(store: MemoryStore, key: str) -> Scope:
         f"{for_terminal(scope.key)} holds nothing in this store; it holds "
         f"{for_terminal(listed)} (`langgraph-memory scopes` lists them)"
     )
+
+
+def held_scope(store: MemoryStore, key: str) -> Scope:
+    """``key``'s scope when it holds data, or only turns queued in a journal (see
+    :func:`stopped_journal`); else the error of :func:`existing_scope`."""
+    try:
+        return existing_scope(store, key)
+    except CommandError:
+        scope = Scope.parse(key)
+        if store.pending_turns(scope):
+            return scope
+        raise
 
 
 def known_ids(store: MemoryStore, scope: Scope, ids: list[str]) -> None:

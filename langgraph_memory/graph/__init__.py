@@ -1,5 +1,6 @@
 """LangGraph integration: read and write nodes, memory tools, ``add_memory``, the
-``create_react_agent`` hooks and (with langchain installed) ``MemoryMiddleware``.
+``create_react_agent`` hooks, (with langchain installed) ``MemoryMiddleware``, and
+``build_chat_graph``, a complete chat agent with memory.
 
 >>> from langgraph_memory.graph import MemoryState, add_memory, memory_read_node, memory_tools
 >>> from langgraph_memory.graph import MemoryMiddleware, memory_hooks
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from langgraph_memory.graph.agent import build_chat_graph
 from langgraph_memory.graph.hooks import memory_hooks
 from langgraph_memory.graph.nodes import memory_read_node, memory_write_node
 from langgraph_memory.graph.offline import OfflineChatModel
@@ -25,6 +27,7 @@ __all__ = [
     "MemoryState",
     "OfflineChatModel",
     "add_memory",
+    "build_chat_graph",
     "memory_hooks",
     "memory_read_node",
     "memory_tools",

@@ -18,11 +18,13 @@ and forget inline, through its ``MemoryWriter``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableParallel
+from langchain_core.tools import BaseTool
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
@@ -51,6 +53,7 @@ def build_chat_graph(
     *,
     write: WriteTiming = "inline",
     wait_for_writes: float = WAIT_FOR_WRITES_S,
+    tools: Sequence[BaseTool] = (),
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The agent over ``store``, compiled with it: its nodes and tools use the graph's
     store. ``store=None`` leaves the store to whoever runs the graph (LangGraph
@@ -60,7 +63,8 @@ def build_chat_graph(
     ``write="deferred"`` needs ``writer`` to be a ``BackgroundWriter``; each turn's
     read then waits up to ``wait_for_writes`` seconds for the scope's queued turns.
     Under ``ainvoke`` the model is called through its ``ainvoke``, so a slow model
-    holds no worker thread and the event loop goes on.
+    holds no worker thread and the event loop goes on. ``tools`` are the agent's other
+    tools, beside ``remember``, ``forget`` and ``recall``.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -80,8 +84,8 @@ def build_chat_graph(
     check_write_timing(write, writer)  # before the chat model is resolved
     chat = chat or resolve_chat_model() or OfflineChatModel()
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
-    tools = memory_tools(inline)
-    model = chat.bind_tools(tools)
+    every_tool = [*memory_tools(inline), *tools]
+    model = chat.bind_tools(every_tool)
     prompt = ChatPromptTemplate.from_messages(
         [("system", SYSTEM), MessagesPlaceholder("messages")]
     ).partial(memories="")
@@ -93,7 +97,7 @@ def build_chat_graph(
 
     builder = StateGraph(MemoryState)
     builder.add_node("agent", agent)
-    builder.add_node("tools", ToolNode(tools))
+    builder.add_node("tools", ToolNode(every_tool))
     builder.add_edge(START, "agent")
     builder.add_conditional_edges("agent", tools_condition)
     builder.add_edge("tools", "agent")

@@ -2,7 +2,17 @@
 
 The scope comes from the run (``configurable`` or the runtime context), never
 from the model's arguments: a model cannot read or write another user's memory
-by naming them. Built without a store or writer, the tools use the store the
+by naming them. What the user asked for comes from the user's own last message
+(``graph.requests``), never from the model's say-so: a model talked into a call
+by a tool result or a document cannot make its text the user's. ``remember``
+stores text as the user's explicit request (high trust) only when the user asked
+to remember it in their own words; any other text is kept as the model's
+unverified note (source assistant, low trust, importance at most 0.5, never
+pinned), which closes none of the user's memories. ``forget`` acts only when the
+user asked to forget something in this turn, and a safety-relevant memory
+(``guards.protected``) only when the user's own words name it. Called directly,
+outside a graph run (no conversation to read), the tools act for the
+application, as before. Built without a store or writer, the tools use the store the
 graph was compiled with (``create_agent(..., store=...)``). Results are
 short confirmations with memory ids. Bad input from the model (an empty text, a
 wrong type) never raises: the tool answers with what was wrong, for the model
@@ -24,20 +34,34 @@ to read and correct.
 from __future__ import annotations
 
 import re
+from typing import Annotated, Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
+from langgraph.prebuilt import InjectedState
 
 from langgraph_memory.errors import AmbiguousMemoryError, MemoryKitError, MemoryNotFoundError
+from langgraph_memory.graph.requests import asked_to_remember, forget_refusal
 from langgraph_memory.graph.run import GraphMemory, current_runtime
-from langgraph_memory.model import Op, Status
+from langgraph_memory.graph.turns import last_turn, messages_of
+from langgraph_memory.model import Op, Source, Status, Trust
 from langgraph_memory.read import retrieve
 from langgraph_memory.scope import Scope, ScopeSpec, scope_of_run
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.text_safety import for_prompt
 from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write.types import Turn
 
 _ID = re.compile(r"^\s*\[?([0-9a-f]{8})\]?\s*$")
+#: Most importance a note the user did not ask for may have (a safety memory starts at 0.9).
+UNASKED_IMPORTANCE = 0.5
+#: The graph state, which LangGraph's ToolNode passes in (None when a tool is called directly).
+State = Annotated[Any, InjectedState]
+
+
+def _turn(state: Any) -> Turn | None:
+    """The run's last turn (the last human message and what followed), if any."""
+    return last_turn(messages_of(state))
 
 
 def memory_tools(
@@ -61,19 +85,37 @@ def memory_tools(
 
     @tool
     def remember(
-        text: str, config: RunnableConfig, importance: float | None = None, pinned: bool = False
+        text: str,
+        config: RunnableConfig,
+        importance: float | None = None,
+        pinned: bool = False,
+        state: State = None,
     ) -> str:
         """Remember a durable fact about the user, in their words or yours
         ("I prefer metric units"). importance: 0..1; pinned: always recall it."""
         where, writer = run_scope(config)
+        asked = state is None or (
+            (turn := _turn(state)) is not None and asked_to_remember(turn, text)
+        )
         try:
-            decisions = writer.remember(where, text, importance=importance, pinned=pinned)
+            if asked:
+                decisions = writer.remember(where, text, importance=importance, pinned=pinned)
+            else:
+                capped = min(importance, UNASKED_IMPORTANCE) if importance is not None else None
+                decisions = writer.remember(
+                    where,
+                    text,
+                    importance=capped if capped is not None else UNASKED_IMPORTANCE,
+                    source=Source.ASSISTANT,
+                    trust=Trust.LOW,
+                )
         except MemoryKitError as exc:
             return f"Could not remember that: {exc}"
+        done = "Remembered" if asked else "Noted as unverified (the user did not ask for it)"
         lines = []
         for d in decisions:
             if d.op in (Op.ADD, Op.UPDATE) and d.result_id:
-                lines.append(f"Remembered [{d.result_id}]: {d.text}")
+                lines.append(f"{done} [{d.result_id}]: {d.text}")
             elif d.op is Op.NOOP and d.status is Status.APPLIED:
                 lines.append(f"Already known [{d.target_id or '-'}]: {d.fact}")
             elif d.op is Op.DELETE and d.status is Status.APPLIED:
@@ -85,15 +127,17 @@ def memory_tools(
         return "\n".join(lines) or "Nothing to remember in that."
 
     @tool
-    def forget(memory: str, config: RunnableConfig) -> str:
+    def forget(memory: str, config: RunnableConfig, state: State = None) -> str:
         """Forget one memory: its id (like 0a1b2c3d) or a description of it."""
         where, writer = run_scope(config)
         match = _ID.match(memory)
+        memory_id, query = (match.group(1), None) if match else (None, memory)
         try:
-            if match:
-                decision = writer.forget(where, match.group(1))
-            else:
-                decision = writer.forget(where, query=memory)
+            target = writer.find_one(where, memory_id, query=query)
+            refused = None if state is None else forget_refusal(_turn(state), target)
+            if refused is not None:
+                return f"Not forgotten [{target.id}]: {refused}."
+            decision = writer.forget(where, memory_id, query=query)
         except AmbiguousMemoryError as exc:
             listed = "; ".join(
                 f"[{m.id}] {for_prompt(m.text)}"  # type: ignore[attr-defined]

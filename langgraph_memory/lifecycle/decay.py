@@ -18,7 +18,9 @@ What never decays, whatever its use (``protection`` says why):
 - a pinned memory;
 - a safety-relevant one: importance ``>= SAFETY_IMPORTANCE`` (0.9: the write path
   gives allergies and intolerances 0.9) or metadata ``{"safety": True}`` (``SAFETY``:
-  tag a medical fact or a hard constraint that the write path rated lower);
+  tag a medical fact or a hard constraint that the write path rated lower); the same
+  rule by which the write path lets only the user's own words close one
+  (``write.guards.protected``);
 - an episode: the words a fact was taken from are evidence, kept by the writer's
   ``Retention`` (``retain_episodes``), not by use.
 
@@ -45,6 +47,7 @@ from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.model import Decision, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.write.guards import PROTECTED_IMPORTANCE, SAFETY
 from langgraph_memory.write.retention import archive_decision, archive_logged
 
 __all__ = [
@@ -62,11 +65,11 @@ __all__ = [
 HALF_LIFE = timedelta(days=30)
 #: Strength below which ``forget_stale`` archives a memory.
 THRESHOLD = 0.02
-#: Importance from which a memory counts as safety-relevant and never decays.
-SAFETY_IMPORTANCE = 0.9
-#: Metadata key that marks a memory safety-relevant whatever its importance
-#: (``metadata={"safety": True}``): a medical fact, a hard constraint.
-SAFETY = "safety"
+#: Importance from which a memory counts as safety-relevant and never decays, and the
+#: metadata key that marks one whatever its importance (``metadata={"safety": True}``:
+#: a medical fact, a hard constraint): the write path's own (``write.guards``), so what
+#: a turn may not close is also what never decays.
+SAFETY_IMPORTANCE = PROTECTED_IMPORTANCE
 #: The ``turn_id`` of every decision decay logs (``store.decisions(scope, turn_id=DECAY)``).
 DECAY = "decay"
 

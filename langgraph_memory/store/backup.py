@@ -2,18 +2,21 @@
 
 An export is a JSON-ready dict that holds everything a scope stores except
 vectors, so that :func:`import_scope` can rebuild the scope exactly: the same
-ids, times, version chains, BaseStore keys and values, and decisions.
+ids, times, version chains, BaseStore keys and values, decisions and reviews.
+It is a function of what the store holds, nothing else (no time of export), so
+an export, imported into an empty store and exported again, is the same JSON
+to the byte.
 
-Format ``langgraph-memory-export``, version 2::
+Format ``langgraph-memory-export``, version 3::
 
     {
       "format": "langgraph-memory-export",
-      "version": 2,
+      "version": 3,
       "scope": "user:alice",
-      "exported_at": "2026-01-05T09:00:00+00:00",   # informative only
       "embedder": "all-MiniLM-L6-v2-onnx-int8",     # the store's embedder name
       "memories": [ {version}, ... ],               # every version, oldest first
       "decisions": [ {decision}, ... ],             # the whole log, oldest first
+      "reviews": [ {review}, ... ],                 # from or into the scope, oldest first
       "pending_turns": []                           # see below
     }
 
@@ -33,7 +36,9 @@ plus the three things a ``Memory`` does not carry:
 
 A version is active when ``valid_until`` is ``null`` and closed otherwise.
 Each ``{decision}`` is ``Decision.to_dict()``: every field, ``id`` and
-``created_at`` included. Times are ISO 8601 with their UTC offset.
+``created_at`` included. Each ``{review}`` is ``Review.to_dict()``: a proposal
+to copy a memory into a wider scope, and its decision (see ``reviews``). Times
+are ISO 8601 with their UTC offset.
 
 Vectors are not exported: they would make the file many times larger and tie
 it to one embedder. Import recomputes them from the texts with the target
@@ -52,7 +57,8 @@ and time).
 
 Version 1 exports (before BaseStore values were kept) import too: their
 versions get no BaseStore value, and the chain start is the chain's oldest
-version.
+version. Version 2 exports (with an ``exported_at`` time, before reviews) import
+as they are.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -88,6 +94,8 @@ from langgraph_memory.model import (
     Kind,
     Memory,
     Op,
+    Review,
+    ReviewStatus,
     Source,
     Trust,
     check_importance,
@@ -98,15 +106,16 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import layout
+from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.store.collection_io import chunks, fetch, insert
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.ttl import check_minutes
 from langgraph_memory.store.version import Version
 
 FORMAT = "langgraph-memory-export"
-VERSION = 2
+VERSION = 3
 #: Export versions this module can import.
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 #: Texts per embedding call on import.
 EMBED_BATCH = 256
 
@@ -114,7 +123,7 @@ _T = TypeVar("_T")
 
 _TOP_FIELDS = frozenset(
     {"format", "version", "scope", "exported_at", "embedder", "memories", "decisions"}
-    | {"pending_turns"}
+    | {"pending_turns", "reviews"}
 )
 _MEMORY_FIELDS = frozenset(
     {"id", "text", "scope", "kind", "importance", "created_at", "last_accessed"}
@@ -143,21 +152,22 @@ def export_scope(core: StoreCore, scope: ScopeLike) -> dict[str, Any]:
     >>> m = s.add("user:a", "Likes tea.")
     >>> data = json.loads(json.dumps(s.export("user:a")))
     >>> data["version"], data["memories"][0]["key"] == m.id, data["memories"][0]["value_json"]
-    (2, True, None)
+    (3, True, None)
     """
     scope = Scope.of(scope)
     with core.writing(scope) as engine:  # no write of this process lands between the reads
         versions = _stored_versions(core, scope)
         decisions = core.read_log(scope)
+        held = reviewing.involving(engine.client, scope)
         pending = [t for c in engine.companions() for t in c.pending_turns(scope)]
     return {
         "format": FORMAT,
         "version": VERSION,
         "scope": scope.key,
-        "exported_at": now_utc().isoformat(),
         "embedder": core.embedder_name,
         "memories": [_version_record(v) for v in versions],
         "decisions": [d.to_dict() for d in decisions],
+        "reviews": [r.to_dict() for r in held],
         "pending_turns": pending,
     }
 
@@ -181,6 +191,8 @@ def _version_record(version: Version) -> dict[str, Any]:
         key_created_at=start.isoformat(),
         value_json=version.value_json,
     )
+    # Chroma keeps no order of metadata keys: sorted, an export is one text per data.
+    record["metadata"] = dict(sorted(record["metadata"].items()))
     if version.ttl is not None and version.expires_at is not None:
         record.update(ttl_minutes=version.ttl, expires_at=version.expires_at.isoformat())
     return record
@@ -197,6 +209,7 @@ class Backup:
     embedder: str
     versions: list[Version]
     decisions: list[Decision]
+    reviews: list[Review]
     pending_turns: list[Mapping[str, Any]]
 
 
@@ -212,10 +225,10 @@ def read_backup(data: Any, *, scope: ScopeLike | None = None) -> Backup:
     >>> b = read_backup(data, scope="user:b")
     >>> b.scope.key, b.versions[0].memory.scope, b.versions[0].chain_start.year
     ('user:b', 'user:b', 2026)
-    >>> read_backup(dict(data, version=3))
+    >>> read_backup(dict(data, version=4))
     Traceback (most recent call last):
     ...
-    langgraph_memory.errors.InvalidMemoryError: export version 3 is not one this release reads ...
+    langgraph_memory.errors.InvalidMemoryError: export version 4 is not one this release reads ...
     """
     if not isinstance(data, Mapping):
         raise InvalidMemoryError(f"an export is a JSON object, got {type(data).__name__}")
@@ -232,11 +245,17 @@ def read_backup(data: Any, *, scope: ScopeLike | None = None) -> Backup:
         for i, raw in enumerate(_list(data, "decisions"))
     ]
     _check_unique([d.id or "" for d in decisions], "decisions", "decision")
+    held = [
+        _read_item(raw, f"reviews[{i}]", lambda r: _review_of(r, source, target))
+        for i, raw in enumerate(_list(data, "reviews", required=False))
+    ]
+    _check_unique([r.id for r in held], "reviews", "review")
     pending = _list(data, "pending_turns", required=False)
     for i, turn in enumerate(pending):
         if not isinstance(turn, Mapping):
             raise InvalidMemoryError(f"pending_turns[{i}] must be a JSON object")
-    return Backup(target, str(data["embedder"]), _with_chain_starts(versions), decisions, pending)
+    versions = _with_chain_starts(versions)
+    return Backup(target, str(data["embedder"]), versions, decisions, held, pending)
 
 
 def _check_header(data: Mapping[str, Any]) -> None:
@@ -433,6 +452,42 @@ def _with_chain_starts(versions: list[Version]) -> list[Version]:
     ]
 
 
+_REVIEW_FIELDS = frozenset(f.name for f in fields(Review))
+
+
+def _review_of(raw: Mapping[str, Any], source: Scope, target: Scope) -> Review:
+    """A review of the export, the export's scope renamed to ``target`` in it."""
+    unknown = set(raw) - _REVIEW_FIELDS
+    if unknown:
+        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}")
+    _name(raw, "id")
+    _name(raw, "memory_id")
+    _time(raw, "created_at", required=True)
+    _time(raw, "decided_at")
+    scopes = {name: _payload_scope(_name(raw, name)) for name in ("from_scope", "to_scope")}
+    if source not in scopes.values():
+        raise InvalidMemoryError(
+            f"it is between {scopes['from_scope']} and {scopes['to_scope']}, "
+            f"not about the export's scope {source.key}"
+        )
+    for field in ("note", "reason", "result_id"):
+        _optional_str(raw, field)
+    _enum(ReviewStatus, raw, "status", ReviewStatus.PENDING)
+    memory = raw.get("memory")
+    if not isinstance(memory, Mapping):
+        raise InvalidMemoryError("memory must be the proposed memory, a JSON object")
+    from_key = scopes["from_scope"].key
+    proposed = _version_of({**memory, "key": _name(memory, "id")}, from_key, from_key).memory
+    review = Review.from_dict(raw)
+    moved = {s: target.key if s == source.key else s for s in (from_key, review.to_scope)}
+    return replace(
+        review,
+        from_scope=moved[from_key],
+        to_scope=moved[review.to_scope],
+        memory=replace(proposed, scope=moved[from_key]),
+    )
+
+
 def _decision_of(raw: Mapping[str, Any]) -> Decision:
     unknown = set(raw) - _DECISION_FIELDS
     if unknown:
@@ -484,7 +539,7 @@ def import_scope(
     >>> m = s.add("user:a", "Lives in Delhi.")
     >>> _ = s.update("user:a", m.id, "Lives in Pune.")
     >>> s.import_scope(s.export("user:a"), scope="user:b")
-    {'memories': 2, 'active': 1, 'closed': 1, 'decisions': 0, 'pending_turns': 0}
+    {'memories': 2, 'active': 1, 'closed': 1, 'decisions': 0, 'reviews': 0, 'pending_turns': 0}
     >>> [v.text for v in s.history("user:b", m.id)]
     ['Lives in Delhi.', 'Lives in Pune.']
     """
@@ -502,11 +557,12 @@ def import_scope(
             "applied) that an import alone would lose; pass requeue= to queue them again, or "
             "remove them from the payload to drop them knowingly"
         )
+    core.check_write(backup.scope)  # an org scope: only an admin imports into it
     _check_empty(core, backup.scope)  # before the costly embedding
     versions = _embedded(core, backup.versions)
     with core.writing(backup.scope):
         _check_empty(core, backup.scope)
-        _write(core, backup.scope, versions, backup.decisions)
+        restored = _write(core, backup.scope, versions, backup.decisions, backup.reviews)
     for turn in backup.pending_turns:
         assert requeue is not None
         requeue({**turn, "scope": backup.scope.key})
@@ -516,6 +572,7 @@ def import_scope(
         "active": len(versions) - closed,
         "closed": closed,
         "decisions": len(backup.decisions),
+        "reviews": restored,
         "pending_turns": len(backup.pending_turns),
     }
 
@@ -547,17 +604,24 @@ def _embedded(core: StoreCore, versions: list[Version]) -> list[Version]:
 
 
 def _write(
-    core: StoreCore, scope: Scope, versions: list[Version], decisions: list[Decision]
-) -> None:
+    core: StoreCore,
+    scope: Scope,
+    versions: list[Version],
+    decisions: list[Decision],
+    held: list[Review],
+) -> int:
+    """Write the scope's records, then the reviews the store lacks; how many reviews."""
     if not versions and not decisions:
-        return
+        return reviewing.restore(core.live().client, held)
     cols = core.writable(scope)
+    restored = 0
     try:
         core.add_active(cols, [v for v in versions if v.memory.active])
         insert(cols.history, [v for v in versions if not v.memory.active])
         core.append_log(scope, decisions, now_utc())  # ids and times given, so kept
         if any(v.ttl is not None for v in versions):
             layout.mark_ttl(core.live().registry, scope)  # for the TTL sweep to visit
+        restored = reviewing.restore(core.live().client, held)
     except BaseException:
         # The write's own error is the one to report; if the undo fails too, the
         # partial scope it leaves makes the next import refuse and say to purge.
@@ -565,6 +629,7 @@ def _write(
             _undo(cols, versions, decisions)
         core.recheck(scope)  # the index may hold what the undo removed
         raise
+    return restored
 
 
 def _undo(

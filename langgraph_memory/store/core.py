@@ -19,6 +19,7 @@ helpers it is built on.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ from langchain_core.embeddings import Embeddings
 
 from langgraph_memory.checks import check_id, check_query, check_vector
 from langgraph_memory.errors import (
+    AdminRequiredError,
     EmbeddingMismatchError,
     InvalidMemoryError,
     InvalidScopeError,
@@ -39,8 +41,9 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
     StoreClosedError,
 )
-from langgraph_memory.model import Decision, utc
+from langgraph_memory.model import Decision, Memory, utc
 from langgraph_memory.scope import (
+    ADMIN_KINDS,
     NAMESPACE_KIND,
     OWNER_KINDS,
     Scope,
@@ -48,7 +51,7 @@ from langgraph_memory.scope import (
     check_scope_kind,
 )
 from langgraph_memory.store import decision_log, dependents, layout
-from langgraph_memory.store.collection_io import fetch, insert, max_batch
+from langgraph_memory.store.collection_io import fetch, free_ids, insert, max_batch
 from langgraph_memory.store.engine import Engine, open_engine
 from langgraph_memory.store.records import CHAIN_KEY
 from langgraph_memory.store.version import Version
@@ -77,6 +80,8 @@ class StoreCore:
 
         self.embeddings = embeddings
         self.embedder_name = embedder_name(embeddings)
+        #: Whether this core may write org scopes (``MemoryStore.admin``).
+        self.admin = False
         #: The dimension the caller says the embedder has (``index={"dims": ...}``).
         self.dims = dims
         self._closed = False
@@ -98,6 +103,28 @@ class StoreCore:
             return
         self._closed = True
         self.engine.close()
+
+    def admin_view(self) -> StoreCore:
+        """Another core on the same engine that may write org scopes; it holds the
+        engine as one more user, so either may be closed first."""
+        engine = self.live()
+        engine.share()
+        view = copy.copy(self)
+        view.admin = True
+        view._closed = False
+        return view
+
+    def check_write(self, scope: Scope) -> Scope:
+        """``scope``, when this core may change it: an org scope only as an admin."""
+        if scope.kind in ADMIN_KINDS and not self.admin:
+            raise AdminRequiredError(
+                f"{scope.key} is an {scope.kind} scope, which only an admin writes: use "
+                "store.admin(), a view of the same store that may (`with store.admin() as "
+                f"admin: admin.add({scope.key!r}, ...)`). To move a memory up into it, "
+                f"store.propose(from_scope, memory_id, {scope.key!r}) and then "
+                "store.admin().approve(review_id)"
+            )
+        return scope
 
     def live(self) -> Engine:
         """The engine, or StoreClosedError once this core or the engine is closed."""
@@ -217,7 +244,10 @@ class StoreCore:
         return self.live().collections(scope, create=create)
 
     def writable(self, scope: Scope) -> layout.ScopeCollections:
-        """The scope's collections, created on first write."""
+        """The scope's collections, created on first write. Every write of memories
+        or decisions asks for them, so an org scope is refused here to a core that
+        is no admin (see ``check_write``)."""
+        self.check_write(scope)
         cols = self.live().collections(scope, create=True)
         assert cols is not None
         return cols
@@ -347,6 +377,27 @@ class StoreCore:
             cols.active.delete(ids=[old.memory.id for old, _ in pairs])
 
         self._indexed(cols, write, successors, [old.memory.id for old, _ in pairs])
+
+    def add_new(
+        self,
+        scope: Scope,
+        built: Sequence[Memory],
+        vectors: Sequence[Sequence[float]] | None = None,
+    ) -> list[Memory]:
+        """Store new memories (built, without ids) in one embedding call and one
+        write; they get fresh ids, which are also their chain keys."""
+        if not built:
+            return []
+        checked = self.vectors_for([m.text for m in built], vectors)
+        with self.writing(scope):
+            cols = self.writable(scope)
+            ids = free_ids(cols, len(built))
+            versions = [
+                Version(replace(m, id=i), key=i, vector=v)
+                for m, i, v in zip(built, ids, checked, strict=True)
+            ]
+            self.add_active(cols, versions)
+        return [v.memory for v in versions]
 
     def _archive_resting(
         self,

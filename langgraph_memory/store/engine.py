@@ -40,6 +40,7 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 
+from langgraph_memory.errors import StoreClosedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import compaction, layout
 from langgraph_memory.store.collection_io import finish_interrupted_moves
@@ -181,6 +182,15 @@ class Engine:
         self.lexicon = Lexicon(path)
 
     # -- opening and closing ----------------------------------------------------------
+
+    def share(self) -> None:
+        """Take one more user's hold (a view of a store on this engine)."""
+        with Engine._open_guard:
+            if self.closed or self.users < 1:
+                raise StoreClosedError(
+                    "this MemoryStore was closed; open it again (MemoryStore(path)) to use it"
+                )
+            self.users += 1
 
     def close(self) -> bool:
         """Give back one user's hold; True when it was the last and the engine closed."""

@@ -16,6 +16,7 @@ dimension. A ``namespace`` scope's entry also holds, under ``ns1``, ``ns2`` ...,
 the ids of its namespace's prefixes (``("memories", "alice", "prefs")``:
 ``ns1="memories"``, ``ns2="memories.alice"``, ``ns3="memories.alice.prefs"``),
 so the scopes under a prefix are one equality lookup, however many scopes exist.
+The reviews collection holds the reviews between scopes (see ``reviews``).
 
 >>> collection_names(Scope("user", "alice"))[0].startswith("lgm-")
 True
@@ -27,6 +28,7 @@ import contextlib
 import hashlib
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -74,6 +76,28 @@ def open_registry(client: ClientAPI) -> Collection:
     return client.get_or_create_collection(
         REGISTRY, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
     )
+
+
+#: Where an embedded store's background journal lives, under the store's directory
+#: (a folder of its own: files beside Chroma's database are Chroma's). The journal
+#: is the write path's (``write/journal.py``); the command line reads it too.
+JOURNAL_FILE = Path("journal") / "turns.jsonl"
+
+#: The store's reviews (see ``reviews``): one collection for every scope, since a
+#: review names two scopes and is read across them.
+REVIEWS = "langgraph_memory_reviews"
+
+
+def open_reviews(client: ClientAPI, *, create: bool) -> Collection | None:
+    """The reviews collection; None when no review was ever proposed (and not ``create``)."""
+    if create:
+        return client.get_or_create_collection(
+            REVIEWS, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
+        )
+    try:
+        return client.get_collection(REVIEWS, embedding_function=None)
+    except NotFoundError:
+        return None
 
 
 def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> ScopeCollections:

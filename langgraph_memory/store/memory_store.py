@@ -22,6 +22,7 @@ hands it to every node and tool.
 from __future__ import annotations
 
 import concurrent.futures
+import copy
 import functools
 import os
 import threading
@@ -46,6 +47,8 @@ from langgraph_memory.model import (
     Decision,
     Kind,
     Memory,
+    Review,
+    ReviewStatus,
     Scalar,
     Source,
     Trust,
@@ -55,6 +58,7 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
 from langgraph_memory.store import backup, basestore, keyword, purging
+from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.store import ttl as ttl_sweep
 from langgraph_memory.store.building import (
     UPDATE_FIELDS,
@@ -76,7 +80,7 @@ from langgraph_memory.store.records import (
     to_epoch,
 )
 from langgraph_memory.store.ttl import check_ttl_config
-from langgraph_memory.store.version import Hit, Version
+from langgraph_memory.store.version import Hit
 
 __all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore"]
 
@@ -206,7 +210,35 @@ class MemoryStore(BaseStore):
 
     def __repr__(self) -> str:
         where = str(self.path) if self.path else type(self.client).__name__
-        return f"MemoryStore({where!r}, embedder={self.embedder_name!r})"
+        admin = ", admin" if self._core.admin else ""
+        return f"MemoryStore({where!r}, embedder={self.embedder_name!r}{admin})"
+
+    def admin(self) -> MemoryStore:
+        """A view of this store that may also write org scopes.
+
+        An org scope holds what every agent and user of an organisation reads, so
+        no write reaches it by accident: through a plain store, ``add``,
+        ``update``, ``archive``, ``log``, ``import_scope``, ``purge``, BaseStore
+        ``put`` and ``delete``, and ``approve``/``reject`` of a review for an org
+        scope raise ``AdminRequiredError``; the write path and its tools refuse org
+        scopes even on an admin view. The view shares this store's data and locks;
+        close it when done (it holds the store open as one more user).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.add("org:acme", "Refunds take 5 days.")
+        Traceback (most recent call last):
+        ...
+        langgraph_memory.errors.AdminRequiredError: org:acme is an org scope, which only ...
+        >>> with s.admin() as admin:
+        ...     _ = admin.add("org:acme", "Refunds take 5 days.")
+        >>> [m.text for m in s.active("org:acme")]
+        ['Refunds take 5 days.']
+        """
+        view = copy.copy(self)
+        view._core = self._core.admin_view()
+        return view
 
     def embed_query(self, query: str | Sequence[float]) -> list[float]:
         """A query's vector from the store's embedder (a vector passes through,
@@ -329,18 +361,7 @@ class MemoryStore(BaseStore):
             raise EmbeddingMismatchError(
                 f"add_many got {len(vectors)} vectors for {len(built)} items; pass one per item"
             )
-        if not built:
-            return []
-        vectors = self._core.vectors_for([m.text for m in built], vectors)
-        with self._core.writing(scope):
-            cols = self._core.writable(scope)
-            ids = free_ids(cols, len(built))
-            versions = [
-                Version(replace(m, id=i), key=i, vector=v)
-                for m, i, v in zip(built, ids, vectors, strict=True)
-            ]
-            self._core.add_active(cols, versions)
-        return [v.memory for v in versions]
+        return self._core.add_new(scope, built, vectors)
 
     @_fresh
     def update(
@@ -834,6 +855,114 @@ class MemoryStore(BaseStore):
             where = by_turn if where is None else {"$and": [where, by_turn]}
         return self._core.read_log(scope, where)
 
+    # -- reviews between scopes ----------------------------------------------------
+
+    def propose(
+        self,
+        from_scope: ScopeLike,
+        memory_id: str,
+        to_scope: ScopeLike,
+        *,
+        note: str | None = None,
+        now: datetime | None = None,
+    ) -> Review:
+        """Ask for an active memory of ``from_scope`` to be copied into the wider
+        ``to_scope`` (user -> agent or org, agent -> org ...): a pending ``Review``,
+        logged in ``from_scope``. Nothing reaches ``to_scope`` until ``approve``;
+        proposing again while it is pending returns the same review. See
+        ``store/reviews.py``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
+        >>> r = s.propose("user:alice", m.id, "agent:support", note="seen twice")
+        >>> r.status.value, [x.id for x in s.reviews("agent:support")] == [r.id]
+        ('pending', True)
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return reviewing.propose(
+            self._core,
+            Scope.of(from_scope),
+            check_id(memory_id),
+            Scope.of(to_scope),
+            note=note,
+            when=when,
+        )
+
+    @_fresh
+    def approve(
+        self, review_id: str, *, reason: str | None = None, now: datetime | None = None
+    ) -> Review:
+        """Approve a pending review: copy the memory into the target scope as a new
+        memory (``result_id``) whose metadata names the review, the source scope
+        and memory; log the decision in both scopes. An org target needs an
+        admin view (``store.admin().approve(...)``). A version archived or updated
+        since it was proposed is refused (``MemoryArchivedError``): reject it.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
+        >>> r = s.approve(s.propose("user:alice", m.id, "agent:support").id)
+        >>> copy = s.get_memory("agent:support", r.result_id)
+        >>> copy.text, copy.metadata["reviewed_from"]
+        ('Customers prefer email to phone calls.', 'user:alice')
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return reviewing.decide(self._core, review_id, approve=True, reason=reason, when=when)
+
+    @_fresh
+    def reject(
+        self, review_id: str, *, reason: str | None = None, now: datetime | None = None
+    ) -> Review:
+        """Reject a pending review: nothing is copied; the decision (and ``reason``)
+        is logged in both scopes. An org target needs an admin view.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:alice", "My manager is Raj.")
+        >>> r = s.reject(s.propose("user:alice", m.id, "agent:support").id, reason="personal")
+        >>> r.status.value, s.active("agent:support")
+        ('rejected', [])
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return reviewing.decide(self._core, review_id, approve=False, reason=reason, when=when)
+
+    @_reads
+    def reviews(
+        self,
+        to_scope: ScopeLike | None = None,
+        status: ReviewStatus | str | None = "pending",
+        *,
+        from_scope: ScopeLike | None = None,
+    ) -> list[Review]:
+        """The reviews into ``to_scope`` (None: any), with ``status`` ("pending",
+        "approved", "rejected"; None: any), optionally only from ``from_scope``,
+        oldest first.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.reviews()
+        []
+        """
+        if status is not None:
+            try:
+                status = ReviewStatus(status)
+            except ValueError:
+                allowed = ", ".join(x.value for x in ReviewStatus)
+                raise InvalidArgumentError(
+                    f"status must be one of {allowed} or None (any); got {status!r}"
+                ) from None
+        return reviewing.listed(
+            self.client,
+            to_scope=None if to_scope is None else Scope.of(to_scope),
+            from_scope=None if from_scope is None else Scope.of(from_scope),
+            status=status,
+        )
+
     # -- export and hard delete ------------------------------------------------------
 
     @_fresh
@@ -899,6 +1028,10 @@ class MemoryStore(BaseStore):
         they were taken from (the words that said them), the reflections drawn from
         them, and every log entry about them, or, with ``ids=None``, the whole scope.
         Other memories that named a purged one in their ``sources`` lose that link.
+        Reviews go too: those that proposed a purged memory (for a whole scope, every
+        review from or into it), and the copies their approvals made in wider scopes
+        (the person's words, wherever they went). An org scope is purged only through
+        an admin view, but a person's purge reaches the copies in it.
 
         Then the storage is compacted so that the deleted text is gone from
         disk, not just unlinked (see ``compaction``). Texts of purged memories
@@ -910,11 +1043,11 @@ class MemoryStore(BaseStore):
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:a", "Secret.")
         >>> s.purge("user:a", [m.id])
-        {'memories': 1, 'decisions': 0}
+        {'memories': 1, 'decisions': 0, 'reviews': 0}
         >>> s.active("user:a")
         []
         """
-        scope = Scope.of(scope)
+        scope = self._core.check_write(Scope.of(scope))
         wanted = None if ids is None else check_ids(ids)  # a refused call touches nothing
         return purging.purge(self._core.live(), scope, wanted)
 

@@ -1,5 +1,6 @@
 """What a purge erases: every version of the chains named, the log entries
-about them, and the purged texts inside the decisions that only showed them.
+about them, the purged texts inside the decisions that only showed them, and the
+reviews of the purged memories with the copies their approvals made elsewhere.
 
 ``purge`` runs it under the store's exclusive gate and then compacts the files
 (see ``compaction``) and scrubs the scope's lexical index (see ``lexicon``), so that
@@ -9,15 +10,16 @@ the text is gone from disk as well.
 from __future__ import annotations
 
 import logging
+from contextlib import ExitStack
 from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
-from langgraph_memory.model import Decision
+from langgraph_memory.model import Decision, Review
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import compaction, dependents, layout
+from langgraph_memory.store import compaction, dependents, layout, reviews
 from langgraph_memory.store.collection_io import fetch
 from langgraph_memory.store.engine import Engine
 from langgraph_memory.store.records import (
@@ -29,36 +31,44 @@ from langgraph_memory.store.records import (
 )
 from langgraph_memory.store.version import Version
 
-__all__ = ["PURGED", "chain_keys", "purge", "purge_chains"]
+__all__ = ["PURGED", "chain_keys", "drop_mentions", "follow_reviews", "purge", "purge_chains"]
 
 log = logging.getLogger("langgraph_memory")
 
 
 def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, int]:
     """Hard-delete the chains of ``wanted`` (ids or keys) in ``scope``, or the whole
-    scope when None; then rebuild what held them so that no file keeps their text,
-    and tell the engine's companions. Returns the counts deleted."""
-    # The scope's lock, then the whole gate: the rebuild gives collections new
-    # ids and the compaction rewrites the database file, so nothing else may
-    # touch Chroma meanwhile. Other operations wait; none fails.
-    with engine.scope_lock(scope), engine.gate.exclusive(), engine.lexicon.purging(scope):
+    scope when None, with their reviews and the copies approved from them (see
+    ``follow_reviews``); then rebuild what held them so that no file keeps their
+    text, and tell the engine's companions. Returns the counts deleted."""
+    with engine.gate.shared():
+        copied_into = {Scope.parse(r.to_scope) for r in reviews.involving(engine.client, scope)}
+    # The scopes' locks (this one's and those that hold copies approved from it, in
+    # key order, as approvals take them), then the whole gate: the rebuild gives
+    # collections new ids and the compaction rewrites the database file, so
+    # nothing else may touch Chroma meanwhile. Other operations wait; none fails.
+    with ExitStack() as held:
+        for locked in sorted({scope, *copied_into}):
+            held.enter_context(engine.scope_lock(locked))
+        held.enter_context(engine.gate.exclusive())
+        held.enter_context(engine.lexicon.purging(scope))
         cols = engine.collections(scope, create=False)
         if wanted is None:
-            counts = {"memories": 0, "decisions": 0}
+            counts = {"memories": 0, "decisions": 0, "reviews": 0}
             if cols is not None:
-                counts = {
-                    "memories": cols.active.count() + cols.history.count(),
-                    "decisions": cols.log.count(),
-                }
+                counts["memories"] = cols.active.count() + cols.history.count()
+                counts["decisions"] = cols.log.count()
             layout.drop_scope(engine.client, engine.registry, scope)
             rebuild = [layout.REGISTRY]  # its entry named the scope
             purged: list[str] | None = None
         else:
             keys = chain_keys(cols, scope, wanted)  # raises on unknown ids
             if cols is None or not keys:
-                return {"memories": 0, "decisions": 0}  # purge(scope, []): nothing to do
-            counts, purged = purge_chains(cols, scope, keys)
+                return {"memories": 0, "decisions": 0, "reviews": 0}  # nothing to do
+            found, purged = purge_chains(cols, scope, keys)
+            counts = {**found, "reviews": 0}
             rebuild = list(layout.collection_names(scope))
+        followed = follow_reviews(engine, scope, purged, counts, rebuild, held)
         with engine.offline() as closed:  # reopened with fresh handles after
             if closed and engine.path is not None:
                 # Rebuilt in a child process whose heap is scrubbed: this
@@ -82,16 +92,87 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
         # The lexical index after Chroma: a crash in between leaves the purge's mark,
         # and the next open erases the scope's index (rebuilt from Chroma on its next use).
         engine.lexicon.purged(scope, purged, engine.registry)
+        for target, ids in followed.items():
+            engine.lexicon.purged(target, ids, engine.registry)
     # Copies kept outside the store (a background writer's journal) go too.
     for companion in engine.companions():
         companion.purged(scope, purged)
+        for target, ids in followed.items():
+            companion.purged(target, ids)
     return counts
 
 
-def chain_keys(cols: layout.ScopeCollections | None, scope: Scope, ids: list[str]) -> list[str]:
+def follow_reviews(
+    engine: Engine,
+    scope: Scope,
+    purged: list[str] | None,
+    counts: dict[str, int],
+    rebuild: list[str],
+    held: ExitStack,
+) -> dict[Scope, list[str]]:
+    """Delete the reviews a purge of ``scope`` takes, and what they put elsewhere.
+
+    A whole scope takes every review proposed from it or into it; purged memories
+    (``purged``: their version ids) take the reviews that proposed them. For each
+    review proposed from ``scope``, the copy an approval made in the target scope is
+    purged (``purge_chains``) and the target's log entries about the proposed memory
+    go. Adds to ``counts`` and to the collections to ``rebuild``; marks each target's
+    lexical index in ``held`` while the purge runs. Returns the version ids purged
+    in each target scope. Runs with the gate held exclusively.
+    """
+    gone_ids = None if purged is None else set(purged)
+    gone = [
+        r
+        for r in reviews.involving(engine.client, scope)
+        if gone_ids is None or (r.from_scope == scope.key and r.memory_id in gone_ids)
+    ]
+    if not gone:
+        return {}
+    by_target: dict[Scope, list[Review]] = {}
+    for r in gone:
+        if r.from_scope == scope.key:
+            by_target.setdefault(Scope.parse(r.to_scope), []).append(r)
+    followed: dict[Scope, list[str]] = {}
+    for target, proposed in sorted(by_target.items()):
+        cols = engine.collections(target, create=False)
+        if cols is None:
+            continue
+        held.enter_context(engine.lexicon.purging(target))
+        copies = [r.result_id for r in proposed if r.result_id]
+        keys = chain_keys(cols, target, copies, strict=False)  # an admin may have purged one
+        ids: list[str] = []
+        if keys:
+            found, ids = purge_chains(cols, target, keys)
+            counts["memories"] += found["memories"]
+            counts["decisions"] += found["decisions"]
+        counts["decisions"] += drop_mentions(cols.log, {r.memory_id for r in proposed})
+        rebuild.extend(layout.collection_names(target))
+        followed[target] = ids
+    reviews.delete(engine.client, [r.id for r in gone])
+    counts["reviews"] = len(gone)
+    rebuild.append(layout.REVIEWS)
+    return followed
+
+
+def drop_mentions(log_collection: Collection, ids: set[str]) -> int:
+    """Delete the log entries whose ``target_id`` is one of ``ids`` (the decisions a
+    target scope logged about a memory proposed into it); how many."""
+    if not ids:
+        return 0
+    where: Any = {"target_id": {"$in": sorted(ids)}}  # chromadb's Where type is too narrow
+    doomed = log_collection.get(where=where, include=[])["ids"]
+    if doomed:
+        log_collection.delete(ids=doomed)
+    return len(doomed)
+
+
+def chain_keys(
+    cols: layout.ScopeCollections | None, scope: Scope, ids: list[str], *, strict: bool = True
+) -> list[str]:
     """The chain keys of memories named by id or key, in four reads however many.
 
-    Raises MemoryNotFoundError, naming every unknown one, before anything changes.
+    Raises MemoryNotFoundError, naming every unknown one, before anything changes
+    (with ``strict=False``, unknown ones are left out).
     """
     for memory_id in ids:
         check_id(memory_id)
@@ -108,7 +189,7 @@ def chain_keys(cols: layout.ScopeCollections | None, scope: Scope, ids: list[str
                 for meta in collection.get(where=by_key, include=["metadatas"])["metadatas"] or []:
                     keys[str(meta[CHAIN_KEY])] = str(meta[CHAIN_KEY])
     missing = [i for i in ids if i not in keys]
-    if missing:
+    if missing and strict:
         raise MemoryNotFoundError(
             f"no memory {', '.join(map(repr, missing))} in scope {scope.key}; nothing was purged"
         )

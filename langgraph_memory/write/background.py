@@ -103,8 +103,9 @@ from langgraph_memory.errors import (
     WriterClosedError,
 )
 from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, Status, utc
-from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.layout import JOURNAL_FILE
 from langgraph_memory.write.idle import IdleJob, IdleRunner
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
@@ -123,9 +124,6 @@ __all__ = [
 log = logging.getLogger("langgraph_memory")
 
 OnFull = Literal["wait", "raise"]
-#: Where an embedded store's background journal lives, under the store's directory
-#: (a folder of its own: files beside Chroma's database are Chroma's).
-JOURNAL_FILE = Path("journal") / "turns.jsonl"
 #: How long the interpreter's exit waits for queued turns, by default.
 EXIT_TIMEOUT_S = 10.0
 
@@ -307,7 +305,7 @@ class BackgroundWriter:
         as it takes) or, with ``on_full="raise"``, raises ``QueueFullError``.
         Raises ``WriterClosedError`` after ``close``.
         """
-        scope = Scope.of(scope)
+        scope = check_path_scope(Scope.of(scope))  # never an org scope
         # The turn is checked here (and its id and time fixed: a replay reuses both).
         when = utc(now, "now") if now is not None else None
         turn = Turn.of(messages, when=when, turn_id=turn_id, thread_id=thread_id)
@@ -666,10 +664,8 @@ class BackgroundWriter:
                     len(dropped),
                     scope.key,
                 )
-            if self._journal is not None:
-                self._journal.discard(scope.key)
-        elif self._journal is not None:
-            self._journal.compact()
+        if self._journal is not None:
+            self._journal.purged(scope, memory_ids)
 
     def _done(self, item: _Item) -> None:
         if self._journal is None:

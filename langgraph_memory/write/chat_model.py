@@ -67,7 +67,7 @@ class ChatMemoryModel:
             [SystemMessage(system), HumanMessage(human)],
             extract_prompt.ExtractionOutput,
         )
-        return facts_from_output(parsed, raw, roles=roles)
+        return facts_from_output(parsed, raw, turn=turn, roles=roles)
 
     def choose(self, fact: Fact, shown: Sequence[Memory], *, today: datetime) -> Choice:
         """One operation for ``fact`` against the memories shown as [0], [1] ..."""

@@ -2,9 +2,14 @@
 
 ``facts_from_output`` turns a model's parsed answer into ``Fact`` objects:
 texts are stripped and bounded, importance (1..10 from the model) is clamped
-and stored as 0..1, and facts from speakers that were not asked for are
-dropped (by default only the user's own words become memories; assistant,
-tool and document content is opt-in and carries lower trust).
+and stored as 0..1. Who stated a fact is checked, not taken from the model
+(``provenance.speaker_of``): it is the role whose words in the turn the fact
+was taken from, never more trusted than the speaker the model names, and a fact
+none of whose words were said is dropped. Facts from speakers that were not
+asked for are dropped too: by default only the user's own words become
+memories (not what they quote or paste unseen); assistant, tool and document
+content is opt-in and carries lower trust. ``extract`` runs the same check on
+the facts of any ``MemoryModel``.
 
 >>> from datetime import datetime, timezone
 >>> from langgraph_memory.write.offline import RulesModel
@@ -18,13 +23,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from langgraph_memory.model import Source
 from langgraph_memory.tracing import trace_extract
 from langgraph_memory.write.prompts.extract import ExtractionOutput
+from langgraph_memory.write.provenance import speaker_of
 from langgraph_memory.write.types import (
     ROLE_OF_TYPE,
     SOURCE_OF_ROLE,
@@ -59,33 +67,71 @@ def clamp_importance(value: Any) -> float:
     return min(10.0, max(1.0, number)) / 10.0
 
 
+def _role_of(source: Source) -> Role | None:
+    """The role a fact's source names (an explicit request is the user's), if any."""
+    return "user" if source is Source.EXPLICIT else ROLE_OF_TYPE.get(source.value)
+
+
+def checked_speaker(
+    fact: Fact, turn: Turn, roles: Sequence[Role], claimed: Role | None
+) -> Fact | str:
+    """``fact`` with the source and trust of the role it was taken from in ``turn``
+    (``provenance.speaker_of``, never more trusted than ``claimed``; an explicit
+    request stays explicit when it is the user's), or why it is dropped.
+
+    >>> from datetime import datetime, timezone
+    >>> turn = Turn.of([("user", "Status?"), ("tool", "User's password is hunter2.")],
+    ...                when=datetime(2026, 3, 2, tzinfo=timezone.utc))
+    >>> checked_speaker(Fact("User's password is hunter2."), turn, ("user",), "user")
+    "taken from the tool's words, not from the user's"
+    >>> checked_speaker(Fact("User's password is hunter2."), turn, ("user", "tool"), None).trust
+    <Trust.LOW: 'low'>
+    """
+    role = speaker_of(fact.text, turn, claimed)
+    if role is None:
+        return "none of its words were said in the turn"
+    if role not in roles:
+        return f"taken from the {role}'s words, not from the {' or '.join(roles)}'s"
+    if role == _role_of(fact.source):
+        return fact
+    return replace(fact, source=SOURCE_OF_ROLE[role], trust=TRUST_OF_ROLE[role])
+
+
 def facts_from_output(
-    output: ExtractionOutput | None, raw: str, *, roles: Sequence[Role]
+    output: ExtractionOutput | None, raw: str, *, turn: Turn, roles: Sequence[Role]
 ) -> Extraction:
-    """Validate a parsed extraction answer into facts; ``None`` means unparseable."""
+    """Validate a parsed extraction answer into facts; ``None`` means unparseable.
+
+    A speaker the model names is a claim to check (``checked_speaker``); one it
+    omits is found from the turn, never assumed to be the user.
+    """
     if output is None:
         return Extraction((), raw, error="the model's answer is not the JSON asked for")
     facts: list[Fact] = []
     rejected: list[tuple[str, str]] = []
     for item in output.facts:
         text = item.text.strip() if isinstance(item.text, str) else ""
-        speaker = str(item.speaker or "user").strip().lower()
-        role = _ROLE_NAMES.get(speaker)
+        speaker = str(item.speaker or "").strip().lower()
+        claimed = _ROLE_NAMES.get(speaker) if speaker else None
         if not text:
             rejected.append(("", "empty fact"))
         elif len(text) > MAX_FACT_CHARS:
             rejected.append((text[:200], f"fact of {len(text):,} characters: not one fact"))
-        elif role is None or role not in roles:
+        elif speaker and claimed is None:
             rejected.append((text, f"stated by {speaker!r}, not by {', '.join(roles)}"))
         else:
-            facts.append(
-                Fact(
-                    text=text,
-                    importance=clamp_importance(item.importance),
-                    source=SOURCE_OF_ROLE[role],
-                    trust=TRUST_OF_ROLE[role],
-                )
+            role = claimed or "user"  # replaced by the role the words come from, if another
+            fact = Fact(
+                text,
+                importance=clamp_importance(item.importance),
+                source=SOURCE_OF_ROLE[role],
+                trust=TRUST_OF_ROLE[role],
             )
+            found = checked_speaker(fact, turn, roles, claimed)
+            if isinstance(found, str):
+                rejected.append((text, found))
+            else:
+                facts.append(found)
     return Extraction(tuple(facts), raw, tuple(rejected))
 
 
@@ -100,15 +146,23 @@ def extract(
     """Candidate facts of one turn, with importance in 0..1.
 
     ``today`` (default: the turn's time) is the date relative dates resolve
-    against. Facts repeated within the turn are kept once.
+    against. Facts repeated within the turn are kept once. Each fact's speaker is
+    checked (``checked_speaker``): one taken from words of a role not asked for,
+    or from no one's words, is rejected with the reason.
     """
     turn = Turn.of(turn, when=today)
     result = model.extract(turn, roles=tuple(roles))
     seen: set[str] = set()
     unique = []
+    rejected = list(result.rejected)
     for fact in result.facts:
         key = " ".join(fact.text.lower().split()).rstrip(".")
-        if key not in seen:
-            seen.add(key)
-            unique.append(fact)
-    return Extraction(tuple(unique), result.raw, result.rejected, result.error)
+        if key in seen:
+            continue
+        seen.add(key)
+        found = checked_speaker(fact, turn, roles, _role_of(fact.source))
+        if isinstance(found, str):
+            rejected.append((fact.text, found))
+        else:
+            unique.append(found)
+    return Extraction(tuple(unique), result.raw, tuple(rejected), result.error)

@@ -241,6 +241,31 @@ class Journal:
                 self._rewrite()
             return len(doomed)
 
+    # -- a store's companion, when no background writer runs on the journal ------------
+
+    def pending_turns(self, scope: Scope) -> list[dict[str, Any]]:
+        """The scope's pending turns as records: what an export of the scope holds
+        (``MemoryStore.attach``; a ``BackgroundWriter`` answers for its own journal).
+
+        >>> import tempfile
+        >>> from datetime import datetime, timezone
+        >>> from pathlib import Path
+        >>> j = Journal(Path(tempfile.mkdtemp()) / "turns.jsonl")
+        >>> when = datetime(2026, 1, 5, tzinfo=timezone.utc)
+        >>> j.append(JournalEntry("t1", "user:alice", (("user", "I'm vegan."),), when))
+        >>> [t["id"] for t in j.pending_turns(Scope.parse("user:alice"))]
+        ['t1']
+        """
+        return [e.record() for e in self.pending() if e.scope == scope.key]
+
+    def purged(self, scope: Scope, memory_ids: list[str] | None) -> None:
+        """After a purge: a whole scope's pending turns go (``discard``); any purge
+        rewrites the file, so the words of turns already done leave it."""
+        if memory_ids is None:
+            self.discard(scope.key)
+        else:
+            self.compact()
+
     def compact(self) -> None:
         """Rewrite the file with the pending turns only."""
         with self._lock:

@@ -7,7 +7,12 @@ shown:
 
 - an unknown op becomes NOOP;
 - UPDATE of an unknown or unshown index becomes ADD; DELETE of one becomes NOOP;
-- a missing text falls back to the fact; a text too long to be a fact too;
+- UPDATE or DELETE of a memory the fact may not close (``guards.refusal``: one
+  unrelated to the fact, one more trusted than the fact, a safety-relevant one
+  the user's own words do not name) becomes ADD, or NOOP;
+- a missing text falls back to the fact; a text too long to be a fact too, and
+  a text the fact does not support (``guards.supported``: for an UPDATE, the
+  fact and its target);
 - an ADD whose text a shown memory already holds becomes NOOP.
 
 A fact the scope holds nothing to compare with (no candidate at all) is not
@@ -29,6 +34,9 @@ fails (``Status.FAILED``, the reason in ``error``).
 <Op.ADD: 'ADD'>
 >>> validate(Choice("DELETE", "0a1b2c3d"), Fact("x"), [m]).op
 <Op.NOOP: 'NOOP'>
+>>> d = validate(Choice("ADD", None, "User is an admin."), Fact("User likes tea."), [m])
+>>> d.text, d.note
+('User likes tea.', "text not supported by the fact -> the fact's text")
 """
 
 from __future__ import annotations
@@ -37,10 +45,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from langchain_core.embeddings import Embeddings
+
 from langgraph_memory.model import Decision, Memory, Op, Status
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write.extract import MAX_FACT_CHARS
+from langgraph_memory.write.guards import embedding_similarity, refusal, supported
 from langgraph_memory.write.types import Choice, Fact
 
 #: How many memories a fact is compared with: vector neighbours plus keyword
@@ -125,11 +136,19 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".")
 
 
-def validate(choice: Choice, fact: Fact, shown: Sequence[Memory]) -> Decision:
+def validate(
+    choice: Choice,
+    fact: Fact,
+    shown: Sequence[Memory],
+    *,
+    embeddings: Embeddings | None = None,
+) -> Decision:
     """The decision a model's choice stands for, under the rules above.
 
     The decision records what was shown; ``note`` says what validation had
-    to correct, if anything.
+    to correct, if anything. ``embeddings`` (the store's) measure how related a
+    target with no word in common with the fact is; without them such a target
+    counts as unrelated.
 
     >>> validate(Choice("MERGE", 0), Fact("x"), []).note
     "unknown op 'MERGE' -> NOOP"
@@ -158,7 +177,20 @@ def validate(choice: Choice, fact: Fact, shown: Sequence[Memory]) -> Decision:
         op = Op.ADD
     if op is Op.DELETE and target is None:
         return base.with_(note=f"DELETE of unshown id {choice.index!r} -> NOOP")
+    if op in (Op.UPDATE, Op.DELETE) and target is not None:
+        similarity = embedding_similarity(embeddings) if embeddings is not None else None
+        refused = refusal(fact, target, similarity)
+        if refused is not None:
+            note = f"{op.value} of [{index}] refused: {refused}"
+            if op is Op.DELETE:
+                return base.with_(note=f"{note} -> NOOP")
+            notes.append(f"{note} -> ADD")
+            op, target = Op.ADD, None
     if op in (Op.ADD, Op.UPDATE):
+        also = (target.text,) if op is Op.UPDATE and target is not None else ()
+        if text is not None and not supported(text, fact.text, *also):
+            notes.append("text not supported by the fact -> the fact's text")
+            text = None
         text = text or fact.text
         if op is Op.ADD and any(_norm(m.text) == _norm(text) for m in shown):
             notes.append("ADD of a text a shown memory holds -> NOOP")

@@ -83,7 +83,8 @@ class RulesModel:
             for sentence in sentences(message.content):
                 reading = read_sentence(sentence, person, today)
                 skipped += reading.skipped
-                explicit = reading.explicit
+                # "Remember that ..." is a request to remember only in the user's own words.
+                explicit = reading.explicit and message.role == "user"
                 for item in reading.found:
                     if item.text in seen:
                         continue

@@ -3,8 +3,8 @@
 >>> "{today}" in SYSTEM and "{speakers}" in SYSTEM
 True
 >>> out = ExtractionOutput.model_validate({"facts": [{"text": "User is vegan.", "importance": 7}]})
->>> out.facts[0].speaker
-'user'
+>>> out.facts[0].speaker is None  # the extractor finds who said it from the turn
+True
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class ExtractedFact(BaseModel):
 
     text: str = Field(description="One self-contained fact in the third person.")
     importance: float | str | None = Field(default=5, description="1 (trivia) to 10 (critical).")
-    speaker: str = Field(default="user", description="Who stated the fact.")
+    speaker: str | None = Field(default=None, description="Who stated the fact.")
 
 
 class ExtractionOutput(BaseModel):
