@@ -222,6 +222,26 @@ def test_consolidation_merges_a_cluster_into_one_memory_that_lists_its_originals
     assert all(d.id is not None for d in done), "every decision logged"
 
 
+def test_purging_a_merged_memory_purges_the_originals_it_was_merged_from(
+    store: MemoryStore,
+) -> None:
+    a, b, c = vegan_cluster(store)
+    chat = ScriptedChatModel(script=[merges(([0, 1], "User is vegan and eats vegan food."))])
+    update, _, _ = consolidate(store, "user:a", chat, now=T0 + 10 * DAY, threshold=0.5)
+    merged = update.result_id
+    assert merged is not None
+
+    store.purge("user:a", [merged])
+
+    # The archived originals said what the merged memory said: a hard delete takes them too,
+    # and leaves the memory that was never merged.
+    texts = json.dumps(store.export("user:a"))
+    assert "User is vegan" not in texts and "User eats vegan" not in texts
+    assert [m.id for m in store.active("user:a", episodes=False)] == [c.id]
+    for gone in (a.id, b.id, merged):
+        assert gone not in texts
+
+
 def test_a_second_run_right_after_changes_nothing_and_asks_no_model(store: MemoryStore) -> None:
     vegan_cluster(store)
     chat = ScriptedChatModel(script=[merges(([0, 1], "User is vegan."))])

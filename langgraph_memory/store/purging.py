@@ -17,7 +17,7 @@ from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
-from langgraph_memory.model import Decision, Review
+from langgraph_memory.model import Decision, Kind, Review
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import compaction, dependents, layout, reviews
 from langgraph_memory.store.collection_io import fetch
@@ -275,12 +275,18 @@ def _chains(cols: layout.ScopeCollections, scope: Scope, keys: list[str]) -> lis
 def _cited_episodes(
     cols: layout.ScopeCollections, scope: Scope, versions: list[Version]
 ) -> set[str]:
-    """The chain keys of the episodes that ``versions`` name in their sources."""
+    """The chain keys of what ``versions`` took their words from: the episodes they
+    name in their sources, and the closed memories a memory (not a reflection)
+    names there: the originals a consolidation merged into it, which say what it says."""
     cited = sorted({s for v in versions for s in v.memory.sources})
     if not cited:
         return set()
+    merged = sorted(
+        {s for v in versions if v.memory.kind != Kind.REFLECTION for s in v.memory.sources}
+    )
     found = fetch(cols.active, scope, ids=cited) + fetch(cols.history, scope, ids=cited)
-    return {v.key for v in found if v.memory.is_episode}
+    closed = {v.key for v in fetch(cols.history, scope, ids=merged)} if merged else set()
+    return {v.key for v in found if v.memory.is_episode} | closed
 
 
 def unlink_sources(collection: Collection, ids: set[str]) -> int:
