@@ -425,6 +425,33 @@ def test_purging_an_episode_leaves_its_facts_without_a_dangling_link(store: Memo
     assert all(first.id not in m.sources for m in older)
 
 
+class PurgingModel(RulesModel):
+    """The rules model, with the scope purged while it reads the turn: a turn in
+    flight (a deferred write being applied) when the user's data is erased."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        super().__init__()
+        self.store = store
+
+    def extract(self, turn: Turn, *, roles: Any) -> Any:
+        self.store.purge(U)
+        return super().extract(turn, roles=roles)
+
+
+def test_a_turn_in_flight_when_its_scope_is_purged_writes_nothing(store: MemoryStore) -> None:
+    MemoryWriter(store, model=RulesModel()).write_turn(U, [("user", "I live in Delhi.")], now=T0)
+    writer = MemoryWriter(store, model=PurgingModel(store))
+    # A fact the extraction refuses is a logged decision too: none of it may land.
+    said = [("user", "I'm vegan. My colleague Sam said I hate tea.")]
+    assert writer.write_turn(U, said, now=T0 + DAY) == []
+    assert U not in {s.key for s in store.scopes()}
+    assert store.active(U) == [] and store.decisions(U) == []
+    # The next turn, read after the purge, is written as usual.
+    writer.model = RulesModel()
+    assert [d.op for d in writer.write_turn(U, [("user", "I live in Pune.")], now=T0 + DAY)]
+    assert {m.text for m in store.active(U)} == {"I live in Pune.", "User lives in Pune."}
+
+
 def test_purging_a_fact_purges_the_words_it_was_taken_from(store: MemoryStore) -> None:
     model = scripted(facts("User's PIN is 4321.", "User lives in Pune."), ADD, ADD)
     writer = MemoryWriter(store, model=model)  # type: ignore[arg-type]

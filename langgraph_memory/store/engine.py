@@ -175,6 +175,7 @@ class Engine:
         self._guard = threading.Lock()
         self._opening = threading.Lock()
         self._scope_locks: dict[str, threading.RLock] = {}
+        self._erasures: dict[str, int] = {}  # scope key -> whole-scope purges in this process
         self._scopes: dict[str, layout.ScopeCollections] = {}
         self._companions: list[weakref.ref[Any]] = []
         self.registry: Collection = layout.open_registry(client)
@@ -243,6 +244,16 @@ class Engine:
         """The re-entrant lock that serialises writes to ``scope`` in this process."""
         with self._guard:
             return self._scope_locks.setdefault(scope.key, threading.RLock())
+
+    def erasures(self, scope: Scope) -> int:
+        """How many times this process purged the whole ``scope`` (see ``erased``)."""
+        with self._guard:
+            return self._erasures.get(scope.key, 0)
+
+    def erased(self, scope: Scope) -> None:
+        """Count a whole-scope purge: a write that began before it sees the count change."""
+        with self._guard:
+            self._erasures[scope.key] = self._erasures.get(scope.key, 0) + 1
 
     # -- collections ------------------------------------------------------------------
 

@@ -270,6 +270,22 @@ class MemoryStore(BaseStore):
         """
         return self._core.live().scope_lock(Scope.of(scope))
 
+    def erasures(self, scope: ScopeLike) -> int:
+        """How many times this process purged the whole scope: a write that read it
+        before its work and finds it changed under ``scope_lock`` began before a
+        purge, and must not bring the purged person back (the write path drops it).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add("user:a", "Likes tea.")
+        >>> before = s.erasures("user:a")
+        >>> _ = s.purge("user:a")
+        >>> s.erasures("user:a") - before
+        1
+        """
+        return self._core.live().erasures(Scope.of(scope))
+
     @_reads
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
         """Every scope that holds data, optionally only of one kind, sorted.

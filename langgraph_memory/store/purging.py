@@ -59,6 +59,7 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
                 counts["memories"] = cols.active.count() + cols.history.count()
                 counts["decisions"] = cols.log.count()
             layout.drop_scope(engine.client, engine.registry, scope)
+            engine.erased(scope)
             rebuild = [layout.REGISTRY]  # its entry named the scope
             purged: list[str] | None = None
         else:

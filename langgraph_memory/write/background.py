@@ -47,7 +47,8 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
   new turns, drains, stops the workers and compacts the journal.
 - **Purge reaches the queue.** The writer listens to its store's purges: a
   purged scope's queued turns are dropped (counted as ``purged``; a turn a
-  worker is already applying finishes), and the journal is rewritten so that
+  worker is already applying writes nothing: ``MemoryWriter`` sees the purge
+  under the scope's lock), and the journal is rewritten so that
   it keeps no copy of a purged scope's words, nor of any turn already done.
 
 Exactly once across a crash. A replayed turn may already have been applied,

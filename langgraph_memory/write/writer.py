@@ -255,6 +255,7 @@ class MemoryWriter:
                 f"got {type(bad[0]).__name__}: {bad[0]!r}"
             )
         logged: list[Decision] = []
+        erasures = self.store.erasures(scope)
         for start in range(0, len(listed), batch):
             chunk = listed[start : start + batch]
             extracted = [self._extract(scope, turn) for turn in chunk]
@@ -262,9 +263,19 @@ class MemoryWriter:
             # fact at once must not both see "nothing like it" and both ADD. The
             # episodes' replay check needs the lock too.
             with self.store.scope_lock(scope):
+                if self.store.erasures(scope) != erasures:
+                    # The scope was purged while these turns were read: writing them
+                    # now would bring back what the purge erased.
+                    log.warning(
+                        "langgraph_memory: %d turns of %s dropped: the scope was purged "
+                        "while they were being written",
+                        len(listed) - start,
+                        scope.key,
+                    )
+                    return logged
                 prepared = self._prepare(scope, chunk, [facts for _, facts in extracted])
-                for turn, (done, _), ready in zip(chunk, extracted, prepared, strict=True):
-                    logged += done
+                for turn, (noted, _), ready in zip(chunk, extracted, prepared, strict=True):
+                    logged += [self._log(scope, turn, d) for d in noted]
                     logged += self._reconcile(scope, turn, ready)
             for turn in chunk:
                 self._retain(scope, turn)
@@ -286,7 +297,7 @@ class MemoryWriter:
         ]
 
     def _extract(self, scope: Scope, turn: Turn) -> tuple[list[Decision], Sequence[Fact]]:
-        """The turn's facts, and the decisions logged about what was not one."""
+        """The turn's facts, and the decisions (not logged yet) about what was not one."""
         said = "\n".join(m.content for m in turn.by(self.roles))
         if self.gate and not may_hold_fact(said):
             return [], ()
@@ -295,32 +306,22 @@ class MemoryWriter:
                 extraction = extract(turn, model=self.model, roles=self.roles)
         except Exception as exc:  # a model failure is logged, never raised into the graph
             error = f"extraction failed: {type(exc).__name__}: {exc}"
-            return self._log_failure(scope, turn, error), ()
-        logged = [
-            self._log(
-                scope,
-                turn,
-                Decision(
-                    op=Op.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw
-                ),
-            )
+            return [Decision(op=Op.NOOP, fact="", status=Status.FAILED, error=error)], ()
+        noted = [
+            Decision(op=Op.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw)
             for text, why in extraction.rejected
         ]
         if extraction.error:
-            logged.append(
-                self._log(
-                    scope,
-                    turn,
-                    Decision(
-                        op=Op.NOOP,
-                        fact="",
-                        status=Status.FAILED,
-                        error=extraction.error,
-                        raw=extraction.raw,
-                    ),
+            noted.append(
+                Decision(
+                    op=Op.NOOP,
+                    fact="",
+                    status=Status.FAILED,
+                    error=extraction.error,
+                    raw=extraction.raw,
                 )
             )
-        return logged, extraction.facts
+        return noted, extraction.facts
 
     def _prepare(
         self, scope: Scope, turns: Sequence[Turn], facts: Sequence[Sequence[Fact]]
@@ -646,10 +647,6 @@ class MemoryWriter:
 
     def _log(self, scope: Scope, turn: Turn, decision: Decision) -> Decision:
         return self.store.log(scope, decision.with_(turn_id=turn.id), now=turn.when)[0]
-
-    def _log_failure(self, scope: Scope, turn: Turn, error: str) -> list[Decision]:
-        failed = Decision(op=Op.NOOP, fact="", status=Status.FAILED, error=error)
-        return [self._log(scope, turn, failed)]
 
 
 def _now(now: datetime | None) -> datetime | None:
