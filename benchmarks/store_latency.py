@@ -158,12 +158,20 @@ def agreement(a: Timed, b: Timed) -> float:
     return float(np.mean(shares)) if shares else 0.0
 
 
-def time_paths(paths: Mapping[str, QueryPath], n_warmup: int, n_timed: int) -> dict[str, Timed]:
+def time_paths(
+    paths: Mapping[str, QueryPath],
+    n_warmup: int,
+    n_timed: int,
+    *,
+    settle: Callable[[], object] = lambda: None,
+) -> dict[str, Timed]:
     """Time every path on the same queries: indices ``[0, n_warmup)`` warm up, the rest count.
 
     The timed queries are split into ``ROUNDS`` blocks and the paths take turns block by
     block (order reversed every other block), so slow drift (page cache, CPU clock,
     background work) lands on all paths alike instead of on whichever ran last.
+    ``settle`` runs, untimed, before each path's block: e.g. draining a background
+    writer, so that a path is not charged for the writes another path left behind.
     """
     for path in paths.values():
         for i in range(n_warmup):
@@ -174,6 +182,7 @@ def time_paths(paths: Mapping[str, QueryPath], n_warmup: int, n_timed: int) -> d
     for b, block in enumerate(blocks):
         order = list(paths) if b % 2 == 0 else list(reversed(list(paths)))
         for name in order:
+            settle()
             call = paths[name].call
             for j in block.tolist():
                 start = time.perf_counter()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import unicodedata
@@ -25,6 +26,8 @@ T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
 U = "user:alice"
+#: The module, not the function the package exports under its name.
+retrieve_module = importlib.import_module("langgraph_memory.read.retrieve")
 
 
 @pytest.fixture
@@ -111,21 +114,59 @@ def test_candidates_carry_both_scores_and_the_pinned_ones(store: MemoryStore) ->
     code = store.add(U, "Locker code is ZX-4471.", now=T0)
     rule = store.add(U, "Never call after 9pm.", pinned=True, now=T0)
     question = "What is the ZX-4471 code?"
-    found = {c.memory.id: c for c in store.candidates(U, question, question, k=3)}
+    found = store.candidates(U, question, question, k=3)
     # The keyword find and the pinned memory come with their true cosine, as nearest scores them.
     exact = {h.memory.id: h.score for h in store.nearest(U, question, k=40)}
-    assert code.id in found and rule.id in found
-    assert found[code.id].lexical is not None and found[code.id].lexical > 0
-    assert found[rule.id].lexical is None
-    for c in found.values():
-        assert c.dense == pytest.approx(exact[c.memory.id], abs=1e-5)
+    assert code.id in found.dense and rule.id in found.dense and found.pinned == (rule.id,)
+    assert found.lexical[code.id] > 0
+    assert rule.id not in found.lexical
+    assert len(found.dense) >= 3 and set(found.lexical) <= set(found.dense)
+    for memory_id, cosine in found.dense.items():
+        assert cosine == pytest.approx(exact[memory_id], abs=1e-5)
     # An archived memory is no candidate, whatever the indexes held.
     store.archive(U, code.id, now=T0)
-    assert code.id not in {c.memory.id for c in store.candidates(U, question, question, k=3)}
+    assert code.id not in store.candidates(U, question, question, k=3).dense
     # Without the lexical side, only the dense finds and the pinned ones.
     dense_only = store.candidates(U, question, question, k=3, lexical=False)
-    assert all(c.lexical is None for c in dense_only)
-    assert rule.id in {c.memory.id for c in dense_only}
+    assert not dense_only.lexical
+    assert rule.id in dense_only.dense and len(dense_only.dense) == 4
+
+
+def test_a_word_that_looks_like_an_id_is_no_candidate(store: MemoryStore) -> None:
+    store.add_many(U, ["User likes tea.", "User lives in Pune."], now=T0)
+    found = store.candidates(U, "what about deadbeef", "what about deadbeef", k=3)
+    assert "deadbeef" not in found.dense and "deadbeef" not in found.lexical
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["When did Ann hike trail 7?", "Which trail was the best?", "What did Bob say last weekend?"],
+)
+def test_records_are_read_for_the_contenders_only_and_the_ranking_is_unchanged(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch, question: str
+) -> None:
+    days = ["week", "month", "year", "Monday", "weekend", "summer"]
+    texts = [f"User went hiking on trail {i} with Ann last {days[i % 6]}." for i in range(60)]
+    store.add_many(U, texts, now=T0 - 400 * DAY)
+    store.add_many(U, [f"Bob likes trail {i}." for i in range(20)], now=T0 - 30 * DAY)
+    store.add(U, "Ann said trail 7 was the best.", metadata={"speaker": "Ann"}, importance=0.9)
+    store.add(U, "Bob said the lake trail was muddy.", metadata={"speaker": "Bob"}, now=T0)
+    store.add(U, "Never hike alone.", pinned=True, now=T0)
+    read: list[int] = []
+    get_memories = store.get_memories
+
+    def counted(scope: str, ids: list[str]) -> dict[str, Memory]:
+        read.append(len(ids))
+        return get_memories(scope, ids)
+
+    monkeypatch.setattr(store, "get_memories", counted)
+    pruned = retrieve(store, U, question, k=3, now=T0, touch=False)
+    # Against every candidate read and ranked: the same results, in the same order.
+    monkeypatch.setattr(retrieve_module, "_contenders", lambda fused, *_: list(fused))
+    full = retrieve(store, U, question, k=3, now=T0, touch=False)
+    assert read[0] < read[1]
+    assert [(r.memory.id, r.score) for r in pruned] == [(r.memory.id, r.score) for r in full]
+    assert pruned[0].pinned and len(pruned) == 4
 
 
 def test_as_of_reads_the_past_and_touches_nothing(store: MemoryStore) -> None:

@@ -151,24 +151,22 @@ def retrieve(
         )
     when = utc(as_of, "as_of") if as_of is not None else (utc(now, "now") if now else now_utc())
     n = min(MAX_K, max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k))
-    found: dict[str, Memory] = {}
-    dense: dict[str, float] = {}
-    lexical: dict[str, float] = {}
-    vector = store.embed_query(_dense_query(store, scope, query))
+    dense_query = _dense_query(store, scope, query)
     if as_of is None:
-        use_lexical = dense_weight < 1.0
-        for c in store.candidates(scope, vector, query, k=n, lexical=use_lexical):
-            found[c.memory.id], dense[c.memory.id] = c.memory, c.dense
-            if c.lexical is not None:
-                lexical[c.memory.id] = c.lexical
+        found = store.candidates(scope, dense_query, query, k=n, lexical=dense_weight < 1.0)
+        dense, lexical = found.dense, found.lexical
+        # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
+        missing = None if len(lexical) >= n else 0.0
+        fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
+        sd = _spread(fused)
+        memories = store.get_memories(scope, _contenders(fused, sd, found.pinned, k, query))
     else:
-        for hit in store.nearest(scope, vector, k=n, as_of=as_of):
-            found[hit.memory.id], dense[hit.memory.id] = hit.memory, hit.score
-    # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
-    lexical_missing = None if len(lexical) >= n else 0.0
-    scored = _scored(
-        found, dense, lexical, lexical_missing, query, when, dense_weight, half_life_days
-    )
+        hits = store.nearest(scope, dense_query, k=n, as_of=as_of)
+        dense, lexical = {h.memory.id: h.score for h in hits}, {}
+        fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=0.0)
+        sd = _spread(fused)
+        memories = {h.memory.id: h.memory for h in hits}
+    scored = _scored(memories, fused, sd, dense, lexical, query, when, half_life_days)
     first = sorted((r for r in scored if r.pinned), key=lambda r: (-r.importance, -r.score))
     rest = sorted((r for r in scored if not r.pinned), key=lambda r: (-r.score, r.memory.id))
     results = first[:pinned_limit] + rest[:k]
@@ -200,25 +198,62 @@ def _dense_query(store: MemoryStore, scope: Scope, query: str) -> str:
     return kept if kept.strip() else query
 
 
+def _spread(fused: dict[str, float]) -> float:
+    """The standard deviation of the fused scores (1 when they do not spread): the
+    unit of the terms added to them."""
+    values = list(fused.values())
+    if not values:
+        return 1.0
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
+
+
+def _contenders(
+    fused: dict[str, float], sd: float, pinned: tuple[str, ...], k: int, query: str
+) -> list[str]:
+    """The candidates whose records are worth reading: the pinned ones, and those
+    whose score can still make the first ``k``.
+
+    What a record adds to the fused score is bounded (the time and speaker boosts
+    when the question could earn them, recency, importance), so a candidate whose
+    fused score plus the most it can gain stays below the ``k``-th best fused score
+    plus the least is out whatever its record says. Reading only the rest keeps
+    the ranking exact and a read's cost off the candidates it would drop.
+
+    >>> fused = {"a": 2.0, "b": 1.9, "c": -1.0}
+    >>> _contenders(fused, 1.0, (), 2, "Where does Ann live?")
+    ['a', 'b']
+    >>> _contenders(fused, 1.0, ("c",), 2, "Where does Ann live?")
+    ['c', 'a', 'b']
+    """
+    most = RECENCY_WEIGHT + IMPORTANCE_WEIGHT * 0.5
+    if asks_about_time(query):
+        most += TIME_BOOST
+    if names_in(query):
+        most += SPEAKER_BOOST
+    least = -IMPORTANCE_WEIGHT * 0.5
+    held = set(pinned)
+    rest = [i for i in fused if i not in held]
+    floors = sorted((fused[i] + least * sd for i in rest), reverse=True)
+    # A hair below the bar, so rounding in the sums can never drop a tie.
+    bar = floors[k - 1] - 1e-9 * sd if len(floors) >= k else -math.inf
+    return [*pinned, *(i for i in rest if fused[i] + most * sd >= bar)]
+
+
 def _scored(
-    found: dict[str, Memory],
+    memories: dict[str, Memory],
+    fused: dict[str, float],
+    sd: float,
     dense: dict[str, float],
     lexical: dict[str, float],
-    lexical_missing: float | None,
     query: str,
     when: datetime,
-    dense_weight: float,
     half_life_days: float,
 ) -> list[Retrieved]:
-    fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=lexical_missing)
-    values = [fused.get(i, 0.0) for i in found]
-    mean = sum(values) / len(values) if values else 0.0
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) if values else 0.0
-    sd = sd or 1.0
     about_time = asks_about_time(query)
     named = {n.casefold() for n in names_in(query)}
     out = []
-    for i, memory in found.items():
+    for i, memory in memories.items():
         boost = 0.0
         if about_time and mentions_time(memory.text):
             boost += TIME_BOOST * sd

@@ -1,7 +1,7 @@
 """The Chroma-backed memory store.
 
 ``MemoryStore`` is the store (and a LangGraph ``BaseStore``); ``Hit`` is what
-its searches return, ``Candidate`` what a fused read compares; ``compact_directory``
+its searches return, ``Candidates`` what a fused read compares; ``compact_directory``
 compacts an embedded store's files after a purge made through a Chroma client the
 store could not close;
 ``strip_controls`` makes any text storable (the store refuses control characters);
@@ -16,14 +16,14 @@ lexical index) and a date (the words a memory's event date is indexed under).
 """
 
 from langgraph_memory.checks import strip_controls
-from langgraph_memory.store.candidates import Candidate
+from langgraph_memory.store.candidates import Candidates
 from langgraph_memory.store.compaction import compact_directory
 from langgraph_memory.store.memory_store import MemoryStore
 from langgraph_memory.store.terms import date_words, tokenize
 from langgraph_memory.store.version import Hit
 
 __all__ = [
-    "Candidate",
+    "Candidates",
     "Hit",
     "MemoryStore",
     "compact_directory",

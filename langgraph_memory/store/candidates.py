@@ -1,50 +1,59 @@
 """A read's candidates: what the dense and the lexical index find for one query, each
-with both scores, in the fewest reads.
+with both scores, read without their records.
 
 A fused ranking compares every candidate on both sides, so a memory that only the
-lexical index found needs its cosine too, and the pinned memories come along. Asked
-one by one (a dense query, a keyword search that reads its records, a second read for
-the vectors of the lexical finds, a metadata scan for the pinned ones) that took four
-Chroma calls; here it takes one Chroma query (the dense side, records included), one
-lookup in the scope's lexical index (scores, and the pinned ids it keeps), and at most
-one Chroma read: the records the dense side did not return, with their vectors.
+lexical index found needs its cosine too, and the pinned memories come along. Their
+records (text and metadata, most of what a read costs) are not needed to fuse the
+scores: the ranking reads them afterwards for the few candidates that can still make
+its first places (``MemoryStore.get_memories``). Here it takes one lookup in the
+scope's lexical index (scores, and the pinned ids it keeps), made while the query is
+being embedded (``embed_query_soon``), one Chroma query for the nearest ids and their
+distances, and one Chroma read of the vectors of the candidates the dense side did
+not return.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from langgraph_memory.model import Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.collection_io import query, similar
+from langgraph_memory.store.collection_io import cosines, nearest_ids, stored_vectors
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.keyword import query_of
 
-__all__ = ["Candidate", "gather"]
+__all__ = ["Candidates", "gather"]
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """A memory a read may rank: its cosine to the query, and its keyword score
-    (BM25 in [0, 1], see ``MemoryStore.keyword``) when the lexical index returned
-    it among the best, else None."""
+class Candidates:
+    """The memories a read may rank, by id: ``dense`` holds every candidate's cosine
+    to the query (the dense finds first, best first), ``lexical`` the keyword score
+    (BM25 in [0, 1], see ``MemoryStore.keyword``) of those the lexical index returned
+    among the best, and ``pinned`` the scope's pinned memories (all candidates)."""
 
-    memory: Memory
-    dense: float
-    lexical: float | None = None
+    dense: dict[str, float] = field(default_factory=dict)
+    lexical: dict[str, float] = field(default_factory=dict)
+    pinned: tuple[str, ...] = ()
 
 
 def gather(
-    core: StoreCore, scope: Scope, vector: list[float], terms: str, k: int, *, lexical: bool
-) -> list[Candidate]:
-    """The ``k`` nearest to ``vector``, the ``k`` best for ``terms`` (when
-    ``lexical``) and every pinned memory of ``scope``, each once, dense first."""
+    core: StoreCore,
+    scope: Scope,
+    vector: Callable[[], list[float]],
+    terms: str,
+    k: int,
+    *,
+    lexical: bool,
+) -> Candidates:
+    """The ``k`` nearest to ``vector()`` (called once the lexical side is read: it
+    may still be embedding), the ``k`` best for ``terms`` (when ``lexical``) and
+    every pinned memory of ``scope``, each once, with their scores."""
     cols = core.collections(scope)
     if cols is None:
         core.live().lexicon.forget(scope)  # purged by another process: let go of its index
-        return []
-    nearest = query(cols.active, scope, vector, k, where=None)
-    found = {h.memory.id: Candidate(h.memory, h.score) for h in nearest}
+        vector()  # an embedder that fails, fails whatever the scope holds
+        return Candidates()
     ranked: dict[str, float] = {}
     with core.live().lexicon.ready(cols, core.engine.registry) as index:
         if lexical:
@@ -53,9 +62,16 @@ def gather(
             for record_id, score in index.search(words, k):
                 ranked.setdefault(record_id, score)
         pinned = index.pinned()
-    missing = [i for i in dict.fromkeys([*ranked, *pinned]) if i not in found]
-    # Scored from the records themselves: an id archived or purged since the index
-    # named it is skipped.
-    for hit in similar(cols.active, scope, vector, len(missing), missing) if missing else []:
-        found[hit.memory.id] = Candidate(hit.memory, hit.score)
-    return [Candidate(c.memory, c.dense, ranked[i]) if i in ranked else c for i, c in found.items()]
+    # Scored from the stored vectors, read before the query's is ready: an id archived
+    # or purged since the index named it (or a word that only looked like an id) has
+    # none and is no candidate.
+    ids, vectors = stored_vectors(cols.active, list(dict.fromkeys([*ranked, *pinned])))
+    v = vector()
+    dense = nearest_ids(cols.active, v, k)
+    for i, cosine in cosines(ids, vectors, v).items():
+        dense.setdefault(i, cosine)
+    return Candidates(
+        dense=dense,
+        lexical={i: s for i, s in ranked.items() if i in dense},
+        pinned=tuple(i for i in pinned if i in dense),
+    )

@@ -146,12 +146,51 @@ def similar(
     found = fetch(collection, scope, ids=ids, with_vector=True)
     if not found:
         return []
-    q = np.asarray(vector, dtype=np.float64)
-    matrix = np.asarray([v.vector for v in found], dtype=np.float64)
-    norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(q)
-    scores = np.divide(matrix @ q, norms, out=np.zeros(len(found)), where=norms > 0)
+    scores = _cosine([v.vector for v in found], vector)
     hits = [Hit(v.memory, float(score)) for v, score in zip(found, scores, strict=True)]
     return sorted(hits, key=lambda h: (-h.score, h.memory.id))[:k]
+
+
+def nearest_ids(collection: Collection, vector: list[float], k: int) -> dict[str, float]:
+    """The ids of the ``k`` records nearest to ``vector`` and their cosine, best
+    first: the index alone, no record read."""
+    found = collection.query(
+        query_embeddings=np.asarray([vector], dtype=np.float32),
+        n_results=k,
+        include=["distances"],
+    )
+    distances = (found["distances"] or [[]])[0]
+    return {i: 1.0 - float(d) for i, d in zip(found["ids"][0], distances, strict=True)}
+
+
+def stored_vectors(collection: Collection, ids: list[str]) -> tuple[list[str], Any]:
+    """The listed records' ids and stored vectors (a matrix, one row per id), in one
+    read of the vectors alone; an id that names no record is left out."""
+    found: list[str] = []
+    rows: list[Any] = []
+    for part in chunks(ids, PAGE):
+        read = collection.get(ids=list(part), include=["embeddings"])
+        found += read["ids"]
+        rows += list(read["embeddings"] if read["embeddings"] is not None else [])
+    return found, np.asarray(rows, dtype=np.float64)
+
+
+def cosines(ids: list[str], vectors: Any, vector: Sequence[float]) -> dict[str, float]:
+    """Each id's cosine to ``vector``, from its row of ``vectors`` (see ``stored_vectors``).
+
+    >>> cosines(["a", "b"], [[1.0, 0.0], [0.6, 0.8]], [0.0, 1.0])
+    {'a': 0.0, 'b': 0.8}
+    """
+    if not ids:
+        return {}
+    return dict(zip(ids, _cosine(vectors, vector).tolist(), strict=True))
+
+
+def _cosine(vectors: Any, vector: Sequence[float]) -> Any:
+    q = np.asarray(vector, dtype=np.float64)
+    matrix = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(q)
+    return np.divide(matrix @ q, norms, out=np.zeros(len(matrix)), where=norms > 0)
 
 
 def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool = False) -> None:

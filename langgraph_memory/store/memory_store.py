@@ -67,7 +67,7 @@ from langgraph_memory.store.building import (
     new_memory,
     successor,
 )
-from langgraph_memory.store.candidates import Candidate, gather
+from langgraph_memory.store.candidates import Candidates, gather
 from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
@@ -675,7 +675,6 @@ class MemoryStore(BaseStore):
         hits = keyword.search(self._core, scope, terms, min(MAX_K, 4 * k))
         return [h for h in hits if not h.memory.is_episode][:k]
 
-    @_reads
     def candidates(
         self,
         scope: ScopeLike,
@@ -684,24 +683,53 @@ class MemoryStore(BaseStore):
         k: int = 50,
         *,
         lexical: bool = True,
-    ) -> list[Candidate]:
-        """What a fused ranking compares: the ``k`` active memories nearest to the
-        query (a text or its vector), the ``k`` best for ``terms`` by keyword (with
-        ``lexical``), and the pinned ones; each once, with its cosine and, when the
-        keyword search returned it, its keyword score (see ``store/candidates.py``:
-        one Chroma query, one index lookup, at most one Chroma read).
+    ) -> Candidates:
+        """What a fused ranking compares, by id: the ``k`` active memories nearest
+        to the query (a text or its vector), the ``k`` best for ``terms`` by keyword
+        (with ``lexical``), and the pinned ones; each with its cosine and, when the
+        keyword search returned it, its keyword score. No record is read: read those
+        a ranking keeps with ``get_memories`` (see ``store/candidates.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> _ = s.add_many("user:a", ["Flight LH-761 leaves at 7.", "User likes Pune."])
+        >>> flight = s.add("user:a", "Flight LH-761 leaves at 7.")
+        >>> _ = s.add("user:a", "User likes Pune.")
         >>> found = s.candidates("user:a", "flight", "When is LH-761?", k=1)
-        >>> [(c.memory.text, c.lexical is not None) for c in found if c.lexical]
-        [('Flight LH-761 leaves at 7.', True)]
+        >>> list(found.lexical) == [flight.id], len(found.dense)
+        (True, 2)
         """
         check_k(k)
-        vector = self.embed_query(query_or_vector)
-        return gather(self._core, Scope.of(scope), vector, terms, k, lexical=lexical)
+        scope = Scope.of(scope)
+        # Started before the read (and its retry, see _fresh): the query is embedded once.
+        vector = self._core.embed_query_soon(query_or_vector)
+        return self._gather(scope, vector, terms, k, lexical)
+
+    @_reads
+    def _gather(
+        self, scope: Scope, vector: Callable[[], list[float]], terms: str, k: int, lexical: bool
+    ) -> Candidates:
+        return gather(self._core, scope, vector, terms, k, lexical=lexical)
+
+    @_reads
+    def get_memories(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, Memory]:
+        """The active memories with these ids, by id in the order asked, in one read
+        (an id that names no active memory is left out).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Likes tea.")
+        >>> [x.text for x in s.get_memories("user:a", [m.id, "0a0a0a0a"]).values()]
+        ['Likes tea.']
+        """
+        scope = Scope.of(scope)
+        ids = check_ids(memory_ids, "memory_ids")
+        cols = self._core.collections(scope)
+        if cols is None or not ids:
+            return {}
+        found = {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=ids)}
+        return {i: found[i] for i in ids if i in found}
 
     @_reads
     def term_shares(self, scope: ScopeLike, words: Sequence[str]) -> dict[str, float]:
