@@ -346,3 +346,19 @@ def test_render_puts_facts_first_then_what_was_said_within_the_budget() -> None:
     ]
     with pytest.raises(ValueError, match="max_chars"):
         render(facts, max_chars=0)
+
+
+def test_the_named_speakers_words_are_boosted_and_no_one_elses(store: MemoryStore) -> None:
+    said_to = [
+        "Melanie, what do your kids like doing on weekends?",
+        "Hey Melanie, do your kids like the new playground?",
+    ]
+    for i, text in enumerate(said_to):
+        store.add(U, text, metadata={"speaker": "Caroline"}, now=T0 + i * HOUR)
+    said_by = store.add(
+        U, "They were stoked for the dinosaur exhibit!", metadata={"speaker": "Melanie"}, now=T0
+    )
+    store.add_many(U, [f"Caroline painted picture {i} by the lake." for i in range(20)], now=T0)
+    found = retrieve(store, U, "What do Melanie's kids like?", k=5, now=T0, touch=False)
+    boosted = [r.memory.id for r in found if r.boost > 0]
+    assert boosted == [said_by.id]

@@ -54,7 +54,11 @@ PINNED_LIMIT = 5
 #: like an answer to a question about her.
 COMMON_NAME_SHARE = 0.1
 #: Added, in standard deviations of the fused scores, to a memory whose speaker
-#: (``metadata["speaker"]``) the question names.
+#: (``metadata["speaker"]``) the question names. Measured on LoCoMo (R@10 over categories
+#: 1-4, and over its adversarial questions, which credit one person with what another
+#: said): 1.0 -> 0.802 / 0.896; 2.0 -> 0.809 / 0.841; 3.0 -> 0.810 / 0.643. More than 1
+#: buys multi-hop and open-domain questions a few points by hiding the evidence from a
+#: question that names the wrong person.
 SPEAKER_BOOST = 1.0
 #: Recency and importance: small terms, in standard deviations of the fused scores.
 RECENCY_WEIGHT = 0.1
@@ -159,7 +163,8 @@ def retrieve(
         missing = None if len(lexical) >= n else 0.0
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
         sd = _spread(fused)
-        memories = store.get_memories(scope, _contenders(fused, sd, found.pinned, k, query))
+        wanted = _contenders(fused, sd, found.pinned, found.speakers, k, query)
+        memories = store.get_memories(scope, wanted)
     else:
         hits = store.nearest(scope, dense_query, k=n, as_of=as_of)
         dense, lexical = {h.memory.id: h.score for h in hits}, {}
@@ -209,35 +214,47 @@ def _spread(fused: dict[str, float]) -> float:
 
 
 def _contenders(
-    fused: dict[str, float], sd: float, pinned: tuple[str, ...], k: int, query: str
+    fused: dict[str, float],
+    sd: float,
+    pinned: tuple[str, ...],
+    speakers: dict[str, str],
+    k: int,
+    query: str,
 ) -> list[str]:
     """The candidates whose records are worth reading: the pinned ones, and those
     whose score can still make the first ``k``.
 
-    What a record adds to the fused score is bounded (the time and speaker boosts
-    when the question could earn them, recency, importance), so a candidate whose
-    fused score plus the most it can gain stays below the ``k``-th best fused score
-    plus the least is out whatever its record says. Reading only the rest keeps
-    the ranking exact and a read's cost off the candidates it would drop.
+    What a record adds to the fused score is bounded (the time boost when the
+    question asks about time, the speaker boost when it names the candidate's
+    speaker, recency, importance), so a candidate whose fused score plus the most
+    it can gain stays below the ``k``-th best fused score plus the least is out
+    whatever its record says. Reading only the rest keeps the ranking exact and a
+    read's cost off the candidates it would drop.
 
     >>> fused = {"a": 2.0, "b": 1.9, "c": -1.0}
-    >>> _contenders(fused, 1.0, (), 2, "Where does Ann live?")
+    >>> _contenders(fused, 1.0, (), {}, 2, "Where does Ann live?")
     ['a', 'b']
-    >>> _contenders(fused, 1.0, ("c",), 2, "Where does Ann live?")
+    >>> _contenders(fused, 1.0, ("c",), {}, 2, "Where does Ann live?")
     ['c', 'a', 'b']
+    >>> _contenders(fused, 1.0, (), {"c": "Ann"}, 2, "Where does Ann live?")
+    ['a', 'b', 'c']
     """
     most = RECENCY_WEIGHT + IMPORTANCE_WEIGHT * 0.5
     if asks_about_time(query):
         most += TIME_BOOST
-    if names_in(query):
-        most += SPEAKER_BOOST
+    named = {n.casefold() for n in names_in(query)}
     least = -IMPORTANCE_WEIGHT * 0.5
     held = set(pinned)
     rest = [i for i in fused if i not in held]
     floors = sorted((fused[i] + least * sd for i in rest), reverse=True)
     # A hair below the bar, so rounding in the sums can never drop a tie.
     bar = floors[k - 1] - 1e-9 * sd if len(floors) >= k else -math.inf
-    return [*pinned, *(i for i in rest if fused[i] + most * sd >= bar)]
+
+    def gain(i: str) -> float:
+        said_by_named = speakers.get(i, "").casefold() in named
+        return most + (SPEAKER_BOOST if said_by_named else 0.0)
+
+    return [*pinned, *(i for i in rest if fused[i] + gain(i) * sd >= bar)]
 
 
 def _scored(

@@ -30,11 +30,13 @@ class Candidates:
     """The memories a read may rank, by id: ``dense`` holds every candidate's cosine
     to the query (the dense finds first, best first), ``lexical`` the keyword score
     (BM25 in [0, 1], see ``MemoryStore.keyword``) of those the lexical index returned
-    among the best, and ``pinned`` the scope's pinned memories (all candidates)."""
+    among the best, ``pinned`` the scope's pinned memories (all candidates), and
+    ``speakers`` who said each candidate that has a speaker (``metadata["speaker"]``)."""
 
     dense: dict[str, float] = field(default_factory=dict)
     lexical: dict[str, float] = field(default_factory=dict)
     pinned: tuple[str, ...] = ()
+    speakers: dict[str, str] = field(default_factory=dict)
 
 
 def gather(
@@ -70,8 +72,11 @@ def gather(
     dense = nearest_ids(cols.active, v, k)
     for i, cosine in cosines(ids, vectors, v).items():
         dense.setdefault(i, cosine)
+    with core.live().lexicon.ready(cols, core.engine.registry) as index:
+        speakers = index.speakers(list(dense))
     return Candidates(
         dense=dense,
         lexical={i: s for i, s in ranked.items() if i in dense},
         pinned=tuple(i for i in pinned if i in dense),
+        speakers=speakers,
     )

@@ -48,7 +48,7 @@ COMMON_SHARE = 0.5
 COMMON_MIN_RECORDS = 20
 #: The layout of an index file and the way its terms are made: bump it whenever either
 #: changes (``terms``, the stop words, the stemmer), and older files are rebuilt from Chroma.
-SCHEMA = 3
+SCHEMA = 4
 #: An episode is also indexed under this many episodes before and after it in its
 #: thread: the evidence for a question is often a short reply whose topic sits in the
 #: turn before it ("Yes, last Friday!").
@@ -58,7 +58,7 @@ _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rec(
     n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, episodic INTEGER NOT NULL, own TEXT NOT NULL,
-    thread TEXT, at REAL NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0
+    thread TEXT, at REAL NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0, speaker TEXT
 );
 CREATE INDEX IF NOT EXISTS rec_thread ON rec(thread, at) WHERE thread IS NOT NULL;
 CREATE INDEX IF NOT EXISTS rec_pinned ON rec(id) WHERE pinned = 1;
@@ -82,6 +82,7 @@ class Entry:
     thread: str | None = None  # an episode's conversation (thread id), if known
     at: float = 0.0  # an episode's time (epoch seconds): its place in the thread
     pinned: bool = False  # read first (the store lists pinned ids from here, not a scan)
+    speaker: str | None = None  # who said it (``metadata["speaker"]``), if known
 
 
 class LexicalIndex:
@@ -168,8 +169,8 @@ class LexicalIndex:
             touched = self._delete(con, [e.id for e in entries])
             for e in entries:
                 n = con.execute(
-                    "INSERT INTO rec(id, episodic, own, thread, at, pinned) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO rec(id, episodic, own, thread, at, pinned, speaker) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (
                         e.id,
                         int(e.episodic),
@@ -177,6 +178,7 @@ class LexicalIndex:
                         e.thread if e.episodic else None,
                         e.at,
                         int(e.pinned),
+                        e.speaker,
                     ),
                 ).lastrowid
                 con.executemany(
@@ -284,6 +286,23 @@ class LexicalIndex:
         """
         with self.lock:
             return [i for (i,) in self._con.execute("SELECT id FROM rec WHERE pinned = 1")]
+
+    def speakers(self, ids: Sequence[str]) -> dict[str, str]:
+        """The speaker of each listed entry that has one.
+
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "hike", speaker="Ann"), Entry("b2", "tea")])
+        >>> index.speakers(["a1", "b2", "zz"])
+        {'a1': 'Ann'}
+        """
+        found: dict[str, str] = {}
+        with self.lock:
+            for start in range(0, len(ids), 500):  # well under SQLite's variable limit
+                part = list(ids[start : start + 500])
+                marks = ",".join("?" * len(part))
+                query = f"SELECT id, speaker FROM rec WHERE speaker NOTNULL AND id IN ({marks})"
+                found.update(self._con.execute(query, part).fetchall())
+        return found
 
     def search(self, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best entries for ``terms`` by BM25, best first, scores in [0, 1].

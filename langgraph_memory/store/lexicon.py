@@ -73,6 +73,7 @@ def entry_of(version: Version) -> Entry:
     """The index entry of a stored version."""
     m = version.memory
     thread = m.metadata.get("thread_id")
+    speaker = m.metadata.get("speaker")
     return Entry(
         m.id,
         " ".join(tokenize(lexical_text(m))),
@@ -81,6 +82,7 @@ def entry_of(version: Version) -> Entry:
         thread=thread if isinstance(thread, str) else None,
         at=(m.event_time or m.created_at).timestamp(),
         pinned=m.pinned,
+        speaker=speaker if isinstance(speaker, str) else None,
     )
 
 
