@@ -4,12 +4,16 @@ archives with a logged reason, and covered by export and purge."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import chromadb
 import pytest
+from chromadb.config import Settings
+from conftest import ChromaServer
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import AIMessage, HumanMessage
 
@@ -450,6 +454,34 @@ def test_a_turn_in_flight_when_its_scope_is_purged_writes_nothing(store: MemoryS
     writer.model = RulesModel()
     assert [d.op for d in writer.write_turn(U, [("user", "I live in Pune.")], now=T0 + DAY)]
     assert {m.text for m in store.active(U)} == {"I live in Pune.", "User lives in Pune."}
+
+
+def test_a_turn_in_flight_when_another_process_purges_its_scope_writes_nothing(
+    chroma_server: ChromaServer, embedder: Embeddings
+) -> None:
+    # Two stores on one Chroma server, each with its own client: two processes as far
+    # as the store can tell (no shared counter, no shared cache).
+    database = f"db{uuid.uuid4().hex}"
+    first = chroma_server.client(database)  # creates the database
+    second = chromadb.HttpClient(
+        host=chroma_server.host,
+        port=chroma_server.port,
+        database=database,
+        settings=Settings(anonymized_telemetry=False),
+    )
+    with (
+        MemoryStore(client=first, embeddings=embedder) as here,
+        MemoryStore(client=second, embeddings=embedder) as there,
+    ):
+        MemoryWriter(here, model=RulesModel()).write_turn(U, [("user", "I live in Delhi.")])
+        writer = MemoryWriter(here, model=PurgingModel(there))
+        assert writer.write_turn(U, [("user", "I'm vegan.")], now=T0 + DAY) == []
+        assert here.active(U) == [] and there.active(U) == []
+        assert U not in {s.key for s in there.scopes()}
+        # A turn read after the purge is written as usual, in a new life of the scope.
+        writer.model = RulesModel()
+        assert writer.write_turn(U, [("user", "I live in Pune.")], now=T0 + DAY)
+        assert {m.text for m in there.active(U)} == {"I live in Pune.", "User lives in Pune."}
 
 
 def test_purging_a_fact_purges_the_words_it_was_taken_from(store: MemoryStore) -> None:

@@ -250,6 +250,11 @@ class Engine:
         with self._guard:
             return self._erasures.get(scope.key, 0)
 
+    def registered_at(self, scope: Scope) -> float | None:
+        """When the scope's registry entry was made, read from Chroma now (None: it
+        has none): another process's whole-scope purge changes it."""
+        return layout.registered_at(self.registry, scope)
+
     def erased(self, scope: Scope) -> None:
         """Count a whole-scope purge: a write that began before it sees the count change."""
         with self._guard:

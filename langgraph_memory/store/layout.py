@@ -151,6 +151,18 @@ def open_scope(client: ClientAPI, scope: Scope) -> ScopeCollections | None:
     return ScopeCollections(scope, handles[0], handles[1], handles[2])
 
 
+def registered_at(registry: Collection, scope: Scope) -> float | None:
+    """When the scope's registry entry was made (None: it has none). A whole-scope
+    purge removes the entry and the next write makes a new one, so the time tells
+    one life of a scope from the next, whichever process purged it."""
+    found = registry.get(ids=[scope_hash(scope)], include=["metadatas"])
+    metadatas = found["metadatas"] or []
+    if not found["ids"] or not metadatas:
+        return None
+    value = metadatas[0].get("created_at")
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
 def drop_scope(client: ClientAPI, registry: Collection, scope: Scope) -> None:
     """Delete a scope's collections and its registry entry."""
     for name in collection_names(scope):

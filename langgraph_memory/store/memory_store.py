@@ -270,21 +270,32 @@ class MemoryStore(BaseStore):
         """
         return self._core.live().scope_lock(Scope.of(scope))
 
-    def erasures(self, scope: ScopeLike) -> int:
-        """How many times this process purged the whole scope: a write that read it
-        before its work and finds it changed under ``scope_lock`` began before a
-        purge, and must not bring the purged person back (the write path drops it).
+    @_reads
+    def scope_generation(self, scope: ScopeLike) -> str:
+        """A value that changes whenever the whole scope is purged: by this process,
+        or, on a Chroma server that other processes share, by another one (its
+        registry entry goes, and the next write makes a new one). A write that read
+        it before its work and finds it changed under ``scope_lock`` began before a
+        purge, and must not bring the purged person back: the write path drops it.
+        Compare two values for equality only.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> _ = s.add("user:a", "Likes tea.")
-        >>> before = s.erasures("user:a")
+        >>> before = s.scope_generation("user:a")
         >>> _ = s.purge("user:a")
-        >>> s.erasures("user:a") - before
-        1
+        >>> s.scope_generation("user:a") == before
+        False
         """
-        return self._core.live().erasures(Scope.of(scope))
+        scope = Scope.of(scope)
+        live = self._core.live()
+        purged_here = live.erasures(scope)
+        if self.path is not None:
+            # An embedded store (or a persistent client's directory) is locked to
+            # this process: no other can purge it.
+            return str(purged_here)
+        return f"{purged_here}:{live.registered_at(scope)}"
 
     @_reads
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:

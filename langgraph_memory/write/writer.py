@@ -255,7 +255,7 @@ class MemoryWriter:
                 f"got {type(bad[0]).__name__}: {bad[0]!r}"
             )
         logged: list[Decision] = []
-        erasures = self.store.erasures(scope)
+        generation = self.store.scope_generation(scope)
         for start in range(0, len(listed), batch):
             chunk = listed[start : start + batch]
             extracted = [self._extract(scope, turn) for turn in chunk]
@@ -263,9 +263,10 @@ class MemoryWriter:
             # fact at once must not both see "nothing like it" and both ADD. The
             # episodes' replay check needs the lock too.
             with self.store.scope_lock(scope):
-                if self.store.erasures(scope) != erasures:
-                    # The scope was purged while these turns were read: writing them
-                    # now would bring back what the purge erased.
+                if self.store.scope_generation(scope) != generation:
+                    # The scope was purged (here or by another process) while these
+                    # turns were read: writing them now would bring back what the
+                    # purge erased.
                     log.warning(
                         "langgraph_memory: %d turns of %s dropped: the scope was purged "
                         "while they were being written",
