@@ -478,10 +478,15 @@ def test_a_turn_in_flight_when_another_process_purges_its_scope_writes_nothing(
         assert writer.write_turn(U, [("user", "I'm vegan.")], now=T0 + DAY) == []
         assert here.active(U) == [] and there.active(U) == []
         assert U not in {s.key for s in there.scopes()}
-        # A turn read after the purge is written as usual, in a new life of the scope.
+        # Turns read after the purge are written as usual, in a new life of the scope,
+        # batch after batch (the first batch makes the scope again).
         writer.model = RulesModel()
-        assert writer.write_turn(U, [("user", "I live in Pune.")], now=T0 + DAY)
-        assert {m.text for m in there.active(U)} == {"I live in Pune.", "User lives in Pune."}
+        said = [Turn.of([("user", t)], when=T0 + DAY) for t in ("I live in Pune.", "I'm vegan.")]
+        assert writer.write_turns(U, said, batch=1)
+        assert {m.text for m in there.active(U) if m.is_episode} == {
+            "I live in Pune.",
+            "I'm vegan.",
+        }
 
 
 def test_purging_a_fact_purges_the_words_it_was_taken_from(store: MemoryStore) -> None:

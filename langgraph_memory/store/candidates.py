@@ -6,10 +6,10 @@ lexical index found needs its cosine too, and the pinned memories come along. Th
 records (text and metadata, most of what a read costs) are not needed to fuse the
 scores: the ranking reads them afterwards for the few candidates that can still make
 its first places (``MemoryStore.get_memories``). Here it takes one lookup in the
-scope's lexical index (scores, and the pinned ids it keeps), made while the query is
-being embedded (``embed_query_soon``), one Chroma query for the nearest ids and their
-distances, and one Chroma read of the vectors of the candidates the dense side did
-not return.
+scope's lexical index (scores, and the pinned ids it keeps) and one Chroma read of
+those candidates' stored vectors, both made while the query is being embedded
+(``embed_query_soon``), then one Chroma query for the nearest ids and their
+distances, and a last lookup in the index for the candidates' speakers.
 """
 
 from __future__ import annotations

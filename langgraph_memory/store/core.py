@@ -242,9 +242,10 @@ class StoreCore:
 
     def embed_query_soon(self, query: str | Sequence[float]) -> Callable[[], list[float]]:
         """``embed_query`` started in a thread of its own; calling the result waits
-        for the vector (and raises what the embedder raised). A read looks up the
-        lexical index and reads its records meanwhile: the embedder spends its time
-        outside the GIL (onnxruntime) or on the network. A vector passes through.
+        for the vector (and raises what the embedder raised). A read searches the
+        lexical index and reads the stored vectors of what it found meanwhile: the
+        embedder spends its time outside the GIL (onnxruntime) or on the network. A
+        vector passes through.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
