@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from langgraph_memory import MemoryStore, Op, Source, Status, Trust, render
+from langgraph_memory import InvalidArgumentError, MemoryStore, Op, Source, Status, Trust, render
 from langgraph_memory.graph import build_chat_graph, memory_tools
 from langgraph_memory.model import Memory
 from langgraph_memory.testing import ScriptedChatModel
@@ -356,3 +356,12 @@ def test_a_batched_update_whose_target_went_earlier_adds_only_the_facts_text(
     )
     writer.write_turn(U, [("user", "I left Delhi. I live in Pune now.")], now=T0 + DAY)
     assert facts(store) == [("User lives in Pune.", Source.USER, Trust.HIGH)]
+
+
+def test_a_chat_message_speaks_with_its_role() -> None:
+    # LangChain's ChatMessage has the type "chat" and says who spoke in its role.
+    said = Turn.of([ChatMessage("I live in Pune.", role="user"), ChatMessage("Ok.", role="ai")])
+    assert [m.role for m in said.messages] == ["user", "assistant"]
+    assert said.user_text() == "I live in Pune."
+    with pytest.raises(InvalidArgumentError, match="unknown message role 'wizard'"):
+        Turn.of([ChatMessage("Hocus.", role="wizard")])

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, ChatMessage
 
 from langgraph_memory.checks import check_chars, check_id, strip_controls
 from langgraph_memory.errors import InvalidArgumentError
@@ -158,7 +158,8 @@ def _message(m: Any) -> Message:
     role: Any
     content: Any
     name: Any = None
-    if isinstance(m, Message):
+    # A ChatMessage's type is "chat": who spoke is its role, as for our own Message.
+    if isinstance(m, (Message, ChatMessage)):
         role, content, name = m.role, m.content, m.name
     elif isinstance(m, BaseMessage):
         role, content, name = m.type, m.content, m.name
