@@ -33,6 +33,7 @@ from langgraph_memory import (
     MemoryStore,
     MemoryWriter,
     Op,
+    Status,
 )
 from langgraph_memory.store import compact_directory
 from langgraph_memory.store.engine import PURGE_MARK
@@ -118,7 +119,9 @@ def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
                     scope,
                     [
                         Decision(op=Op.ADD, fact=marker, result_id=ids[0], turn_id=turn),
-                        Decision(op=Op.NOOP, fact=f"{marker} again", status="failed", turn_id=turn),
+                        Decision(
+                            op=Op.NOOP, fact=f"{marker} again", status=Status.FAILED, turn_id=turn
+                        ),
                         Decision(
                             op=Op.NOOP,
                             fact="User keeps a diary.",
