@@ -231,7 +231,7 @@ def _contenders(
     whatever its record says. Reading only the rest keeps the ranking exact and a
     read's cost off the candidates it would drop.
 
-    >>> fused = {"a": 2.0, "b": 1.9, "c": -1.0}
+    >>> fused = {"a": 2.0, "b": 1.9, "c": 0.9}
     >>> _contenders(fused, 1.0, (), {}, 2, "Where does Ann live?")
     ['a', 'b']
     >>> _contenders(fused, 1.0, ("c",), {}, 2, "Where does Ann live?")
