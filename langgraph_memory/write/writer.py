@@ -278,8 +278,9 @@ class MemoryWriter:
                 for turn, (noted, _), ready in zip(chunk, extracted, prepared, strict=True):
                     logged += [self._log(scope, turn, d) for d in noted]
                     logged += self._reconcile(scope, turn, ready)
-                # This batch may have made the scope: the next one compares with that.
-                generation = self.store.scope_generation(scope)
+                if start + batch < len(listed):
+                    # This batch may have made the scope: the next compares with that.
+                    generation = self.store.scope_generation(scope)
             for turn in chunk:
                 self._retain(scope, turn)
         return logged
