@@ -90,3 +90,19 @@ class TableEmbeddings(Embeddings):
         if self.live:
             return self.model.embed_query(text)
         return self.embed_documents([text])[0]
+
+
+def forget_queries(embeddings: object) -> None:
+    """Empty the query vectors an embedder keeps for reuse (``LocalMiniLM.clear_recent``),
+    through wrappers that hold it as ``inner`` or ``model``. Paths timed on the same texts
+    call it between blocks, so that none is timed on vectors another one paid for.
+
+    >>> forget_queries(HashedUnitEmbeddings())  # keeps nothing: a no-op
+    """
+    seen: set[int] = set()
+    while embeddings is not None and id(embeddings) not in seen:
+        seen.add(id(embeddings))
+        clear = getattr(embeddings, "clear_recent", None)
+        if callable(clear):
+            clear()
+        embeddings = getattr(embeddings, "inner", None) or getattr(embeddings, "model", None)

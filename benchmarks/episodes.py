@@ -45,7 +45,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.graph import END, START, StateGraph
 
 from benchmarks.datasets import DATASETS, missing_data
-from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.embedders import HashedUnitEmbeddings, forget_queries
 from benchmarks.graph_overhead import agent_builder
 from benchmarks.reports import publish
 from benchmarks.store_latency import WARMUP, QueryPath, ratio, summarize, time_paths
@@ -234,13 +234,20 @@ def bench_deferred(
             )
 
         warmup = min(WARMUP, len(turns) - n_timed)
-        timed = time_paths({n: call(g) for n, g in graphs.items()}, warmup, n_timed)
+        # The graphs share one embedder: no path's block may reuse the query vectors
+        # another path's block kept for the same turns.
+        timed = time_paths(
+            {n: call(g) for n, g in graphs.items()},
+            warmup,
+            n_timed,
+            settle=lambda: forget_queries(emb),
+        )
         drain = {}
         for name, background in backgrounds.items():
             start = time.perf_counter()
             background.flush()
             drain[name] = time.perf_counter() - start
-        idle = time_idle(graphs, list(backgrounds.values()), turns[warmup : warmup + n_timed])
+        idle = time_idle(graphs, list(backgrounds.values()), turns[warmup : warmup + n_timed], emb)
         held = {name: store.count(f"user:{USER}") for name, store in stores.items()}
     finally:
         for background in backgrounds.values():
@@ -270,9 +277,11 @@ def time_idle(
     graphs: dict[str, Any],
     backgrounds: Sequence[BackgroundWriter],
     turns: Sequence[str],
+    embeddings: Embeddings,
 ) -> dict[str, list[float]]:
-    """Seconds per invoke of each graph, every queue drained (untimed) before each one;
-    the graphs take turns block by block, order reversed every other block."""
+    """Seconds per invoke of each graph, every queue drained (untimed) before each one
+    and no query vector kept; the graphs take turns block by block, order reversed
+    every other block."""
     seconds: dict[str, list[float]] = {name: [] for name in graphs}
     for b, block in enumerate(np.array_split(np.arange(len(turns)), 4)):
         order = list(graphs) if b % 2 == 0 else list(reversed(graphs))
@@ -280,6 +289,7 @@ def time_idle(
             for i in block:
                 for background in backgrounds:
                     background.flush()
+                forget_queries(embeddings)
                 start = time.perf_counter()
                 graphs[name].invoke({"messages": [("user", turns[i])]}, CONFIG)
                 seconds[name].append(time.perf_counter() - start)

@@ -71,7 +71,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from benchmarks import write_cost
 from benchmarks.datasets import DATASETS, missing_data
-from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.embedders import HashedUnitEmbeddings, forget_queries
 from benchmarks.reports import publish
 from benchmarks.store_latency import (
     WARMUP,
@@ -220,6 +220,13 @@ def bench_invoke(
             )
             no_wait = builder.compile()
 
+            def settle() -> None:
+                # Each path's block starts with no queued write (the deferred paths'
+                # writes stay in their own times, not the read-only path's) and with no
+                # query vector kept from another path's block on the same turns.
+                background.flush()
+                forget_queries(emb)
+
             def call(graph: CompiledStateGraph[Any]) -> QueryPath:
                 return QueryPath(
                     lambda i: graph.invoke({"messages": [("user", turns[i])]}, CONFIG),
@@ -235,9 +242,7 @@ def bench_invoke(
                 },
                 min(WARMUP, len(turns) - n_timed),
                 n_timed,
-                # Each path's block starts with no queued write: the deferred paths'
-                # writes stay in their own times, not the read-only path's.
-                settle=background.flush,
+                settle=settle,
             )
             start = time.perf_counter()
             background.flush()
@@ -489,6 +494,8 @@ def stall_with_memory(
         add_memory(builder, "agent", store=store, writer=background, write="deferred")
         graph = builder.compile()
         asyncio.run(loop_gaps(graph, turns, 1, 2))  # imports, first queries
+        background.flush()
+        forget_queries(store.embeddings)  # no vector kept from the warm-up or an earlier run
         if freeze:
             gc.collect()
             gc.freeze()

