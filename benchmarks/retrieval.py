@@ -275,13 +275,16 @@ def run_longmemeval(
     roles: Sequence[str] = LME_ROLES,
     limit: int | None = None,
     every: int = 1,
+    offset: int = 0,
     mode: Mode = "raw",
     memory_model: MemoryModel | None = None,
     workdir: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> dict[str, Any]:
     """Upstream's session and turn metrics of each variant, per non-abstention question
-    (every ``every``-th of them: a sample spread over the file's question types).
+    (every ``every``-th of them from the ``offset``-th: a sample spread over the file's
+    question types; offsets 0 to ``every - 1`` split the file into disjoint parts that
+    ``merge_lme`` puts back together).
 
     Each question's haystack is replayed into a store of its own, queried, and
     deleted, so memory stays flat however many questions run. ``mode`` is ``raw`` (the
@@ -307,7 +310,7 @@ def run_longmemeval(
                 meta["skipped_abstention"] += 1
                 continue
             seen += 1
-            if (seen - 1) % every:
+            if (seen - 1) % every != offset:
                 continue
             if limit is not None and len(rows) >= limit:
                 break
@@ -336,6 +339,42 @@ def run_longmemeval(
                 log(f"{len(rows)} questions, ingest {meta['ingest_s']:.0f}s")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    return {"questions": rows, "summary": summarize_lme(rows, variants), "meta": meta}
+
+
+def merge_lme(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """LongMemEval results of disjoint parts (``--every N --offset i``) as one: the
+    questions together, the summary over all of them, the times and counts added.
+    Parts that share a question, or ask other variants, are refused.
+
+    >>> row = {"type": "multi-session"} | {f"v:{m}": 1.0 for m in LME_METRICS}
+    >>> part = lambda q: {"questions": [row | {"question_id": q}],
+    ...     "meta": {"variants": ["v"], "ingest_s": 1.0, "query_s": {"v": 0.5}}}
+    >>> merged = merge_lme([part("a"), part("b")])
+    >>> merged["summary"]["overall"]["n"], merged["meta"]["ingest_s"], merged["meta"]["parts"]
+    (2, 2.0, 2)
+    """
+    if not parts:
+        raise ValueError("nothing to merge")
+    variants = list(parts[0]["meta"]["variants"])
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    meta: dict[str, Any] = {**parts[0]["meta"], "parts": len(parts)}
+    for n, part in enumerate(parts):
+        if list(part["meta"]["variants"]) != variants:
+            raise ValueError(f"part {n} asks {part['meta']['variants']}, the first {variants}")
+        ids = {r["question_id"] for r in part["questions"]}
+        if ids & seen:
+            raise ValueError(f"part {n} repeats questions {sorted(ids & seen)[:3]}...")
+        seen |= ids
+        rows += part["questions"]
+        if n:
+            for key, value in part["meta"].items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    meta[key] = meta.get(key, 0) + value
+            meta["query_s"] = {v: meta["query_s"][v] + part["meta"]["query_s"][v] for v in variants}
+    meta.pop("offset", None)
+    meta["every"] = 1 if meta.get("every") == len(parts) else meta.get("every")
     return {"questions": rows, "summary": summarize_lme(rows, variants), "meta": meta}
 
 
@@ -433,10 +472,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--data",
         type=Path,
-        required=True,
         help="folder with locomo/ and longmemeval/ (the project's copy is ../shared/data)",
     )
-    parser.add_argument("--dataset", choices=sorted(DATASETS), required=True)
+    parser.add_argument("--dataset", choices=sorted(DATASETS))
     parser.add_argument(
         "--variants",
         default="default,cosine,bm25",
@@ -466,12 +504,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="LongMemEval: every N-th non-abstention question (a sample over all types)",
     )
     parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="LongMemEval with --every N: start at the i-th question (0 to N-1), so that "
+        "N runs cover the file in disjoint parts",
+    )
+    parser.add_argument(
         "--all-roles",
         action="store_true",
         help="LongMemEval: index assistant turns too (upstream: user only)",
     )
     parser.add_argument("--out", type=Path, default=None, help="write results as JSON here")
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        metavar="JSON",
+        help="run nothing: put LongMemEval results of disjoint parts (--every N --offset i) "
+        "together, print their table and write them to --out",
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        try:
+            merged = merge_lme([json.loads(p.read_text(encoding="utf-8")) for p in args.merge])
+        except (OSError, ValueError, KeyError) as exc:
+            parser.error(f"cannot merge {[str(p) for p in args.merge]}: {exc!r}")
+        print(lme_report(merged["summary"], merged["meta"]["variants"]))
+        if args.out:
+            args.out.write_text(json.dumps(merged, indent=1, default=str), encoding="utf-8")
+        return 0
+    if args.data is None or args.dataset is None:
+        parser.error("--data and --dataset are required (unless --merge)")
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
@@ -487,6 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.every < 1:
         parser.error(f"--every must be 1 or more, got {args.every}")
+    if not 0 <= args.offset < args.every:
+        parser.error(f"--offset must be from 0 to {args.every - 1}, got {args.offset}")
     if args.mode == "observations" and args.dataset != "locomo":
         parser.error("--mode observations exists for LoCoMo only")
     model: MemoryModel | None = None
@@ -509,6 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             roles=roles,
             limit=args.limit,
             every=args.every,
+            offset=args.offset,
             mode=args.mode,
             memory_model=model,
             log=log,
@@ -522,6 +589,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "variants": variants,
         "limit": args.limit,
         "every": args.every,
+        "offset": args.offset,
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(table)
