@@ -342,6 +342,10 @@ def run_longmemeval(
     return {"questions": rows, "summary": summarize_lme(rows, variants), "meta": meta}
 
 
+#: The meta counts and times of a part that add up over parts.
+_ADDED_UP = ("no_gold", "ingest_s", "memories", "seconds")
+
+
 def merge_lme(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """LongMemEval results of disjoint parts (``--every N --offset i``) as one: the
     questions together, the summary over all of them, the times and counts added.
@@ -369,12 +373,15 @@ def merge_lme(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         seen |= ids
         rows += part["questions"]
         if n:
-            for key, value in part["meta"].items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    meta[key] = meta.get(key, 0) + value
+            # Not skipped_abstention: every part skips all of the file's (before it
+            # picks its share), so any one part's count is the file's.
+            for key in _ADDED_UP:
+                if key in part["meta"]:
+                    meta[key] = meta.get(key, 0) + part["meta"][key]
             meta["query_s"] = {v: meta["query_s"][v] + part["meta"]["query_s"][v] for v in variants}
     meta.pop("offset", None)
-    meta["every"] = 1 if meta.get("every") == len(parts) else meta.get("every")
+    if meta.get("every") == len(parts):
+        meta["every"] = 1
     return {"questions": rows, "summary": summarize_lme(rows, variants), "meta": meta}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -302,3 +303,41 @@ def test_real_locomo_conversation_cosine_recall(tmp_path: Path, minilm: CachedEm
     r10 = result["summary"]["overall 1-5"]["cosine@10"]
     # all ten conversations average 0.41 at k=10 with MiniLM over speaker-prefixed turns
     assert 0.25 <= r10 <= 0.6, r10
+
+
+def test_lme_parts_cover_the_file_and_merge_back_into_the_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import lzma
+
+    questions = json.loads(LME.read_text())
+    again = {**next(q for q in questions if q["question_id"] == "q1"), "question_id": "q3"}
+    data = tmp_path / "data"
+    (data / "longmemeval").mkdir(parents=True)
+    with lzma.open(data / "longmemeval" / "longmemeval_oracle.json.xz", "wt") as f:
+        json.dump([*questions, again], f)
+    base = ["--data", str(data), "--dataset", "longmemeval-oracle", "--variants", "cosine"]
+
+    def run(*extra: str) -> dict[str, Any]:
+        out = tmp_path / f"r{len(list(tmp_path.glob('r*.json')))}.json"
+        assert retrieval.main([*base, *extra, "--out", str(out)]) == 0
+        result: dict[str, Any] = json.loads(out.read_text())
+        return result
+
+    whole = run()
+    first, second = run("--every", "2", "--offset", "0"), run("--every", "2", "--offset", "1")
+    assert [r["question_id"] for r in first["questions"]] == ["q1"]
+    assert [r["question_id"] for r in second["questions"]] == ["q3"]
+    parts = [tmp_path / "r1.json", tmp_path / "r2.json"]
+    merged_out = tmp_path / "merged.json"
+    assert retrieval.main(["--merge", *map(str, parts), "--out", str(merged_out)]) == 0
+    merged = json.loads(merged_out.read_text())
+    assert merged["summary"] == whole["summary"]
+    assert merged["meta"]["parts"] == 2 and merged["meta"]["every"] == 1
+    assert "single-session-user" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # the same part twice counts its questions twice
+        retrieval.main(["--merge", str(parts[0]), str(parts[0])])
+    assert "repeats questions" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        retrieval.main([*base, "--every", "2", "--offset", "2"])
+    assert "--offset must be from 0 to 1" in capsys.readouterr().err
