@@ -344,3 +344,16 @@ def test_a_chat_turn_with_memory_embeds_the_users_message_once(tmp_path: Path) -
         # The read node asked with it; the write stored it as an episode on that vector.
         assert sum(texts.count(said) for texts in e.ran) == 1
         assert [m.text for m in store.active("user:ann", episodes=True) if m.is_episode] == [said]
+
+
+def test_a_purge_makes_the_embedder_forget_the_queries_it_kept(tmp_path: Path) -> None:
+    from langgraph_memory.read import retrieve
+    from langgraph_memory.store import MemoryStore
+
+    e = CountingMiniLM()
+    with MemoryStore(tmp_path / "m", embeddings=e) as store:
+        store.add("user:ann", "Ann's locker code is 4471.")
+        retrieve(store, "user:ann", "What is my locker code?")
+        assert e._recent, "the question was kept"
+        store.purge("user:ann")
+        assert not e._recent, "the purged person's question is gone from memory too"

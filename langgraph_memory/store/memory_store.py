@@ -1091,7 +1091,9 @@ class MemoryStore(BaseStore):
         Then the storage is compacted so that the deleted text is gone from
         disk, not just unlinked (see ``compaction``). Texts of purged memories
         that other decisions showed as neighbours are redacted from those
-        decisions. Unknown ids raise before anything is deleted.
+        decisions. The embedder forgets the queries it kept (``clear_recent``,
+        as ``LocalMiniLM`` has): they may be the purged person's words. Unknown
+        ids raise before anything is deleted.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -1104,7 +1106,11 @@ class MemoryStore(BaseStore):
         """
         scope = self._core.check_write(Scope.of(scope))
         wanted = None if ids is None else check_ids(ids)  # a refused call touches nothing
-        return purging.purge(self._core.live(), scope, wanted)
+        counts = purging.purge(self._core.live(), scope, wanted)
+        forget = getattr(self._core.embeddings, "clear_recent", None)
+        if callable(forget):
+            forget()
+        return counts
 
     def attach(self, companion: Companion) -> None:
         """Keep ``companion`` informed of this store's location (held weakly):
