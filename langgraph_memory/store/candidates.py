@@ -57,6 +57,8 @@ def gather(
         vector()  # an embedder that fails, fails whatever the scope holds
         return Candidates()
     ranked: dict[str, float] = {}
+    # One ``ready`` for the whole read: on a server each one reads the scope's
+    # registry record to see whether other processes wrote.
     with core.live().lexicon.ready(cols, core.engine.registry) as index:
         if lexical:
             words, named = query_of(terms)
@@ -64,15 +66,14 @@ def gather(
             for record_id, score in index.search(words, k):
                 ranked.setdefault(record_id, score)
         pinned = index.pinned()
-    # Scored from the stored vectors, read before the query's is ready: an id archived
-    # or purged since the index named it (or a word that only looked like an id) has
-    # none and is no candidate.
-    ids, vectors = stored_vectors(cols.active, list(dict.fromkeys([*ranked, *pinned])))
-    v = vector()
-    dense = nearest_ids(cols.active, v, k)
-    for i, cosine in cosines(ids, vectors, v).items():
-        dense.setdefault(i, cosine)
-    with core.live().lexicon.ready(cols, core.engine.registry) as index:
+        # Scored from the stored vectors, read before the query's is ready: an id
+        # archived or purged since the index named it (or a word that only looked
+        # like an id) has none and is no candidate.
+        ids, vectors = stored_vectors(cols.active, list(dict.fromkeys([*ranked, *pinned])))
+        v = vector()
+        dense = nearest_ids(cols.active, v, k)
+        for i, cosine in cosines(ids, vectors, v).items():
+            dense.setdefault(i, cosine)
         speakers = index.speakers(list(dense))
     return Candidates(
         dense=dense,
