@@ -102,6 +102,11 @@ class ReviewNotFoundError(MemoryKitError, LookupError):
     """No review with that id (``MemoryStore.reviews`` lists them)."""
 
 
+class ReviewInvalidError(MemoryKitError, ValueError):
+    """A review the store cannot vouch for: it moves a memory sideways or down, or
+    its memory is not (or no longer) what its source scope holds and proposed."""
+
+
 class ReviewDecidedError(MemoryKitError, ValueError):
     """The review was approved or rejected already; a decision is made once."""
 

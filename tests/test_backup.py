@@ -304,7 +304,16 @@ def test_another_embedder_needs_consent(local: MemoryStore) -> None:
 def test_pending_turns_are_never_dropped_silently(local: MemoryStore) -> None:
     local.add("user:alice", "User likes tea.", now=T0)
     data = local.export("user:alice")
-    data["pending_turns"] = [{"id": "t9", "messages": [["user", "I moved to Goa."]]}]
+    data["pending_turns"] = [
+        {
+            "t": "turn",
+            "v": 1,
+            "id": "t9",
+            "scope": "user:alice",
+            "messages": [["user", "I moved to Goa."]],
+            "when": T0.isoformat(),
+        }
+    ]
     with pytest.raises(InvalidMemoryError, match="1 pending turns"):
         local.import_scope(data, scope="user:zed")
     got: list[Any] = []

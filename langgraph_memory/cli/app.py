@@ -88,6 +88,14 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accept an export made with another embedder (texts are embedded again)",
     )
+    p.add_argument(
+        "--max-mb",
+        type=_positive_int,
+        default=1024,
+        metavar="MB",
+        help="refuse a file larger than this (default: 1024 MB; parsing takes several times "
+        "as much memory)",
+    )
     p = json_flag(command("maintain", maintenance.maintain, scoped=False))
     who = p.add_mutually_exclusive_group()
     who.add_argument("--user", dest="scope", type=lambda v: f"user:{v}", help="only user:ID")
@@ -161,6 +169,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # a file or directory the command cannot use
         print(f"error: {exc}", file=sys.stderr)
         return 1
+
+
+def _positive_int(text: str) -> int:
+    """An argument that must be a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
 
 
 def _stdout_to_devnull() -> None:

@@ -12,9 +12,7 @@ a purge without ``--yes`` is refused before anything is opened.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langgraph_memory.cli.location import (
@@ -25,7 +23,6 @@ from langgraph_memory.cli.location import (
     stopped_journal,
 )
 from langgraph_memory.cli.output import progress
-from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.text_safety import for_terminal
 
 if TYPE_CHECKING:
@@ -37,15 +34,16 @@ __all__ = ["import_", "purge"]
 
 def import_(args: argparse.Namespace) -> int:
     """Restore an export into an empty scope (refuses one that holds data)."""
+    from langgraph_memory.store.export_format import load_export
+
+    limit = args.max_mb * 1024 * 1024
     try:
-        text = sys.stdin.read() if args.infile == "-" else Path(args.infile).read_text("utf-8")
+        raw = _read_bounded(args.infile, limit)
     except OSError as exc:
         print(f"error: cannot read {args.infile}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InvalidMemoryError(f"{args.infile} is not a JSON export: {exc}") from None
+    # Untrusted bytes: not UTF-8, too large or too deep becomes one line, exit 1.
+    data = load_export(raw, max_bytes=limit, name=for_terminal(args.infile))
     # Every text is embedded again: the long part of a large import.
     with (
         progress(f"importing into {args.scope}"),
@@ -68,6 +66,19 @@ def import_(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _read_bounded(infile: str, limit: int) -> bytes:
+    """The bytes of ``infile`` ('-': stdin), at most ``limit`` + 1 of them: one byte
+    over is enough for ``load_export`` to refuse, and the rest is never read."""
+    if infile != "-":
+        with open(infile, "rb") as handle:
+            return handle.read(limit + 1)
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is not None:
+        return bytes(stream.read(limit + 1))
+    # A text stream without bytes under it (a test's StringIO): its text, as UTF-8.
+    return sys.stdin.read(limit + 1).encode("utf-8", "surrogateescape")
 
 
 def _apply_turn(store: MemoryStore, record: Any) -> None:

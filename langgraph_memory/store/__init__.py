@@ -3,7 +3,8 @@
 ``MemoryStore`` is the store (and a LangGraph ``BaseStore``); ``Hit`` is what
 its searches return, ``Candidates`` what a fused read compares; ``compact_directory``
 compacts an embedded store's files after a purge made through a Chroma client the
-store could not close;
+store could not close; ``load_export`` reads an export file's bytes for
+``MemoryStore.import_scope`` within bounds (UTF-8, size, nesting);
 ``strip_controls`` makes any text storable (the store refuses control characters);
 ``tokenize`` and ``date_words`` show how ``keyword`` sees a text (the terms of its
 lexical index) and a date (the words a memory's event date is indexed under).
@@ -18,6 +19,7 @@ lexical index) and a date (the words a memory's event date is indexed under).
 from langgraph_memory.checks import strip_controls
 from langgraph_memory.store.candidates import Candidates
 from langgraph_memory.store.compaction import compact_directory
+from langgraph_memory.store.export_format import load_export
 from langgraph_memory.store.memory_store import MemoryStore
 from langgraph_memory.store.terms import date_words, tokenize
 from langgraph_memory.store.version import Hit
@@ -28,6 +30,7 @@ __all__ = [
     "MemoryStore",
     "compact_directory",
     "date_words",
+    "load_export",
     "strip_controls",
     "tokenize",
 ]

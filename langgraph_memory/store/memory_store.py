@@ -953,7 +953,11 @@ class MemoryStore(BaseStore):
         memory (``result_id``) whose metadata names the review, the source scope
         and memory; log the decision in both scopes. An org target needs an
         admin view (``store.admin().approve(...)``). A version archived or updated
-        since it was proposed is refused (``MemoryArchivedError``): reject it.
+        since it was proposed is refused (``MemoryArchivedError``): reject it. So
+        is a review the store cannot vouch for (``ReviewInvalidError``): one that
+        moves a memory sideways or down, or whose memory is not in its source
+        scope, says something else, or was never proposed there (a crafted
+        import's); rejecting it retires it without logging in either scope.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -1025,12 +1029,14 @@ class MemoryStore(BaseStore):
         """Every version (active and closed) and decision of the scope, as a
         JSON-ready dict that :meth:`import_scope` restores exactly.
 
-        Format ``langgraph-memory-export`` version 2 (see ``store/backup.py``)::
+        Format ``langgraph-memory-export`` version 3 (``store/export_format.py``
+        describes every field)::
 
-            {"format": "langgraph-memory-export", "version": 2, "scope": "user:a",
-             "exported_at": ISO, "embedder": NAME,
+            {"format": "langgraph-memory-export", "version": 3, "scope": "user:a",
+             "embedder": NAME,
              "memories": [Memory.to_dict() + {"key", "key_created_at", "value_json"}],
-             "decisions": [Decision.to_dict()], "pending_turns": []}
+             "decisions": [Decision.to_dict()], "reviews": [Review.to_dict()],
+             "pending_turns": [turn record]}
 
         ``key`` is the chain (BaseStore item) key, ``key_created_at`` the
         chain's start, ``value_json`` the JSON of a BaseStore value or null.
@@ -1056,9 +1062,14 @@ class MemoryStore(BaseStore):
         """Restore an :meth:`export` into an empty scope (``scope``, default the
         export's), with the same ids, times, chains, values and decisions.
 
-        Validates everything before writing; refuses a scope that holds data
-        (ScopeNotEmptyError) and an export from another embedder unless
-        ``allow_embedder_change=True``. Returns counts (see ``store/backup.py``).
+        An export is untrusted input: every record must belong to the scope it
+        fills, and the reviews that link it to other scopes must be ones the
+        store can verify (``store/import_links.py``); anything else refuses the
+        whole import (InvalidMemoryError naming the record), before anything is
+        written. Refuses a scope that holds data (ScopeNotEmptyError) and an
+        export from another embedder unless ``allow_embedder_change=True``.
+        Read a file with ``langgraph_memory.store.load_export`` (UTF-8, size and
+        depth bounds). Returns counts (see ``store/backup.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding

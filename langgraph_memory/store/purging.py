@@ -31,7 +31,15 @@ from langgraph_memory.store.records import (
 )
 from langgraph_memory.store.version import Version
 
-__all__ = ["PURGED", "chain_keys", "drop_mentions", "follow_reviews", "purge", "purge_chains"]
+__all__ = [
+    "PURGED",
+    "chain_keys",
+    "drop_review_decisions",
+    "follow_reviews",
+    "purge",
+    "purge_chains",
+    "verified_copies",
+]
 
 log = logging.getLogger("langgraph_memory")
 
@@ -116,9 +124,11 @@ def follow_reviews(
     A whole scope takes every review proposed from it or into it; purged memories
     (``purged``: their version ids) take the reviews that proposed them. For each
     review proposed from ``scope``, the copy an approval made in the target scope is
-    purged (``purge_chains``) and the target's log entries about the proposed memory
-    go. Adds to ``counts`` and to the collections to ``rebuild``; marks each target's
-    lexical index in ``held`` while the purge runs. Returns the version ids purged
+    purged (``purge_chains``), when the record there is that copy
+    (``verified_copies``), and the target's log entries that deciding the review
+    wrote go (``drop_review_decisions``): nothing else of another scope is
+    touched. Adds to ``counts`` and to the collections to ``rebuild``; marks each
+    target's lexical index in ``held`` while the purge runs. Returns the version ids purged
     in each target scope. Runs with the gate held exclusively.
     """
     gone_ids = None if purged is None else set(purged)
@@ -139,14 +149,14 @@ def follow_reviews(
         if cols is None:
             continue
         held.enter_context(engine.lexicon.purging(target))
-        copies = [r.result_id for r in proposed if r.result_id]
+        copies = verified_copies(cols, target, proposed)
         keys = chain_keys(cols, target, copies, strict=False)  # an admin may have purged one
         ids: list[str] = []
         if keys:
             found, ids = purge_chains(cols, target, keys)
             counts["memories"] += found["memories"]
             counts["decisions"] += found["decisions"]
-        counts["decisions"] += drop_mentions(cols.log, {r.memory_id for r in proposed})
+        counts["decisions"] += drop_review_decisions(cols.log, proposed)
         rebuild.extend(layout.collection_names(target))
         followed[target] = ids
     reviews.delete(engine.client, [r.id for r in gone])
@@ -155,13 +165,48 @@ def follow_reviews(
     return followed
 
 
-def drop_mentions(log_collection: Collection, ids: set[str]) -> int:
-    """Delete the log entries whose ``target_id`` is one of ``ids`` (the decisions a
-    target scope logged about a memory proposed into it); how many."""
+def verified_copies(
+    cols: layout.ScopeCollections, target: Scope, proposed: list[Review]
+) -> list[str]:
+    """The ids that ``proposed`` reviews name as their copies in ``target``, kept
+    only where the record there is that copy (``reviews.is_copy``): a purge
+    deletes in another scope nothing but what an approval of the store made."""
+    named = sorted({r.result_id for r in proposed if r.result_id})
+    if not named:
+        return []
+    held = {v.memory.id: v.memory for v in fetch(cols.active, target, ids=named)}
+    held.update({v.memory.id: v.memory for v in fetch(cols.history, target, ids=named)})
+    verified = []
+    for r in proposed:
+        if not r.result_id or r.result_id not in held:
+            continue  # never copied, or purged there already
+        if reviews.is_copy(held[r.result_id], r):
+            verified.append(r.result_id)
+        else:
+            log.warning(
+                "langgraph_memory: review %s names memory %s of %s as its copy, but that "
+                "memory is no copy of it; the purge leaves it alone",
+                r.id,
+                r.result_id,
+                target.key,
+            )
+    return verified
+
+
+def drop_review_decisions(log_collection: Collection, proposed: list[Review]) -> int:
+    """Delete the log entries that deciding the ``proposed`` reviews wrote in their
+    target scope (``reviews.logged_for``): they quote the purged memory. Entries
+    the target logged about anything else stay. Returns how many went."""
+    ids = sorted({r.memory_id for r in proposed} | {r.result_id for r in proposed if r.result_id})
     if not ids:
         return 0
-    where: Any = {"target_id": {"$in": sorted(ids)}}  # chromadb's Where type is too narrow
-    doomed = log_collection.get(where=where, include=[])["ids"]
+    about: Any = {"$or": [{"target_id": {"$in": ids}}, {"result_id": {"$in": ids}}]}
+    found = log_collection.get(where=about, include=["documents"])
+    doomed = [
+        log_id
+        for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True)
+        if any(reviews.logged_for(decision_from_document(doc), r) for r in proposed)
+    ]
     if doomed:
         log_collection.delete(ids=doomed)
     return len(doomed)

@@ -42,6 +42,7 @@ in the target scope, in the agent's own words.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
@@ -56,7 +57,9 @@ from langgraph_memory.errors import (
     InvalidArgumentError,
     InvalidMemoryError,
     MemoryArchivedError,
+    MemoryNotFoundError,
     ReviewDecidedError,
+    ReviewInvalidError,
     ReviewNotFoundError,
 )
 from langgraph_memory.model import (
@@ -78,13 +81,20 @@ __all__ = [
     "REVIEWED_FROM",
     "REVIEWED_MEMORY",
     "REVIEW_ID",
+    "check_direction",
     "decide",
     "delete",
     "involving",
+    "is_copy",
+    "known",
     "listed",
+    "logged_for",
     "propose",
     "restore",
+    "untrusted",
 ]
+
+log = logging.getLogger("langgraph_memory")
 
 #: Metadata of an approved copy: the review, and the scope and memory it came from.
 REVIEW_ID = "review_id"
@@ -175,19 +185,71 @@ def delete(client: ClientAPI, ids: Sequence[str]) -> None:
         collection.delete(ids=list(part))
 
 
+def known(client: ClientAPI, ids: Sequence[str]) -> set[str]:
+    """Which of the review ``ids`` the store holds, in one read."""
+    held = layout.open_reviews(client, create=False)
+    if held is None or not ids:
+        return set()
+    return set(held.get(ids=list(ids), include=[])["ids"])
+
+
 def restore(client: ClientAPI, reviews: Sequence[Review]) -> int:
     """Write the reviews of an import that the store does not hold yet; how many.
 
     A review names two scopes, so the exports of both hold it: the second import
-    finds it there and leaves the store's copy as it is.
+    finds it there and leaves the store's copy as it is. What an import may
+    restore at all is checked before (see ``backup``).
     """
     if not reviews:
         return 0
-    held = layout.open_reviews(client, create=False)
-    known = set() if held is None else set(held.get(ids=[r.id for r in reviews], include=[])["ids"])
-    new = [r for r in reviews if r.id not in known]
+    held = known(client, [r.id for r in reviews])
+    new = [r for r in reviews if r.id not in held]
     save(client, new)
     return len(new)
+
+
+def is_copy(memory: Memory, review: Review) -> bool:
+    """Whether ``memory`` is the copy that approving ``review`` made: its metadata
+    names that review, and the scope and memory it came from. A link the store
+    made is one it can verify: a purge follows a review to its copy only then.
+
+    >>> from datetime import datetime, timezone
+    >>> t = datetime(2026, 1, 5, tzinfo=timezone.utc)
+    >>> m = Memory(id="0a1b2c3d", text="Refunds take 5 days.", scope="user:alice", created_at=t)
+    >>> r = Review("r1", "user:alice", m.id, "agent:support", m, t)
+    >>> meta = {REVIEW_ID: "r1", REVIEWED_FROM: "user:alice", REVIEWED_MEMORY: m.id}
+    >>> copy = Memory(id="9f8e7d6c", text=m.text, scope="agent:support", created_at=t,
+    ...               metadata=meta)
+    >>> is_copy(copy, r), is_copy(m, r)
+    (True, False)
+    """
+    meta = memory.metadata
+    return (
+        memory.scope == review.to_scope
+        and meta.get(REVIEW_ID) == review.id
+        and meta.get(REVIEWED_FROM) == review.from_scope
+        and meta.get(REVIEWED_MEMORY) == review.memory_id
+    )
+
+
+def logged_for(decision: Decision, review: Review) -> bool:
+    """Whether ``decision`` is one that proposing or deciding ``review`` logged:
+    its note names the review, and it is about the review's memory or its copy.
+
+    >>> from datetime import datetime, timezone
+    >>> t = datetime(2026, 1, 5, tzinfo=timezone.utc)
+    >>> m = Memory(id="0a1b2c3d", text="Refunds take 5 days.", scope="user:alice", created_at=t)
+    >>> r = Review("r1", "user:alice", m.id, "agent:support", m, t)
+    >>> d = Decision(op=Op.NOOP, fact=m.text, target_id=m.id, note="review r1: proposed for x")
+    >>> logged_for(d, r), logged_for(d.with_(note="review r10: proposed for x"), r)
+    (True, False)
+    """
+    note = decision.note or ""
+    named = note.startswith((f"review {review.id}:", f"review {review.id} "))
+    about = decision.target_id == review.memory_id or (
+        review.result_id is not None and decision.result_id == review.result_id
+    )
+    return named and about
 
 
 # -- proposing and deciding --------------------------------------------------------------
@@ -197,7 +259,16 @@ def _provenance(review_id: str, source: Scope, memory_id: str) -> dict[str, str]
     return {REVIEW_ID: review_id, REVIEWED_FROM: source.key, REVIEWED_MEMORY: memory_id}
 
 
-def _check_upward(source: Scope, target: Scope) -> None:
+def check_direction(source: Scope, target: Scope) -> None:
+    """Refuse a review that does not move a memory into a wider scope
+    (session < user < agent < org), never sideways or down.
+
+    >>> check_direction(Scope("user", "alice"), Scope("agent", "support"))
+    >>> check_direction(Scope("user", "alice"), Scope("user", "bob"))
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: a review moves a memory into a wider scope, ...
+    """
     for scope in (source, target):
         if scope.kind not in BREADTH:
             raise InvalidArgumentError(
@@ -225,7 +296,7 @@ def propose(
     """Record a pending review of the active memory ``memory_id`` of ``source`` for
     ``target``, and log it in ``source``; the pending review already asking that
     is returned instead of a second."""
-    _check_upward(source, target)
+    check_direction(source, target)
     if note is not None and not isinstance(note, str):
         raise InvalidArgumentError(f"note must be a str or None, got {type(note).__name__}")
     with core.writing(source) as engine:
@@ -282,7 +353,13 @@ def decide(
     when: datetime,
 ) -> Review:
     """Approve (copy the memory into the target scope) or reject a pending review;
-    log the decision in both scopes; return the decided review."""
+    log the decision in both scopes; return the decided review.
+
+    Only a review the store can verify (see ``untrusted``) is approved, or has
+    its rejection logged in the two scopes it names: one that came in through a
+    crafted import must not speak for a scope it has no right to. Such a review
+    can still be rejected, which retires it and logs nothing.
+    """
     if reason is not None and not isinstance(reason, str):
         raise InvalidArgumentError(f"reason must be a str or None, got {type(reason).__name__}")
     with core.reading() as engine:
@@ -297,8 +374,15 @@ def decide(
                 f"{review.decided_at.isoformat() if review.decided_at else '?'}; a review is "
                 "decided once (propose the memory again for a new one)"
             )
+        doubt = untrusted(core, review)
         why = f": {reason}" if reason else ""
+        logged: list[tuple[Scope, Decision]] = []
         if approve:
+            if doubt is not None:
+                raise ReviewInvalidError(
+                    f"review {review.id} cannot be approved: {doubt}. Nothing was copied; "
+                    f"reject it (store.reject({review.id!r}))"
+                )
             _check_current(core, review)
             copy = _copy(core, review, when)
             decided = replace(
@@ -322,6 +406,7 @@ def decide(
                 target_id=review.memory_id,
                 note=f"review {review.id} approved: copied into {target.key} as {copy.id}{why}",
             )
+            logged = [(target, in_target), (source, in_source)]
         else:
             decided = replace(review, status=ReviewStatus.REJECTED, decided_at=when, reason=reason)
             refused = Decision(
@@ -331,11 +416,47 @@ def decide(
                 status=Status.REJECTED,
                 note=f"review {review.id} rejected: from {source.key} for {target.key}{why}",
             )
-            in_target = in_source = refused
-        core.append_log(target, [in_target], when)
-        core.append_log(source, [in_source], when)
+            if doubt is None:
+                logged = [(target, refused), (source, refused)]
+            else:
+                log.warning(
+                    "langgraph_memory: review %s rejected without a log entry: %s", review.id, doubt
+                )
+        for scope, decision in logged:
+            core.append_log(scope, [decision], when)
         save(core.live().client, [decided])
     return decided
+
+
+def untrusted(core: StoreCore, review: Review) -> str | None:
+    """Why ``review`` is not one the store can vouch for, or None when it is.
+
+    A review is trusted when it moves a memory into a wider scope, its memory is
+    a version of its source scope with the text it proposes, and the source
+    scope's log holds its proposal (``propose`` logs it there). Reviews come from
+    ``propose`` or from an import of the scope they were proposed from; one that
+    fails this was crafted, or outlived what it proposed.
+    """
+    source, target = Scope.parse(review.from_scope), Scope.parse(review.to_scope)
+    try:
+        check_direction(source, target)
+    except InvalidArgumentError as exc:
+        return str(exc)
+    try:
+        version = core.version(source, review.memory_id)
+    except MemoryNotFoundError:
+        version = None
+    if version is None or version.memory.id != review.memory_id:  # not a chain key
+        return f"its memory {review.memory_id} is not a memory of {source.key}"
+    if version.memory.text != review.memory.text:
+        return (
+            f"memory {review.memory_id} of {source.key} does not say what the review "
+            "proposes: the review was not made from it"
+        )
+    proposals = core.read_log(source, {"target_id": review.memory_id})
+    if not any(logged_for(d, review) for d in proposals):
+        return f"{source.key} never proposed it: its decision log holds no such proposal"
+    return None
 
 
 def _check_current(core: StoreCore, review: Review) -> None:

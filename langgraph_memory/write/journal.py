@@ -5,7 +5,8 @@ file before ``submit`` returns: once accepted, a turn is on disk. When the turn
 is applied (or finally recorded as failed), a *done* record follows. On start,
 the turns without a done record are the ones to replay, in their original order.
 
-The file is JSON lines, one record a line::
+The file is JSON lines, one record a line (a turn is a ``TurnRecord``, see
+``langgraph_memory.turn_record``)::
 
     {"t": "turn", "v": 1, "id": "...", "scope": "user:alice",
      "messages": [["user", "I live in Pune."]], "when": "2026-01-05T00:00:00+00:00"}
@@ -61,17 +62,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from langgraph_memory.errors import InvalidScopeError, JournalError, StoreLockedError
-from langgraph_memory.model import utc
+from langgraph_memory.errors import JournalError, StoreLockedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.lock import try_lock
-from langgraph_memory.write.types import ROLE_OF_TYPE, Turn
+from langgraph_memory.turn_record import TurnRecord, check_turn_id
+from langgraph_memory.write.types import Turn
 
 __all__ = ["Journal", "JournalDamage", "JournalEntry", "JournalError"]
 
 log = logging.getLogger("langgraph_memory")
 
-VERSION = 1
 #: Rewrite the file after this many done records (a done turn is dead weight).
 COMPACT_EVERY = 1000
 
@@ -87,9 +87,9 @@ class JournalDamage:
     lines: tuple[tuple[int, str], ...]
 
 
-@dataclass(frozen=True)
-class JournalEntry:
-    """One accepted turn, as the journal keeps it.
+class JournalEntry(TurnRecord):
+    """One accepted turn, as the journal keeps it: a ``TurnRecord`` (the format,
+    shared with an export's ``pending_turns``) that turns back into a ``Turn``.
 
     >>> from datetime import datetime, timezone
     >>> e = JournalEntry("t1", "user:a", (("user", "I'm vegan."),),
@@ -97,13 +97,6 @@ class JournalEntry:
     >>> e.turn().user_text(), e.turn().id
     ("I'm vegan.", 't1')
     """
-
-    turn_id: str
-    scope: str
-    #: ``(role, text)``, or ``(role, text, name)`` for a message that names its speaker.
-    messages: tuple[tuple[str, ...], ...]
-    when: datetime
-    thread_id: str | None = None
 
     @classmethod
     def of(cls, scope_key: str, turn: Turn) -> JournalEntry:
@@ -118,39 +111,6 @@ class JournalEntry:
         """The turn back, with its ids, time and speakers' names."""
         said = [dict(zip(("role", "content", "name"), m, strict=False)) for m in self.messages]
         return Turn.of(said, when=self.when, turn_id=self.turn_id, thread_id=self.thread_id)
-
-    def record(self) -> dict[str, Any]:
-        """The JSON-ready record for the file (``thread`` only when the turn has one,
-        so a record without it reads as before)."""
-        record: dict[str, Any] = {
-            "t": "turn",
-            "v": VERSION,
-            "id": self.turn_id,
-            "scope": self.scope,
-            "messages": [list(m) for m in self.messages],
-            "when": self.when.isoformat(),
-        }
-        if self.thread_id is not None:
-            record["thread"] = self.thread_id
-        return record
-
-    @classmethod
-    def from_record(cls, data: Mapping[str, Any]) -> JournalEntry:
-        """Read back what :meth:`record` wrote; ``JournalError`` says what is wrong if not.
-
-        >>> JournalEntry.from_record({"t": "turn", "v": 99})
-        Traceback (most recent call last):
-        ...
-        langgraph_memory.errors.JournalError: record version 99 was written by a newer ...
-        """
-        _check_version(data.get("v"))
-        return cls(
-            turn_id=_turn_id(data.get("id")),
-            scope=_scope_key(data.get("scope")),
-            messages=_messages(data.get("messages")),
-            when=_when(data.get("when")),
-            thread_id=_thread(data.get("thread")),
-        )
 
 
 class Journal:
@@ -351,70 +311,13 @@ def _record(raw: bytes) -> dict[str, Any]:
         raise JournalError(f"a JSON {type(data).__name__}, not a record")
     kind = data.get("t")
     if kind == "done":
-        _turn_id(data.get("id"))
+        check_turn_id(data.get("id"))
     elif kind != "turn":
         raise JournalError(
             f"record type {kind!r} is unknown (a newer version of langgraph-memory-kit may "
             "have written it)"
         )
     return data
-
-
-def _check_version(version: Any) -> None:
-    if type(version) is not int or version < 1:  # bool is an int: not a version
-        raise JournalError(f"record version {version!r} is not a version number")
-    if version > VERSION:
-        raise JournalError(
-            f"record version {version} was written by a newer version of "
-            f"langgraph-memory-kit (this one reads version {VERSION}); upgrade to replay it"
-        )
-
-
-def _turn_id(value: Any) -> str:
-    if not isinstance(value, str) or not value:
-        raise JournalError(f"turn id {value!r} is not a non-empty string")
-    return value
-
-
-def _thread(value: Any) -> str | None:
-    if value is not None and (not isinstance(value, str) or not value):
-        raise JournalError(f"thread id {value!r} is not a non-empty string")
-    return value
-
-
-def _scope_key(value: Any) -> str:
-    try:
-        return Scope.parse(value).key
-    except InvalidScopeError as exc:
-        raise JournalError(f"scope {value!r} is not kind:id ({exc})") from None
-
-
-def _messages(value: Any) -> tuple[tuple[str, ...], ...]:
-    if not isinstance(value, list):
-        raise JournalError(f"messages must be a list of [role, text] pairs, not {value!r:.80}")
-    pairs = []
-    for i, pair in enumerate(value):
-        if not (
-            isinstance(pair, list) and len(pair) in (2, 3) and all(isinstance(x, str) for x in pair)
-        ):
-            raise JournalError(
-                f"message {i} is not a [role, text] pair of strings (nor a [role, text, name] "
-                f"triple): {pair!r:.80}"
-            )
-        if pair[0] not in ROLE_OF_TYPE:
-            raise JournalError(
-                f"message {i} has the unknown role {pair[0]!r} (one of "
-                f"{', '.join(sorted(ROLE_OF_TYPE))})"
-            )
-        pairs.append(tuple(pair))
-    return tuple(pairs)
-
-
-def _when(value: Any) -> datetime:
-    try:
-        return utc(datetime.fromisoformat(value))
-    except (TypeError, ValueError):
-        raise JournalError(f"when {value!r:.80} is not an ISO 8601 time") from None
 
 
 def _keep_copy(path: Path, content: bytes, skipped: Sequence[tuple[int, str]]) -> Path:

@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.messages import BaseMessage, ChatMessage
 
@@ -41,16 +41,10 @@ from langgraph_memory.model import (
     utc,
 )
 
-Role = Literal["user", "assistant", "tool", "document"]
-ROLE_OF_TYPE: dict[str, Role] = {
-    "human": "user",
-    "user": "user",
-    "ai": "assistant",
-    "assistant": "assistant",
-    "tool": "tool",
-    "function": "tool",
-    "document": "document",
-}
+# Re-exported: the write path names roles through this module.
+from langgraph_memory.turn_record import ROLE_OF_TYPE as ROLE_OF_TYPE
+from langgraph_memory.turn_record import Role as Role
+
 #: How far a fact may be trusted, by who said it. Only the user speaks for the user.
 TRUST_OF_ROLE: dict[Role, Trust] = {
     "user": Trust.HIGH,

@@ -1,0 +1,605 @@
+"""The export format: what ``MemoryStore.export`` writes and an import reads, and
+every check an import makes on it that needs no store.
+
+An export is untrusted input: it may come from anyone whose "restore my data"
+file gets imported. So reading one refuses, naming the offending record, anything
+that does not belong to the scope it is imported into; what needs the store to
+check (the reviews it links to other scopes) is ``import_links``.
+
+Format ``langgraph-memory-export``, version 3::
+
+    {
+      "format": "langgraph-memory-export",
+      "version": 3,
+      "scope": "user:alice",
+      "embedder": "all-MiniLM-L6-v2-onnx-int8",     # the store's embedder name
+      "memories": [ {version}, ... ],               # every version, oldest first
+      "decisions": [ {decision}, ... ],             # the whole log, oldest first
+      "reviews": [ {review}, ... ],                 # from or into the scope, oldest first
+      "pending_turns": [ {turn}, ... ]              # accepted, not yet applied
+    }
+
+Each ``{version}`` is ``Memory.to_dict()`` (``id``, ``text``, ``scope``, ``kind``,
+``importance``, ``created_at``, ``last_accessed``, ``valid_until``, ``replaces``,
+``pinned``, ``source``, ``trust``, ``sources``, ``event_time``, ``metadata``)
+plus the three things a ``Memory`` does not carry:
+
+- ``key``: the chain key, shared by every version of one memory, and the item
+  key of the BaseStore face (``store.get(("user", "alice"), key)``);
+- ``key_created_at``: when the chain's first version opened (the BaseStore
+  item's ``created_at``);
+- ``value_json``: the exact JSON string of the value a BaseStore ``put``
+  stored (extra fields such as ``rating`` live here), or ``null``;
+- ``ttl_minutes`` and ``expires_at``, only for an item put with a TTL: its
+  time to live and when it expires (see ``store/ttl.py``).
+
+A version is active when ``valid_until`` is ``null`` and closed otherwise; its
+``scope`` is the export's, and its ``replaces`` names an older version of the
+same chain in the same export. Each ``{decision}`` is ``Decision.to_dict()``:
+every field, ``id`` and ``created_at`` included. Each ``{review}`` is
+``Review.to_dict()``: a proposal to copy a memory into a wider scope, and its
+decision (see ``reviews``); it moves a memory from the export's scope into a
+wider one, or into the export's scope from a narrower one. A review from the
+export's scope proposes one of its versions, with that version's text, and its
+status agrees with its fields (a pending review has no ``result_id`` nor
+``decided_at``; an approved one names its copy in ``result_id``). Each
+``{turn}`` is a ``TurnRecord`` of the export's scope (``turn_record``). Times
+are ISO 8601 with their UTC offset.
+
+Version 1 exports (before BaseStore values were kept) import too: their
+versions get no BaseStore value, and the chain start is the chain's oldest
+version. Version 2 exports (with an ``exported_at`` time, before reviews) import
+as they are.
+
+A file is read with ``load_export``: UTF-8 JSON (a UTF-8 byte order mark is
+allowed), at most ``MAX_EXPORT_BYTES`` long and ``MAX_EXPORT_DEPTH`` deep (the
+format itself is six levels deep), so that no file makes the reader run out of
+memory or stack.
+
+>>> data = {"format": FORMAT, "version": 3, "scope": "user:a", "embedder": "e",
+...         "memories": [{"id": "0a1b2c3d", "key": "0a1b2c3d", "text": "Likes tea.",
+...                       "created_at": "2026-01-05T00:00:00+00:00"}], "decisions": []}
+>>> read_backup(load_export(json.dumps(data)), scope="user:b").versions[0].memory.scope
+'user:b'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from datetime import datetime
+from typing import Any, TypeVar
+
+from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, InvalidScopeError
+from langgraph_memory.model import (
+    Decision,
+    Kind,
+    Memory,
+    Op,
+    Review,
+    ReviewStatus,
+    Source,
+    Trust,
+    check_importance,
+    check_metadata,
+    check_text,
+    utc,
+)
+from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.store.reviews import check_direction
+from langgraph_memory.store.ttl import check_minutes
+from langgraph_memory.store.version import Version
+from langgraph_memory.turn_record import TurnRecord
+
+__all__ = [
+    "FORMAT",
+    "MAX_EXPORT_BYTES",
+    "MAX_EXPORT_DEPTH",
+    "READABLE_VERSIONS",
+    "VERSION",
+    "Backup",
+    "load_export",
+    "read_backup",
+]
+
+FORMAT = "langgraph-memory-export"
+VERSION = 3
+#: Export versions this module can import.
+READABLE_VERSIONS = (1, 2, 3)
+#: The largest export file ``load_export`` reads by default (1 GiB: about a
+#: million memory versions; parsing it takes several times as much memory).
+MAX_EXPORT_BYTES = 1 << 30
+#: The deepest nesting of arrays and objects ``load_export`` accepts (the format
+#: nests six deep; Python's JSON parser fails with a RecursionError near 1,000).
+MAX_EXPORT_DEPTH = 32
+
+_T = TypeVar("_T")
+
+_TOP_FIELDS = frozenset(
+    {"format", "version", "scope", "exported_at", "embedder", "memories", "decisions"}
+    | {"pending_turns", "reviews"}
+)
+_MEMORY_FIELDS = frozenset(
+    {"id", "text", "scope", "kind", "importance", "created_at", "last_accessed"}
+    | {"valid_until", "replaces", "pinned", "source", "trust", "sources", "event_time"}
+    | {"metadata", "key", "key_created_at", "value_json", "ttl_minutes", "expires_at"}
+)
+_DECISION_FIELDS = frozenset(f.name for f in fields(Decision))
+_OPTIONAL_STR = ("text", "target_id", "raw", "result_id", "turn_id", "error", "note")
+
+
+# -- a file ------------------------------------------------------------------------------
+
+#: A JSON string, escapes included: its brackets are text, not structure.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def load_export(
+    data: bytes | str,
+    *,
+    max_bytes: int = MAX_EXPORT_BYTES,
+    max_depth: int = MAX_EXPORT_DEPTH,
+    name: str = "the export",
+) -> Any:
+    """The JSON value of an export file's content, or InvalidMemoryError in one
+    line: not UTF-8 (UTF-16 is named as such), longer than ``max_bytes``, nested
+    deeper than ``max_depth``, or not JSON. ``name`` names the file in messages.
+
+    >>> load_export(b'{"format": "langgraph-memory-export"}')["format"]
+    'langgraph-memory-export'
+    >>> load_export("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: the export nests arrays or objects deeper ...
+    >>> load_export("{}".encode("utf-16"))
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: the export is UTF-16 (or UTF-32) text; ...
+    """
+    size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+    if size > max_bytes:
+        raise InvalidMemoryError(
+            f"{name} is {size:,} bytes, more than the {max_bytes:,} an import reads at once; "
+            "split the scope's export, or raise the bound (max_bytes=) if this machine "
+            "has the memory for it"
+        )
+    text = _decoded(data, name) if isinstance(data, bytes) else data
+    _check_depth(text, max_depth, name)
+    try:
+        return json.loads(text)
+    except RecursionError:  # below max_depth only if the bound was set near the stack's
+        raise InvalidMemoryError(f"{name} nests too deeply to be read") from None
+    except ValueError as exc:
+        raise InvalidMemoryError(f"{name} is not a JSON export: {exc}") from None
+
+
+def _decoded(data: bytes, name: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(data) > 1 and b"\x00" in data[:4]):
+        raise InvalidMemoryError(
+            f"{name} is UTF-16 (or UTF-32) text; an export is UTF-8 JSON (what "
+            "`langgraph-memory export` writes): convert it first, e.g. "
+            "`iconv -f UTF-16 -t UTF-8 IN > OUT`"
+        )
+    try:
+        return data.decode("utf-8-sig")  # a byte order mark some editors add is harmless
+    except UnicodeDecodeError as exc:
+        raise InvalidMemoryError(
+            f"{name} is not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
+            "an export is UTF-8 JSON, as `langgraph-memory export` writes it"
+        ) from None
+
+
+def _check_depth(text: str, max_depth: int, name: str) -> None:
+    """Refuse nesting deeper than ``max_depth`` before parsing: Python's parser would
+    recurse once per level. Strings are skipped whole, so brackets in text do not count."""
+    depth = 0
+    # Strings removed first (in C): the loop then visits brackets only.
+    for bracket in _BRACKET.finditer(_STRING.sub('""', text)):
+        if bracket.group() in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise InvalidMemoryError(
+                    f"{name} nests arrays or objects deeper than {max_depth} levels; an "
+                    "export nests six: this is not one"
+                )
+        else:
+            depth -= 1
+
+
+# -- a payload ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Backup:
+    """A validated export, ready to write: versions without vectors yet, every
+    record in ``scope`` (the scope imported into)."""
+
+    scope: Scope
+    embedder: str
+    versions: list[Version]
+    decisions: list[Decision]
+    reviews: list[Review]
+    pending_turns: list[TurnRecord]
+
+
+def read_backup(data: Any, *, scope: ScopeLike | None = None) -> Backup:
+    """Validate a whole export and turn it into records, writing nothing.
+
+    ``scope`` rewrites every record into that scope (default: the export's).
+    Raises InvalidMemoryError naming the first bad item: a record of another
+    scope, a ``replaces`` that names no older version of its chain, a review
+    that moves a memory sideways or down, proposes what the export does not
+    hold, or contradicts its own status, a pending turn of another scope.
+
+    >>> data = {"format": FORMAT, "version": 2, "scope": "user:a", "embedder": "e",
+    ...         "memories": [{"id": "0a1b2c3d", "key": "0a1b2c3d", "text": "Likes tea.",
+    ...                       "created_at": "2026-01-05T00:00:00+00:00"}], "decisions": []}
+    >>> b = read_backup(data, scope="user:b")
+    >>> b.scope.key, b.versions[0].memory.scope, b.versions[0].chain_start.year
+    ('user:b', 'user:b', 2026)
+    >>> read_backup(dict(data, version=4))
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: export version 4 is not one this release reads ...
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidMemoryError(f"an export is a JSON object, got {type(data).__name__}")
+    _check_header(data)
+    source = _payload_scope(data["scope"])
+    target = Scope.of(scope) if scope is not None else source
+    versions = [
+        _read_item(raw, f"memories[{i}]", lambda r: _version_of(r, source.key, target.key))
+        for i, raw in enumerate(_list(data, "memories"))
+    ]
+    _check_versions(versions)
+    decisions = [
+        _read_item(raw, f"decisions[{i}]", _decision_of)
+        for i, raw in enumerate(_list(data, "decisions"))
+    ]
+    _check_unique([d.id or "" for d in decisions], "decisions", "decision")
+    by_id = {v.memory.id: v for v in versions}
+    held = [
+        _read_item(raw, f"reviews[{i}]", lambda r: _review_of(r, source, target, by_id))
+        for i, raw in enumerate(_list(data, "reviews", required=False))
+    ]
+    _check_unique([r.id for r in held], "reviews", "review")
+    pending = [
+        _read_item(raw, f"pending_turns[{i}]", lambda r: _turn_of(r, source, target))
+        for i, raw in enumerate(_list(data, "pending_turns", required=False))
+    ]
+    _check_unique([t.turn_id for t in pending], "pending_turns", "turn")
+    versions = _with_chain_starts(versions)
+    return Backup(target, str(data["embedder"]), versions, decisions, held, pending)
+
+
+def _check_header(data: Mapping[str, Any]) -> None:
+    if data.get("format") != FORMAT:
+        raise InvalidMemoryError(
+            f"not a langgraph-memory export: format is {data.get('format')!r}, "
+            f"expected {FORMAT!r} (what MemoryStore.export writes)"
+        )
+    version = data.get("version")
+    if isinstance(version, bool) or version not in READABLE_VERSIONS:
+        raise InvalidMemoryError(
+            f"export version {version!r} is not one this release reads "
+            f"({', '.join(map(str, READABLE_VERSIONS))}); a newer export needs a newer release"
+        )
+    unknown = set(data) - _TOP_FIELDS
+    if unknown:
+        raise InvalidMemoryError(f"export has unknown fields {sorted(unknown)}")
+    for name in ("scope", "embedder"):
+        if not isinstance(data.get(name), str):
+            raise InvalidMemoryError(f"export field {name!r} must be a str")
+
+
+def _payload_scope(text: str) -> Scope:
+    try:
+        return Scope.parse(text)
+    except InvalidScopeError as exc:
+        raise InvalidMemoryError(f"export scope {text!r}: {exc}") from None
+
+
+def _list(data: Mapping[str, Any], name: str, *, required: bool = True) -> list[Any]:
+    if name not in data and not required:
+        return []
+    value = data.get(name)
+    if not isinstance(value, list):
+        raise InvalidMemoryError(f"export field {name!r} must be a list")
+    return value
+
+
+def _read_item(raw: Any, name: str, parse: Callable[[Mapping[str, Any]], _T]) -> _T:
+    """``parse(raw)``, with any error naming the item (``memories[3] (id '…')``)."""
+    if not isinstance(raw, Mapping):
+        raise InvalidMemoryError(f"{name} must be a JSON object")
+    if isinstance(raw.get("id"), str):
+        name += f" (id {raw['id']!r})"
+    try:
+        return parse(raw)
+    except (InvalidMemoryError, TypeError, ValueError) as exc:
+        raise InvalidMemoryError(f"{name}: {exc}") from None
+
+
+def _version_of(raw: Mapping[str, Any], source: str, target: str) -> Version:
+    unknown = set(raw) - _MEMORY_FIELDS
+    if unknown:
+        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}")
+    if raw.get("scope", source) != source:
+        raise InvalidMemoryError(f"scope is {raw['scope']!r}, but the export is of {source!r}")
+    created = _time(raw, "created_at", required=True)
+    assert created is not None
+    memory = Memory(
+        id=_name(raw, "id"),
+        text=check_text(raw.get("text")),
+        scope=target,
+        created_at=created,
+        kind=_enum(Kind, raw, "kind", Kind.SEMANTIC),
+        importance=check_importance(raw.get("importance", 0.5)),
+        last_accessed=_time(raw, "last_accessed"),
+        valid_until=_time(raw, "valid_until"),
+        replaces=_optional_str(raw, "replaces"),
+        pinned=_bool(raw, "pinned"),
+        source=_enum(Source, raw, "source", Source.USER),
+        trust=_enum(Trust, raw, "trust", Trust.HIGH),
+        sources=_sources(raw.get("sources", [])),
+        event_time=_time(raw, "event_time"),
+        metadata=check_metadata(raw.get("metadata")),
+    )
+    if memory.valid_until is not None and memory.valid_until < created:
+        raise InvalidMemoryError("valid_until is before created_at")
+    minutes, expires = (
+        check_minutes(raw.get("ttl_minutes"), "ttl_minutes"),
+        _time(raw, "expires_at"),
+    )
+    if (minutes is None) != (expires is None):
+        raise InvalidMemoryError("ttl_minutes and expires_at go together: give both or neither")
+    return Version(
+        memory,
+        key=_name(raw, "key"),
+        value_json=_value_json(raw.get("value_json")),
+        chain_start=_time(raw, "key_created_at"),
+        ttl=minutes,
+        expires_at=expires,
+    )
+
+
+def _name(raw: Mapping[str, Any], field: str) -> str:
+    value = raw.get(field)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidMemoryError(f"{field} must be a non-empty str, got {value!r}")
+    return value
+
+
+def _optional_str(raw: Mapping[str, Any], field: str) -> str | None:
+    value = raw.get(field)
+    if value is not None and not isinstance(value, str):
+        raise InvalidMemoryError(f"{field} must be a str or null, got {value!r}")
+    return value
+
+
+def _bool(raw: Mapping[str, Any], field: str) -> bool:
+    value = raw.get(field, False)
+    if not isinstance(value, bool):
+        raise InvalidMemoryError(f"{field} must be true or false, got {value!r}")
+    return value
+
+
+def _time(raw: Mapping[str, Any], field: str, *, required: bool = False) -> datetime | None:
+    value = raw.get(field)
+    if value is None:
+        if required:
+            raise InvalidMemoryError(f"{field} is missing")
+        return None
+    if isinstance(value, datetime):
+        return utc(value)
+    if not isinstance(value, str):
+        raise InvalidMemoryError(f"{field} must be an ISO 8601 time, got {value!r}")
+    try:
+        return utc(datetime.fromisoformat(value))
+    except ValueError:
+        raise InvalidMemoryError(f"{field} must be an ISO 8601 time, got {value!r}") from None
+
+
+def _enum(cls: type[Any], raw: Mapping[str, Any], field: str, default: Any) -> Any:
+    value = raw.get(field, default)
+    try:
+        return cls(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in cls)
+        raise InvalidMemoryError(f"{field} must be one of {choices}; got {value!r}") from None
+
+
+def _sources(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise InvalidMemoryError(f"sources must be a list of memory ids, got {value!r}")
+    for s in value:
+        if not isinstance(s, str) or not s or "," in s:  # stored comma-joined
+            raise InvalidMemoryError(f"sources must hold memory ids, got {s!r}")
+    return tuple(value)
+
+
+def _value_json(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidMemoryError("value_json must be the JSON text of a BaseStore value, or null")
+    try:
+        json.loads(value)
+    except ValueError:
+        raise InvalidMemoryError(f"value_json is not valid JSON: {value[:80]!r}") from None
+    return value
+
+
+def _check_unique(ids: Sequence[str], where: str, what: str) -> None:
+    seen: set[str] = set()
+    for i, record_id in enumerate(ids):
+        if record_id in seen:
+            raise InvalidMemoryError(f"{where}[{i}]: {what} id {record_id!r} appears twice")
+        seen.add(record_id)
+
+
+def _check_versions(versions: list[Version]) -> None:
+    _check_unique([v.memory.id for v in versions], "memories", "memory")
+    by_id = {v.memory.id: v for v in versions}
+    active_of: dict[str, str] = {}
+    for i, v in enumerate(versions):
+        name = f"memories[{i}] (id {v.memory.id!r})"
+        replaced = v.memory.replaces
+        if replaced is not None:
+            # A version replaces an older one of its own chain: an update made it.
+            older = by_id.get(replaced)
+            why = (
+                "none of this export's versions"
+                if older is None
+                else "itself"
+                if older is v
+                else f"a version of another memory (key {older.key!r})"
+                if older.key != v.key
+                else "a newer version"
+                if older.memory.created_at > v.memory.created_at
+                else None
+            )
+            if why is not None:
+                raise InvalidMemoryError(
+                    f"{name}: replaces {replaced!r}, {why}; an update replaces an older "
+                    f"version of the same memory (key {v.key!r}) in the same export"
+                )
+        if not v.memory.active:
+            continue
+        other = active_of.setdefault(v.key, v.memory.id)
+        if other != v.memory.id:
+            # One key, one current version: the BaseStore face and update rely on it.
+            raise InvalidMemoryError(
+                f"{name}: key {v.key!r} already has the active "
+                f"version {other!r}; close one of them (set valid_until)"
+            )
+
+
+def _with_chain_starts(versions: list[Version]) -> list[Version]:
+    """Versions with ``chain_start`` filled: a version 1 export lacks it, and a
+    chain starts when its oldest version opened."""
+    first: dict[str, datetime] = {}
+    for v in versions:
+        start = v.chain_start or v.memory.created_at
+        first[v.key] = min(first.get(v.key, start), start)
+    return [
+        v if v.chain_start is not None else replace(v, vector=None, chain_start=first[v.key])
+        for v in versions
+    ]
+
+
+_REVIEW_FIELDS = frozenset(f.name for f in fields(Review))
+
+
+def _review_of(
+    raw: Mapping[str, Any], source: Scope, target: Scope, versions: Mapping[str, Version]
+) -> Review:
+    """A review of the export, the export's scope renamed to ``target`` in it;
+    checked against the export's own ``versions`` (see ``_check_review``)."""
+    unknown = set(raw) - _REVIEW_FIELDS
+    if unknown:
+        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}")
+    _name(raw, "id")
+    _name(raw, "memory_id")
+    _time(raw, "created_at", required=True)
+    _time(raw, "decided_at")
+    scopes = {name: _payload_scope(_name(raw, name)) for name in ("from_scope", "to_scope")}
+    if source not in scopes.values():
+        raise InvalidMemoryError(
+            f"it is between {scopes['from_scope']} and {scopes['to_scope']}, "
+            f"not about the export's scope {source.key}"
+        )
+    for field in ("note", "reason", "result_id"):
+        _optional_str(raw, field)
+    _enum(ReviewStatus, raw, "status", ReviewStatus.PENDING)
+    memory = raw.get("memory")
+    if not isinstance(memory, Mapping):
+        raise InvalidMemoryError("memory must be the proposed memory, a JSON object")
+    from_key = scopes["from_scope"].key
+    proposed = _version_of({**memory, "key": _name(memory, "id")}, from_key, from_key).memory
+    review = Review.from_dict(raw)
+    moved = {s: target.key if s == source.key else s for s in (from_key, review.to_scope)}
+    review = replace(
+        review,
+        from_scope=moved[from_key],
+        to_scope=moved[review.to_scope],
+        memory=replace(proposed, scope=moved[from_key]),
+    )
+    _check_review(review, target, versions)
+    return review
+
+
+def _check_review(review: Review, target: Scope, versions: Mapping[str, Version]) -> None:
+    """Refuse a review that no store could have made: one that moves a memory
+    sideways or down, contradicts its status, or (proposed from the scope imported
+    into) proposes something the export does not hold, or an episode."""
+    try:
+        check_direction(Scope.parse(review.from_scope), Scope.parse(review.to_scope))
+    except InvalidArgumentError as exc:
+        raise InvalidMemoryError(str(exc)) from None
+    decided = review.decided_at is not None
+    if review.status is ReviewStatus.PENDING and (decided or review.result_id is not None):
+        raise InvalidMemoryError("it is pending, so it has neither decided_at nor result_id")
+    if review.status is not ReviewStatus.PENDING and not decided:
+        raise InvalidMemoryError(f"it is {review.status.value}, so it needs decided_at")
+    if review.status is ReviewStatus.APPROVED and not review.result_id:
+        raise InvalidMemoryError("it is approved, so result_id names the copy it made")
+    if review.status is ReviewStatus.REJECTED and review.result_id is not None:
+        raise InvalidMemoryError("it is rejected, so it copied nothing: result_id must be null")
+    if review.memory.id != review.memory_id:
+        raise InvalidMemoryError(
+            f"memory_id is {review.memory_id!r}, but its memory's id is {review.memory.id!r}"
+        )
+    if review.from_scope != target.key:
+        return  # into the scope: its memory lives in the other scope (see import_links)
+    version = versions.get(review.memory_id)
+    if version is None:
+        raise InvalidMemoryError(
+            f"it proposes memory {review.memory_id!r}, which is none of this export's versions: "
+            "a review from a scope proposes one of that scope's memories"
+        )
+    if version.memory.text != review.memory.text:
+        raise InvalidMemoryError(
+            f"its memory's text differs from version {review.memory_id!r} of this export: a "
+            "review proposes a version as it is"
+        )
+    if version.memory.is_episode:
+        raise InvalidMemoryError(
+            f"it proposes the episode {review.memory_id!r}; only facts are proposed"
+        )
+
+
+def _turn_of(raw: Mapping[str, Any], source: Scope, target: Scope) -> TurnRecord:
+    """A pending turn of the export, moved into ``target``; one of another scope is refused."""
+    turn = TurnRecord.from_record(raw)
+    if turn.scope != source.key:
+        raise InvalidMemoryError(
+            f"it is a turn of {turn.scope}, but the export is of {source.key}; an export "
+            "holds only its own scope's turns"
+        )
+    return replace(turn, scope=target.key)
+
+
+def _decision_of(raw: Mapping[str, Any]) -> Decision:
+    unknown = set(raw) - _DECISION_FIELDS
+    if unknown:
+        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}")
+    _name(raw, "id")
+    _time(raw, "created_at", required=True)
+    if not isinstance(raw.get("fact"), str):
+        raise InvalidMemoryError(f"fact must be a str, got {raw.get('fact')!r}")
+    if not isinstance(raw.get("status", "applied"), str):
+        raise InvalidMemoryError(f"status must be a str, got {raw.get('status')!r}")
+    for field in _OPTIONAL_STR:
+        _optional_str(raw, field)
+    for field in ("shown_ids", "shown_texts"):
+        value = raw.get(field, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise InvalidMemoryError(f"{field} must be a list of str, got {value!r}")
+    ops = ", ".join(op.value for op in Op)
+    if not isinstance(raw.get("op"), str) or raw["op"].upper() not in {op.value for op in Op}:
+        raise InvalidMemoryError(f"op must be one of {ops}; got {raw.get('op')!r}")
+    return Decision.from_dict(raw)
