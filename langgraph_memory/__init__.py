@@ -34,9 +34,11 @@ from langgraph_memory.errors import (
     ReviewNotFoundError,
     ScopeNotEmptyError,
     StoreClosedError,
+    StoreFormatError,
     StoreLockedError,
     WriterClosedError,
 )
+from langgraph_memory.release import RELEASE
 
 if TYPE_CHECKING:
     from langgraph_memory.graph.hooks import memory_hooks
@@ -65,7 +67,7 @@ if TYPE_CHECKING:
     from langgraph_memory.write.types import Turn
     from langgraph_memory.write.writer import MemoryWriter
 
-__version__ = "0.1.0"
+__version__ = RELEASE
 
 #: Where each lazily loaded name lives.
 _LAZY = {
@@ -139,6 +141,7 @@ __all__ = [
     "Source",
     "Status",
     "StoreClosedError",
+    "StoreFormatError",
     "StoreLockedError",
     "Trust",
     "Turn",

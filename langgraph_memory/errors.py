@@ -64,6 +64,12 @@ class StoreLockedError(MemoryKitError, RuntimeError):
     """Another process holds the embedded store's directory."""
 
 
+class StoreFormatError(MemoryKitError, RuntimeError):
+    """A store written in a format this release does not open as it is: a newer
+    one (upgrade the package), or an older one that needs ``langgraph-memory
+    migrate`` first."""
+
+
 class StoreClosedError(MemoryKitError, RuntimeError):
     """The store was closed; open it again to use it."""
 

@@ -13,7 +13,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph_memory.cli import changes, conversation, inspection, maintenance, reviews
+from langgraph_memory.cli import (
+    changes,
+    conversation,
+    inspection,
+    maintenance,
+    reviews,
+    upgrading,
+)
 from langgraph_memory.cli.errors import CommandError, UsageError
 from langgraph_memory.cli.location import parse_server
 from langgraph_memory.scope import SCOPE_KINDS
@@ -106,6 +113,14 @@ def parser() -> argparse.ArgumentParser:
         help="'provider:name' (e.g. openai:gpt-4o-mini) or 'rules' for the offline rules "
         "(default: the environment's chat model, else the rules)",
     )
+    p = command("migrate", upgrading.migrate, scoped=False)
+    p.add_argument(
+        "--backup",
+        metavar="DIR",
+        help="where the store as it was is kept (default: beside it; for a server, a new "
+        "directory here)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print each step and what it would touch")
     p = admin_flag(command("purge", changes.purge))
     p.add_argument("--ids", nargs="*", help="memory ids (default: the whole scope)")
     p.add_argument(

@@ -35,11 +35,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Server",
+    "check_is_store",
     "existing_scope",
     "held_scope",
     "known_ids",
     "open_store",
     "parse_server",
+    "server_client",
     "stopped_journal",
     "store_directory",
 ]
@@ -115,10 +117,10 @@ def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:
     from langgraph_memory.store import MemoryStore
 
     if args.server is not None:
-        return MemoryStore(client=_server_client(args.server, args.database))
+        return MemoryStore(client=server_client(args.server, args.database))
     directory = store_directory(args.path)
     if not create:
-        _check_is_store(directory)
+        check_is_store(directory)
     try:
         return MemoryStore(directory)
     except StoreLockedError as exc:
@@ -130,7 +132,8 @@ def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:
         ) from None
 
 
-def _check_is_store(directory: Path) -> None:
+def check_is_store(directory: Path) -> None:
+    """Refuse, with what to check, a directory that holds no embedded store."""
     shown = for_terminal(str(directory))
     if directory.is_file():
         raise CommandError(f"the store path {shown} is a file, not a directory: check --path")
@@ -145,7 +148,8 @@ def _check_is_store(directory: Path) -> None:
         )
 
 
-def _server_client(server: Server, database: str | None) -> ClientAPI:
+def server_client(server: Server, database: str | None) -> ClientAPI:
+    """A client of the Chroma server (and database), or a CommandError saying why not."""
     import chromadb
     from chromadb.config import Settings
     from chromadb.errors import NotFoundError

@@ -42,7 +42,7 @@ from chromadb.config import Settings
 
 from langgraph_memory.errors import StoreClosedError
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import compaction, layout
+from langgraph_memory.store import compaction, formats, layout, migrations
 from langgraph_memory.store.collection_io import finish_interrupted_moves
 from langgraph_memory.store.lexicon import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
@@ -178,7 +178,9 @@ class Engine:
         self._erasures: dict[str, int] = {}  # scope key -> whole-scope purges in this process
         self._scopes: dict[str, layout.ScopeCollections] = {}
         self._companions: list[weakref.ref[Any]] = []
-        self.registry: Collection = layout.open_registry(client)
+        where = f"the store at {path}" if path is not None else "the store on this Chroma client"
+        # Of this release's format, or migrated to it, or refused (see ``migrations``).
+        self.registry: Collection = migrations.open_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
         self.lexicon = Lexicon(path)
 
@@ -279,6 +281,8 @@ class Engine:
                     return None
                 cols = layout.create_scope(self.client, self.registry, scope)
             else:
+                # A scope another process made in a newer format is never read nor written.
+                formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
                 finish_interrupted_moves(cols)
             self._scopes[scope.key] = cols
             return cols
@@ -384,6 +388,12 @@ def _persist_directory(client: ClientAPI) -> Path | None:
     if settings.is_persistent and settings.persist_directory:
         return Path(settings.persist_directory).resolve()
     return None
+
+
+def is_open(directory: Path) -> bool:
+    """Whether a store of this process has the embedded store at ``directory`` open."""
+    with Engine._open_guard:
+        return ("path", str(directory.resolve())) in Engine._open
 
 
 def open_engine(path: str | os.PathLike[str] | None, client: ClientAPI | None) -> Engine:

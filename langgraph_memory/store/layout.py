@@ -37,9 +37,9 @@ from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
 
 from langgraph_memory.scope import NAMESPACE_KIND, Scope, ScopeKind, namespace_id
+from langgraph_memory.store import formats
 
 REGISTRY = "langgraph_memory_registry"
-SCHEMA_VERSION = 1
 
 
 def dummy_vectors(n: int) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -72,9 +72,10 @@ class ScopeCollections:
 
 
 def open_registry(client: ClientAPI) -> Collection:
-    """The registry collection, created on first use."""
+    """The registry collection, created on first use stamped with this release's
+    format (an existing one keeps its metadata: see ``migrations``)."""
     return client.get_or_create_collection(
-        REGISTRY, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
+        REGISTRY, embedding_function=None, metadata=formats.stamp(None, registry=True)
     )
 
 
@@ -92,7 +93,7 @@ def open_reviews(client: ClientAPI, *, create: bool) -> Collection | None:
     """The reviews collection; None when no review was ever proposed (and not ``create``)."""
     if create:
         return client.get_or_create_collection(
-            REVIEWS, embedding_function=None, metadata={"lgm_schema": SCHEMA_VERSION}
+            REVIEWS, embedding_function=None, metadata=formats.stamp(None)
         )
     try:
         return client.get_collection(REVIEWS, embedding_function=None)
@@ -110,7 +111,7 @@ def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> Scope
                 name,
                 embedding_function=None,
                 configuration=_COSINE if role != "log" else None,  # type: ignore[arg-type]
-                metadata={"lgm_scope": scope.key, "lgm_role": role},
+                metadata=formats.stamp({"lgm_scope": scope.key, "lgm_role": role}),
             )
         )
     registry.upsert(

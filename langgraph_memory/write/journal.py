@@ -62,9 +62,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from langgraph_memory.errors import JournalError, StoreLockedError
+from langgraph_memory.errors import JournalError, StoreFormatError, StoreLockedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.lock import try_lock
+from langgraph_memory.turn_record import VERSION as TURN_VERSION
 from langgraph_memory.turn_record import TurnRecord, check_turn_id
 from langgraph_memory.write.types import Turn
 
@@ -287,6 +288,8 @@ def _read(
         try:
             data = _record(raw)
             if data.get("t") == "turn":
+                if number < len(lines):  # a torn last line is no record (below)
+                    _check_not_newer(data, path, number)
                 entry = JournalEntry.from_record(data)
                 pending[entry.turn_id] = entry
             else:  # a done record, checked by _record
@@ -318,6 +321,18 @@ def _record(raw: bytes) -> dict[str, Any]:
             "have written it)"
         )
     return data
+
+
+def _check_not_newer(data: Mapping[str, Any], path: Path, number: int) -> None:
+    """Refuse a journal holding a turn a newer release wrote: skipped as damage, it
+    would leave the file when the journal is rewritten (never read, never written)."""
+    version = data.get("v")
+    if type(version) is int and version > TURN_VERSION:
+        raise StoreFormatError(
+            f"the journal {path} holds a turn (line {number}) written by a newer release "
+            f"(record version {version}; this release reads up to {TURN_VERSION}): upgrade "
+            "langgraph-memory-kit to replay it. Nothing was read or written."
+        )
 
 
 def _keep_copy(path: Path, content: bytes, skipped: Sequence[tuple[int, str]]) -> Path:

@@ -1,0 +1,180 @@
+"""Migrations: the numbered steps that bring a store of an older format to this
+release's (see ``formats`` for the formats and who wrote them).
+
+Each step makes one format from the one before it, is idempotent (run twice, it
+changes nothing the second time), and says beforehand how many records it
+touches. The store's format (``lgm_format`` on the registry) is recorded only
+after a step completes, so a migration killed half way is run again from the
+start of that step, safely.
+
+A store opens as it is when its format is this release's. An older one is
+migrated on open when every step it needs is additive and touches at most
+``AUTOMATIC_MAX`` records (no data is rewritten, and it takes moments);
+otherwise opening refuses with ``StoreFormatError`` naming the command that
+migrates it (``langgraph-memory migrate``, which backs the store up first: see
+``upgrade``). A newer store is always refused (``formats.check_readable``).
+
+>>> [(step.to, step.what) for step in STEPS]
+[(2, 'stamp the format on every collection of the store')]
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+
+from langgraph_memory.errors import StoreFormatError
+from langgraph_memory.store import formats, layout
+
+__all__ = ["AUTOMATIC_MAX", "STEPS", "Step", "migrate", "open_registry", "plan", "store_format"]
+
+log = logging.getLogger("langgraph_memory")
+
+#: A store migrates on open when its steps touch at most this many records.
+AUTOMATIC_MAX = 3000
+#: Collections listed per call (a server may hold many stores' collections).
+_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class Step:
+    """One migration: from format ``to - 1`` to format ``to``.
+
+    ``count(client)`` says how many records it would touch; ``apply(client)``
+    does it (idempotent) and returns how many it touched. ``additive``: it only
+    adds (a stamp, a field), so it may run on open when small.
+    """
+
+    to: int
+    what: str
+    count: Callable[[ClientAPI], int]
+    apply: Callable[[ClientAPI], int]
+    additive: bool
+
+
+# -- the steps ----------------------------------------------------------------------------
+
+
+def store_collections(client: ClientAPI) -> list[str]:
+    """The names of the collections this store owns in the client's database: the
+    registry, the reviews, and every scope's three (``lgm-<hash>-mem|hist|log``).
+    Other applications' collections on the same server are left alone."""
+    names: list[str] = []
+    offset = 0
+    while True:
+        page = client.list_collections(limit=_PAGE, offset=offset)
+        names += [c.name for c in page]
+        if len(page) < _PAGE:
+            break
+        offset += _PAGE
+    ours = {layout.REGISTRY, layout.REVIEWS}
+    return sorted(n for n in names if n in ours or _is_scope_collection(n))
+
+
+def _is_scope_collection(name: str) -> bool:
+    parts = name.split("-")
+    return len(parts) == 3 and parts[0] == "lgm" and parts[2] in ("mem", "hist", "log")
+
+
+def _unstamped(client: ClientAPI) -> list[Collection]:
+    """The store's collections (but the registry) without a format stamp."""
+    out = []
+    for name in store_collections(client):
+        if name == layout.REGISTRY:
+            continue  # its stamp is the store's format, recorded after each step
+        collection = client.get_collection(name, embedding_function=None)
+        if formats.FORMAT_KEY not in (collection.metadata or {}):
+            out.append(collection)
+    return out
+
+
+def _stamp_collections(client: ClientAPI) -> int:
+    """Format 2: every collection says which format wrote it."""
+    todo = _unstamped(client)
+    for collection in todo:
+        # modify() replaces the whole metadata: the old keys are carried over.
+        collection.modify(metadata=formats.stamp(collection.metadata, format=2))
+    return len(todo)
+
+
+STEPS: tuple[Step, ...] = (
+    Step(
+        to=2,
+        what="stamp the format on every collection of the store",
+        count=lambda client: len(_unstamped(client)),
+        apply=_stamp_collections,
+        additive=True,
+    ),
+)
+
+
+# -- running them -------------------------------------------------------------------------
+
+
+def open_registry(client: ClientAPI, where: str) -> Collection:
+    """The registry, once the store is of this release's format: a new store is
+    created stamped; an older one is migrated when its steps are additive and
+    small, else refused with the command that migrates it; a newer one is
+    refused before anything is written. ``where`` names the store in messages.
+    """
+    registry = layout.open_registry(client)  # created stamped when the store is new
+    found = store_format(registry)
+    formats.check_readable(found, where)
+    if found == formats.FORMAT:
+        return registry
+    steps = [(step, step.count(client)) for step in _pending(found)]
+    touched = sum(n for _, n in steps)
+    if all(step.additive for step, _ in steps) and touched <= AUTOMATIC_MAX:
+        migrate(client, where)
+        return layout.open_registry(client)  # a handle with the new metadata
+    raise StoreFormatError(
+        f"{where} was written by format {found} ({formats.RELEASES.get(found, '?')}); this "
+        f"release needs format {formats.FORMAT}, a migration of {touched} records "
+        f"({'; '.join(step.what for step, _ in steps)}). Run `langgraph-memory migrate` on "
+        "it (--path DIR or --server HOST:PORT): it backs the store up first; --dry-run "
+        "shows the steps."
+    )
+
+
+def store_format(registry: Collection) -> int:
+    """The format recorded on the store's registry."""
+    return formats.stored_format(registry.metadata)
+
+
+def plan(client: ClientAPI) -> list[tuple[Step, int]]:
+    """The steps a migration of the store would run, each with the records it
+    would touch; empty when the store is of this release's format."""
+    found = store_format(layout.open_registry(client))
+    formats.check_readable(found, "the store")
+    return [(step, step.count(client)) for step in _pending(found)]
+
+
+def migrate(
+    client: ClientAPI,
+    where: str = "the store",
+    *,
+    on_step: Callable[[Step, int], object] | None = None,
+) -> list[tuple[Step, int]]:
+    """Run every pending step in order, recording the format after each; return
+    each step with the records it touched. ``on_step`` is told of each done."""
+    registry = layout.open_registry(client)
+    found = store_format(registry)
+    formats.check_readable(found, where)
+    done: list[tuple[Step, int]] = []
+    for step in _pending(found):
+        touched = step.apply(client)
+        # Recorded only now: a migration killed during the step runs it again.
+        registry.modify(metadata=formats.stamp(registry.metadata, format=step.to, registry=True))
+        log.info("langgraph_memory: %s migrated to format %d (%d records)", where, step.to, touched)
+        done.append((step, touched))
+        if on_step is not None:
+            on_step(step, touched)
+    return done
+
+
+def _pending(found: int) -> Sequence[Step]:
+    return [step for step in STEPS if step.to > found]

@@ -1,0 +1,375 @@
+"""An upgrade never loses memory: every store fixture an earlier release wrote
+opens in this one, embedded and through `chroma run`, with nothing lost; a store
+of a newer format is refused; migrations are numbered, idempotent and survive a
+SIGKILL; and a change to what the store writes without a new format fails here.
+
+The fixtures are in ``tests/fixtures/stores/<name>/``: the store a release wrote
+(``store.tar.gz``), what that release read back from it (``expected.json``) and
+which release it was (``SOURCE.json``); ``rebuild.py`` makes them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import chromadb
+import pytest
+from chromadb.config import Settings
+from conftest import ChromaServer, running_server
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+from langgraph_memory import (
+    BackgroundWriter,
+    MemoryStore,
+    MemoryWriter,
+    StoreFormatError,
+)
+from langgraph_memory.cli import main
+from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.store import formats, layout, migrations
+from langgraph_memory.store.upgrade import restore_backup, upgrade
+from langgraph_memory.write import RulesModel
+
+FIXTURES = Path(__file__).parent / "fixtures" / "stores"
+NAMES = sorted(p.name for p in FIXTURES.iterdir() if (p / "store.tar.gz").exists())
+sys.path.insert(0, str(FIXTURES))
+from build import record  # noqa: E402  (the fixtures' own reader: what "nothing lost" means)
+
+SETTINGS = Settings(anonymized_telemetry=False)
+
+
+def unpacked(name: str, into: Path) -> Path:
+    """A fixture's store, unpacked into ``into`` (a test never writes the fixture)."""
+    with tarfile.open(FIXTURES / name / "store.tar.gz") as tar:
+        tar.extractall(into, filter="data")
+    return into / "store"
+
+
+def expected(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / name / "expected.json").read_text("utf-8"))
+    return data
+
+
+def as_read(found: dict[str, Any]) -> dict[str, Any]:
+    """``record``'s output as JSON gives it back (tuples become lists)."""
+    return json.loads(json.dumps(found))
+
+
+def test_there_is_a_fixture_for_every_format_since_the_first() -> None:
+    assert [f"format-{n}" for n in range(1, formats.FORMAT + 1)] == NAMES, (
+        "every format this release reads needs a fixture its release wrote: "
+        "python tests/fixtures/stores/rebuild.py --release <commit> --name format-N"
+    )
+
+
+# -- every fixture opens with nothing lost ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_earlier_store_opens_embedded_with_nothing_lost(
+    name: str, tmp_path: Path, embedder: LocalMiniLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = unpacked(name, tmp_path)
+    want = expected(name)
+    store = MemoryStore(path, embeddings=embedder)
+    try:
+        assert migrations.store_format(store.client.get_collection(layout.REGISTRY)) == (
+            formats.FORMAT
+        )
+        found = as_read(record(store))
+        assert found == {k: v for k, v in want.items() if k != "pending_turns"}
+        # The turns a writer accepted before its process died are replayed now.
+        with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as background:
+            assert background.flush(timeout=120)
+        for scope, said in want["pending_turns"]:
+            assert said in [m.text for m in store.active(scope)], (scope, said)
+        # Writes, the log, export and purge work on it.
+        added = store.add("user:bob", "User's cat Miso is three years old.")
+        assert added.id in [h.memory.id for h in store.keyword("user:bob", "Miso cat", k=5)]
+        exported = store.export("user:alice")
+        assert {r["status"] for r in exported["reviews"]} == {"approved", "pending"}
+        alice_fact = next(m for m in store.active("user:alice", episodes=False))
+    finally:
+        store.close()
+    assert main(["why", "--path", str(path), "--user", "alice", alice_fact.id]) == 0
+    assert alice_fact.text in capsys.readouterr().out
+    with MemoryStore(path, embeddings=embedder) as store:
+        assert store.purge("user:alice")["memories"] > 0
+        assert store.active("user:alice") == [] and store.reviews(status=None) == []
+        assert [m.text for m in store.active("agent:support")] == [
+            "Refunds take five working days."
+        ]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("name", NAMES)
+def test_an_earlier_store_opens_through_chroma_run_with_nothing_lost(
+    name: str, tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    path = unpacked(name, tmp_path)
+    want = expected(name)
+    with running_server(path) as server:
+        store = MemoryStore(client=server.client(), embeddings=embedder)
+        try:
+            found = as_read(record(store))
+            assert found == {k: v for k, v in want.items() if k != "pending_turns"}
+            # A writer on a server keeps its journal where its app runs: the same file.
+            journal = path / layout.JOURNAL_FILE
+            writer = MemoryWriter(store, model=RulesModel())
+            with BackgroundWriter(writer, journal=journal) as background:
+                assert background.flush(timeout=120)
+            for scope, said in want["pending_turns"]:
+                assert said in [m.text for m in store.active(scope)]
+            store.add("user:bob", "User's cat Miso is three years old.")
+            assert store.export("agent:support")["memories"]
+        finally:
+            store.close()
+
+
+# -- a newer store is refused, never read nor written -------------------------------------
+
+
+def future_stamped(path: Path) -> None:
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    registry = client.get_collection(layout.REGISTRY)
+    registry.modify(metadata={**(registry.metadata or {}), formats.FORMAT_KEY: 999})
+    client.close()  # type: ignore[attr-defined]
+
+
+def test_a_store_of_a_newer_format_is_refused_embedded_and_on_a_server(
+    tmp_path: Path, embedder: LocalMiniLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = unpacked(NAMES[-1], tmp_path)
+    future_stamped(path)
+    before = sorted((p.relative_to(path), p.stat().st_size) for p in path.rglob("*") if p.is_file())
+    message = f"written by format 999; this release reads up to format {formats.FORMAT}"
+    with pytest.raises(StoreFormatError, match=message):
+        MemoryStore(path, embeddings=embedder)
+    assert main(["show", "--path", str(path), "--user", "alice"]) == 1
+    assert "upgrade langgraph-memory-kit" in capsys.readouterr().err
+    assert main(["migrate", "--path", str(path)]) == 1
+    assert message in capsys.readouterr().err
+    after = sorted((p.relative_to(path), p.stat().st_size) for p in path.rglob("*") if p.is_file())
+    assert [f for f, _ in after if f.name != "langgraph_memory.lock"] == [
+        f for f, _ in before if f.name != "langgraph_memory.lock"
+    ]
+    with running_server(path) as server, pytest.raises(StoreFormatError, match=message):
+        MemoryStore(client=server.client(), embeddings=embedder)
+
+
+def test_a_scope_a_newer_release_made_is_refused(tmp_path: Path) -> None:
+    with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add("user:a", "Likes tea.")
+        active = store.client.get_collection(layout.collection_names(store.scopes()[0])[0])
+        active.modify(metadata={**(active.metadata or {}), formats.FORMAT_KEY: 999})
+    again = MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8))
+    with again, pytest.raises(StoreFormatError, match="user:a was written by format 999"):
+        again.active("user:a")
+
+
+# -- migrations: numbered, idempotent, on open when small, by hand otherwise -------------------
+
+
+def test_each_step_is_idempotent_and_changes_no_record(
+    tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    path = unpacked("format-1", tmp_path)
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    names = migrations.store_collections(client)
+    records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
+    settings = {n: client.get_collection(n).configuration_json for n in names}
+    for step in migrations.STEPS:
+        before = step.count(client)
+        assert before > 0
+        assert step.apply(client) == before
+        assert step.count(client) == 0 and step.apply(client) == 0  # a second run: nothing
+    assert {
+        n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
+    } == records
+    assert {n: client.get_collection(n).configuration_json for n in names} == settings
+    for name in names:
+        if name != layout.REGISTRY:  # the registry's stamp is the migration runner's
+            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == 2
+    client.close()  # type: ignore[attr-defined]
+
+
+def test_a_large_older_store_is_refused_until_migrated_by_hand(
+    tmp_path: Path,
+    embedder: LocalMiniLM,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = unpacked("format-1", tmp_path)
+    monkeypatch.setattr(migrations, "AUTOMATIC_MAX", 5)  # as if it held thousands of scopes
+    with pytest.raises(StoreFormatError, match=r"Run `langgraph-memory migrate`"):
+        MemoryStore(path, embeddings=embedder)
+    assert main(["migrate", "--path", str(path), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "format 1 (langgraph-memory-kit 0.1.0 or earlier)" in out
+    assert "step 2: stamp the format on every collection of the store:" in out
+    assert "dry run: nothing changed" in out
+    assert not list(tmp_path.glob("store.backup-*"))
+    assert main(["migrate", "--path", str(path)]) == 0
+    out = capsys.readouterr().out
+    [backup] = tmp_path.glob("store.backup-format1-*")
+    assert f"migrated to format {formats.FORMAT}" in out and str(backup) in out
+    # The backup is the store as it was: format 1, every file.
+    old = chromadb.PersistentClient(str(backup), settings=SETTINGS)
+    assert migrations.store_format(old.get_collection(layout.REGISTRY)) == 1
+    old.close()  # type: ignore[attr-defined]
+    with MemoryStore(path, embeddings=embedder) as store:
+        assert as_read(record(store)) == {
+            k: v for k, v in expected("format-1").items() if k != "pending_turns"
+        }
+    assert main(["migrate", "--path", str(path)]) == 0
+    assert "nothing to migrate" in capsys.readouterr().out
+
+
+@pytest.mark.server
+def test_migrate_on_a_chroma_server_backs_up_and_restores(
+    tmp_path: Path, embedder: LocalMiniLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = unpacked("format-1", tmp_path / "served")
+    with running_server(path) as server:
+        args = ["migrate", "--server", f"{server.host}:{server.port}"]
+        assert main([*args, "--dry-run"]) == 0
+        assert "step 2:" in capsys.readouterr().out
+        backup = tmp_path / "backup"
+        assert main([*args, "--backup", str(backup)]) == 0
+        assert "migrated to format 2" in capsys.readouterr().out
+        client = server.client()
+        assert migrations.store_format(client.get_collection(layout.REGISTRY)) == formats.FORMAT
+        with MemoryStore(client=client, embeddings=embedder) as store:
+            want = {k: v for k, v in expected("format-1").items() if k != "pending_turns"}
+            assert as_read(record(store)) == want
+        # The backup holds the store as it was; restored, it is format 1 again.
+        restore_backup(backup, client)
+        assert migrations.store_format(client.get_collection(layout.REGISTRY)) == 1
+        with MemoryStore(client=server.client(), embeddings=embedder) as store:
+            assert as_read(record(store)) == want
+
+
+def unstamped_store(path: Path, scopes: int) -> None:
+    """A store as format 1 wrote one, with many scopes: every stamp removed."""
+    with MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add_many("user:first", [f"Memory {i} of the first user." for i in range(3)])
+        for i in range(scopes):
+            store.add(f"user:u{i}", f"User {i} likes the number {i}.")
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    stamps = (formats.FORMAT_KEY, formats.WRITTEN_BY_KEY, formats.CHROMADB_KEY)
+    for name in migrations.store_collections(client):
+        collection = client.get_collection(name)
+        meta = {k: v for k, v in (collection.metadata or {}).items() if k not in stamps}
+        if name in (layout.REGISTRY, layout.REVIEWS):
+            meta["lgm_schema"] = 1
+        collection.modify(metadata=meta)
+    client.close()  # type: ignore[attr-defined]
+
+
+def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None:
+    """SIGKILL during the step: the format is not recorded, some collections are
+    stamped; the next run finishes, and nothing of the data changed."""
+    path = tmp_path / "m"
+    unstamped_store(path, scopes=150)
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    total = migrations.STEPS[0].count(client)
+    client.close()  # type: ignore[attr-defined]
+    code = (
+        "import sys; from langgraph_memory.store.upgrade import upgrade; "
+        "upgrade(sys.argv[1], backup=sys.argv[2])"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    partial = None
+    for attempt in range(8):
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, str(path), str(tmp_path / f"backup{attempt}")], env=env
+        )
+        # Kill once the step has begun: the backup is complete before the step runs.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None:
+            if (tmp_path / f"backup{attempt}" / "chroma.sqlite3").exists():
+                time.sleep(0.3 + 0.2 * attempt)
+                break
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+        client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+        left = migrations.STEPS[0].count(client)
+        found = migrations.store_format(client.get_collection(layout.REGISTRY))
+        client.close()  # type: ignore[attr-defined]
+        assert found == 1 or left == 0  # the format is recorded only once the step is done
+        if 0 < left < total:
+            partial = left
+            break
+    assert partial is not None, "no kill landed in the middle of the step"
+    report = upgrade(path, backup=tmp_path / "final")
+    assert report.steps == [(2, migrations.STEPS[0].what, partial)]
+    with MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        assert len(store.scopes()) == 151
+        assert [m.text for m in store.active("user:u7")] == ["User 7 likes the number 7."]
+
+
+# -- what the store writes is the format it says -----------------------------------------------
+
+
+def signature(path: Path) -> dict[str, Any]:
+    """The shape of what a store holds: each collection role's collection and
+    record metadata keys (user metadata aside), the lexical index's tables, the
+    journal's and an export's record keys. Equal shapes, equal format."""
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    shape: dict[str, Any] = {}
+    for name in migrations.store_collections(client):
+        collection = client.get_collection(name)
+        role = name if not name.startswith("lgm-") else name.rsplit("-", 1)[1]
+        keys = set(collection.metadata or {})
+        found = collection.get(include=["metadatas"])
+        fields = {k for m in found["metadatas"] or [] for k in m or {} if not k.startswith("m.")}
+        entry = shape.setdefault(role, {"collection": set(), "records": set()})
+        entry["collection"] |= keys
+        entry["records"] |= fields
+    client.close()  # type: ignore[attr-defined]
+    lexical = sorted((path / "lexical").glob("*.sqlite3"))[0]
+    with sqlite3.connect(lexical) as con:
+        shape["lexical"] = {"tables": {r[0] for r in con.execute("SELECT sql FROM sqlite_master")}}
+    return {k: {kk: sorted(map(str, vv)) for kk, vv in v.items()} for k, v in sorted(shape.items())}
+
+
+def test_what_this_release_writes_is_the_format_it_says(tmp_path: Path) -> None:
+    """Build the fixture store with this release and compare its shape with the
+    shape of the fixture of the current format: a change to what the store writes
+    needs a new format, a migration step and a fixture (rebuild.py)."""
+    built = tmp_path / "built"
+    subprocess.run(
+        [sys.executable, str(FIXTURES / "build.py"), str(built)],
+        check=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    current = unpacked(f"format-{formats.FORMAT}", tmp_path / "fixture")
+    assert signature(built / "store") == signature(current), (
+        "what the store writes changed: bump store.formats.FORMAT, add a migration step "
+        "(store/migrations.py) and a fixture: python tests/fixtures/stores/rebuild.py "
+        f"--release <commit> --name format-{formats.FORMAT + 1}"
+    )
+
+
+@pytest.mark.server
+def test_a_new_store_is_stamped_with_this_format_on_a_server(chroma_server: ChromaServer) -> None:
+    client = chroma_server.client(f"db{uuid.uuid4().hex}")
+    with MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add("user:a", "Likes tea.")
+        meta = client.get_collection(layout.REGISTRY).metadata or {}
+        assert meta[formats.FORMAT_KEY] == formats.FORMAT
+        assert meta[formats.WRITTEN_BY_KEY].startswith("langgraph-memory-kit ")
+        assert meta[formats.CHROMADB_KEY] == chromadb.__version__
+        for name in layout.collection_names(store.scopes()[0]):
+            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == 2
