@@ -324,8 +324,8 @@ def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None
 
 def signature(path: Path) -> dict[str, Any]:
     """The shape of what a store holds: each collection role's collection and
-    record metadata keys (user metadata aside), the lexical index's tables, the
-    journal's and an export's record keys. Equal shapes, equal format."""
+    record metadata keys (user metadata aside), the lexical index's tables and
+    the journal's record keys. Equal shapes, equal format."""
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
     shape: dict[str, Any] = {}
     for name in migrations.store_collections(client):
@@ -341,6 +341,8 @@ def signature(path: Path) -> dict[str, Any]:
     lexical = sorted((path / "lexical").glob("*.sqlite3"))[0]
     with sqlite3.connect(lexical) as con:
         shape["lexical"] = {"tables": {r[0] for r in con.execute("SELECT sql FROM sqlite_master")}}
+    lines = (path / layout.JOURNAL_FILE).read_text("utf-8").splitlines()
+    shape["journal"] = {"records": {k for line in lines for k in json.loads(line)}}
     return {k: {kk: sorted(map(str, vv)) for kk, vv in v.items()} for k, v in sorted(shape.items())}
 
 
