@@ -37,7 +37,7 @@ from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
 
 from langgraph_memory.scope import NAMESPACE_KIND, Scope, ScopeKind, namespace_id
-from langgraph_memory.store import formats
+from langgraph_memory.store import formats, rebuild
 
 REGISTRY = "langgraph_memory_registry"
 
@@ -87,6 +87,34 @@ JOURNAL_FILE = Path("journal") / "turns.jsonl"
 #: The store's reviews (see ``reviews``): one collection for every scope, since a
 #: review names two scopes and is read across them.
 REVIEWS = "langgraph_memory_reviews"
+
+
+def is_store_collection(name: str) -> bool:
+    """Whether ``name`` is one of the store's collections: the registry, the
+    reviews, or a scope's (``lgm-<hash>-mem|hist|log``). Other applications'
+    collections on a shared Chroma are never touched.
+
+    >>> is_store_collection(collection_names(Scope("user", "a"))[2]), is_store_collection("docs")
+    (True, False)
+    """
+    if name in (REGISTRY, REVIEWS):
+        return True
+    parts = name.split("-")
+    return len(parts) == 3 and parts[0] == "lgm" and parts[2] in ("mem", "hist", "log")
+
+
+#: Collections listed per call (Chroma pages its listing).
+_PAGE = 1000
+
+
+def all_collection_names(client: ClientAPI) -> list[str]:
+    """The names of every collection in the client's database, the store's or not."""
+    names: list[str] = []
+    while True:
+        page = client.list_collections(limit=_PAGE, offset=len(names))
+        names += [c.name for c in page]
+        if len(page) < _PAGE:
+            return names
 
 
 def open_reviews(client: ClientAPI, *, create: bool) -> Collection | None:
@@ -165,10 +193,13 @@ def registered_at(registry: Collection, scope: Scope) -> float | None:
 
 
 def drop_scope(client: ClientAPI, registry: Collection, scope: Scope) -> None:
-    """Delete a scope's collections and its registry entry."""
+    """Delete a scope's collections and its registry entry, and any copy of them
+    a killed rebuild left on a Chroma server (``rebuild``): recovering that copy
+    later would bring the purged scope back."""
     for name in collection_names(scope):
-        with contextlib.suppress(NotFoundError):
-            client.delete_collection(name)
+        for staged in (name, *(name + suffix for suffix in rebuild.STAGING)):
+            with contextlib.suppress(NotFoundError):
+                client.delete_collection(staged)
     registry.delete(ids=[scope_hash(scope)])
 
 

@@ -36,8 +36,6 @@ log = logging.getLogger("langgraph_memory")
 
 #: A store migrates on open when its steps touch at most this many records.
 AUTOMATIC_MAX = 3000
-#: Collections listed per call (a server may hold many stores' collections).
-_PAGE = 1000
 
 
 @dataclass(frozen=True)
@@ -63,21 +61,7 @@ def store_collections(client: ClientAPI) -> list[str]:
     """The names of the collections this store owns in the client's database: the
     registry, the reviews, and every scope's three (``lgm-<hash>-mem|hist|log``).
     Other applications' collections on the same server are left alone."""
-    names: list[str] = []
-    offset = 0
-    while True:
-        page = client.list_collections(limit=_PAGE, offset=offset)
-        names += [c.name for c in page]
-        if len(page) < _PAGE:
-            break
-        offset += _PAGE
-    ours = {layout.REGISTRY, layout.REVIEWS}
-    return sorted(n for n in names if n in ours or _is_scope_collection(n))
-
-
-def _is_scope_collection(name: str) -> bool:
-    parts = name.split("-")
-    return len(parts) == 3 and parts[0] == "lgm" and parts[2] in ("mem", "hist", "log")
+    return sorted(n for n in layout.all_collection_names(client) if layout.is_store_collection(n))
 
 
 def _unstamped(client: ClientAPI) -> list[Collection]:

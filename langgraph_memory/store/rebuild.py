@@ -1,13 +1,31 @@
 """Rebuilding a Chroma collection with its current records only.
 
 Deleting records leaves their bytes in the collection's log and index files;
-a rebuilt collection (read the survivors, drop, create, add them back) holds
-only what is live. Used in this process by ``compaction.rebuild_in_place``, and run as
-a script in a child process by ``compaction.rebuild_offline``::
+a rebuilt collection holds only what is live. Used in this process by
+``compaction.rebuild_in_place``, and run as a script in a child process by
+``compaction.rebuild_offline``::
 
     python -c "import runpy, sys; ..." rebuild.py DIRECTORY COLLECTION [COLLECTION ...]
 
 It imports nothing of this package, so the child starts fast.
+
+A rebuild may be killed at any point (the OOM killer, a service manager that
+stops every process of the app at once), so at every point one whole copy of
+the records exists under a name the next step can find:
+
+1. the survivors are copied into ``<name>.rebuilding``, created with the
+   original's metadata and index settings;
+2. once that copy is whole (its count checked), it is renamed
+   ``<name>.rebuilt``: a rename is atomic, so that name means "whole";
+3. the original is dropped;
+4. ``<name>.rebuilt`` is renamed ``<name>``.
+
+:func:`recover`, run before anything uses the store and at the start of every
+rebuild, reads what a killed rebuild left: ``<name>.rebuilding`` is an unfinished
+copy, dropped (the original is whole: it goes only after step 2);
+``<name>.rebuilt`` is whole and finishes the rebuild (steps 3 and 4). Chroma
+allows ``.`` inside names, and the store's own names hold none, so a staging
+name cannot be a collection of the store.
 
 >>> import tempfile, chromadb
 >>> client = chromadb.PersistentClient(path=tempfile.mkdtemp())
@@ -26,8 +44,13 @@ from typing import Any
 import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
+from chromadb.errors import NotFoundError
 
 _BATCH = 1000
+
+#: The suffixes of a rebuild's copy of ``<name>``: while it is made, and once it is whole.
+COPYING, COPIED = ".rebuilding", ".rebuilt"
+STAGING = (COPYING, COPIED)
 
 
 #: Records read per call: Chroma's get of every record of a collection over ~32k records
@@ -58,22 +81,84 @@ def read_all(collection: Collection, page: int = PAGE) -> dict[str, list[Any]]:
             return out
 
 
+def original_name(name: str) -> str:
+    """The collection a staging collection ``name`` is a copy of (itself if none).
+
+    >>> original_name("lgm-0a1b-mem.rebuilt"), original_name("lgm-0a1b-mem")
+    ('lgm-0a1b-mem', 'lgm-0a1b-mem')
+    """
+    for suffix in STAGING:
+        if name.endswith(suffix):
+            return name.removesuffix(suffix)
+    return name
+
+
+def find(client: ClientAPI, name: str) -> Collection | None:
+    """The collection ``name``, or None when there is none."""
+    try:
+        return client.get_collection(name, embedding_function=None)
+    except NotFoundError:
+        return None
+
+
+def recover(client: ClientAPI, name: str, *, exclusive: bool = True) -> bool:
+    """Finish or undo what a killed rebuild of ``name`` left (see the module
+    docstring); whether it found anything to do.
+
+    ``exclusive``: no other process may be rebuilding ``name`` now (an embedded
+    store's directory, locked by this process). Without it (a Chroma server),
+    only a whole copy whose original is gone is touched: it is renamed, which a
+    rebuild still running elsewhere does next anyway; the rest is left for the
+    next rebuild of ``name``.
+
+    >>> import tempfile, chromadb
+    >>> client = chromadb.PersistentClient(path=tempfile.mkdtemp())
+    >>> _ = client.create_collection("demo" + COPIED, embedding_function=None)
+    >>> recover(client, "demo"), find(client, "demo") is not None
+    (True, True)
+    >>> _ = client.create_collection("demo" + COPYING, embedding_function=None)
+    >>> recover(client, "demo"), find(client, "demo" + COPYING) is None
+    (True, True)
+    >>> recover(client, "demo")
+    False
+    """
+    did = False
+    copied = find(client, name + COPIED)
+    if copied is not None:
+        original = find(client, name)
+        if original is None or exclusive:
+            if original is not None:  # killed before it dropped the original: do it now
+                client.delete_collection(name)
+            copied.modify(name=name)
+            did = True
+    if exclusive and find(client, name + COPYING) is not None:
+        client.delete_collection(name + COPYING)  # unfinished; the original is whole
+        did = True
+    return did
+
+
+class IncompleteCopyError(RuntimeError):
+    """The staging copy of a rebuild holds fewer records than were read: the
+    original is kept (``compaction`` reports it as a ``CompactionError``)."""
+
+
 def rebuild_collection(client: ClientAPI, name: str) -> Collection:
     """Recreate a collection with its current records, dropping everything deleted.
 
-    The new collection has a new internal id: handles to the old one are stale.
+    Crash-safe (see the module docstring): the original is dropped only once a
+    whole copy of its records exists. The new collection has a new internal id:
+    handles to the old one are stale.
     """
+    recover(client, name)  # a rebuild killed earlier: finish or undo it first
     old = client.get_collection(name, embedding_function=None)
-    metadata = old.metadata
     hnsw = {
         k: v for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items() if v is not None
     }
     records = read_all(old)
-    client.delete_collection(name)
     configuration: Any = {"hnsw": hnsw} if hnsw else None  # same index settings as before
-    new = client.create_collection(
-        name,
-        metadata=metadata,
+    copy = client.create_collection(
+        name + COPYING,
+        metadata=old.metadata,
         configuration=configuration,
         embedding_function=None,
     )
@@ -83,17 +168,30 @@ def rebuild_collection(client: ClientAPI, name: str) -> Collection:
     metadatas = records["metadatas"]
     for start in range(0, len(ids), _BATCH):
         part = slice(start, start + _BATCH)
-        new.add(
+        copy.add(
             ids=ids[part],
             embeddings=np.asarray(vectors[part], dtype=np.float32),
             documents=documents[part],
             metadatas=[m or None for m in metadatas[part]],  # type: ignore[misc]
         )
-    return new
+    if copy.count() != len(ids):  # never drop the original for a copy that lacks records
+        raise IncompleteCopyError(
+            f"the rebuilt copy of {name} holds {copy.count()} of {len(ids)} records; "
+            "the original is kept, and the copy is dropped on the next rebuild"
+        )
+    copy.modify(name=name + COPIED)  # whole: from here on a kill finishes, never undoes
+    client.delete_collection(name)
+    copy.modify(name=name)
+    return copy
 
 
 def main(argv: list[str]) -> int:
-    """Rebuild the named collections of the persist directory ``argv[0]``."""
+    """Rebuild the named collections of the persist directory ``argv[0]``.
+
+    A staging name stands for its original (a listing of what was written may
+    name one), and a name with no collection is skipped: a journal of a rebuild
+    that failed may name a collection a later purge of its scope dropped.
+    """
     import chromadb
     from chromadb.config import Settings
 
@@ -102,8 +200,10 @@ def main(argv: list[str]) -> int:
         path=directory, settings=Settings(anonymized_telemetry=False)
     )
     try:
-        for name in names:
-            rebuild_collection(client, name)
+        for name in dict.fromkeys(original_name(n) for n in names):
+            recover(client, name)
+            if find(client, name) is not None:
+                rebuild_collection(client, name)
     finally:
         client.close()  # type: ignore[attr-defined]
     return 0
