@@ -11,9 +11,10 @@ persist directory for a marker string; see the tests):
   collection's segment folder;
 - ``chroma vacuum`` (and SQLite ``VACUUM``) clear the free pages only.
 
-So a hard delete here (1) rebuilds each collection that lost records: it reads
-the survivors, drops the collection and creates it again, which discards its
-log entries and segment folder; then, where the directory is reachable, (2)
+So a hard delete here (1) rebuilds each collection that lost records: it copies
+the survivors into a new collection that takes the old one's place (see
+``rebuild``: crash-safe), which discards its log entries and segment folder;
+then, where the directory is reachable, (2)
 removes segment folders no live segment owns, (3) rebuilds the full-text index
 from its content and (4) runs SQLite ``VACUUM``, which rewrites the file
 without free pages. Steps 2-4 need the directory: for a Chroma server, stop
@@ -31,25 +32,41 @@ child process started with ``SCRUBBED_HEAP`` (glibc overwrites freed memory;
 ``MALLOC_PERTURB_`` alone is not enough: the per-thread cache skips the
 overwrite); see :func:`rebuild_offline`.
 
+Every child that works on the directory (the rebuild, the compaction, the
+listing of what was written since a purge) holds the directory's lock itself:
+it is started with the lock file's descriptor (see ``lock``). So when the
+process that purges is killed, its child keeps the directory locked until it
+ends, and an app restarting meanwhile is refused with a message that says so,
+instead of opening Chroma beside it (two writers corrupt a directory). A child
+may outlive its parent, so its output goes to a file, never to a pipe that a
+dead parent leaves broken. Before the first child starts, :func:`rebuild_offline`
+writes the collections it rebuilds to ``langgraph_memory.rebuilding``, and removes
+that file once the compaction is done; :func:`finish_interrupted_rebuild`, run
+when the store opens, finishes a rebuild and compaction that a killed process left
+undone, and :func:`recover_staged` finishes or undoes any rebuild a kill stopped
+halfway (see ``rebuild``).
+
 >>> UUID_DIR.match("0c6c9a2e-1a6f-4f4b-9d0e-3f1f2a1b2c3d") is not None
 True
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from chromadb.api import ClientAPI
 
 from langgraph_memory.errors import CompactionError
-from langgraph_memory.store import rebuild
-from langgraph_memory.store.lock import DirectoryLock
+from langgraph_memory.store import layout, rebuild
+from langgraph_memory.store.lock import DirectoryLock, processes_holding
 
 UUID_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 SQLITE_FILE = "chroma.sqlite3"
@@ -57,6 +74,9 @@ SQLITE_FILE = "chroma.sqlite3"
 #: cache (which skips that overwrite) is off: a process started with them cannot
 #: write stale heap bytes of deleted records into the index files it writes.
 SCRUBBED_HEAP = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.perturb=165"}
+#: The collections a rebuild under way will rebuild, one name a line: there while
+#: its children run, so that the next open finishes what a killed process left.
+REBUILD_JOURNAL = "langgraph_memory.rebuilding"
 
 
 #: Run by ``compact_directory`` in a child process; stdlib only, so it starts fast.
@@ -112,6 +132,7 @@ def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> 
             [sys.executable, "-I", "-S", "-c", _COMPACT_SCRIPT, str(directory), UUID_DIR.pattern],
             f"compacting {directory}",
             timeout,
+            lock,
         )
     finally:
         lock.release()
@@ -122,7 +143,7 @@ def _check_closed(database: Path) -> None:
     from chromadb.api.shared_system_client import SharedSystemClient
 
     systems = getattr(SharedSystemClient, "_identifier_to_system", {})
-    holders = _processes_holding(database)
+    holders = processes_holding(database)
     if str(database.parent) in systems or os.getpid() in holders:
         raise CompactionError(
             f"{database} is open in this process; close every Chroma client and "
@@ -135,25 +156,6 @@ def _check_closed(database: Path) -> None:
         )
 
 
-def _processes_holding(database: Path) -> set[int]:
-    """The processes with ``database`` open, where ``/proc`` tells (Linux); else none."""
-    proc = Path("/proc")
-    if not (proc / "self" / "fd").is_dir():
-        return set()
-    target = str(database)
-    found: set[int] = set()
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            links = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
-        except OSError:  # gone, or not ours to read
-            continue
-        if target in links:
-            found.add(int(entry.name))
-    return found
-
-
 def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -> None:
     """Rebuild collections, then compact, in child processes whose freed memory is
     scrubbed (``SCRUBBED_HEAP``), so no index file they write can carry stale
@@ -161,23 +163,102 @@ def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -
 
     Only while no Chroma client in this process has the directory open (two
     processes writing one directory corrupt it): ``purge`` closes its client
-    first, with the store's gate held exclusively, and reopens it after.
+    first, with the store's gate held exclusively, and reopens it after. The
+    children hold the directory's lock, and the names are journaled until the
+    compaction is done (see the module docstring), so a kill of this process at
+    any point leaves the store whole and the work for the next open to finish.
+
+    >>> import tempfile, chromadb
+    >>> d = Path(tempfile.mkdtemp())
+    >>> client = chromadb.PersistentClient(path=str(d))
+    >>> c = client.create_collection("demo", embedding_function=None)
+    >>> c.add(ids=["a", "b"], embeddings=[[1.0], [2.0]], documents=["x", "y"])
+    >>> _ = c.delete(ids=["a"])
+    >>> client.close()
+    >>> rebuild_offline(d, ["demo"])
+    >>> chromadb.PersistentClient(path=str(d)).get_collection("demo").get()["ids"]
+    ['b']
     """
     wanted = list(names)
-    if wanted:
-        _check_closed(path.resolve() / SQLITE_FILE)
-        tunables = os.environ.get("GLIBC_TUNABLES")
-        ours = SCRUBBED_HEAP["GLIBC_TUNABLES"]
-        env = {**os.environ, "GLIBC_TUNABLES": f"{tunables}:{ours}" if tunables else ours}
-        # run_path, not `python file.py`: the script's folder on sys.path would let
-        # this package's keyword.py shadow the standard library's.
-        code = (
-            "import runpy, sys; sys.path.pop(0); sys.argv = sys.argv[1:]; "
-            "runpy.run_path(sys.argv[0], run_name='__main__')"
-        )
-        command = [sys.executable, "-c", code, rebuild.__file__, str(path), *wanted]
-        _run(command, f"rebuilding {', '.join(wanted)} in {path}", timeout, env)
-    compact_directory(path, timeout=timeout)
+    lock = DirectoryLock.acquire(path)  # counted: the store that purges holds it already
+    try:
+        if wanted:
+            _check_closed(path.resolve() / SQLITE_FILE)
+            _journal(path, wanted)
+            tunables = os.environ.get("GLIBC_TUNABLES")
+            ours = SCRUBBED_HEAP["GLIBC_TUNABLES"]
+            env = {**os.environ, "GLIBC_TUNABLES": f"{tunables}:{ours}" if tunables else ours}
+            # run_path, not `python file.py`: the script's folder on sys.path would let
+            # this package's keyword.py shadow the standard library's.
+            code = (
+                "import runpy, sys; sys.path.pop(0); sys.argv = sys.argv[1:]; "
+                "runpy.run_path(sys.argv[0], run_name='__main__')"
+            )
+            command = [sys.executable, "-c", code, rebuild.__file__, str(path), *wanted]
+            _run(command, f"rebuilding {', '.join(wanted)} in {path}", timeout, lock, env)
+        compact_directory(path, timeout=timeout)
+        (path / REBUILD_JOURNAL).unlink(missing_ok=True)
+    finally:
+        lock.release()
+
+
+def finish_interrupted_rebuild(path: Path, *, timeout: float = 600) -> list[str]:
+    """Finish the rebuild and compaction a process was killed in (or that failed):
+    rebuild the collections ``REBUILD_JOURNAL`` names, with a scrubbed heap, and
+    compact. Returns their names; nothing to do returns []. Only while no Chroma
+    has the directory open: the store runs it on open, before opening Chroma.
+
+    >>> import tempfile
+    >>> finish_interrupted_rebuild(Path(tempfile.mkdtemp()))
+    []
+    """
+    journal = path / REBUILD_JOURNAL
+    if not journal.exists():
+        return []
+    names = journal.read_text(encoding="utf-8").split()
+    rebuild_offline(path, names, timeout=timeout)
+    return names
+
+
+def _journal(path: Path, names: list[str]) -> None:
+    """Add ``names`` to the rebuild journal, atomically (a kill never leaves half a file)."""
+    journal = path / REBUILD_JOURNAL
+    if journal.exists():  # a rebuild that failed or was killed: still to do
+        names = [*journal.read_text(encoding="utf-8").split(), *names]
+    partial = journal.with_name(journal.name + ".tmp")
+    partial.write_text("".join(f"{n}\n" for n in dict.fromkeys(names)), encoding="utf-8")
+    os.replace(partial, journal)
+
+
+def recover_staged(client: ClientAPI, *, exclusive: bool) -> list[str]:
+    """Finish or undo every rebuild of the store's collections that a kill stopped
+    halfway (``rebuild.recover``); the names of those it did something for. Runs
+    before the store reads anything: a registry dropped after its copy was made
+    would otherwise be created again, empty, beside the whole copy.
+
+    ``exclusive``: nothing else may be rebuilding now (an embedded store's
+    directory, locked by this process). Without it (a Chroma server, shared with
+    other processes), only whole copies whose original is gone are renamed; the
+    rest waits for the next rebuild of its collection, which may be under way in
+    another process.
+
+    >>> import chromadb
+    >>> client = chromadb.EphemeralClient()
+    >>> _ = client.create_collection(layout.REVIEWS + rebuild.COPIED)
+    >>> recover_staged(client, exclusive=True)
+    ['langgraph_memory_reviews']
+    >>> client.delete_collection(layout.REVIEWS)
+    """
+    staged = {
+        rebuild.original_name(name)
+        for name in layout.all_collection_names(client)
+        if rebuild.original_name(name) != name
+    }
+    return [
+        name
+        for name in sorted(staged)
+        if layout.is_store_collection(name) and rebuild.recover(client, name, exclusive=exclusive)
+    ]
 
 
 #: Lists the collections whose index files were written at or after a time.
@@ -215,33 +296,89 @@ def scrub_written_since(path: Path, since: float, *, timeout: float = 600) -> li
     database = path.resolve() / SQLITE_FILE
     if not database.exists():
         return []
-    _check_closed(database)
-    out = _run(
-        [sys.executable, "-I", "-S", "-c", _WRITTEN_SCRIPT, str(path), repr(since)],
-        f"listing what was written to {path}",
-        timeout,
-    )
-    names: list[str] = json.loads(out)
-    rebuild_offline(path, names, timeout=timeout)
+    lock = DirectoryLock.acquire(path)  # counted: the store that runs this holds it already
+    try:
+        _check_closed(database)
+        out = _run(
+            [sys.executable, "-I", "-S", "-c", _WRITTEN_SCRIPT, str(path), repr(since)],
+            f"listing what was written to {path}",
+            timeout,
+            lock,
+        )
+        names: list[str] = json.loads(out)
+        rebuild_offline(path, names, timeout=timeout)
+    finally:
+        lock.release()
     return names
 
 
-def _run(command: list[str], what: str, timeout: float, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(
-        command, capture_output=True, text=True, timeout=timeout, check=False, env=env
-    )
+def _run(
+    command: list[str],
+    what: str,
+    timeout: float,
+    lock: DirectoryLock,
+    env: dict[str, str] | None = None,
+) -> str:
+    """Run a child that works on the locked directory; its standard output.
+
+    The child gets the lock file's descriptor, so it holds the lock until it
+    ends even if this process dies first (no new process may open the directory
+    while it writes). Its output goes to unnamed files, not pipes: with this
+    process dead, a write to a pipe would kill it halfway (``EPIPE``).
+    """
+    inherited = () if os.name == "nt" else (lock.fileno(),)  # no pass_fds on Windows
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        done = subprocess.run(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            timeout=timeout,
+            check=False,
+            env=env,
+            pass_fds=inherited,
+        )
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
     if done.returncode != 0:
         raise CompactionError(
             f"{what} failed "
-            f"(exit {done.returncode}): {done.stderr.strip()[-1000:]}. The purged records "
+            f"(exit {done.returncode}): {stderr.strip()[-1000:]}. The purged records "
             "are deleted; their bytes may remain on disk until a purge compacts again."
         )
-    return done.stdout
+    return stdout
 
 
 def rebuild_in_place(client: ClientAPI, names: Iterable[str]) -> None:
     """Rebuild the named collections through ``client``: for a server, or a client
     the store cannot close. The directory's free pages and full-text segments
-    then wait for :func:`compact_directory`, run when Chroma is closed."""
+    then wait for :func:`compact_directory`, run when Chroma is closed. Each
+    rebuild is crash-safe (see ``rebuild``) and first finishes or undoes one a
+    kill stopped halfway.
+
+    >>> import chromadb
+    >>> client = chromadb.EphemeralClient()
+    >>> c = client.create_collection("demo", embedding_function=None)
+    >>> c.add(ids=["a", "b"], embeddings=[[1.0], [2.0]], documents=["x", "y"])
+    >>> _ = c.delete(ids=["a"])
+    >>> rebuild_in_place(client, ["demo"])
+    >>> client.get_collection("demo").get()["ids"]
+    ['b']
+    >>> client.delete_collection("demo")
+    """
     for name in names:
-        rebuild.rebuild_collection(client, name)
+        try:
+            rebuild.rebuild_collection(client, name)
+        except rebuild.IncompleteCopyError as exc:
+            raise CompactionError(
+                f"{exc}. The purged records are deleted; their bytes may remain until "
+                "a purge rebuilds this collection again."
+            ) from exc
+        except BaseException:
+            # Failed after it dropped the original: give the whole copy its name back
+            # now, before the store reopens (and would create) the collection.
+            with contextlib.suppress(Exception):  # the client may be what failed
+                rebuild.recover(client, name, exclusive=False)
+            raise

@@ -13,6 +13,13 @@ and nothing may touch Chroma meanwhile. Lock order, to rule out deadlock:
 a scope lock first, then the gate; a thread that holds the gate never waits
 for a scope lock it does not already hold.
 
+Opening an embedded store takes the directory's lock, then, before Chroma opens,
+finishes what a process that purged left undone: the rebuild and compaction of a
+purge it was killed in (``compaction.finish_interrupted_rebuild``), and the
+scrub of what it wrote after a purge (``scrub_after_purge``). Every open, on a
+server too, then finishes or undoes a rebuild a kill stopped halfway
+(``compaction.recover_staged``) before the registry is read.
+
 >>> import tempfile
 >>> from pathlib import Path
 >>> d = Path(tempfile.mkdtemp())
@@ -179,6 +186,10 @@ class Engine:
         self._scopes: dict[str, layout.ScopeCollections] = {}
         self._companions: list[weakref.ref[Any]] = []
         where = f"the store at {path}" if path is not None else "the store on this Chroma client"
+        # Before the registry is read (or created): a rebuild killed after it dropped
+        # the registry left the whole copy under another name. With the directory
+        # locked, nothing else can be rebuilding, so unfinished copies go too.
+        compaction.recover_staged(client, exclusive=path is not None)
         # Of this release's format, or migrated to it, or refused (see ``migrations``).
         self.registry: Collection = migrations.open_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
@@ -320,6 +331,26 @@ def _mark_purge(directory: Path) -> None:
         mark.write_text(repr(time.time()), encoding="utf-8")
 
 
+def finish_interrupted_rebuild(directory: Path) -> None:
+    """Finish the rebuild and compaction that a process killed during a purge left
+    (see ``compaction.finish_interrupted_rebuild``); nothing if none was. Runs with
+    Chroma closed. A failure is logged and the journal kept, so the next open
+    tries again: the records are whole either way, only the purged bytes wait.
+
+    >>> import tempfile
+    >>> finish_interrupted_rebuild(Path(tempfile.mkdtemp()))
+    """
+    try:
+        compaction.finish_interrupted_rebuild(directory)
+    except Exception as exc:
+        log.error(
+            "langgraph_memory: could not finish the rebuild of %s that a purge left "
+            "undone (%r); purged text may remain in its files until the next open",
+            directory,
+            exc,
+        )
+
+
 def scrub_after_purge(directory: Path) -> None:
     """Rebuild, in a scrubbed child, the collections this process (or one that
     stopped before it could do this) wrote after a purge; nothing if none purged.
@@ -425,7 +456,9 @@ def _start(key: Hashable, directory: Path | None, client: ClientAPI | None) -> E
     try:
         if client is None:
             assert directory is not None
-            scrub_after_purge(directory)  # a process that purged stopped before it could
+            # What a process that purged left undone, killed mid-purge or before close.
+            finish_interrupted_rebuild(directory)
+            scrub_after_purge(directory)
             client = _persistent_client(directory)
         return Engine(key, client, directory, owns_client=owns, lock=lock)
     except BaseException:

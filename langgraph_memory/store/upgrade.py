@@ -47,7 +47,7 @@ from chromadb.errors import NotFoundError
 
 from langgraph_memory.errors import InvalidArgumentError, StoreFormatError
 from langgraph_memory.store import engine, formats, layout, migrations
-from langgraph_memory.store.compaction import SQLITE_FILE
+from langgraph_memory.store.compaction import SQLITE_FILE, recover_staged
 from langgraph_memory.store.lock import LOCK_FILE, DirectoryLock
 from langgraph_memory.store.rebuild import read_all
 
@@ -115,6 +115,9 @@ def _run(
 ) -> MigrationReport:
     source = connect()
     try:
+        # A registry whose rebuild was killed after the drop is its whole copy: rename
+        # it back first, or the store would look empty (see ``rebuild``).
+        recover_staged(source, exclusive=directory is not None)
         try:
             registry = source.get_collection(layout.REGISTRY, embedding_function=None)
         except NotFoundError:
