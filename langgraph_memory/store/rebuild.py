@@ -142,6 +142,39 @@ class IncompleteCopyError(RuntimeError):
     original is kept (``compaction`` reports it as a ``CompactionError``)."""
 
 
+def copy_collection(old: Collection, client: ClientAPI, name: str) -> Collection:
+    """A new collection ``name`` on ``client`` (the same client or another) with
+    ``old``'s metadata, index settings and records, vectors included.
+
+    >>> import tempfile, chromadb
+    >>> source = chromadb.PersistentClient(path=tempfile.mkdtemp())
+    >>> c = source.create_collection("demo", embedding_function=None, metadata={"a": 1})
+    >>> c.add(ids=["a"], embeddings=[[1.0, 0.0]], documents=["x"])
+    >>> copy = copy_collection(c, chromadb.PersistentClient(path=tempfile.mkdtemp()), "demo")
+    >>> copy.metadata, copy.get()["documents"]
+    ({'a': 1}, ['x'])
+    """
+    hnsw = {
+        k: v for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items() if v is not None
+    }
+    configuration: Any = {"hnsw": hnsw} if hnsw else None  # same index settings as before
+    records = read_all(old)
+    copy = client.create_collection(
+        name, metadata=old.metadata, configuration=configuration, embedding_function=None
+    )
+    ids = records["ids"]
+    vectors: Any = records["embeddings"]
+    for start in range(0, len(ids), _BATCH):
+        part = slice(start, start + _BATCH)
+        copy.add(
+            ids=ids[part],
+            embeddings=np.asarray(vectors[part], dtype=np.float32),
+            documents=records["documents"][part],
+            metadatas=[m or None for m in records["metadatas"][part]],  # type: ignore[misc]
+        )
+    return copy
+
+
 def rebuild_collection(client: ClientAPI, name: str) -> Collection:
     """Recreate a collection with its current records, dropping everything deleted.
 
@@ -151,32 +184,10 @@ def rebuild_collection(client: ClientAPI, name: str) -> Collection:
     """
     recover(client, name)  # a rebuild killed earlier: finish or undo it first
     old = client.get_collection(name, embedding_function=None)
-    hnsw = {
-        k: v for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items() if v is not None
-    }
-    records = read_all(old)
-    configuration: Any = {"hnsw": hnsw} if hnsw else None  # same index settings as before
-    copy = client.create_collection(
-        name + COPYING,
-        metadata=old.metadata,
-        configuration=configuration,
-        embedding_function=None,
-    )
-    ids = records["ids"]
-    vectors: Any = records["embeddings"]
-    documents = records["documents"]
-    metadatas = records["metadatas"]
-    for start in range(0, len(ids), _BATCH):
-        part = slice(start, start + _BATCH)
-        copy.add(
-            ids=ids[part],
-            embeddings=np.asarray(vectors[part], dtype=np.float32),
-            documents=documents[part],
-            metadatas=[m or None for m in metadatas[part]],  # type: ignore[misc]
-        )
-    if copy.count() != len(ids):  # never drop the original for a copy that lacks records
+    copy = copy_collection(old, client, name + COPYING)
+    if copy.count() != old.count():  # never drop the original for a copy that lacks records
         raise IncompleteCopyError(
-            f"the rebuilt copy of {name} holds {copy.count()} of {len(ids)} records; "
+            f"the rebuilt copy of {name} holds {copy.count()} of {old.count()} records; "
             "the original is kept, and the copy is dropped on the next rebuild"
         )
     copy.modify(name=name + COPIED)  # whole: from here on a kill finishes, never undoes

@@ -37,10 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 import chromadb
-import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.config import Settings
 from chromadb.errors import NotFoundError
@@ -49,12 +47,9 @@ from langgraph_memory.errors import InvalidArgumentError, StoreFormatError
 from langgraph_memory.store import engine, formats, layout, migrations
 from langgraph_memory.store.compaction import SQLITE_FILE, recover_staged
 from langgraph_memory.store.lock import LOCK_FILE, DirectoryLock
-from langgraph_memory.store.rebuild import read_all
+from langgraph_memory.store.rebuild import copy_collection
 
 __all__ = ["MigrationReport", "restore_backup", "upgrade"]
-
-#: Records copied per call when a server's collections are backed up or restored.
-_BATCH = 1000
 
 
 @dataclass(frozen=True)
@@ -202,25 +197,4 @@ def _close(client: ClientAPI) -> None:
 def _copy_collections(source: ClientAPI, target: ClientAPI, names: list[str]) -> None:
     """Copy collections whole (metadata, index settings, records with their vectors)."""
     for name in names:
-        old = source.get_collection(name, embedding_function=None)
-        hnsw = {
-            k: v
-            for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items()
-            if v is not None
-        }
-        configuration: Any = {"hnsw": hnsw} if hnsw else None  # the same index settings
-        new = target.create_collection(
-            name,
-            metadata=old.metadata,
-            configuration=configuration,
-            embedding_function=None,
-        )
-        records = read_all(old)
-        for start in range(0, len(records["ids"]), _BATCH):
-            part = slice(start, start + _BATCH)
-            new.add(
-                ids=records["ids"][part],
-                embeddings=np.asarray(records["embeddings"][part], dtype=np.float32),
-                documents=records["documents"][part],
-                metadatas=[m or None for m in records["metadatas"][part]],  # type: ignore[misc]
-            )
+        copy_collection(source.get_collection(name, embedding_function=None), target, name)
