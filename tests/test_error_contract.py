@@ -264,7 +264,9 @@ BAD: list[Bad] = [
     Bad("MemoryStore.candidates", lambda w: w.store.candidates(U, "x", "x", k="x"), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore.find", lambda w: w.store.find(U, metadata={"a": None}), MEM),  # type: ignore[dict-item]
     Bad("MemoryStore.find", lambda w: w.store.find(U, created_before="2026"), ARG),  # type: ignore[arg-type]
+    Bad("MemoryStore.find", lambda w: w.store.find(U, metadata={"topic": [1, "drinks"]}), MEM),
     Bad("MemoryStore.count", lambda w: w.store.count(U, metadata=5), MEM),  # type: ignore[arg-type]
+    Bad("MemoryStore.count", lambda w: w.store.count(U, metadata={"n": [True, 1]}), MEM),  # type: ignore[dict-item]
     Bad("MemoryStore.history", lambda w: w.store.history(U, None), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore.log", lambda w: w.store.log(U, [5]), TYPE),  # type: ignore[list-item]
     Bad("MemoryStore.log", lambda w: w.store.log(U, "x"), TYPE),  # type: ignore[arg-type]

@@ -854,7 +854,10 @@ class MemoryStore(BaseStore):
         3
         """
         scope = Scope.of(scope)
-        where = all_of(metadata_clauses(metadata))
+        clauses = metadata_clauses(metadata)
+        if any(v == {"$in": []} for clause in clauses for v in clause.values()):
+            return 0  # any of no values: none, as find() says (Chroma refuses an empty $in)
+        where = all_of(clauses)
         cols = self._core.collections(scope)
         if cols is None:
             return 0
