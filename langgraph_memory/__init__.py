@@ -22,11 +22,13 @@ from langgraph_memory.errors import (
     InvalidArgumentError,
     InvalidMemoryError,
     InvalidScopeError,
+    InvalidTypeError,
     JournalError,
     MemoryArchivedError,
     MemoryKitError,
     MemoryNotFoundError,
     MissingScopeKeyError,
+    MissingStateKeyError,
     ModelConfigError,
     QueueFullError,
     ReviewDecidedError,
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from langgraph_memory.read.retrieve import Retrieved, retrieve
     from langgraph_memory.scope import Scope, fill_namespace
     from langgraph_memory.store.memory_store import MemoryStore
+    from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
     from langgraph_memory.store.version import Hit
     from langgraph_memory.write.background import BackgroundWriter
     from langgraph_memory.write.retention import Retention
@@ -74,6 +77,8 @@ _LAZY = {
     # the store and what it returns
     "MemoryStore": "langgraph_memory.store.memory_store",
     "Hit": "langgraph_memory.store.version",
+    # also LangGraph's InvalidNamespaceError, so it lives beside LangGraph
+    "InvalidStoreNamespaceError": "langgraph_memory.store.namespaces",
     # the write path
     "MemoryWriter": "langgraph_memory.write.writer",
     "BackgroundWriter": "langgraph_memory.write.background",
@@ -116,6 +121,8 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidMemoryError",
     "InvalidScopeError",
+    "InvalidStoreNamespaceError",
+    "InvalidTypeError",
     "JournalError",
     "Kind",
     "Memory",
@@ -126,6 +133,7 @@ __all__ = [
     "MemoryStore",
     "MemoryWriter",
     "MissingScopeKeyError",
+    "MissingStateKeyError",
     "ModelConfigError",
     "Op",
     "QueueFullError",

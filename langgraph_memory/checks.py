@@ -19,9 +19,16 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
-from langgraph_memory.errors import EmbeddingMismatchError, InvalidArgumentError, MemoryKitError
+from langgraph_memory.errors import (
+    EmbeddingMismatchError,
+    InvalidArgumentError,
+    InvalidTypeError,
+    MemoryKitError,
+)
+
+_T = TypeVar("_T")
 
 #: Most results one search returns. Chroma turns ``k`` into a C long (2**63
 #: raised OverflowError) and sizes its result by it; no prompt holds more.
@@ -93,6 +100,8 @@ def strip_controls(text: str) -> str:
     >>> strip_controls("line\\x0bbreak\\n")
     'line break\\n'
     """
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"strip_controls() takes a str, got {type(text).__name__}")
     return _CONTROL.sub(" ", text)
 
 
@@ -119,6 +128,76 @@ def check_k(k: Any, what: str = "k", *, low: int = 1) -> int:
             f"{what} must be an int from {low} to {MAX_K:,} (MAX_K), got {k!r}"
         )
     return k
+
+
+def check_int(value: Any, what: str, *, low: int = 1) -> int:
+    """A whole number of at least ``low`` (a count, a size, a number of workers).
+
+    >>> check_int(2, "workers")
+    2
+    >>> check_int("2", "workers")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidTypeError: workers must be an int >= 1, got str: '2'
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(
+            f"{what} must be an int >= {low}, got {type(value).__name__}: {value!r}"
+        )
+    if value < low:
+        raise InvalidArgumentError(f"{what} must be >= {low}, got {value!r}")
+    return value
+
+
+def check_seconds(value: Any, what: str = "timeout") -> float | None:
+    """A number of seconds >= 0, or None (no limit), for a timeout.
+
+    >>> check_seconds(2), check_seconds(None)
+    (2.0, None)
+    >>> check_seconds(float("inf"))
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: timeout must be a finite number of seconds ...
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(
+            f"{what} must be a number of seconds or None (no limit), "
+            f"got {type(value).__name__}: {value!r}"
+        )
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int too large for a float
+        seconds = math.inf
+    # NaN fails both tests; inf would overflow the thread primitives' wait.
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise InvalidArgumentError(
+            f"{what} must be a finite number of seconds >= 0, or None to wait without a "
+            f"limit; got {value!r}"
+        )
+    return seconds
+
+
+def check_instance(value: object, expected: type[_T], what: str, hint: str = "") -> _T:
+    """``value`` if it is an ``expected``; otherwise an error that names the type
+    given and, in ``hint``, what to pass. For the arguments that carry the
+    package's own objects (a store, a writer, a memory), which nothing else can
+    stand in for: without this, a wrong one fails deep inside with an
+    ``AttributeError``, sometimes after part of the work is done.
+
+    >>> check_instance(5, str, "text", "pass the memory's text")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidTypeError: text must be a str, got int; pass the memory's text
+    """
+    if not isinstance(value, expected):
+        article = "an" if expected.__name__[:1] in "AEIOU" else "a"
+        raise InvalidTypeError(
+            f"{what} must be {article} {expected.__name__}, got {type(value).__name__}"
+            + (f"; {hint}" if hint else "")
+        )
+    return value
 
 
 def check_id(memory_id: Any, what: str = "memory id") -> str:

@@ -22,7 +22,7 @@ import inspect
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory.errors import EmbedderError, InvalidArgumentError
+from langgraph_memory.checks import check_chars, check_int
+from langgraph_memory.errors import EmbedderError, InvalidArgumentError, InvalidTypeError
 
 if TYPE_CHECKING:
     import onnxruntime
@@ -105,21 +106,33 @@ class LocalMiniLM(Embeddings):
         expected_sha256: str | None = None,
         recent_queries: int = RECENT_QUERIES,
     ) -> None:
-        _check_positive_int("threads", threads, allow_none=True)
-        _check_positive_int("batch_size", batch_size, allow_none=False)
-        if isinstance(recent_queries, bool) or not isinstance(recent_queries, int):
-            raise TypeError(f"recent_queries must be an int, not {type(recent_queries).__name__}")
-        if recent_queries < 0:
-            raise ValueError(f"recent_queries must be >= 0, got {recent_queries}")
+        if threads is not None:
+            check_int(threads, "threads")
+        check_int(batch_size, "batch_size")
+        check_int(recent_queries, "recent_queries", low=0)
+        if model_path is not None and not isinstance(model_path, (str, os.PathLike)):
+            raise InvalidTypeError(
+                f"model_path must be a str or a pathlib.Path of an ONNX file, "
+                f"got {type(model_path).__name__}"
+            )
         if expected_sha256 is not None:
             if model_path is None:
                 # Overriding the hash of the installed file would only switch the check off.
-                raise ValueError("expected_sha256 can only be given together with model_path")
+                raise InvalidArgumentError(
+                    "expected_sha256 can only be given together with model_path"
+                )
+            if not isinstance(expected_sha256, str):
+                raise InvalidTypeError(
+                    f"expected_sha256 must be a str of 64 hex digits, "
+                    f"got {type(expected_sha256).__name__}"
+                )
             expected_sha256 = expected_sha256.strip().lower()
             if len(expected_sha256) != 64 or any(
                 c not in "0123456789abcdef" for c in expected_sha256
             ):
-                raise ValueError(f"expected_sha256 must be 64 hex digits, got {expected_sha256!r}")
+                raise InvalidArgumentError(
+                    f"expected_sha256 must be 64 hex digits, got {expected_sha256!r}"
+                )
         self.threads = threads
         self.batch_size = batch_size
         self._model_path = Path(model_path) if model_path is not None else None
@@ -144,13 +157,18 @@ class LocalMiniLM(Embeddings):
         """
         if isinstance(texts, str):
             # A str is a Sequence[str] of characters: embedding each letter is never wanted.
-            raise TypeError("embed_documents() takes a list of str, not a single str")
+            raise InvalidTypeError("embed_documents() takes a list of str, not a single str")
+        if not isinstance(texts, Iterable):
+            raise InvalidTypeError(
+                f"embed_documents() takes a list of str, not {type(texts).__name__}"
+            )
         texts = list(texts)
         for i, text in enumerate(texts):
             if not isinstance(text, str):
-                raise TypeError(
+                raise InvalidTypeError(
                     f"embed_documents() takes a list of str; item {i} is {type(text).__name__}"
                 )
+            _check_text(text, f"embed_documents() item {i}")
         if not texts:
             return []
         return self._embed(texts, keep=False)
@@ -162,8 +180,7 @@ class LocalMiniLM(Embeddings):
         >>> len(v)
         384
         """
-        if not isinstance(text, str):
-            raise TypeError(f"embed_query() takes a str, not {type(text).__name__}")
+        _check_text(text, "embed_query() text")
         return self._embed([text], keep=True)[0]
 
     def clear_recent(self) -> None:
@@ -296,13 +313,12 @@ class LocalMiniLM(Embeddings):
         return session, tokenizer
 
 
-def _check_positive_int(name: str, value: int | None, *, allow_none: bool) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+def _check_text(text: object, what: str) -> None:
+    """A str the tokenizer can read: it refuses a lone surrogate (not valid Unicode)
+    with a TypeError of its own that names no text."""
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"{what} must be a str, not {type(text).__name__}")
+    check_chars(text, what, controls=False)
 
 
 def _installed_model_path() -> Path:
@@ -402,6 +418,11 @@ class FunctionEmbeddings(Embeddings):
     """
 
     def __init__(self, func: Callable[[Sequence[str]], list[list[float]]]) -> None:
+        if not callable(func):
+            raise InvalidTypeError(
+                f"FunctionEmbeddings takes a function from a list of texts to their vectors, "
+                f"got {type(func).__name__}"
+            )
         self.func = func
         module = getattr(func, "__module__", None) or type(func).__module__
         qualname = getattr(func, "__qualname__", None) or type(func).__qualname__

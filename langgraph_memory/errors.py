@@ -2,11 +2,21 @@
 
 Every error says what went wrong and what to do about it. They all derive from
 :class:`MemoryKitError`, and each also derives from the closest built-in
-exception (``ValueError``, ``LookupError`` ...), so ``except ValueError`` keeps
-working for callers who do not know this package.
+exception (``ValueError``, ``TypeError``, ``KeyError``, ``LookupError`` ...), so
+``except ValueError`` keeps working for callers who do not know this package.
+Bad input (an argument of the wrong type or value, a scope or namespace that
+cannot be, a record that cannot be read) always raises one of these, never a
+bare built-in error or a dependency's: tests/test_error_contract.py walks the
+public API to hold that.
 
->>> from langgraph_memory.errors import InvalidScopeError, MemoryKitError
+One more lives in ``langgraph_memory.store``, since it also derives from LangGraph's
+``InvalidNamespaceError`` and this module imports nothing heavy:
+``InvalidStoreNamespaceError``.
+
+>>> from langgraph_memory.errors import InvalidScopeError, InvalidTypeError, MemoryKitError
 >>> issubclass(InvalidScopeError, ValueError) and issubclass(InvalidScopeError, MemoryKitError)
+True
+>>> issubclass(InvalidTypeError, TypeError) and issubclass(InvalidTypeError, ValueError)
 True
 """
 
@@ -49,6 +59,20 @@ class MemoryArchivedError(MemoryKitError, ValueError):
 class InvalidArgumentError(MemoryKitError, ValueError):
     """An argument a call cannot use: a ``k`` out of range, an id that is not a
     str, a naive datetime, text that is not valid Unicode ..."""
+
+
+class InvalidTypeError(InvalidArgumentError, TypeError):
+    """An argument of a type the call cannot take: ``5`` where a ``MemoryStore``
+    goes, one str where a list of them goes, a keyword the call does not know.
+    Python reports these as ``TypeError``; this is one, and an
+    ``InvalidArgumentError`` too, so either ``except`` catches it."""
+
+
+class MissingStateKeyError(MemoryKitError, KeyError):
+    """A graph state lacks a key a memory node reads (``messages``)."""
+
+    def __str__(self) -> str:  # KeyError would print the message quoted
+        return str(self.args[0]) if self.args else ""
 
 
 class EmbeddingMismatchError(MemoryKitError, ValueError):
@@ -118,4 +142,5 @@ class ReviewDecidedError(MemoryKitError, ValueError):
 
 
 class JournalError(MemoryKitError, ValueError):
-    """A journal record that cannot be read back, or a damaged journal that cannot be kept."""
+    """A journal record that cannot be read back, a damaged journal that cannot be
+    kept, or a journal used after ``close()``."""

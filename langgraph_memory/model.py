@@ -19,13 +19,19 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from typing import Any
 
 from langgraph_memory.checks import INT64_MAX, INT64_MIN, check_chars, check_time
-from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError
+from langgraph_memory.errors import (
+    InvalidArgumentError,
+    InvalidMemoryError,
+    InvalidTypeError,
+    MemoryKitError,
+)
 
 #: A metadata value: what Chroma can hold without losing type.
 Scalar = str | int | float | bool
@@ -163,6 +169,31 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+@contextmanager
+def _reading(record: str) -> Iterator[None]:
+    """``from_dict`` of a dict it cannot read raises InvalidMemoryError saying what
+    is wrong, not the KeyError, ValueError or TypeError of the line that met it.
+    Its body only converts values, so every such error there is bad data.
+
+    >>> Memory.from_dict({"id": "0a1b2c3d", "text": "x", "scope": "user:a"})
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: cannot read a Memory: it has no 'created_at'; ...
+    """
+    try:
+        yield
+    except MemoryKitError:
+        raise
+    except KeyError as exc:
+        raise InvalidMemoryError(
+            f"cannot read a {record}: it has no {exc.args[0]!r}; pass what {record}.to_dict() wrote"
+        ) from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise InvalidMemoryError(
+            f"cannot read a {record} ({exc}); pass what {record}.to_dict() wrote"
+        ) from None
+
+
 def _from_iso(value: Any) -> datetime | None:
     if value is None:
         return None
@@ -254,26 +285,35 @@ class Memory:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Memory:
-        """Read back what :meth:`to_dict` wrote."""
-        created = _from_iso(data["created_at"])
-        assert created is not None
-        return cls(
-            id=str(data["id"]),
-            text=str(data["text"]),
-            scope=str(data["scope"]),
-            created_at=created,
-            kind=Kind(data.get("kind", "semantic")),
-            importance=float(data.get("importance", 0.5)),
-            last_accessed=_from_iso(data.get("last_accessed")),
-            valid_until=_from_iso(data.get("valid_until")),
-            replaces=data.get("replaces"),
-            pinned=bool(data.get("pinned", False)),
-            source=Source(data.get("source", "user")),
-            trust=Trust(data.get("trust", "high")),
-            sources=tuple(data.get("sources", ())),
-            event_time=_from_iso(data.get("event_time")),
-            metadata=dict(data.get("metadata", {})),
-        )
+        """Read back what :meth:`to_dict` wrote.
+
+        >>> Memory.from_dict({"id": "0a1b2c3d", "text": "x", "scope": "user:a",
+        ...                   "created_at": "yesterday"})
+        Traceback (most recent call last):
+        ...
+        langgraph_memory.errors.InvalidMemoryError: cannot read a Memory (Invalid isoformat ...
+        """
+        with _reading("Memory"):
+            created = _from_iso(data["created_at"])
+            if created is None:
+                raise InvalidMemoryError("cannot read a Memory: its created_at is None")
+            return cls(
+                id=str(data["id"]),
+                text=str(data["text"]),
+                scope=str(data["scope"]),
+                created_at=created,
+                kind=Kind(data.get("kind", "semantic")),
+                importance=float(data.get("importance", 0.5)),
+                last_accessed=_from_iso(data.get("last_accessed")),
+                valid_until=_from_iso(data.get("valid_until")),
+                replaces=data.get("replaces"),
+                pinned=bool(data.get("pinned", False)),
+                source=Source(data.get("source", "user")),
+                trust=Trust(data.get("trust", "high")),
+                sources=tuple(data.get("sources", ())),
+                event_time=_from_iso(data.get("event_time")),
+                metadata=dict(data.get("metadata", {})),
+            )
 
 
 @dataclass(frozen=True)
@@ -346,17 +386,18 @@ class Decision:
         >>> d.status, d.note, d.error
         (<Status.APPLIED: 'applied'>, 'unknown op', None)
         """
-        known = {f.name for f in fields(cls)}
-        kwargs = {k: v for k, v in data.items() if k in known}
-        if kwargs.get("status") in ("corrected", "rejected") and kwargs.get("note") is None:
-            kwargs["note"], kwargs["error"] = kwargs.get("error"), None
-            if kwargs["status"] == "corrected":
-                kwargs["status"] = Status.APPLIED
-        kwargs["op"] = Op(str(kwargs["op"]).upper())
-        kwargs["shown_ids"] = tuple(kwargs.get("shown_ids") or ())
-        kwargs["shown_texts"] = tuple(kwargs.get("shown_texts") or ())
-        kwargs["created_at"] = _from_iso(kwargs.get("created_at"))
-        return cls(**kwargs)
+        with _reading("Decision"):
+            known = {f.name for f in fields(cls)}
+            kwargs = {k: v for k, v in data.items() if k in known}
+            if kwargs.get("status") in ("corrected", "rejected") and kwargs.get("note") is None:
+                kwargs["note"], kwargs["error"] = kwargs.get("error"), None
+                if kwargs["status"] == "corrected":
+                    kwargs["status"] = Status.APPLIED
+            kwargs["op"] = Op(str(kwargs["op"]).upper())
+            kwargs["shown_ids"] = tuple(kwargs.get("shown_ids") or ())
+            kwargs["shown_texts"] = tuple(kwargs.get("shown_texts") or ())
+            kwargs["created_at"] = _from_iso(kwargs.get("created_at"))
+            return cls(**kwargs)
 
     def with_(self, **changes: Any) -> Decision:
         """A copy with some fields changed.
@@ -364,6 +405,12 @@ class Decision:
         >>> Decision(op=Op.NOOP, fact="x").with_(status=Status.FAILED, error="boom").status
         <Status.FAILED: 'failed'>
         """
+        unknown = sorted(set(changes) - {f.name for f in fields(self)})
+        if unknown:
+            raise InvalidTypeError(
+                f"with_() got unknown fields {unknown}; a Decision has "
+                f"{', '.join(f.name for f in fields(self))}"
+            )
         return replace(self, **changes)
 
 
@@ -428,21 +475,23 @@ class Review:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Review:
         """Read back what :meth:`to_dict` wrote."""
-        created = _from_iso(data["created_at"])
-        assert created is not None
-        return cls(
-            id=str(data["id"]),
-            from_scope=str(data["from_scope"]),
-            memory_id=str(data["memory_id"]),
-            to_scope=str(data["to_scope"]),
-            memory=Memory.from_dict(data["memory"]),
-            created_at=created,
-            status=ReviewStatus(data.get("status", "pending")),
-            note=data.get("note"),
-            decided_at=_from_iso(data.get("decided_at")),
-            reason=data.get("reason"),
-            result_id=data.get("result_id"),
-        )
+        with _reading("Review"):
+            created = _from_iso(data["created_at"])
+            if created is None:
+                raise InvalidMemoryError("cannot read a Review: its created_at is None")
+            return cls(
+                id=str(data["id"]),
+                from_scope=str(data["from_scope"]),
+                memory_id=str(data["memory_id"]),
+                to_scope=str(data["to_scope"]),
+                memory=Memory.from_dict(data["memory"]),
+                created_at=created,
+                status=ReviewStatus(data.get("status", "pending")),
+                note=data.get("note"),
+                decided_at=_from_iso(data.get("decided_at")),
+                reason=data.get("reason"),
+                result_id=data.get("result_id"),
+            )
 
 
 def check_importance(value: Any) -> float:

@@ -47,7 +47,12 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 from urllib.parse import unquote
 
-from langgraph_memory.errors import AdminRequiredError, InvalidScopeError, MissingScopeKeyError
+from langgraph_memory.errors import (
+    AdminRequiredError,
+    InvalidScopeError,
+    InvalidTypeError,
+    MissingScopeKeyError,
+)
 
 ScopeKind = Literal["session", "user", "agent", "org", "namespace"]
 SCOPE_KINDS: tuple[ScopeKind, ...] = get_args(ScopeKind)
@@ -422,7 +427,17 @@ def run_value(config: Mapping[str, Any] | None, context: Any, key: str) -> Any:
     ...
     langgraph_memory.errors.InvalidScopeError: config['configurable']['user_id'] is 'a' but ...
     """
+    if config is not None and not isinstance(config, Mapping):
+        raise InvalidTypeError(
+            "config must be a RunnableConfig dict, e.g. "
+            f"{{'configurable': {{'user_id': 'alice'}}}}, got {type(config).__name__}"
+        )
     configurable = (config or {}).get("configurable") or {}
+    if not isinstance(configurable, Mapping):
+        raise InvalidTypeError(
+            f"config['configurable'] must be a dict, e.g. {{'user_id': 'alice'}}, "
+            f"got {type(configurable).__name__}"
+        )
     found = [v for v in (configurable.get(key), _in_context(context, key)) if v not in (None, "")]
     if len(found) == 2 and str(found[0]) != str(found[1]):
         raise InvalidScopeError(

@@ -41,6 +41,8 @@ from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
+from langgraph_memory.checks import check_query
+
 __all__ = ["ScriptedChatModel", "count_tokens"]
 
 Answer = dict[str, Any] | str | Exception | Callable[[list[BaseMessage]], Any]
@@ -66,6 +68,7 @@ def count_tokens(text: str) -> int:
     >>> count_tokens("hello world")
     2
     """
+    check_query(text, "text")  # the tokenizer's own TypeError names no text
     return len(_wordpiece().encode(text, add_special_tokens=False).ids)
 
 

@@ -29,6 +29,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
+from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.graph.nodes import WAIT_FOR_WRITES_S, WriteTiming, check_write_timing
 from langgraph_memory.graph.offline import OfflineChatModel
 from langgraph_memory.graph.state import MemoryState
@@ -79,6 +80,15 @@ def build_chat_graph(
     >>> [m.text for m in store.active("user:bob", episodes=False)]
     ['User is vegan.']
     """
+    if chat is not None and not isinstance(chat, BaseChatModel):
+        raise InvalidTypeError(
+            f"chat must be a LangChain chat model (or None: the environment's), "
+            f"got {type(chat).__name__}"
+        )
+    if not isinstance(tools, (list, tuple)) or not all(isinstance(t, BaseTool) for t in tools):
+        raise InvalidTypeError(
+            f"tools must be a list of LangChain tools (BaseTool, e.g. from @tool), got {tools!r}"
+        )
     if writer is None and store is not None:
         writer = MemoryWriter(store)  # one writer for the tools and the write node
     check_write_timing(write, writer)  # before the chat model is resolved

@@ -29,7 +29,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.runtime import Runtime, get_runtime
 
-from langgraph_memory.errors import InvalidArgumentError
+from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
@@ -95,7 +95,7 @@ class GraphMemory:
     ) -> None:
         if store is not None and not isinstance(store, MemoryStore):
             hint = " (a writer goes in writer=)" if store_of(store) is not None else ""
-            raise TypeError(
+            raise InvalidTypeError(
                 f"{who} needs a langgraph_memory MemoryStore, got {type(store).__name__}"
                 f"{hint}: pass store=MemoryStore(...), or store=None to use the graph's own"
             )

@@ -32,7 +32,7 @@ from typing import Any, Literal
 from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
-from langgraph_memory.errors import InvalidArgumentError
+from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.graph.run import GraphMemory, PendingWrites, Submitter, store_of
 from langgraph_memory.graph.turns import last_turn, last_user_text, messages_of
 from langgraph_memory.model import utc
@@ -110,12 +110,12 @@ def check_write_timing(write: Any, writer: object) -> None:
     if write not in WRITE_TIMINGS:
         raise InvalidArgumentError(f"write must be 'inline' or 'deferred', got {write!r}")
     if write == "deferred" and not hasattr(writer, "submit"):
-        raise TypeError(
+        raise InvalidTypeError(
             "write='deferred' needs a BackgroundWriter (it queues turns; you flush and close "
             "it): pass writer=BackgroundWriter(MemoryWriter(store)), write='deferred'"
         )
     if write == "inline" and writer is not None and not isinstance(writer, MemoryWriter):
-        raise TypeError(
+        raise InvalidTypeError(
             f"write='inline' needs a MemoryWriter, got {type(writer).__name__}; "
             "pass write='deferred' for a BackgroundWriter"
         )

@@ -40,7 +40,12 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import InjectedState
 
-from langgraph_memory.errors import AmbiguousMemoryError, MemoryKitError, MemoryNotFoundError
+from langgraph_memory.errors import (
+    AmbiguousMemoryError,
+    InvalidTypeError,
+    MemoryKitError,
+    MemoryNotFoundError,
+)
 from langgraph_memory.graph.requests import asked_to_remember, forget_refusal
 from langgraph_memory.graph.run import GraphMemory, current_runtime
 from langgraph_memory.graph.turns import last_turn, messages_of
@@ -72,7 +77,7 @@ def memory_tools(
     if isinstance(memory, MemoryStore):  # made now: a bad environment model fails here
         memory = MemoryWriter(memory)
     elif memory is not None and not isinstance(memory, MemoryWriter):
-        raise TypeError(
+        raise InvalidTypeError(
             f"memory_tools takes a MemoryWriter, a MemoryStore or None (the graph's own "
             f"store), got {type(memory).__name__}"
         )

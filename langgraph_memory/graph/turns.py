@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from langgraph_memory.errors import MissingStateKeyError
 from langgraph_memory.write.types import Turn
 
 
@@ -27,7 +28,7 @@ def messages_of(state: Any) -> list[BaseMessage]:
         state.get("messages") if isinstance(state, Mapping) else getattr(state, "messages", None)
     )
     if found is None:
-        raise KeyError(
+        raise MissingStateKeyError(
             "the graph state has no 'messages': memory nodes read the conversation from "
             "state['messages'] (use MessagesState or MemoryState)"
         )

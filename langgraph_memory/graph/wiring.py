@@ -32,6 +32,8 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from langgraph_memory.checks import check_instance
+from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.graph.nodes import (
     WAIT_FOR_WRITES_S,
     PendingWrites,
@@ -88,16 +90,19 @@ def add_memory(
     ``BackgroundWriter``, the read node first waits up to ``wait_for_writes``
     seconds for the scope's queued turns (see ``memory_read_node``).
     """
+    check_instance(builder, StateGraph, "builder", "pass the StateGraph before compile()")
     if around not in builder.nodes:
-        raise ValueError(f"the graph has no node {around!r}; nodes: {sorted(builder.nodes)}")
+        raise InvalidArgumentError(
+            f"the graph has no node {around!r}; nodes: {sorted(builder.nodes)}"
+        )
     if into not in builder.channels:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"the graph's state has no {into!r} key for the memories: add `{into}: str` to "
             "your state schema, or build the graph on langgraph_memory.graph.MemoryState"
         )
     for name in (read_name, write_name):
         if name in builder.nodes:
-            raise ValueError(f"the graph already has a node {name!r}; pass another name")
+            raise InvalidArgumentError(f"the graph already has a node {name!r}; pass another name")
     if writer is None and store is not None:
         writer = MemoryWriter(store)
     # LangGraph's add_node overloads describe node protocols mypy cannot match to a
@@ -124,7 +129,7 @@ def add_memory(
     branches = builder.branches.get(around, {})
     for name, spec in list(branches.items()):
         if spec.ends is None:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"the conditional edge {name!r} out of {around!r} has no path map, so it is "
                 f"unknown where the turn ends; pass path_map= to add_conditional_edges"
             )

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 from langchain_core.language_models import BaseChatModel
 
+from langgraph_memory.checks import check_ids
 from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError
 from langgraph_memory.lifecycle.decay import SAFETY
 from langgraph_memory.lifecycle.mergers import MergePlan, Merger, merger
@@ -69,6 +70,7 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.write.retention import archive_decision, archive_logged
 from langgraph_memory.write.types import MemoryModel
 
@@ -163,6 +165,7 @@ def consolidate(
     what was merged before it stays merged. ``exclude``: ids to leave out (what an
     earlier step of a dry run would have archived).
     """
+    check_store(store)
     scope = Scope.of(scope)
     when = utc(now, "now") if now is not None else now_utc()
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
@@ -171,6 +174,7 @@ def consolidate(
         raise InvalidArgumentError(f"threshold must be a cosine in (0, 1], got {threshold!r}")
     if isinstance(max_cluster, bool) or not isinstance(max_cluster, int) or max_cluster < 2:
         raise InvalidArgumentError(f"max_cluster must be an int >= 2, got {max_cluster!r}")
+    exclude = set(check_ids(exclude, "exclude"))
     chosen = merger(model)
     facts = [
         m

@@ -43,10 +43,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from langgraph_memory.checks import check_instance
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.model import Decision, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.write.guards import PROTECTED_IMPORTANCE, SAFETY
 from langgraph_memory.write.retention import archive_decision, archive_logged
 
@@ -85,6 +87,7 @@ def protection(memory: Memory) -> str | None:
     ...                                  created_at=t))
     ('safety (metadata safety=True)', None)
     """
+    check_instance(memory, Memory, "memory", "pass one from store.active(scope)")
     if memory.pinned:
         return "pinned"
     if memory.importance >= SAFETY_IMPORTANCE:
@@ -123,6 +126,8 @@ def strength(memory: Memory, now: datetime, *, half_life: timedelta = HALF_LIFE)
     >>> strength(pinned, t + timedelta(days=3650))
     0.5
     """
+    check_instance(memory, Memory, "memory", "pass one from store.active(scope)")
+    now = utc(now, "now")
     _check_half_life(half_life)
     if protection(memory) is not None:
         return memory.importance
@@ -148,6 +153,7 @@ def forget_stale(
     (no ``id``). Runs under the scope's lock (one read of the scope's facts, one
     archive, one log write), so a turn written meanwhile waits for it.
     """
+    check_store(store)
     scope = Scope.of(scope)
     when = utc(now, "now") if now is not None else now_utc()
     _check_threshold(threshold)

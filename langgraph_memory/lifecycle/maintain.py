@@ -42,6 +42,7 @@ Run it on a schedule:
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -51,7 +52,7 @@ from typing import Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel
 
-from langgraph_memory.errors import InvalidArgumentError
+from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.lifecycle.consolidate import THRESHOLD as SIMILARITY
 from langgraph_memory.lifecycle.consolidate import consolidate
 from langgraph_memory.lifecycle.decay import HALF_LIFE, forget_stale
@@ -62,6 +63,7 @@ from langgraph_memory.lifecycle.reflectors import Reflector, reflector
 from langgraph_memory.model import Decision, Op, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.write.retention import Retention, retain_episodes
 from langgraph_memory.write.types import MemoryModel
 from langgraph_memory.write.writer import MemoryWriter, memory_model
@@ -191,6 +193,7 @@ def maintain(
     reflection, which have no preview, are skipped. ``on_scope`` is called with each
     scope's report as it is done (a progress bar).
     """
+    check_store(store)
     began = time.perf_counter()
     when = utc(now, "now") if now is not None else now_utc()
     unknown = [s for s in steps if s not in STEPS]
@@ -333,6 +336,18 @@ class Maintenance:
         if not isinstance(self.every, timedelta) or self.every <= timedelta(0):
             raise InvalidArgumentError(
                 f"every must be a positive timedelta (e.g. timedelta(hours=6)), got {self.every!r}"
+            )
+        # Checked now: a wrong name would raise in the writer's idle thread, turn after turn.
+        if not isinstance(self.options, dict):
+            raise InvalidTypeError(
+                f"options must be a dict of maintain()'s arguments, got {self.options!r}"
+            )
+        taken = set(inspect.signature(maintain).parameters) - {"store", "model", "retention"}
+        unknown = sorted(set(self.options) - taken)
+        if unknown:
+            raise InvalidTypeError(
+                f"options {unknown} are not maintain()'s; it takes {', '.join(sorted(taken))} "
+                "(the store, model and retention are the writer's)"
             )
 
     def __call__(self, writer: MemoryWriter) -> MaintenanceReport:

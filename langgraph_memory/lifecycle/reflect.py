@@ -73,6 +73,7 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.write.types import MemoryModel
 
 __all__ = [
@@ -117,6 +118,7 @@ def last_reflection(store: MemoryStore, scope: ScopeLike) -> datetime | None:
     >>> last_reflection(s, "user:a") is None
     True
     """
+    check_store(store)
     marks = store.decisions(scope, turn_id=REFLECTION_PASS)
     return max((d.created_at for d in marks if d.created_at is not None), default=None)
 
@@ -143,6 +145,7 @@ def due(store: MemoryStore, scope: ScopeLike, threshold: float = THRESHOLD) -> b
     >>> due(s, "user:a", threshold=1.0), due(s, "user:a", threshold=1.5)
     (True, False)
     """
+    check_store(store)
     scope = Scope.of(scope)
     _check_threshold(threshold)
     return _pending(store, scope, last_reflection(store, scope)) >= threshold
@@ -190,6 +193,7 @@ def reflect(
     not cited. An exception from the model propagates and nothing is logged: the
     next call tries again. An answer that cannot be read is logged as a failed pass.
     """
+    check_store(store)
     scope = Scope.of(scope)
     when = utc(now, "now") if now is not None else now_utc()
     _check_threshold(threshold)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from langgraph_memory.errors import InvalidArgumentError
+from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.model import Kind, Memory, Trust
 from langgraph_memory.read.retrieve import Retrieved
 from langgraph_memory.text_safety import for_prompt
@@ -90,7 +90,19 @@ def render(
     """
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
         raise InvalidArgumentError(f"max_chars must be a whole number >= 1, got {max_chars!r}")
+    if not isinstance(empty, str):
+        raise InvalidTypeError(f"empty must be a str, got {type(empty).__name__}: {empty!r}")
+    if isinstance(memories, (str, Memory, Retrieved)) or not isinstance(memories, Iterable):
+        raise InvalidTypeError(
+            "render() takes a list of Memory or Retrieved (what retrieve returns), "
+            f"got {type(memories).__name__}"
+        )
     items = [m.memory if isinstance(m, Retrieved) else m for m in memories]
+    for item in items:
+        if not isinstance(item, Memory):
+            raise InvalidTypeError(
+                f"render() takes Memory or Retrieved items, got {type(item).__name__}: {item!r}"
+            )
     if not items:
         return empty
     stated = [m for m in items if m.kind != Kind.REFLECTION]

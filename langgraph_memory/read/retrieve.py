@@ -40,6 +40,7 @@ from langgraph_memory.read.ranking import (
 )
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.tracing import trace_retrieve
 
 __all__ = ["Retrieved", "retrieve"]
@@ -139,6 +140,7 @@ def retrieve(
     >>> retrieve(store, "user:a", "What is the ZX-4471 code?", k=1)[0].memory.text
     'Locker code is ZX-4471.'
     """
+    check_store(store)
     scope = Scope.of(scope)
     check_k(k)
     check_query(query)

@@ -8,6 +8,9 @@ store could not close; ``load_export`` reads an export file's bytes for
 ``strip_controls`` makes any text storable (the store refuses control characters);
 ``tokenize`` and ``date_words`` show how ``keyword`` sees a text (the terms of its
 lexical index) and a date (the words a memory's event date is indexed under).
+``InvalidStoreNamespaceError`` is what the BaseStore face raises for a namespace
+LangGraph's stores refuse: LangGraph's ``InvalidNamespaceError`` and the package's
+``InvalidScopeError`` at once.
 
 >>> from langgraph_memory.store import MemoryStore, Hit, compact_directory
 >>> strip_controls("pasted\\x0bfrom a terminal")
@@ -21,12 +24,14 @@ from langgraph_memory.store.candidates import Candidates
 from langgraph_memory.store.compaction import compact_directory
 from langgraph_memory.store.export_format import load_export
 from langgraph_memory.store.memory_store import MemoryStore
+from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
 from langgraph_memory.store.terms import date_words, tokenize
 from langgraph_memory.store.version import Hit
 
 __all__ = [
     "Candidates",
     "Hit",
+    "InvalidStoreNamespaceError",
     "MemoryStore",
     "compact_directory",
     "date_words",

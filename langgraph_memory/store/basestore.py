@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -71,12 +71,11 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
-    validate_op_namespace,
 )
 from langgraph.store.base.embed import get_text_at_path
 
-from langgraph_memory.checks import check_chars, check_id
-from langgraph_memory.errors import InvalidMemoryError
+from langgraph_memory.checks import check_chars, check_id, check_int
+from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, InvalidTypeError
 from langgraph_memory.model import Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout, ttl
@@ -84,6 +83,7 @@ from langgraph_memory.store.building import new_memory, successor
 from langgraph_memory.store.collection_io import fetch, free_ids, query
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.indexing import check_paths
+from langgraph_memory.store.namespaces import check_op_namespace
 from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
 from langgraph_memory.store.version import Version
 
@@ -94,6 +94,17 @@ __all__ = ["run_ops"]
 _PUT_DEFAULTS = {"source": Source.TOOL, "trust": Trust.MEDIUM}
 
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
+
+
+@dataclass(frozen=True)
+class _Put:
+    """A checked put: its op, and for a write the text it embeds and its value as JSON
+    (both made while checking, so that a value that cannot be stored stops the
+    whole batch before anything is written)."""
+
+    op: PutOp
+    text: str = ""
+    value_json: str = ""
 
 
 def run_ops(
@@ -108,9 +119,9 @@ def run_ops(
     now = now_utc()
     results: list[Result] = [None] * len(ops)
     read: list[Version] = []
-    puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    puts: dict[tuple[tuple[str, ...], str], _Put] = {}
     for i, op in enumerate(ops):
-        validate_op_namespace(op)
+        check_op_namespace(op)
         if isinstance(op, GetOp):
             with core.reading():
                 version = _get(core, op, now)
@@ -127,17 +138,20 @@ def run_ops(
             with core.reading():
                 results[i] = _list_namespaces(core, op)
         elif isinstance(op, PutOp):
-            _check_put(op)
+            put = _check_put(op, fields)
             puts.pop((op.namespace, op.key), None)  # re-insert so the last put keeps its order
-            puts[(op.namespace, op.key)] = op
+            puts[(op.namespace, op.key)] = put
         else:
-            raise TypeError(f"unknown store operation: {type(op).__name__}")
+            raise InvalidTypeError(
+                "batch() takes LangGraph store ops (GetOp, PutOp, SearchOp, ListNamespacesOp), "
+                f"got {type(op).__name__}: {op!r}"
+            )
     ttl.refresh(core, read, now)
-    by_scope: dict[Scope, list[PutOp]] = {}
-    for op in puts.values():
-        by_scope.setdefault(Scope.from_namespace(op.namespace), []).append(op)
+    by_scope: dict[Scope, list[_Put]] = {}
+    for put in puts.values():
+        by_scope.setdefault(Scope.from_namespace(put.op.namespace), []).append(put)
     for scope, scope_puts in by_scope.items():
-        _apply_puts(core, scope, scope_puts, fields)
+        _apply_puts(core, scope, scope_puts)
     return results
 
 
@@ -197,8 +211,13 @@ def _get(core: StoreCore, op: GetOp, now: datetime) -> Version | None:
 
 def _search(core: StoreCore, op: SearchOp, now: datetime) -> list[tuple[Version, float | None]]:
     """The page of (version, score) pairs a search asks for; score None without a query."""
-    if op.limit < 0 or op.offset < 0:
-        raise ValueError("search limit and offset must be >= 0")
+    check_int(op.limit, "search limit", low=0)
+    check_int(op.offset, "search offset", low=0)
+    if op.filter is not None and not isinstance(op.filter, Mapping):
+        raise InvalidTypeError(
+            f"search filter must be a dict such as {{'kind': 'semantic'}}, "
+            f"got {type(op.filter).__name__}: {op.filter!r}"
+        )
     if op.filter:
         _check_filter(op.filter)
     wanted = op.offset + op.limit
@@ -252,7 +271,7 @@ def _check_filter(filter: Mapping[str, Any]) -> None:
             ops = [k for k in cond if k.startswith("$")]
             bad = [k for k in ops if k not in _OPERATORS]
             if bad:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"unsupported filter operator {bad[0]!r} on {key!r}; "
                     f"use one of {', '.join(sorted(_OPERATORS))}"
                 )
@@ -301,6 +320,10 @@ def _ordered(actual: Any, operand: Any) -> tuple[Any, Any] | None:
 
 
 def _list_namespaces(core: StoreCore, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+    check_int(op.limit, "list_namespaces limit", low=0)
+    check_int(op.offset, "list_namespaces offset", low=0)
+    if op.max_depth is not None:
+        check_int(op.max_depth, "list_namespaces max_depth", low=0)
     namespaces: list[tuple[str, ...]] = [s.namespace for s in core.scopes()]
     for condition in op.match_conditions or ():
         namespaces = [ns for ns in namespaces if _namespace_matches(condition, ns)]
@@ -321,15 +344,17 @@ def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) ->
     elif condition.match_type == "suffix":
         pairs = zip(reversed(namespace), reversed(path), strict=False)
     else:
-        raise ValueError(f"unsupported namespace match type {condition.match_type!r}")
+        raise InvalidArgumentError(
+            f"unsupported namespace match type {condition.match_type!r}; use 'prefix' or 'suffix'"
+        )
     return all(p == "*" or n == p for n, p in pairs)
 
 
 # -- writes ------------------------------------------------------------------------
 
 
-def _check_put(op: PutOp) -> None:
-    Scope.from_namespace(op.namespace)  # a clear error for a namespace LangGraph refuses
+def _check_put(op: PutOp, fields: Sequence[str] | None) -> _Put:
+    Scope.from_namespace(op.namespace)  # what no scope can be (LangGraph's rules ran before)
     if not isinstance(op.key, str) or not op.key:
         raise InvalidMemoryError(f"store keys must be non-empty strings, got {op.key!r}")
     check_chars(op.key, "store key", controls=False, error=InvalidMemoryError)
@@ -338,6 +363,26 @@ def _check_put(op: PutOp) -> None:
     if op.index is not None and op.index is not False:
         check_paths(op.index, "index")
     ttl.check_minutes(op.ttl, "ttl")
+    if op.value is None:
+        return _Put(op)
+    value_json = _value_json(op.value)  # first: the text may be the value as JSON too
+    return _Put(op, _text_of(op.value, op.index, fields), value_json)
+
+
+def _value_json(value: Mapping[str, Any]) -> str:
+    """``value`` as the JSON the store keeps; one that JSON cannot hold is refused
+    with our error (json raises RecursionError, ValueError or TypeError)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except RecursionError:
+        raise InvalidMemoryError(
+            "put() value is nested too deeply to store as JSON; flatten it"
+        ) from None
+    except (TypeError, ValueError) as exc:  # a circular reference, a key JSON cannot have
+        raise InvalidMemoryError(
+            f"put() value cannot be stored as JSON ({exc}); use a dict of str keys with "
+            "JSON values (str, numbers, bools, None, lists and dicts of them)"
+        ) from None
 
 
 def _text_of(value: Mapping[str, Any], index: Any, fields: Sequence[str] | None) -> str:
@@ -352,15 +397,19 @@ def _text_of(value: Mapping[str, Any], index: Any, fields: Sequence[str] | None)
     for name in TEXT_FIELDS:
         if isinstance(value.get(name), str) and value[name].strip():
             return check_text(value[name])
-    return check_text(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
+    try:
+        whole = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except TypeError:  # keys of several types cannot be sorted: keep them in their order
+        whole = _value_json(value)
+    return check_text(whole)
 
 
-def _apply_puts(
-    core: StoreCore, scope: Scope, ops: list[PutOp], fields: Sequence[str] | None
-) -> None:
-    writes = [op for op in ops if op.value is not None]
-    texts = [_text_of(op.value or {}, op.index, fields) for op in writes]
-    value_jsons = [json.dumps(op.value, ensure_ascii=False, default=str) for op in writes]
+def _apply_puts(core: StoreCore, scope: Scope, puts: list[_Put]) -> None:
+    ops = [put.op for put in puts]
+    checked = [put for put in puts if put.op.value is not None]
+    writes = [put.op for put in checked]
+    texts = [put.text for put in checked]
+    value_jsons = [put.value_json for put in checked]
     vectors = core.embed(texts)  # before any write: a failing embedder stores nothing
     with core.writing(scope):
         # The clock is read under the lock: a time taken before it could be older than

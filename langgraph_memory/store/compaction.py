@@ -64,7 +64,8 @@ from pathlib import Path
 
 from chromadb.api import ClientAPI
 
-from langgraph_memory.errors import CompactionError
+from langgraph_memory.checks import check_seconds
+from langgraph_memory.errors import CompactionError, InvalidTypeError
 from langgraph_memory.store import layout, rebuild
 from langgraph_memory.store.lock import DirectoryLock, processes_holding
 
@@ -121,6 +122,11 @@ def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> 
     >>> client.close()
     >>> compact_directory(d)
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidTypeError(
+            f"path must be a str or a pathlib.Path of a Chroma directory, got {type(path).__name__}"
+        )
+    check_seconds(timeout)
     directory = Path(path).resolve()
     database = directory / SQLITE_FILE
     if not database.exists():

@@ -72,7 +72,13 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, InvalidScopeError
+from langgraph_memory.checks import check_int
+from langgraph_memory.errors import (
+    InvalidArgumentError,
+    InvalidMemoryError,
+    InvalidScopeError,
+    InvalidTypeError,
+)
 from langgraph_memory.model import (
     Decision,
     Kind,
@@ -159,6 +165,10 @@ def load_export(
     ...
     langgraph_memory.errors.InvalidMemoryError: the export is UTF-16 (or UTF-32) text; ...
     """
+    if not isinstance(data, (bytes, str)):
+        raise InvalidTypeError(f"{name} must be bytes or a str, got {type(data).__name__}")
+    check_int(max_bytes, "max_bytes")
+    check_int(max_depth, "max_depth")
     size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > max_bytes:
         raise InvalidMemoryError(

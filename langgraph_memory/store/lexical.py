@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.store.compaction import SQLITE_FILE
 
 __all__ = ["K1", "SCHEMA", "Entry", "LexicalIndex"]
@@ -97,14 +98,14 @@ class LexicalIndex:
     >>> LexicalIndex(Path(tempfile.mkdtemp()) / SQLITE_FILE)
     Traceback (most recent call last):
     ...
-    ValueError: a lexical index never opens Chroma's database or a file beside it: ...
+    langgraph_memory.errors.InvalidArgumentError: a lexical index never opens Chroma's ...
     """
 
     def __init__(self, path: Path | None) -> None:
         if path is not None:
             where = path.resolve()
             if where.name.startswith(SQLITE_FILE) or (where.parent / SQLITE_FILE).exists():
-                raise ValueError(
+                raise InvalidArgumentError(
                     "a lexical index never opens Chroma's database or a file beside it: "
                     f"{path}; keep index files in a folder of their own"
                 )

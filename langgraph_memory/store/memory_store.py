@@ -30,17 +30,36 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 from chromadb.api import ClientAPI
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, IndexConfig, Op, Result, TTLConfig
+from langgraph.store.base import (
+    NOT_PROVIDED,
+    BaseStore,
+    IndexConfig,
+    Item,
+    NamespacePath,
+    NotProvided,
+    Op,
+    Result,
+    SearchItem,
+    TTLConfig,
+)
 
-from langgraph_memory.checks import MAX_K, check_id, check_ids, check_k
+from langgraph_memory.checks import (
+    MAX_K,
+    check_id,
+    check_ids,
+    check_instance,
+    check_k,
+    check_seconds,
+)
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
     InvalidArgumentError,
     InvalidMemoryError,
+    InvalidTypeError,
     MemoryNotFoundError,
 )
 from langgraph_memory.model import (
@@ -72,6 +91,7 @@ from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
 from langgraph_memory.store.indexing import read_index
+from langgraph_memory.store.namespaces import check_namespace_type, langgraph_namespace_errors
 from langgraph_memory.store.records import (
     NOT_EPISODE,
     all_of,
@@ -82,7 +102,7 @@ from langgraph_memory.store.records import (
 from langgraph_memory.store.ttl import check_ttl_config
 from langgraph_memory.store.version import Hit
 
-__all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore"]
+__all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore", "check_store"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -150,9 +170,11 @@ class MemoryStore(BaseStore):
         ttl: TTLConfig | None = None,
     ) -> None:
         if path is not None and client is not None:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "pass either path= (an embedded store) or client= (any chromadb client), not both"
             )
+        _check_location(path, client)
+        _check_embeddings(embeddings)
         indexing = read_index(index, embeddings)
         self.ttl_config = check_ttl_config(ttl)
         embeddings = indexing.embeddings
@@ -416,7 +438,7 @@ class MemoryStore(BaseStore):
         """
         unknown = set(fields) - UPDATE_FIELDS
         if unknown:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"update() got unknown fields {sorted(unknown)}; it accepts {sorted(UPDATE_FIELDS)}"
             )
         scope = Scope.of(scope)
@@ -754,6 +776,14 @@ class MemoryStore(BaseStore):
         >>> {w: round(x, 2) for w, x in s.term_shares("user:a", ["Ann", "Bob", "Zed"]).items()}
         {'Ann': 0.67, 'Bob': 0.33, 'Zed': 0.0}
         """
+        if isinstance(words, str) or not isinstance(words, Iterable):
+            raise InvalidTypeError(
+                f"words must be a list of str, e.g. ['Ann'], got {type(words).__name__}: {words!r}"
+            )
+        words = list(words)
+        for word in words:
+            if not isinstance(word, str):
+                raise InvalidTypeError(f"words must be str, got {type(word).__name__}: {word!r}")
         return keyword.shares(self._core, Scope.of(scope), words)
 
     @_reads
@@ -824,7 +854,10 @@ class MemoryStore(BaseStore):
         3
         """
         scope = Scope.of(scope)
-        where = all_of(metadata_clauses(metadata))
+        clauses = metadata_clauses(metadata)
+        if any(v == {"$in": []} for clause in clauses for v in clause.values()):
+            return 0  # any of no values: none, as find() says (Chroma refuses an empty $in)
+        where = all_of(clauses)
         cols = self._core.collections(scope)
         if cols is None:
             return 0
@@ -874,7 +907,10 @@ class MemoryStore(BaseStore):
             return []
         for d in batch:
             if not isinstance(d, Decision):
-                raise TypeError(f"log() takes Decision objects, got {type(d).__name__}")
+                raise InvalidTypeError(
+                    f"log() takes Decision objects, e.g. Decision(op=Op.NOOP, fact=...), "
+                    f"got {type(d).__name__}"
+                )
         when = utc(now, "now") if now is not None else now_utc()
         return self._core.append_log(scope, batch, when)
 
@@ -1143,6 +1179,11 @@ class MemoryStore(BaseStore):
         >>> _ = s.purge("user:a")
         user:a None
         """
+        if not all(callable(getattr(companion, m, None)) for m in ("purged", "pending_turns")):
+            raise InvalidTypeError(
+                "attach() takes a companion with purged(scope, memory_ids) and "
+                f"pending_turns(scope) methods (a BackgroundWriter), got {type(companion).__name__}"
+            )
         self._core.live().attach(companion)
 
     def pending_turns(self, scope: ScopeLike) -> list[dict[str, Any]]:
@@ -1162,14 +1203,173 @@ class MemoryStore(BaseStore):
 
     @_fresh
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run LangGraph store operations (see ``basestore``)."""
-        return basestore.run_ops(self._core, list(ops), fields=self._fields)
+        """Run LangGraph store operations (see ``basestore``). A namespace that
+        LangGraph's stores refuse raises ``InvalidStoreNamespaceError`` (LangGraph's
+        ``InvalidNamespaceError`` too), and nothing of the batch is written."""
+        return basestore.run_ops(self._core, _op_list(ops), fields=self._fields)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: the same code, run in a worker thread."""
         import asyncio
 
-        return await asyncio.to_thread(self.batch, list(ops))
+        return await asyncio.to_thread(self.batch, _op_list(ops))
+
+    # BaseStore's own methods check namespaces with LangGraph's rules before they
+    # reach batch, and raise LangGraph's error; each runs here as written, and what
+    # it refuses raises InvalidStoreNamespaceError, which is LangGraph's error and ours.
+
+    def get(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        """BaseStore's ``get``: the item under ``key`` (see ``basestore``), or None.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.get(("user", "a"), "food") is None
+        True
+        """
+        check_namespace_type(namespace)
+        with langgraph_namespace_errors():
+            return super().get(namespace, key, refresh_ttl=refresh_ttl)
+
+    async def aget(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        """BaseStore's ``aget``: async :meth:`get`."""
+        check_namespace_type(namespace)
+        with langgraph_namespace_errors():
+            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+    ) -> list[SearchItem]:
+        """BaseStore's ``search``: items under ``namespace_prefix`` (see ``basestore``)."""
+        check_namespace_type(namespace_prefix, "namespace_prefix")
+        with langgraph_namespace_errors():
+            return super().search(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+    ) -> list[SearchItem]:
+        """BaseStore's ``asearch``: async :meth:`search`."""
+        check_namespace_type(namespace_prefix, "namespace_prefix")
+        with langgraph_namespace_errors():
+            return await super().asearch(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """BaseStore's ``put``: add or update the item under ``key`` (see ``basestore``).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph.store.base import InvalidNamespaceError
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.put(("user", "a"), "food", {"text": "Likes ramen."})
+        >>> try:
+        ...     s.put(("user", "a.b"), "food", {"text": "Likes ramen."})
+        ... except InvalidNamespaceError as exc:  # what code for any LangGraph store catches
+        ...     print(type(exc).__name__)
+        InvalidStoreNamespaceError
+        """
+        check_namespace_type(namespace)
+        with langgraph_namespace_errors():
+            super().put(namespace, key, value, index, ttl=ttl)
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """BaseStore's ``aput``: async :meth:`put`."""
+        check_namespace_type(namespace)
+        with langgraph_namespace_errors():
+            await super().aput(namespace, key, value, index, ttl=ttl)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """BaseStore's ``delete``: archive the item under ``key`` (it stays in history)."""
+        check_namespace_type(namespace)
+        with langgraph_namespace_errors():
+            super().delete(namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """BaseStore's ``adelete``: async :meth:`delete`."""
+        check_namespace_type(namespace)
+        with langgraph_namespace_errors():
+            await super().adelete(namespace, key)
+
+    def list_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """BaseStore's ``list_namespaces``: the namespaces that hold data (see ``basestore``)."""
+        _check_paths(prefix, suffix)
+        with langgraph_namespace_errors():
+            return super().list_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
+
+    async def alist_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """BaseStore's ``alist_namespaces``: async :meth:`list_namespaces`."""
+        _check_paths(prefix, suffix)
+        with langgraph_namespace_errors():
+            return await super().alist_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
 
     @_fresh
     def sweep_ttl(self, *, now: datetime | None = None) -> int:
@@ -1207,4 +1407,63 @@ class MemoryStore(BaseStore):
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
         """Stop the TTL sweeper thread; True once it has ended."""
-        return self._sweeper.stop(timeout)
+        return self._sweeper.stop(check_seconds(timeout))
+
+
+def check_store(store: object, what: str = "store") -> MemoryStore:
+    """``store`` if it is a MemoryStore; otherwise an error that says what to pass
+    (the functions that take one would fail deep inside, some after part of their work).
+
+    >>> check_store("user:a")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidTypeError: store must be a MemoryStore, got str; ...
+    """
+    return check_instance(store, MemoryStore, what, "pass the MemoryStore(...) it should use")
+
+
+def _check_location(path: object, client: object) -> None:
+    """Refuse a ``path`` or ``client`` that cannot name a store, before any is opened."""
+    if path is not None:
+        location = os.fspath(path) if isinstance(path, os.PathLike) else path
+        if not isinstance(location, str):
+            raise InvalidTypeError(
+                f"path must be a str or a pathlib.Path naming a directory, "
+                f"got {type(path).__name__}: {path!r}"
+            )
+        if "\x00" in location:
+            raise InvalidArgumentError(f"path {location!r} contains a NUL character; fix the path")
+    if client is not None and not isinstance(client, ClientAPI):
+        raise InvalidTypeError(
+            f"client must be a chromadb client, e.g. chromadb.HttpClient(host=..., port=...), "
+            f"got {type(client).__name__}"
+        )
+
+
+def _check_embeddings(embeddings: object) -> None:
+    """Refuse an embedder that has not the two methods every read and write calls
+    (any object with them will do, not only a subclass of LangChain's Embeddings)."""
+    if embeddings is None:
+        return
+    if not all(callable(getattr(embeddings, m, None)) for m in ("embed_documents", "embed_query")):
+        raise InvalidTypeError(
+            f"embeddings must be a LangChain Embeddings (with embed_documents and "
+            f"embed_query), got {type(embeddings).__name__}; leave it out for the offline default"
+        )
+
+
+def _op_list(ops: Iterable[Op]) -> list[Op]:
+    """``ops`` as a list, or an error that says what batch() takes."""
+    if not isinstance(ops, Iterable):
+        raise InvalidTypeError(
+            f"batch() takes a list of LangGraph store ops (GetOp, PutOp ...), "
+            f"got {type(ops).__name__}: {ops!r}"
+        )
+    return list(ops)
+
+
+def _check_paths(*paths: object) -> None:
+    """``list_namespaces``' prefix and suffix: a tuple each, or None."""
+    for name, path in zip(("prefix", "suffix"), paths, strict=True):
+        if path is not None:
+            check_namespace_type(path, name)

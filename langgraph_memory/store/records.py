@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.model import (
     EPISODE,
     Decision,
@@ -111,6 +112,10 @@ def metadata_clauses(metadata: Mapping[str, Any] | None) -> list[dict[str, Any]]
     [{'m.turn_id': 't1'}]
     >>> metadata_clauses({"turn_id": ["t1", "t2"]})
     [{'m.turn_id': {'$in': ['t1', 't2']}}]
+    >>> metadata_clauses({"n": [1, "1"]})
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: metadata['n'] lists values of several types ...
     """
     if metadata is None:
         return []
@@ -120,6 +125,12 @@ def metadata_clauses(metadata: Mapping[str, Any] | None) -> list[dict[str, Any]]
     for name, value in metadata.items():
         if isinstance(value, (list, tuple)):
             values = [check_metadata({name: v})[name] for v in value]
+            types = sorted({type(v).__name__ for v in values})
+            if len(types) > 1:  # Chroma refuses such an $in with a ValueError of its own
+                raise InvalidMemoryError(
+                    f"metadata[{name!r}] lists values of several types ({', '.join(types)}); "
+                    "a list matches values of one type: ask once per type"
+                )
             clauses.append({USER_PREFIX + name: {"$in": values}})
         else:
             clauses.append({USER_PREFIX + name: check_metadata({name: value})[name]})

@@ -22,6 +22,7 @@ import re
 from datetime import datetime
 
 from langgraph_memory import porter
+from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.model import Memory
 
 __all__ = ["STOP_WORDS", "date_words", "lexical_text", "stem", "tokenize"]
@@ -63,6 +64,8 @@ def tokenize(text: str, *, stemmed: bool = True) -> list[str]:
     >>> tokenize("LH-761 flights", stemmed=False), tokenize("What is it?")
     (['lh', '761', 'flights'], [])
     """
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"tokenize() takes a str, got {type(text).__name__}")
     words = [w for w in _WORD.findall(text.casefold()) if w not in STOP_WORDS]
     return [stem(w) for w in words] if stemmed else words
 
@@ -74,6 +77,8 @@ def date_words(when: datetime) -> str:
     >>> date_words(datetime(2026, 12, 1, 23, 0, tzinfo=timezone.utc))
     '2026-12-01 1 December 2026'
     """
+    if not isinstance(when, datetime):
+        raise InvalidTypeError(f"date_words() takes a datetime, got {type(when).__name__}")
     return f"{when:%Y-%m-%d} {when.day} {_MONTH_NAMES[when.month - 1]} {when.year}"
 
 

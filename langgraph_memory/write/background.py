@@ -97,8 +97,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from langgraph_memory.checks import check_instance, check_int, check_seconds
 from langgraph_memory.errors import (
     InvalidArgumentError,
+    InvalidTypeError,
     QueueFullError,
     StoreLockedError,
     WriterClosedError,
@@ -226,18 +228,17 @@ class BackgroundWriter:
         exit_timeout: float = EXIT_TIMEOUT_S,
         when_idle: IdleJob | None = None,
     ) -> None:
-        if workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
-        if max_pending < 1:
-            raise ValueError(f"max_pending must be >= 1, got {max_pending}")
+        check_instance(writer, MemoryWriter, "writer", "pass BackgroundWriter(MemoryWriter(store))")
+        check_int(workers, "workers")
+        check_int(max_pending, "max_pending")
         if on_full not in ("wait", "raise"):
-            raise ValueError(f"on_full must be 'wait' or 'raise', got {on_full!r}")
-        if max_attempts < 1:
-            raise ValueError(f"max_attempts must be >= 1, got {max_attempts}")
-        if backoff_s < 0 or backoff_factor < 1:
-            raise ValueError("backoff_s must be >= 0 and backoff_factor >= 1")
-        if not exit_timeout >= 0:  # also refuses NaN
-            raise InvalidArgumentError(f"exit_timeout must be >= 0 seconds, got {exit_timeout!r}")
+            raise InvalidArgumentError(f"on_full must be 'wait' or 'raise', got {on_full!r}")
+        check_int(max_attempts, "max_attempts")
+        _check_number(backoff_s, "backoff_s", 0, " seconds")
+        _check_number(backoff_factor, "backoff_factor", 1)
+        # None is refused too: at exit it would wait for ever.
+        _check_number(exit_timeout, "exit_timeout", 0, " seconds")
+        _check_journal(journal)
         # Checked here, before any thread starts; started last.
         self._idle = None if when_idle is None else IdleRunner(when_idle, writer, self._queued)
         self.writer = writer
@@ -307,6 +308,7 @@ class BackgroundWriter:
         Raises ``WriterClosedError`` after ``close``.
         """
         scope = check_path_scope(Scope.of(scope))  # never an org scope
+        check_seconds(timeout)
         # The turn is checked here (and its id and time fixed: a replay reuses both).
         when = utc(now, "now") if now is not None else None
         turn = Turn.of(messages, when=when, turn_id=turn_id, thread_id=thread_id)
@@ -337,7 +339,11 @@ class BackgroundWriter:
         timeout: float | None = None,
     ) -> str:
         """``submit`` without blocking the event loop (the same code, in a thread)."""
-        materialised = messages if isinstance(messages, Turn) else list(messages)
+        # A generator is read here, in the caller's thread; anything else that is
+        # no list of messages goes as it is, for submit to refuse.
+        materialised: Turn | Iterable[MessageLike] = messages
+        if isinstance(messages, Iterable) and not isinstance(messages, (Turn, str, Mapping)):
+            materialised = list(messages)
         return await asyncio.to_thread(
             self.submit,
             scope,
@@ -370,7 +376,9 @@ class BackgroundWriter:
                 raise QueueFullError(f"{full}, and no room came within {timeout} s")
             self._cond.wait(remaining)
         if any(queued == turn_id for queued, _ in self._unfinished.values()):
-            raise ValueError(f"turn id {turn_id!r} is already queued; give each turn its own id")
+            raise InvalidArgumentError(
+                f"turn id {turn_id!r} is already queued; give each turn its own id"
+            )
         seq = self._seq
         self._seq += 1
         self._unfinished[seq] = (turn_id, scope_key)
@@ -405,6 +413,7 @@ class BackgroundWriter:
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every turn submitted before this call is applied or recorded
         as failed; False if ``timeout`` seconds passed first (or the writer stopped)."""
+        timeout = check_seconds(timeout)
         with self._cond:
             mark = self._seq
 
@@ -418,7 +427,7 @@ class BackgroundWriter:
 
     async def aflush(self, timeout: float | None = None) -> bool:
         """``flush`` without blocking the event loop."""
-        return await asyncio.to_thread(self.flush, timeout)
+        return await asyncio.to_thread(self.flush, check_seconds(timeout))
 
     def wait(self, scope: ScopeLike, timeout: float | None = None) -> bool:
         """Wait until every turn of ``scope`` accepted before this call is applied
@@ -437,6 +446,7 @@ class BackgroundWriter:
         ['User is vegan.']
         """
         key = Scope.of(scope).key
+        timeout = check_seconds(timeout)
         with self._cond:
             mark = self._seq
 
@@ -455,7 +465,7 @@ class BackgroundWriter:
         the turns left are replayed from the journal on the next start (without
         a journal they are lost, and a warning says how many). Safe to call twice.
         """
-        return self._shut(timeout, "closed")
+        return self._shut(check_seconds(timeout), "closed")
 
     def _shut(self, timeout: float | None, how: str) -> bool:
         atexit.unregister(self._close_at_exit)
@@ -610,9 +620,10 @@ class BackgroundWriter:
 
     # -- the store's companion: purges, exports, imports ---------------------------------------
 
-    def pending_turns(self, scope: Scope) -> list[dict[str, Any]]:
+    def pending_turns(self, scope: ScopeLike) -> list[dict[str, Any]]:
         """The turns of ``scope`` accepted and not applied yet (the one a worker
         is applying first), as journal records: what ``export`` keeps of them."""
+        scope = Scope.of(scope)
         with self._cond:
             inflight = self._inflight.get(scope.key)
             items = ([inflight] if inflight else []) + list(self._queues.get(scope.key, ()))
@@ -639,13 +650,14 @@ class BackgroundWriter:
         entry = JournalEntry.from_record(record)
         return self.submit(entry.scope, entry.turn(), turn_id=entry.turn_id)
 
-    def purged(self, scope: Scope, memory_ids: list[str] | None) -> None:
+    def purged(self, scope: ScopeLike, memory_ids: list[str] | None) -> None:
         """Called by the store after a purge (see ``MemoryStore.attach``).
 
         A whole scope: its queued turns are dropped, and the journal forgets
         them. Any purge: the journal is rewritten to hold pending turns only,
         so the words of turns already applied leave its file.
         """
+        scope = Scope.of(scope)
         if memory_ids is None:
             with self._cond:
                 queue = self._queues.get(scope.key)
@@ -685,6 +697,26 @@ def _said(turn: Turn) -> str:
     """The turn's words for a failed decision, so the failure can be acted on."""
     text = "\n".join(f"{m.role}: {m.content}" for m in turn.messages)
     return text[:MAX_TEXT_CHARS]
+
+
+def _check_number(value: object, what: str, low: float, unit: str = "") -> None:
+    """A finite number (not a bool) of at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(
+            f"{what} must be a number >= {low}{unit}, got {type(value).__name__}: {value!r}"
+        )
+    if not low <= value < 1e308:  # NaN, inf and ints too large for a float all fail
+        raise InvalidArgumentError(f"{what} must be >= {low}{unit} and finite, got {value!r}")
+
+
+def _check_journal(journal: object) -> None:
+    """Refuse a ``journal=`` that is none of what ``BackgroundWriter`` takes, before
+    anything opens it."""
+    if not isinstance(journal, (Journal, str, os.PathLike, bool)) and journal is not None:
+        raise InvalidTypeError(
+            "journal must be True (the store's journal), False or None (none), a file "
+            f"path or a Journal, got {type(journal).__name__}: {journal!r}"
+        )
 
 
 def _open_journal(

@@ -17,13 +17,23 @@ from datetime import datetime
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from langgraph_memory.checks import check_instance
+from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.model import Memory
 from langgraph_memory.write.extract import facts_from_output
 from langgraph_memory.write.prompts import Prompts
 from langgraph_memory.write.prompts import extract as extract_prompt
 from langgraph_memory.write.prompts import reconcile as reconcile_prompt
 from langgraph_memory.write.structured import ask
-from langgraph_memory.write.types import Choice, Extraction, Fact, Role, Turn
+from langgraph_memory.write.types import (
+    Choice,
+    Extraction,
+    Fact,
+    Role,
+    Turn,
+    check_choose_args,
+    check_extract_args,
+)
 
 
 def render_memories(shown: Sequence[Memory]) -> str:
@@ -59,12 +69,19 @@ class ChatMemoryModel:
     """Extraction and reconciliation by prompting a chat model for JSON."""
 
     def __init__(self, chat: BaseChatModel, prompts: Prompts | None = None) -> None:
+        if not isinstance(chat, BaseChatModel):
+            raise InvalidTypeError(
+                f"chat must be a LangChain chat model, got {type(chat).__name__}"
+            )
+        if prompts is not None:
+            check_instance(prompts, Prompts, "prompts", "pass Prompts(...) or None")
         self.chat = chat
         self.prompts = prompts or Prompts()
         self.name = f"chat:{getattr(chat, 'model_name', None) or type(chat).__name__}"
 
     def extract(self, turn: Turn, *, roles: Sequence[Role]) -> Extraction:
         """The facts of ``turn`` stated by ``roles``."""
+        roles = check_extract_args(turn, roles)
         today = turn.when.date()
         system = self.prompts.extract_system.format(
             today=today.isoformat(), weekday=today.strftime("%A"), speakers=", ".join(roles)
@@ -79,6 +96,7 @@ class ChatMemoryModel:
 
     def choose(self, fact: Fact, shown: Sequence[Memory], *, today: datetime) -> Choice:
         """One operation for ``fact`` against the memories shown as [0], [1] ..."""
+        check_choose_args([fact], shown, today)
         system = self.prompts.reconcile_system.format(today=today.date().isoformat())
         human = reconcile_prompt.HUMAN.format(memories=render_memories(shown), fact=fact.text)
         parsed, raw = ask(
@@ -94,6 +112,7 @@ class ChatMemoryModel:
         self, facts: Sequence[Fact], shown: Sequence[Memory], *, today: datetime
     ) -> list[Choice]:
         """One operation per fact in one call; missing answers come back as ``op=None``."""
+        check_choose_args(facts, shown, today)
         system = self.prompts.reconcile_batch_system.format(today=today.date().isoformat())
         listed = "\n".join(f"({i}) {f.text}" for i, f in enumerate(facts, start=1))
         human = reconcile_prompt.BATCH_HUMAN.format(memories=render_memories(shown), facts=listed)

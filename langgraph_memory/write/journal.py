@@ -62,7 +62,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from langgraph_memory.errors import JournalError, StoreFormatError, StoreLockedError
+from langgraph_memory.errors import (
+    InvalidArgumentError,
+    JournalError,
+    StoreFormatError,
+    StoreLockedError,
+)
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.lock import try_lock
 from langgraph_memory.turn_record import VERSION as TURN_VERSION
@@ -122,7 +127,7 @@ class Journal:
 
     def __init__(self, path: str | os.PathLike[str], *, compact_every: int = COMPACT_EVERY):
         if compact_every < 1:
-            raise ValueError(f"compact_every must be >= 1, got {compact_every}")
+            raise InvalidArgumentError(f"compact_every must be >= 1, got {compact_every}")
         self.path = Path(path)
         self.compact_every = compact_every
         self._lock = threading.Lock()
@@ -156,7 +161,7 @@ class Journal:
         line = _line(entry.record())
         with self._lock:
             if entry.turn_id in self._pending:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"turn id {entry.turn_id!r} is already in the journal and not done yet; "
                     "give each turn its own id"
                 )
@@ -246,7 +251,7 @@ class Journal:
 
     def _open(self) -> IO[bytes]:
         if self._guard.closed:
-            raise ValueError(f"the journal {self.path} is closed")
+            raise JournalError(f"the journal {self.path} is closed; open a new Journal on it")
         if self._file is None:
             self._file = open(self.path, "ab")  # noqa: SIM115 - kept open, closed in close()
         return self._file

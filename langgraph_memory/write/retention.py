@@ -34,10 +34,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from langgraph_memory.errors import InvalidArgumentError
+from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.model import EPISODE, Decision, Memory, Op, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.memory_store import check_store
 
 __all__ = ["Retention", "archive_decision", "archive_logged", "retain_episodes"]
 
@@ -114,6 +115,7 @@ def retain_episodes(
     Cost: one indexed read for the age, one read of the episodes' ids for the
     count, and a read of every episode only when there are more than ``max_count``.
     """
+    check_store(store)
     scope = Scope.of(scope)
     check_limits(max_age, max_count)
     when = utc(now, "now") if now is not None else now_utc()
@@ -155,13 +157,24 @@ def archive_logged(
     >>> s.active("user:a"), s.decisions("user:a", m.id)[0].target_id == m.id
     ([], True)
     """
+    check_store(store)
+    if isinstance(memories, Memory) or not all(isinstance(m, Memory) for m in memories):
+        raise InvalidTypeError(
+            f"memories must be a list of Memory (e.g. from store.active(scope)), got {memories!r}"
+        )
+    if not (isinstance(reason, str) or callable(reason)):
+        raise InvalidTypeError(
+            f"reason must be a str or a function of the memory, got {type(reason).__name__}"
+        )
     if not memories:
         return []
     when = utc(now, "now") if now is not None else now_utc()
+    # Before the archive: a reason function that fails leaves every memory active.
+    notes = [reason(m) if callable(reason) else reason for m in memories]
     archived = store.archive_many(scope, [m.id for m in memories], now=when)
     decisions = [
-        archive_decision(closed, reason(m) if callable(reason) else reason, turn_id=turn_id)
-        for m, closed in zip(memories, archived, strict=True)
+        archive_decision(closed, note, turn_id=turn_id)
+        for note, closed in zip(notes, archived, strict=True)
     ]
     return store.log(scope, decisions, now=when)
 

@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 from langchain_core.messages import BaseMessage, ChatMessage
 
 from langgraph_memory.checks import check_chars, check_id, strip_controls
-from langgraph_memory.errors import InvalidArgumentError
+from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.model import (
     MAX_METADATA_STR_CHARS,
     Kind,
@@ -58,6 +58,25 @@ SOURCE_OF_ROLE: dict[Role, Source] = {
     "tool": Source.TOOL,
     "document": Source.DOCUMENT,
 }
+
+
+def check_roles(roles: Any, what: str = "roles") -> tuple[Role, ...]:
+    """A list of message roles, as a tuple (a single str would be read letter by letter).
+
+    >>> check_roles(["user", "assistant"])
+    ('user', 'assistant')
+    >>> check_roles("user")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidTypeError: roles must be a list of user, assistant, ...
+    """
+    allowed = ", ".join(SOURCE_OF_ROLE)
+    if isinstance(roles, str) or not isinstance(roles, Iterable):
+        raise InvalidTypeError(f"{what} must be a list of {allowed}; got {roles!r}")
+    listed = list(roles)
+    if any(not isinstance(r, str) or r not in SOURCE_OF_ROLE for r in listed):
+        raise InvalidArgumentError(f"{what} must be a list of {allowed}; got {roles!r}")
+    return tuple(listed)
 
 
 @dataclass(frozen=True)
@@ -133,7 +152,7 @@ class Turn:
 
     def by(self, roles: Iterable[Role]) -> tuple[Message, ...]:
         """The messages of the given roles, in order."""
-        wanted = set(roles)
+        wanted = set(check_roles(roles))
         return tuple(m for m in self.messages if m.role in wanted)
 
 
@@ -244,6 +263,39 @@ class Choice:
     index: Any = None
     text: Any = None
     raw: str | None = None
+
+
+def check_extract_args(turn: Any, roles: Any) -> tuple[Role, ...]:
+    """What a model's ``extract`` is given, checked (a model is also called directly,
+    to try a prompt): a Turn and a list of roles. Returns the roles.
+
+    >>> check_extract_args([("user", "I live in Pune.")], ["user"])
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidTypeError: extract() takes a Turn, e.g. Turn.of(...), got list
+    """
+    if not isinstance(turn, Turn):
+        raise InvalidTypeError(
+            f"extract() takes a Turn, e.g. Turn.of([('user', 'I live in Pune.')]), "
+            f"got {type(turn).__name__}"
+        )
+    return check_roles(roles)
+
+
+def check_choose_args(facts: Any, shown: Any, today: Any) -> None:
+    """What a model's ``choose``/``choose_batch`` is given, checked: Facts, the
+    Memories shown, and today as a datetime.
+
+    >>> check_choose_args([Fact("User is vegan.")], [], today="2026-01-05")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidTypeError: today must be a datetime, got str
+    """
+    for what, items, kind in (("facts", facts, Fact), ("shown", shown, Memory)):
+        if not isinstance(items, (list, tuple)) or not all(isinstance(x, kind) for x in items):
+            raise InvalidTypeError(f"{what} must be a list of {kind.__name__}, got {items!r}")
+    if not isinstance(today, datetime):
+        raise InvalidTypeError(f"today must be a datetime, got {type(today).__name__}")
 
 
 @runtime_checkable

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -61,6 +61,7 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.store import MemoryStore
+from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.tracing import trace_reconcile, trace_scope
 from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
@@ -71,7 +72,14 @@ from langgraph_memory.write.guards import supported
 from langgraph_memory.write.offline import RulesModel
 from langgraph_memory.write.reconcile import candidates, merge_candidates, unopposed, validate
 from langgraph_memory.write.retention import Retention, retain_episodes
-from langgraph_memory.write.types import SOURCE_OF_ROLE, Choice, Fact, MemoryModel, Role, Turn
+from langgraph_memory.write.types import (
+    Choice,
+    Fact,
+    MemoryModel,
+    Role,
+    Turn,
+    check_roles,
+)
 
 log = logging.getLogger("langgraph_memory")
 
@@ -174,16 +182,13 @@ class MemoryWriter:
         episode_roles: Sequence[Role] = ("user",),
         episode_retention: Retention | None = None,
     ) -> None:
+        check_store(store)
         if reconcile not in RECONCILE_CALLS:
             raise InvalidArgumentError(
                 f"reconcile must be 'per_fact' or 'batched', got {reconcile!r}"
             )
-        unknown = [r for r in episode_roles if r not in SOURCE_OF_ROLE]
-        if isinstance(episode_roles, str) or unknown:
-            raise InvalidArgumentError(
-                f"episode_roles must be a list of {', '.join(SOURCE_OF_ROLE)}; "
-                f"got {episode_roles!r}"
-            )
+        roles = check_roles(roles)
+        episode_roles = check_roles(episode_roles, "episode_roles")
         if episode_retention is not None and not isinstance(episode_retention, Retention):
             raise InvalidArgumentError(
                 "episode_retention must be a Retention, e.g. Retention(max_count=10_000); "
@@ -383,10 +388,15 @@ class MemoryWriter:
         thread_id: str | None = None,
     ) -> list[Decision]:
         """``write_turn`` without blocking the event loop (the same code, in a thread)."""
+        # A generator is read here, in the caller's thread; anything else that is
+        # no list of messages goes as it is, for write_turn to refuse.
+        given: Turn | Iterable[MessageLike] = messages
+        if isinstance(messages, Iterable) and not isinstance(messages, (Turn, str, Mapping)):
+            given = list(messages)
         return await asyncio.to_thread(
             self.write_turn,
             scope,
-            list(messages) if not isinstance(messages, Turn) else messages,
+            given,
             now=now,
             turn_id=turn_id,
             thread_id=thread_id,

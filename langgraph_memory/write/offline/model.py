@@ -23,6 +23,8 @@ from langgraph_memory.write.types import (
     Fact,
     Role,
     Turn,
+    check_choose_args,
+    check_extract_args,
 )
 
 __all__ = ["IMPORTANCE", "RulesModel"]
@@ -73,6 +75,7 @@ class RulesModel:
 
         Questions, greetings, thanks and anything no rule reads are skipped.
         """
+        roles = check_extract_args(turn, roles)
         today = turn.when.date()
         facts: list[Fact] = []
         matched: list[list[str]] = []
@@ -112,6 +115,7 @@ class RulesModel:
     def choose(self, fact: Fact, shown: Sequence[Memory], *, today: datetime) -> Choice:
         """NOOP, UPDATE, DELETE or ADD for ``fact`` by its slot, else by its text
         (``slots.choose``); ``today`` is not needed by slots."""
+        check_choose_args([fact], shown, today)
         return slots.choose(fact, shown)
 
     def choose_batch(
@@ -119,4 +123,5 @@ class RulesModel:
     ) -> list[Choice]:
         """One choice per fact, in order, each seeing what the earlier ones did
         (``slots.choose_batch``)."""
+        check_choose_args(facts, shown, today)
         return slots.choose_batch(facts, shown)
