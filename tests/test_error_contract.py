@@ -694,19 +694,17 @@ def test_bad_input_raises_our_error_and_changes_nothing(world: World, case: Bad)
     assert snapshot(world.store) == before, f"{case.name}: a refused call changed the store"
 
 
-# -- known gaps ---------------------------------------------------------------------------------
+# -- the journal ---------------------------------------------------------------------------------
 
 
-#: Bad input the journal does not refuse yet. write/journal.py is being rewritten
-#: elsewhere, and only its raise lines changed here; these fail before any raise line
-#: (in pathlib, a comparison, an attribute). BackgroundWriter, the journal's user,
-#: refuses such input before it reaches the journal (journal=5 is walked above).
-JOURNAL_GAPS: list[Callable[[Path], object]] = [
+#: Bad input to the journal itself (BackgroundWriter, its user, refuses such input
+#: before it reaches the journal: journal=5 is walked above).
+JOURNAL_CASES: list[Callable[[Path], object]] = [
     lambda path: Journal(5),  # type: ignore[arg-type]
     lambda path: Journal(path, compact_every="x"),  # type: ignore[arg-type]
     lambda path: _closing(Journal(path)).append(5),  # type: ignore[arg-type]
-    lambda path: _with_a_turn(_closing(Journal(path))).pending_turns("user:a"),  # type: ignore[arg-type]
-    lambda path: _closing(Journal(path)).purged("user:a", None),  # type: ignore[arg-type]
+    lambda path: _with_a_turn(_closing(Journal(path))).pending_turns(5),  # type: ignore[arg-type]
+    lambda path: _closing(Journal(path)).purged(5, None),  # type: ignore[arg-type]
 ]
 
 
@@ -724,12 +722,7 @@ def _with_a_turn(journal: Journal) -> Journal:
     return journal
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(TypeError, AttributeError),
-    reason="write/journal.py is being rewritten; only its raise lines changed here",
-)
-@pytest.mark.parametrize("call", JOURNAL_GAPS)
+@pytest.mark.parametrize("call", JOURNAL_CASES)
 def test_journal_refuses_bad_input(tmp_path: Path, call: Callable[[Path], object]) -> None:
     try:
         with pytest.raises(MemoryKitError):
@@ -788,8 +781,8 @@ NOT_WALKED = {
     "embedder_name": "names any object",
     "Journal.done": "an unknown turn id is a no-op, as documented",
     "Journal.discard": "a scope with no pending turns is a no-op",
-    "Journal.pending_turns": "JOURNAL_GAPS: the store calls it with a Scope",
-    "Journal.purged": "JOURNAL_GAPS: the store calls it with a Scope",
+    "Journal.pending_turns": "walked in JOURNAL_CASES",
+    "Journal.purged": "walked in JOURNAL_CASES",
     "FunctionEmbeddings.embed_documents": "runs the caller's function, whose errors are its own",
     "FunctionEmbeddings.embed_query": "runs the caller's function, whose errors are its own",
 }

@@ -62,13 +62,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from langgraph_memory.checks import check_instance, check_int
 from langgraph_memory.errors import (
     InvalidArgumentError,
+    InvalidTypeError,
     JournalError,
     StoreFormatError,
     StoreLockedError,
 )
-from langgraph_memory.scope import Scope
+from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store.lock import try_lock
 from langgraph_memory.turn_record import VERSION as TURN_VERSION
 from langgraph_memory.turn_record import TurnRecord, check_turn_id
@@ -126,8 +128,11 @@ class Journal:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, compact_every: int = COMPACT_EVERY):
-        if compact_every < 1:
-            raise InvalidArgumentError(f"compact_every must be >= 1, got {compact_every}")
+        if not isinstance(path, (str, os.PathLike)):
+            raise InvalidTypeError(
+                f"the journal's path must be a str or a path, got {type(path).__name__}"
+            )
+        check_int(compact_every, "compact_every")
         self.path = Path(path)
         self.compact_every = compact_every
         self._lock = threading.Lock()
@@ -158,6 +163,7 @@ class Journal:
 
     def append(self, entry: JournalEntry) -> None:
         """Write ``entry`` and fsync it: when this returns, the turn is durable."""
+        check_instance(entry, TurnRecord, "a journal entry", "pass JournalEntry.of(scope, turn)")
         line = _line(entry.record())
         with self._lock:
             if entry.turn_id in self._pending:
@@ -186,7 +192,7 @@ class Journal:
             if self._done_since_compact >= self.compact_every:
                 self._rewrite()
 
-    def discard(self, scope: str) -> int:
+    def discard(self, scope: ScopeLike) -> int:
         """Drop the pending turns of ``scope`` and rewrite the file without them
         (a purged scope's words must not survive in the journal); their count.
 
@@ -199,8 +205,9 @@ class Journal:
         >>> j.discard("user:alice"), j.pending(), b"1234" in j.path.read_bytes()
         (1, [], False)
         """
+        key = Scope.of(scope).key
         with self._lock:
-            doomed = [i for i, e in self._pending.items() if e.scope == scope]
+            doomed = [i for i, e in self._pending.items() if e.scope == key]
             for turn_id in doomed:
                 del self._pending[turn_id]
             if not self._guard.closed:
@@ -209,7 +216,7 @@ class Journal:
 
     # -- a store's companion, when no background writer runs on the journal ------------
 
-    def pending_turns(self, scope: Scope) -> list[dict[str, Any]]:
+    def pending_turns(self, scope: ScopeLike) -> list[dict[str, Any]]:
         """The scope's pending turns as records: what an export of the scope holds
         (``MemoryStore.attach``; a ``BackgroundWriter`` answers for its own journal).
 
@@ -222,13 +229,14 @@ class Journal:
         >>> [t["id"] for t in j.pending_turns(Scope.parse("user:alice"))]
         ['t1']
         """
-        return [e.record() for e in self.pending() if e.scope == scope.key]
+        key = Scope.of(scope).key
+        return [e.record() for e in self.pending() if e.scope == key]
 
-    def purged(self, scope: Scope, memory_ids: list[str] | None) -> None:
+    def purged(self, scope: ScopeLike, memory_ids: list[str] | None) -> None:
         """After a purge: a whole scope's pending turns go (``discard``); any purge
         rewrites the file, so the words of turns already done leave it."""
         if memory_ids is None:
-            self.discard(scope.key)
+            self.discard(Scope.of(scope).key)
         else:
             self.compact()
 
