@@ -418,3 +418,34 @@ def test_a_whole_scope_purge_drops_a_copy_a_killed_rebuild_left(tmp_path: Path) 
         store.purge("user:bob")
         assert staged(store.client) == []
         assert store.active("user:bob") == []
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["embedded", "client passed in"])
+def test_a_scope_whose_rebuild_was_killed_after_the_drop_opens_whole(
+    tmp_path: Path, shared: bool
+) -> None:
+    """A scope's collection dropped, its whole copy not yet renamed: the store
+    finds the copy when it opens the scope, rather than creating the scope anew,
+    empty, at the next write. Opening the store reads only the registry's and
+    the reviews' names for this (listing every collection of a large server at
+    each open would cost seconds)."""
+    directory = tmp_path / "memory"
+    with MemoryStore(directory, embeddings=fake()) as store:
+        kept = {m.id: m.text for m in store.add_many("user:alice", KEPT)}
+    client = persistent(directory)
+    name = layout.collection_names(Scope("user", "alice"))[0]
+    with pytest.raises(Crash):
+        rebuild.rebuild_collection(CrashingClient(client, "original dropped"), name)  # type: ignore[arg-type]
+    assert staged(client) == [name + rebuild.COPIED]
+    if not shared:
+        client.close()  # type: ignore[attr-defined]
+    opened = (
+        MemoryStore(client=client, embeddings=fake())
+        if shared
+        else MemoryStore(directory, embeddings=fake())
+    )
+    with opened as store:
+        store.add("user:alice", "User also likes long walks.")
+        assert {m.id: m.text for m in store.active("user:alice")}.items() >= kept.items()
+        assert len(store.active("user:alice")) == len(kept) + 1
+        assert staged(store.client) == []

@@ -59,7 +59,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from chromadb.api import ClientAPI
@@ -236,11 +236,18 @@ def _journal(path: Path, names: list[str]) -> None:
     os.replace(partial, journal)
 
 
-def recover_staged(client: ClientAPI, *, exclusive: bool) -> list[str]:
-    """Finish or undo every rebuild of the store's collections that a kill stopped
-    halfway (``rebuild.recover``); the names of those it did something for. Runs
-    before the store reads anything: a registry dropped after its copy was made
-    would otherwise be created again, empty, beside the whole copy.
+def recover_staged(
+    client: ClientAPI, *, exclusive: bool, names: Sequence[str] | None = None
+) -> list[str]:
+    """Finish or undo every rebuild of the store's collections (or of ``names``
+    only) that a kill stopped halfway (``rebuild.recover``); the names of those it
+    did something for. Runs before the store reads the registry: a registry
+    dropped after its copy was made would otherwise be created again, empty,
+    beside the whole copy. With ``names`` it reads only those (a few calls);
+    without, it lists every collection of the database, which on a server shared
+    by a large store takes a while: opening a store checks the registry and the
+    reviews, and a scope's collections are checked when the scope is opened and
+    not found (``Engine.collections``).
 
     ``exclusive``: nothing else may be rebuilding now (an embedded store's
     directory, locked by this process). Without it (a Chroma server, shared with
@@ -255,11 +262,15 @@ def recover_staged(client: ClientAPI, *, exclusive: bool) -> list[str]:
     ['langgraph_memory_reviews']
     >>> client.delete_collection(layout.REVIEWS)
     """
-    staged = {
-        rebuild.original_name(name)
-        for name in layout.all_collection_names(client)
-        if rebuild.original_name(name) != name
-    }
+    staged = (
+        set(names)
+        if names is not None
+        else {
+            rebuild.original_name(name)
+            for name in layout.all_collection_names(client)
+            if rebuild.original_name(name) != name
+        }
+    )
     return [
         name
         for name in sorted(staged)

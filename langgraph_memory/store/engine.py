@@ -17,8 +17,9 @@ Opening an embedded store takes the directory's lock, then, before Chroma opens,
 finishes what a process that purged left undone: the rebuild and compaction of a
 purge it was killed in (``compaction.finish_interrupted_rebuild``), and the
 scrub of what it wrote after a purge (``scrub_after_purge``). Every open, on a
-server too, then finishes or undoes a rebuild a kill stopped halfway
-(``compaction.recover_staged``) before the registry is read.
+server too, then finishes or undoes a rebuild of the registry or the reviews a
+kill stopped halfway (``compaction.recover_staged``) before the registry is read;
+a scope's collections are recovered so when the scope is opened and not found.
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -189,7 +190,9 @@ class Engine:
         # Before the registry is read (or created): a rebuild killed after it dropped
         # the registry left the whole copy under another name. With the directory
         # locked, nothing else can be rebuilding, so unfinished copies go too.
-        compaction.recover_staged(client, exclusive=path is not None)
+        compaction.recover_staged(
+            client, exclusive=path is not None, names=(layout.REGISTRY, layout.REVIEWS)
+        )
         # Of this release's format, or migrated to it, or refused (see ``migrations``).
         self.registry: Collection = migrations.open_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
@@ -287,6 +290,10 @@ class Engine:
             if cached is not None:
                 return cached
             cols = layout.open_scope(self.client, scope)
+            if cols is None and compaction.recover_staged(
+                self.client, exclusive=self.path is not None, names=layout.collection_names(scope)
+            ):
+                cols = layout.open_scope(self.client, scope)  # a rebuild a kill stopped: done
             if cols is None:
                 if not create:
                     return None
