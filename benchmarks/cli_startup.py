@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.reports import publish
-from langgraph_memory import Decision, MemoryStore, Op
+from langgraph_memory import Decision, DecisionOp, MemoryStore
 
 #: The baseline the ratios are against.
 FLOOR = "import chromadb"
@@ -48,7 +48,7 @@ def make_store(path: Path) -> str:
         moved = store.update("user:alice", home.id, "User lives in Pune.", now=t1)
         store.log(
             "user:alice",
-            Decision(op=Op.UPDATE, fact="moved", target_id=home.id, result_id=moved.id),
+            Decision(op=DecisionOp.UPDATE, fact="moved", target_id=home.id, result_id=moved.id),
             now=t1,
         )
         store.add("user:bob", "User is vegan.", now=t0)

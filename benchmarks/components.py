@@ -45,11 +45,11 @@ from langchain_core.language_models import BaseChatModel
 
 from benchmarks.datasets import assume_utc
 from benchmarks.models import default_model_name, named_chat_model
-from langgraph_memory import Decision, Memory, Op
+from langgraph_memory import Decision, DecisionOp, Memory
 from langgraph_memory.embeddings import default_embeddings
 from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.write import ChatMemoryModel, Fact, MemoryModel, Turn
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.steps import extract, validate
 
 #: The repository's fixtures, when this module runs from a checkout.
@@ -63,7 +63,7 @@ SCOPE = "user:eval"
 Role = Literal["user", "assistant", "tool", "document"]
 ROLES: tuple[str, ...] = get_args(Role)
 #: Ops that name a shown memory; ADD and NOOP never do.
-TARGETED = (Op.UPDATE, Op.DELETE)
+TARGETED = (DecisionOp.UPDATE, DecisionOp.DELETE)
 #: Curly quotes, which models like to emit, folded to straight ones so "User's" matches.
 _FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
@@ -145,7 +145,7 @@ class ReconcileCase:
     fact: str
     date: datetime
     memories: tuple[str, ...]
-    ops: tuple[Op, ...]
+    ops: tuple[DecisionOp, ...]
     target: int | None = None
     text_all: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
@@ -274,7 +274,7 @@ def reconcile_case(row: Mapping[str, Any]) -> ReconcileCase:
     raw_ops = expect.get("op")
     names = raw_ops if isinstance(raw_ops, list) else [raw_ops]
     try:
-        ops = tuple(Op(str(name).upper()) for name in names)
+        ops = tuple(DecisionOp(str(name).upper()) for name in names)
     except ValueError:
         raise ValueError(
             f"op must be ADD, UPDATE, DELETE or NOOP (or a list), got {raw_ops!r}"
@@ -405,10 +405,10 @@ def judge_reconcile(case: ReconcileCase, decision: Decision) -> tuple[bool, str]
     >>> case = reconcile_case({"id": "x", "fact": "User no longer eats meat.",
     ...     "date": "2026-03-02T10:00:00+00:00", "memories": ["User eats meat."],
     ...     "expect": {"op": ["DELETE", "UPDATE"], "target": 0}})
-    >>> judge_reconcile(case, Decision(op=Op.DELETE, fact=case.fact, target_id="m0000000",
+    >>> judge_reconcile(case, Decision(op=DecisionOp.DELETE, fact=case.fact, target_id="m0000000",
     ...                                shown_ids=("m0000000",)))
     (True, 'ok')
-    >>> judge_reconcile(case, Decision(op=Op.ADD, fact=case.fact, text=case.fact))
+    >>> judge_reconcile(case, Decision(op=DecisionOp.ADD, fact=case.fact, text=case.fact))
     (False, 'op ADD, expected DELETE or UPDATE')
     """
     if decision.status == "failed":
@@ -420,7 +420,7 @@ def judge_reconcile(case: ReconcileCase, decision: Decision) -> tuple[bool, str]
         got = target_index(decision)
         if got != case.target:
             problems.append(f"target [{got}], expected [{case.target}]")
-    if decision.op in (Op.ADD, Op.UPDATE):
+    if decision.op in (DecisionOp.ADD, DecisionOp.UPDATE):
         text = decision.text or ""
         problems += [f"text {text!r} lacks {p!r}" for p in case.text_all if not contains(text, p)]
     return (not problems, "; ".join(problems) or "ok")
@@ -429,7 +429,7 @@ def judge_reconcile(case: ReconcileCase, decision: Decision) -> tuple[bool, str]
 def target_index(decision: Decision) -> int | None:
     """The shown index a decision's ``target_id`` stands for, if any.
 
-    >>> target_index(Decision(op=Op.UPDATE, fact="x", target_id="b", shown_ids=("a", "b")))
+    >>> target_index(Decision(op=DecisionOp.UPDATE, fact="x", target_id="b", shown_ids=("a", "b")))
     1
     """
     if decision.target_id is None or decision.target_id not in decision.shown_ids:

@@ -87,7 +87,7 @@ from langgraph_memory.graph import MemoryState, add_memory, memory_read_node
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import MemoryWriter
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.steps import may_hold_fact
 
 USER = "bench"

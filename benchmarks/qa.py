@@ -54,7 +54,7 @@ from benchmarks.models import chat_model
 from benchmarks.prepare import prepare
 from benchmarks.qa_report import ItemResult, plot, write_reports
 from langgraph_memory import MemoryStore, MemoryWriter
-from langgraph_memory.graph import OfflineChatModel
+from langgraph_memory.graph import StandInChatModel
 from langgraph_memory.read import render, retrieve
 
 #: Part of the cache key of answers: change it whenever the answer prompt changes
@@ -296,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model, model_name = chat_model(args.model, args.base_url)
     if model is None:
         print("no answer model configured: using the offline echo model", file=sys.stderr)
-        model, model_name = OfflineChatModel(), "offline"
+        model, model_name = StandInChatModel(), "offline"
     judge, judge_name = None, ""
     if not args.no_judge:
         judge, judge_name = chat_model(args.judge_model, args.judge_base_url or args.base_url)

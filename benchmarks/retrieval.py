@@ -75,7 +75,7 @@ from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import retrieve
 from langgraph_memory.write import ChatMemoryModel, MemoryModel
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 
 LOCOMO_KS: tuple[int, ...] = (5, 10, 25)
 LME_SESSION_KS: tuple[int, ...] = (5, 10)

@@ -48,19 +48,19 @@ if TYPE_CHECKING:
     from langgraph_memory.graph.nodes import memory_read_node, memory_write_node
     from langgraph_memory.graph.tools import memory_tools
     from langgraph_memory.graph.wiring import add_memory
-    from langgraph_memory.model import (
+    from langgraph_memory.read.render import render
+    from langgraph_memory.read.retrieve import Retrieved, retrieve
+    from langgraph_memory.records import (
         Decision,
+        DecisionOp,
         Kind,
         Memory,
-        Op,
         Review,
         ReviewStatus,
         Source,
         Status,
         Trust,
     )
-    from langgraph_memory.read.render import render
-    from langgraph_memory.read.retrieve import Retrieved, retrieve
     from langgraph_memory.scope import Scope, fill_namespace
     from langgraph_memory.store.memory_store import MemoryStore
     from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
@@ -98,15 +98,15 @@ _LAZY = {
     # records
     "Scope": "langgraph_memory.scope",
     "fill_namespace": "langgraph_memory.scope",
-    "Memory": "langgraph_memory.model",
-    "Decision": "langgraph_memory.model",
-    "Op": "langgraph_memory.model",
-    "Review": "langgraph_memory.model",
-    "ReviewStatus": "langgraph_memory.model",
-    "Kind": "langgraph_memory.model",
-    "Source": "langgraph_memory.model",
-    "Status": "langgraph_memory.model",
-    "Trust": "langgraph_memory.model",
+    "Memory": "langgraph_memory.records",
+    "Decision": "langgraph_memory.records",
+    "DecisionOp": "langgraph_memory.records",
+    "Review": "langgraph_memory.records",
+    "ReviewStatus": "langgraph_memory.records",
+    "Kind": "langgraph_memory.records",
+    "Source": "langgraph_memory.records",
+    "Status": "langgraph_memory.records",
+    "Trust": "langgraph_memory.records",
 }
 
 __all__ = [
@@ -115,6 +115,7 @@ __all__ = [
     "BackgroundWriter",
     "CompactionError",
     "Decision",
+    "DecisionOp",
     "EmbedderError",
     "EmbeddingMismatchError",
     "Hit",
@@ -135,7 +136,6 @@ __all__ = [
     "MissingScopeKeyError",
     "MissingStateKeyError",
     "ModelConfigError",
-    "Op",
     "QueueFullError",
     "Retention",
     "Retrieved",
@@ -166,11 +166,17 @@ __all__ = [
 ]
 
 
+#: Old names, answered with a DeprecationWarning until the release ``deprecation`` names.
+_RENAMED = {"Op": ("langgraph_memory.records", "DecisionOp")}
+
+
 def __getattr__(name: str) -> object:
     """Load a public name's module on first use, then keep the name here."""
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'langgraph_memory' has no attribute {name!r}")
+        from langgraph_memory.deprecation import renamed
+
+        return renamed(__name__, name, _RENAMED)
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

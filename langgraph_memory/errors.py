@@ -103,11 +103,21 @@ class CompactionError(MemoryKitError, RuntimeError):
 
 
 class AmbiguousMemoryError(MemoryKitError, LookupError):
-    """A description matches several memories; ``candidates`` lists them."""
+    """A description matches several memories; ``matches`` lists them."""
 
-    def __init__(self, message: str, candidates: Sequence[object] | None = None) -> None:
+    def __init__(self, message: str, matches: Sequence[object] | None = None) -> None:
         super().__init__(message)
-        self.candidates = list(candidates or [])
+        self.matches = list(matches or [])
+
+    @property
+    def candidates(self) -> list[object]:
+        """Deprecated name of ``matches`` (until release 0.4.0)."""
+        import warnings
+
+        warnings.warn(
+            "AmbiguousMemoryError.candidates is renamed matches", DeprecationWarning, stacklevel=2
+        )
+        return self.matches
 
 
 class ModelConfigError(MemoryKitError, ValueError):

@@ -38,7 +38,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, ParamSpec, Protocol, TypeVar, cast
 
-from langgraph_memory.model import Decision, Kind, Memory, Source, Trust
+from langgraph_memory.records import Decision, Kind, Memory, Source, Trust
 from langgraph_memory.scope import Scope, ScopeLike
 
 # What the payload functions read of the steps' records. The step modules import
@@ -293,8 +293,9 @@ def scope_metadata(arguments: Mapping[str, Any]) -> Payload:
 def decision_summary(decision: Decision) -> Payload:
     """The validated decision as a reconcile run shows it.
 
-    >>> from langgraph_memory.model import Op
-    >>> decision_summary(Decision(op=Op.ADD, fact="User is vegan.", text="User is vegan."))["op"]
+    >>> from langgraph_memory.records import DecisionOp
+    >>> d = Decision(op=DecisionOp.ADD, fact="User is vegan.", text="User is vegan.")
+    >>> decision_summary(d)["op"]
     'ADD'
     """
     return {
@@ -341,7 +342,7 @@ def retrieve_outputs(results: Sequence[Retrieved]) -> Payload:
     """Retrieved memories as documents, LangSmith's retriever format.
 
     >>> from datetime import datetime, timezone
-    >>> from langgraph_memory.model import Memory
+    >>> from langgraph_memory.records import Memory
     >>> from langgraph_memory.read.retrieve import Retrieved
     >>> m = Memory(id="0a1b2c3d", text="User lives in Pune.", scope="user:a",
     ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))

@@ -30,7 +30,7 @@ from typing import Any, Literal, TypeVar
 
 from langgraph_memory.checks import check_chars
 from langgraph_memory.errors import InvalidScopeError, JournalError
-from langgraph_memory.model import utc
+from langgraph_memory.records import utc
 from langgraph_memory.scope import Scope
 
 __all__ = ["ROLE_OF_TYPE", "VERSION", "Role", "TurnRecord", "check_turn_id"]

@@ -29,17 +29,17 @@ from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel
 
 from langgraph_memory import (
+    DecisionOp,
     InvalidArgumentError,
     InvalidScopeError,
     MemoryStore,
     MissingScopeKeyError,
-    Op,
     Scope,
     fill_namespace,
 )
 from langgraph_memory.graph import (
     MemoryState,
-    OfflineChatModel,
+    StandInChatModel,
     add_memory,
     memory_hooks,
     memory_read_node,
@@ -167,7 +167,7 @@ def test_a_graph_without_a_memory_store_gets_a_clear_error(store: MemoryStore) -
 
 
 def test_the_chat_graph_is_compiled_with_its_store(store: MemoryStore) -> None:
-    graph = build_chat_graph(store, OfflineChatModel(), MemoryWriter(store, model=RulesModel()))
+    graph = build_chat_graph(store, StandInChatModel(), MemoryWriter(store, model=RulesModel()))
     assert graph.store is store, "LangGraph (and the Platform's store API) see the store"
     graph.invoke({"messages": [("user", "I live in Pune.")]}, {"configurable": {"user_id": "a"}})
     assert [m.text for m in store.active("user:a", episodes=False)] == ["User lives in Pune."]
@@ -246,7 +246,9 @@ def test_middleware_reads_once_per_turn_and_writes_once_after_a_tool_loop(
     tool_answer = next(m for m in out["messages"] if isinstance(m, ToolMessage))
     assert "User lives in Pune." in str(tool_answer.content), "the tool used the agent's store"
     assert "memories" not in out, "the prompt block is the middleware's, not the output's"
-    assert [d.op for d in store.decisions("user:alice")] == [Op.ADD], "one write, at the end"
+    assert [d.op for d in store.decisions("user:alice")] == [DecisionOp.ADD], (
+        "one write, at the end"
+    )
     assert facts(store, "user:alice") == ["User is vegan.", "User lives in Pune."]
 
 
@@ -339,7 +341,7 @@ def test_deferred_writes_go_to_the_background_writer(store: MemoryStore) -> None
         assert background.flush(timeout=30)
         assert background.stats.submitted == 2
     assert facts(store, "user:alice") == ["User lives in Pune."]
-    assert [d.op for d in store.decisions("user:alice")] == [Op.ADD, Op.UPDATE]
+    assert [d.op for d in store.decisions("user:alice")] == [DecisionOp.ADD, DecisionOp.UPDATE]
     episodes = [m for m in store.active("user:alice") if m.is_episode]
     assert [m.metadata["thread_id"] for m in episodes] == ["t1", "t1"], "the turn's thread"
     with pytest.raises(TypeError, match="BackgroundWriter"):
@@ -402,7 +404,9 @@ def test_react_hooks_read_before_each_call_and_write_once_per_turn(store: Memory
         assert system_of(prompt).startswith("You are terse.\n\nWhat you remember about this user")
         assert "User lives in Pune." in system_of(prompt)
     assert all(not isinstance(m, SystemMessage) for m in out["messages"]), "state stays clean"
-    assert [d.op for d in store.decisions("user:alice")] == [Op.ADD], "one write, at the end"
+    assert [d.op for d in store.decisions("user:alice")] == [DecisionOp.ADD], (
+        "one write, at the end"
+    )
     assert facts(store, "user:alice") == ["User is vegan.", "User lives in Pune."]
 
 

@@ -20,7 +20,7 @@ import pytest
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.errors import InvalidArgumentError, StoreLockedError
-from langgraph_memory.model import Decision, Op, Status
+from langgraph_memory.records import Decision, DecisionOp, Status
 from langgraph_memory.scope import Scope
 from langgraph_memory.write import MemoryWriter, RulesModel
 from langgraph_memory.write.background import (
@@ -85,7 +85,11 @@ def test_turns_of_one_scope_apply_in_order(writer: MemoryWriter, store: MemorySt
         assert bg.flush(timeout=30)
         assert bg.stats.applied == 9
     for scope in ("user:a", "user:b", "user:c"):
-        assert [d.op for d in store.decisions(scope)] == [Op.ADD, Op.UPDATE, Op.UPDATE]
+        assert [d.op for d in store.decisions(scope)] == [
+            DecisionOp.ADD,
+            DecisionOp.UPDATE,
+            DecisionOp.UPDATE,
+        ]
         assert [m.text for m in store.active(scope, episodes=False)] == ["User lives in Mumbai."]
 
 
@@ -231,7 +235,7 @@ def test_store_errors_are_retried_with_backoff(writer: MemoryWriter, store: Memo
         assert bg.flush(timeout=10)
         assert (bg.stats.retries, bg.stats.applied, bg.stats.failed) == (2, 1, 0)
     assert calls[1] - calls[0] >= 0.05 and calls[2] - calls[1] >= 0.1
-    assert [(d.op, d.turn_id) for d in store.decisions("user:a")] == [(Op.ADD, tid)]
+    assert [(d.op, d.turn_id) for d in store.decisions("user:a")] == [(DecisionOp.ADD, tid)]
     assert [m.text for m in store.active("user:a", episodes=False)] == ["User is vegan."]
 
 
@@ -248,7 +252,7 @@ def test_a_turn_that_keeps_failing_is_logged_as_failed(
         assert bg.flush(timeout=10)
         assert (bg.stats.failed, bg.stats.retries, bg.stats.applied) == (2, 4, 0)
     first = store.decisions("user:a")[0]
-    assert (first.op, first.status, first.turn_id) == (Op.NOOP, Status.FAILED, tid)
+    assert (first.op, first.status, first.turn_id) == (DecisionOp.NOOP, Status.FAILED, tid)
     assert first.error and "after 3 attempts" in first.error and "disk full" in first.error
     assert first.fact == "user: I'm vegan."
     assert store.active("user:a", episodes=False) == []
@@ -295,9 +299,9 @@ def test_replay_applies_pending_turns_once_in_order(
         s = bg.stats
         assert (s.replayed, s.resumed, s.applied) == (3, 1, 3)
     assert [(d.op, d.turn_id) for d in store.decisions("user:a")] == [
-        (Op.ADD, "t0"),
-        (Op.UPDATE, "t1"),
-        (Op.ADD, "t2"),
+        (DecisionOp.ADD, "t0"),
+        (DecisionOp.UPDATE, "t1"),
+        (DecisionOp.ADD, "t2"),
     ]
     assert path.read_text() == ""  # compacted on a clean close
 
@@ -558,4 +562,7 @@ def test_eight_threads_stating_one_fact_make_one_memory(
     assert [m.text for m in store.active("user:same", episodes=False)] == [
         "User is allergic to peanuts."
     ]
-    assert Counter(d.op for d in store.decisions("user:same")) == {Op.ADD: 1, Op.NOOP: 7}
+    assert Counter(d.op for d in store.decisions("user:same")) == {
+        DecisionOp.ADD: 1,
+        DecisionOp.NOOP: 7,
+    }

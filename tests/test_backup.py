@@ -19,11 +19,11 @@ import pytest
 from langgraph_memory import (
     BackgroundWriter,
     Decision,
+    DecisionOp,
     EmbeddingMismatchError,
     InvalidMemoryError,
     MemoryStore,
     MemoryWriter,
-    Op,
     ScopeNotEmptyError,
     Status,
 )
@@ -98,9 +98,9 @@ def fill(store: MemoryStore, scope: str = "user:alice") -> dict[str, str]:
     store.log(
         scope,
         [
-            Decision(op=Op.ADD, fact="lives in Delhi", result_id=home.id, turn_id="t1"),
+            Decision(op=DecisionOp.ADD, fact="lives in Delhi", result_id=home.id, turn_id="t1"),
             Decision(
-                op=Op.UPDATE,
+                op=DecisionOp.UPDATE,
                 fact="moved to Pune",
                 text="User lives in Pune.",
                 target_id=home.id,
@@ -111,7 +111,9 @@ def fill(store: MemoryStore, scope: str = "user:alice") -> dict[str, str]:
                 turn_id="t2",
                 created_at=T0 + DAY,
             ),
-            Decision(op=Op.DELETE, fact="quit", target_id=job.id, status="failed", error="boom"),
+            Decision(
+                op=DecisionOp.DELETE, fact="quit", target_id=job.id, status="failed", error="boom"
+            ),
         ],
         now=T0 + 2 * DAY,
     )
@@ -210,7 +212,7 @@ def test_import_refuses_a_scope_that_holds_data(store: MemoryStore) -> None:
     backup = store.export("user:alice")
     with pytest.raises(ScopeNotEmptyError, match="already holds 7 memory versions, 3 decisions"):
         store.import_scope(backup)
-    store.log("user:carol", Decision(op=Op.NOOP, fact="only a decision"))
+    store.log("user:carol", Decision(op=DecisionOp.NOOP, fact="only a decision"))
     before = store.export("user:carol")
     with pytest.raises(ScopeNotEmptyError, match="user:carol already holds 1 decisions"):
         store.import_scope(backup, scope="user:carol")

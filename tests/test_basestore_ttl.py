@@ -18,7 +18,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph.store.base import PutOp
 
 from langgraph_memory import InvalidArgumentError, MemoryStore
-from langgraph_memory.model import now_utc
+from langgraph_memory.records import now_utc
 
 CACHE = ("cache", "alice")
 FAKE = DeterministicFakeEmbedding(size=8)

@@ -34,7 +34,7 @@ PUBLIC_MODULES = frozenset(
         ".testing",
         ".tracing",
         ".write",
-        ".write.offline",
+        ".write.rules",
         ".write.prompts",
         ".write.prompts.extract",
         ".write.prompts.reconcile",
@@ -84,7 +84,7 @@ def test_the_check_refuses_private_imports_and_accepts_public_ones() -> None:
         "from langgraph_memory.write import may_hold_fact": "not in",
         "from langgraph_memory import embeddings": "not in",
         "import langgraph_memory.read": "import names from it",
-        "def f():\n    from langgraph_memory.model import utc": "not in",
+        "def f():\n    from langgraph_memory.records import utc": "not in",
     }
     for source, why in refused.items():
         [problem] = private_imports(source)

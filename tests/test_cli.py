@@ -26,7 +26,7 @@ from conftest import ChromaServer
 from langgraph_memory import MemoryStore
 from langgraph_memory.cli import output
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.model import EPISODE, Decision, Op
+from langgraph_memory.records import EPISODE, Decision, DecisionOp
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 1, 5, tzinfo=timezone.utc)
@@ -82,7 +82,7 @@ def fill(store: MemoryStore) -> dict[str, str]:
     store.log(
         "user:alice",
         Decision(
-            op=Op.UPDATE,
+            op=DecisionOp.UPDATE,
             fact="User lives in Pune.",
             text="User lives in Pune.",
             target_id=delhi.id,
@@ -329,7 +329,7 @@ def test_json_on_a_terminal_stays_one_clean_document(tmp_path: Path, embedder: L
     path = tmp_path / "store"
     with MemoryStore(path, embeddings=embedder) as store:
         tea = store.add("user:eve", evil)
-        store.log("user:eve", Decision(op=Op.ADD, fact=evil, result_id=tea.id, note=note))
+        store.log("user:eve", Decision(op=DecisionOp.ADD, fact=evil, result_id=tea.id, note=note))
     out = ok("show", "--path", str(path), "--user", "eve", "--json")
     assert "\u202e" not in out and "\\u202e" in out
     assert json.loads(out)[0]["text"] == evil

@@ -17,7 +17,7 @@ from test_cli import cli
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.cli import main
-from langgraph_memory.model import Decision, Op
+from langgraph_memory.records import Decision, DecisionOp
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
@@ -84,7 +84,7 @@ def test_printing_commands_show_stored_texts_as_clean_single_lines(
         store.log(
             "user:eve",
             Decision(
-                op=Op.UPDATE, fact=EVIL, text=EVIL, target_id=first.id, result_id=second.id,
+                op=DecisionOp.UPDATE, fact=EVIL, text=EVIL, target_id=first.id, result_id=second.id,
                 shown_ids=(first.id,), shown_texts=(EVIL,), turn_id="t1\x1b[8m",
                 note=EVIL,
             ),

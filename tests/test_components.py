@@ -33,7 +33,7 @@ from benchmarks.components import (
     score_extraction,
     score_reconcile,
 )
-from langgraph_memory import Memory, Op
+from langgraph_memory import DecisionOp, Memory
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import (
     ChatMemoryModel,
@@ -43,7 +43,7 @@ from langgraph_memory.write import (
     MemoryModel,
     Turn,
 )
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 
 EXTRACTION = load_extraction(DEFAULT_EXTRACTION)
 RECONCILE = load_reconcile(DEFAULT_RECONCILE)
@@ -91,7 +91,11 @@ class Oracle:
     def choose(self, fact: Fact, shown: Sequence[Memory], *, today: datetime) -> Choice:
         case = self.facts[(fact.text, tuple(m.text for m in shown))]
         op = case.ops[0]
-        text = fact.text if op is not Op.UPDATE else f"{shown[case.target or 0].text} {fact.text}"
+        text = (
+            fact.text
+            if op is not DecisionOp.UPDATE
+            else f"{shown[case.target or 0].text} {fact.text}"
+        )
         return Choice(op.value, case.target, text)
 
     def choose_batch(
@@ -152,7 +156,7 @@ def test_fixtures_have_enough_valid_cases() -> None:
     for case in RECONCILE:
         assert case.target is None or 0 <= case.target < len(case.memories)
         if not case.memories:
-            assert set(case.ops) <= {Op.ADD, Op.NOOP}, case.id
+            assert set(case.ops) <= {DecisionOp.ADD, DecisionOp.NOOP}, case.id
 
 
 def test_every_case_is_unique_to_its_key() -> None:
@@ -222,7 +226,7 @@ def test_an_unusable_answer_fails_even_where_nothing_is_expected() -> None:
 
 def test_always_noop_fails_exactly_the_cases_that_want_a_change() -> None:
     results = score_reconcile(Wrong("noop"), RECONCILE)
-    assert _failed(results) == {c.id for c in RECONCILE if Op.NOOP not in c.ops}
+    assert _failed(results) == {c.id for c in RECONCILE if DecisionOp.NOOP not in c.ops}
 
 
 def test_an_index_off_by_one_fails_exactly_the_targeted_cases() -> None:

@@ -18,12 +18,12 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.messages import AIMessage, HumanMessage
 
 from langgraph_memory import (
+    DecisionOp,
     InvalidArgumentError,
     Kind,
     Memory,
     MemoryNotFoundError,
     MemoryStore,
-    Op,
     Retention,
     Source,
     Trust,
@@ -153,7 +153,7 @@ def test_an_update_adds_its_turns_episode_to_the_sources(store: MemoryStore) -> 
     writer = MemoryWriter(store, model=RulesModel())
     writer.write_turn(U, [("user", "I live in Delhi.")], now=T0, turn_id="t1")
     [upd] = writer.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY, turn_id="t2")
-    assert upd.op is Op.UPDATE
+    assert upd.op is DecisionOp.UPDATE
     said = {e.metadata["turn_id"]: e.id for e in episodes(store)}
     new = store.get_memory(U, upd.result_id or "")
     old = store.get_memory(U, upd.target_id or "")
@@ -170,7 +170,7 @@ def test_the_model_is_never_shown_an_episode(store: MemoryStore) -> None:
     [add] = writer.write_turn(U, [("user", "I live in Delhi.")], now=T0)
     [upd] = writer.write_turn(U, [("user", "I live in Delhi, no, Pune now.")], now=T0 + DAY)
     assert upd.shown_ids == (add.result_id,), "the episode that says 'Delhi' is not a candidate"
-    assert upd.op is Op.UPDATE and upd.target_id == add.result_id
+    assert upd.op is DecisionOp.UPDATE and upd.target_id == add.result_id
 
 
 def test_a_turn_embeds_its_episode_and_new_facts_in_one_call(
@@ -354,7 +354,7 @@ def test_retention_by_count_archives_the_oldest_and_logs_why(store: MemoryStore)
     assert sorted(m.text for m in archived) == ["I'm vegan.", "hello!"], "archived, not deleted"
     for m in archived:
         [why] = store.decisions(U, m.id)
-        assert (why.op, why.target_id, why.fact) == (Op.DELETE, m.id, m.text)
+        assert (why.op, why.target_id, why.fact) == (DecisionOp.DELETE, m.id, m.text)
         assert why.note == "retention: beyond the newest 2 episodes (max_count)"
 
 

@@ -45,6 +45,7 @@ from langgraph_memory import (
     AdminRequiredError,
     BackgroundWriter,
     Decision,
+    DecisionOp,
     EmbeddingMismatchError,
     InvalidArgumentError,
     InvalidMemoryError,
@@ -61,7 +62,6 @@ from langgraph_memory import (
     MissingScopeKeyError,
     MissingStateKeyError,
     ModelConfigError,
-    Op,
     Retention,
     Review,
     ReviewNotFoundError,
@@ -542,11 +542,13 @@ BAD: list[Bad] = [
         "Memory.from_dict", lambda w: Memory.from_dict({**w.memory.to_dict(), "kind": "weird"}), MEM
     ),
     Bad("Memory.valid_at", lambda w: w.memory.valid_at(NAIVE), ARG),
-    Bad("Decision", lambda w: Decision(op=Op.NOOP, fact="x", status="done"), ARG),  # type: ignore[arg-type]
+    Bad("Decision", lambda w: Decision(op=DecisionOp.NOOP, fact="x", status="done"), ARG),  # type: ignore[arg-type]
     Bad("Decision.from_dict", lambda w: Decision.from_dict({"fact": "x"}), MEM),
     Bad("Decision.from_dict", lambda w: Decision.from_dict({"op": "weird", "fact": "x"}), MEM),
     Bad("Decision.from_dict", lambda w: Decision.from_dict({"op": "NOOP", "created_at": "x"}), MEM),
-    Bad("Decision.with_", lambda w: Decision(op=Op.NOOP, fact="x").with_(colour="red"), TYPE),
+    Bad(
+        "Decision.with_", lambda w: Decision(op=DecisionOp.NOOP, fact="x").with_(colour="red"), TYPE
+    ),
     Bad("Review.from_dict", lambda w: Review.from_dict({}), MEM),
     Bad("Review.from_dict", lambda w: Review.from_dict(_review(w, status="maybe")), MEM),
     Bad("Status.of", lambda w: Status.of("done"), ARG),
@@ -754,7 +756,7 @@ NOT_WALKED = {
     # enums: Kind('x') is Python's own lookup; the API takes their values as str and
     # checks them there (add(kind='x') raises InvalidMemoryError)
     "Kind": "an enum",
-    "Op": "an enum",
+    "DecisionOp": "an enum",
     "Source": "an enum",
     "Status": "an enum (Status.of is walked)",
     "Trust": "an enum",
@@ -770,8 +772,8 @@ NOT_WALKED = {
     "Reflector": "a Protocol",
     "Reflector.conclude": "a Protocol",
     # LangChain's objects: built and called through LangChain's own API
-    "OfflineChatModel": "a LangChain chat model (pydantic checks its fields)",
-    "OfflineChatModel.bind_tools": "takes any tools and ignores them: it never calls one",
+    "StandInChatModel": "a LangChain chat model (pydantic checks its fields)",
+    "StandInChatModel.bind_tools": "takes any tools and ignores them: it never calls one",
     "ScriptedChatModel": "a LangChain chat model (pydantic checks its fields)",
     "ScriptedChatModel.bind_tools": "takes any tools, as the script decides the calls",
     "ScriptedChatModel.model_post_init": "pydantic's hook",

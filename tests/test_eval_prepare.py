@@ -15,7 +15,7 @@ from benchmarks import qa
 from benchmarks.prepare import prepare
 from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 
@@ -195,7 +195,7 @@ def test_retrieval_eval_measures_what_the_write_path_stored(
 def test_qa_offline_on_what_the_rules_model_wrote_with_a_scripted_judge(
     data: Path, tmp_path: Path, embedder: LocalMiniLM
 ) -> None:
-    from langgraph_memory.graph import OfflineChatModel
+    from langgraph_memory.graph import StandInChatModel
     from langgraph_memory.testing import ScriptedChatModel
 
     def judge(messages: list[BaseMessage]) -> dict[str, str]:
@@ -208,7 +208,7 @@ def test_qa_offline_on_what_the_rules_model_wrote_with_a_scripted_judge(
         writer = MemoryWriter(store, model=RulesModel())
         items = prepare(data, "longmemeval-s", store, tmp_path / "m.json", mode="write_path",
                         writer=writer, limit=1)  # fmt: skip
-        [result] = qa.run_qa(items, store, OfflineChatModel(), model_name="offline",
+        [result] = qa.run_qa(items, store, StandInChatModel(), model_name="offline",
                              judge=scripted, judge_name="scripted")  # fmt: skip
     # The knowledge update reached the answer: the current city, not the old one.
     assert "Porto" in result.answer and "Lisbon" not in result.answer

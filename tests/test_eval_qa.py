@@ -29,7 +29,7 @@ from benchmarks.qa import Cache, run_qa
 from benchmarks.qa_report import aggregate, plot, to_markdown, write_reports
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.graph import OfflineChatModel
+from langgraph_memory.graph import StandInChatModel
 from langgraph_memory.porter import stem
 from langgraph_memory.testing import ScriptedChatModel
 
@@ -267,7 +267,7 @@ def test_runner_scores_caches_and_reports(store: MemoryStore, tmp_path: Path) ->
 def test_runner_with_the_offline_answerer(store: MemoryStore) -> None:
     judge = ScriptedChatModel(default=scripted_judge)
     items = [ITEMS[0], ITEMS[2], ITEMS[3]]
-    results = run_qa(items, store, OfflineChatModel(), model_name="offline", judge=judge,
+    results = run_qa(items, store, StandInChatModel(), model_name="offline", judge=judge,
                      judge_name="scripted-judge")  # fmt: skip
     lives, cat, car = results
     assert "Pune" in lives.answer and lives.judge_label == "CORRECT"

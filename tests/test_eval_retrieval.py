@@ -35,7 +35,7 @@ from benchmarks.metrics import (
 )
 from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "eval"
 LOCOMO = FIXTURES / "locomo_mini.json"

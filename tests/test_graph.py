@@ -15,10 +15,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from langgraph_memory import (
+    DecisionOp,
     InvalidArgumentError,
     MemoryStore,
     MissingScopeKeyError,
-    Op,
     Source,
     Trust,
 )
@@ -85,7 +85,7 @@ def test_a_tool_loop_reads_once_and_writes_once_per_turn(store: MemoryStore) -> 
     assert seen[0] == seen[1], "memories were read once, before the loop"
     assert "[" in out["messages"][2].content and "User lives in Pune." in out["messages"][2].content
     decisions = store.decisions("user:alice")
-    assert [d.op for d in decisions] == [Op.ADD], "the turn was written once, when it ended"
+    assert [d.op for d in decisions] == [DecisionOp.ADD], "the turn was written once, when it ended"
     assert sorted(m.text for m in store.active("user:alice", episodes=False)) == [
         "User is vegan.",
         "User lives in Pune.",
@@ -182,7 +182,7 @@ def test_deferred_writes_go_through_the_background_writer(store: MemoryStore) ->
     assert background.flush(timeout=30)
     background.close()
     assert [m.text for m in store.active("user:alice", episodes=False)] == ["User lives in Pune."]
-    assert [d.op for d in store.decisions("user:alice")] == [Op.ADD, Op.UPDATE]
+    assert [d.op for d in store.decisions("user:alice")] == [DecisionOp.ADD, DecisionOp.UPDATE]
     from langgraph_memory.graph import memory_write_node
 
     with pytest.raises(TypeError, match="BackgroundWriter"):
@@ -195,16 +195,16 @@ def test_deferred_writes_go_through_the_background_writer(store: MemoryStore) ->
 
 def test_the_chat_graph_defers_its_writes_to_a_background_writer(store: MemoryStore) -> None:
     from langgraph_memory.graph.agent import build_chat_graph
-    from langgraph_memory.graph.offline import OfflineChatModel
+    from langgraph_memory.graph.stand_in import StandInChatModel
     from langgraph_memory.write import BackgroundWriter
 
     writer = MemoryWriter(store, model=RulesModel())
     with BackgroundWriter(writer, workers=1) as background:
-        graph = build_chat_graph(store, OfflineChatModel(), background, write="deferred")
+        graph = build_chat_graph(store, StandInChatModel(), background, write="deferred")
         graph.invoke({"messages": [("user", "I live in Delhi.")]}, ALICE)
         graph.invoke({"messages": [("user", "I moved to Pune.")]}, ALICE)
         assert background.flush(timeout=30)
         assert background.stats.submitted == 2, "both turns went through the queue"
     assert [m.text for m in store.active("user:alice", episodes=False)] == ["User lives in Pune."]
     with pytest.raises(TypeError, match="needs a BackgroundWriter"):
-        build_chat_graph(store, OfflineChatModel(), writer, write="deferred")
+        build_chat_graph(store, StandInChatModel(), writer, write="deferred")

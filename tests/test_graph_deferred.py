@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage
 from langgraph_memory import InvalidArgumentError, MemoryStore
 from langgraph_memory.graph import MemoryState, add_memory, memory_read_node
 from langgraph_memory.graph.agent import build_chat_graph
-from langgraph_memory.graph.offline import OfflineChatModel
+from langgraph_memory.graph.stand_in import StandInChatModel
 from langgraph_memory.write import BackgroundWriter, MemoryWriter, RulesModel
 
 ALICE = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
@@ -81,7 +81,7 @@ def test_the_chat_graph_reads_its_deferred_writes_under_ainvoke(store: MemorySto
         return await graph.ainvoke({"messages": [("user", "What do I eat?")]}, ALICE)
 
     with BackgroundWriter(writer, workers=1) as background:
-        graph = build_chat_graph(store, OfflineChatModel(), background, write="deferred")
+        graph = build_chat_graph(store, StandInChatModel(), background, write="deferred")
         out = asyncio.run(two_turns(graph))
     assert "User is vegan." in out["memories"]
 
@@ -115,7 +115,7 @@ def test_the_wait_is_bounded_and_says_so(
 def test_middleware_and_hooks_read_their_deferred_writes_too(store: MemoryStore) -> None:
     from langchain_core.messages import HumanMessage
 
-    from langgraph_memory.graph.steps import memory_steps
+    from langgraph_memory.graph.read_write import memory_steps
 
     writer = slow_writer(store, lambda: time.sleep(0.3))
     with BackgroundWriter(writer, workers=1) as background:

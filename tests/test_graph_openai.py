@@ -12,7 +12,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from openai_stub import OpenAIStub
 
-from langgraph_memory import MemoryStore, Op
+from langgraph_memory import DecisionOp, MemoryStore
 from langgraph_memory.graph.agent import build_chat_graph
 
 ALICE = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
@@ -69,7 +69,7 @@ def test_agent_calls_remember_and_the_next_turn_reads_it(
         f"Remembered [{memory.id}]: User prefers metric units."
     )
     assert memory.source.value == "explicit"
-    assert [d.op for d in store.decisions("user:alice")] == [Op.ADD, Op.NOOP]
+    assert [d.op for d in store.decisions("user:alice")] == [DecisionOp.ADD, DecisionOp.NOOP]
     agent_requests = [b for k, b in script.seen if k == "agent"]
     assert {t["function"]["name"] for t in agent_requests[0]["tools"]} == {
         "remember",

@@ -23,15 +23,15 @@ import pytest
 from langgraph_memory import (
     AdminRequiredError,
     Decision,
+    DecisionOp,
     InvalidMemoryError,
     MemoryKitError,
     MemoryStore,
     MemoryWriter,
-    Op,
     ReviewInvalidError,
 )
 from langgraph_memory.cli import main
-from langgraph_memory.model import Memory, Review, ReviewStatus
+from langgraph_memory.records import Memory, Review, ReviewStatus
 from langgraph_memory.store import load_export
 from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.write import RulesModel
@@ -484,7 +484,7 @@ def test_the_write_path_output_still_round_trips(store: MemoryStore) -> None:
     writer.write_turn(MALLORY, [("user", "I live in Delhi.")], now=T0)
     writer.write_turn(MALLORY, [("user", "I moved to Pune.")], now=T0 + DAY)
     fact = next(m for m in store.active(MALLORY, episodes=False))
-    store.log(MALLORY, Decision(op=Op.NOOP, fact="checked"), now=T0 + DAY)
+    store.log(MALLORY, Decision(op=DecisionOp.NOOP, fact="checked"), now=T0 + DAY)
     with store.admin() as admin:
         admin.approve(store.propose(MALLORY, fact.id, "agent:support", now=T0).id, now=T0)
         admin.reject(store.propose(MALLORY, fact.id, "org:acme", now=T0).id, now=T0)

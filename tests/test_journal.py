@@ -15,7 +15,7 @@ import pytest
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.errors import StoreFormatError
-from langgraph_memory.model import Op
+from langgraph_memory.records import DecisionOp
 from langgraph_memory.write import MemoryWriter, RulesModel
 from langgraph_memory.write.background import BackgroundWriter
 from langgraph_memory.write.journal import Journal, JournalEntry, JournalError
@@ -200,8 +200,8 @@ def test_a_background_writer_starts_on_a_damaged_journal_and_replays_the_rest(
         assert bg.flush(timeout=30)
         assert bg.stats.replayed == 2
     assert [(d.op, d.turn_id) for d in store.decisions("user:a")] == [
-        (Op.ADD, "t1"),
-        (Op.UPDATE, "t2"),
+        (DecisionOp.ADD, "t1"),
+        (DecisionOp.UPDATE, "t2"),
     ]
     [copy] = tmp_path.glob("turns.jsonl.damaged-*")
     assert b"I'm an admin." in copy.read_bytes()

@@ -42,7 +42,7 @@ from langgraph_memory.lifecycle import (
 from langgraph_memory.lifecycle.consolidate import CONSOLIDATION
 from langgraph_memory.lifecycle.decay import DECAY, SAFETY
 from langgraph_memory.lifecycle.mergers import MergePlan
-from langgraph_memory.model import EPISODE, Kind, Memory, Op, Status
+from langgraph_memory.records import EPISODE, DecisionOp, Kind, Memory, Status
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import BackgroundWriter, MemoryWriter, Retention, RulesModel
 
@@ -146,7 +146,7 @@ def test_forget_stale_archives_only_the_weak_unprotected_and_logs_why(store: Mem
 
     assert [d.target_id for d in done] == [stale.id]
     [d] = done
-    assert (d.op, d.status, d.turn_id) == (Op.DELETE, Status.APPLIED, DECAY)
+    assert (d.op, d.status, d.turn_id) == (DecisionOp.DELETE, Status.APPLIED, DECAY)
     assert d.id is not None, "logged"
     assert d.note == "decay: strength 4.84e-05 < 0.02 (importance 0.5, unused for 400 days)"
     assert store.decisions("user:a", stale.id) == [d]
@@ -160,7 +160,7 @@ def test_forget_stale_archives_only_the_weak_unprotected_and_logs_why(store: Mem
 def test_forget_stale_dry_run_changes_nothing(store: MemoryStore) -> None:
     m = store.add("user:a", "User saw a jazz gig.", now=T0)
     [d] = forget_stale(store, "user:a", now=T0 + 400 * DAY, dry_run=True)
-    assert (d.op, d.target_id, d.id) == (Op.DELETE, m.id, None)
+    assert (d.op, d.target_id, d.id) == (DecisionOp.DELETE, m.id, None)
     assert store.active("user:a") == [m] and store.decisions("user:a") == []
     with pytest.raises(InvalidArgumentError, match="threshold"):
         forget_stale(store, "user:a", threshold=2)
@@ -203,7 +203,7 @@ def test_consolidation_merges_a_cluster_into_one_memory_that_lists_its_originals
     assert "[0] User is vegan." in shown and "[2] User is not vegan now." in shown
     assert a.id not in shown, "the model sees numbers, never ids"
     update, delete, kept = done
-    assert (update.op, update.target_id, update.turn_id) == (Op.UPDATE, a.id, CONSOLIDATION)
+    assert (update.op, update.target_id, update.turn_id) == (DecisionOp.UPDATE, a.id, CONSOLIDATION)
     merged = store.get_memory("user:a", update.result_id)  # type: ignore[arg-type]
     assert merged.text == "User is vegan and eats vegan food."
     assert merged.replaces == a.id, "an UPDATE of the oldest member: never an overwrite"
@@ -211,12 +211,12 @@ def test_consolidation_merges_a_cluster_into_one_memory_that_lists_its_originals
     assert merged.importance == 0.8
     assert merged.last_accessed == b.created_at, "merging is not a use"
     assert set(update.shown_ids) == {a.id, b.id, c.id} and update.raw
-    assert (delete.op, delete.target_id) == (Op.DELETE, b.id)
+    assert (delete.op, delete.target_id) == (DecisionOp.DELETE, b.id)
     assert delete.note == f"consolidation: merged into {merged.id}"
     assert (
         not store.get_memory("user:a", a.id).active and not store.get_memory("user:a", b.id).active
     )
-    assert (kept.op, set(kept.shown_ids)) == (Op.NOOP, {merged.id, c.id})
+    assert (kept.op, set(kept.shown_ids)) == (DecisionOp.NOOP, {merged.id, c.id})
     facts = {m.text for m in store.active("user:a", episodes=False)}
     assert facts == {"User is vegan and eats vegan food.", "User is not vegan now."}
     assert all(d.id is not None for d in done), "every decision logged"
@@ -258,7 +258,10 @@ def test_a_cluster_kept_apart_is_not_asked_again_until_it_grows(store: MemorySto
     store.add_many("user:a", ["User lives in Pune.", "User lives in Delhi."], now=T0)
     chat = ScriptedChatModel(script=[merges(), merges()])
     [kept] = consolidate(store, "user:a", chat, threshold=0.5)
-    assert (kept.op, kept.note) == (Op.NOOP, "consolidation by chat:ScriptedChatModel: kept apart")
+    assert (kept.op, kept.note) == (
+        DecisionOp.NOOP,
+        "consolidation by chat:ScriptedChatModel: kept apart",
+    )
     assert consolidate(store, "user:a", chat, threshold=0.5) == [] and chat.calls == 1
     store.add("user:a", "User lives in Mumbai.")
     consolidate(store, "user:a", chat, threshold=0.5)
@@ -275,7 +278,7 @@ def test_merges_the_model_may_not_make_are_dropped_and_noted(store: MemoryStore)
         ]
     }
     [kept] = consolidate(store, "user:a", ScriptedChatModel(script=[answer]), threshold=0.5)
-    assert kept.op is Op.NOOP
+    assert kept.op is DecisionOp.NOOP
     assert "fewer than two memories shown ([0, 7])" in (kept.note or "")
     assert "unusable text" in (kept.note or "")
     assert {m.id for m in store.active("user:a", episodes=False)} == {a.id, b.id, c.id}
@@ -285,7 +288,7 @@ def test_an_unreadable_answer_is_a_failed_decision_and_is_asked_again(store: Mem
     vegan_cluster(store)
     chat = ScriptedChatModel(script=["no idea", "still no idea"])
     [failed] = consolidate(store, "user:a", chat, threshold=0.5)
-    assert (failed.op, failed.status, failed.raw) == (Op.NOOP, Status.FAILED, "no idea")
+    assert (failed.op, failed.status, failed.raw) == (DecisionOp.NOOP, Status.FAILED, "no idea")
     consolidate(store, "user:a", chat, threshold=0.5)
     assert chat.calls == 2
 
@@ -343,7 +346,7 @@ def test_the_offline_rules_merge_same_texts_and_keep_values_apart(
         now=T0,
     )
     done = consolidate(store, "user:a", None, threshold=0.5)  # nothing configured: the rules
-    update = next(d for d in done if d.op is Op.UPDATE)
+    update = next(d for d in done if d.op is DecisionOp.UPDATE)
     merged = store.get_memory("user:a", update.result_id)  # type: ignore[arg-type]
     assert merged.text == "The user is vegan.", "the longer text"
     assert merged.replaces == short.id and set(merged.sources) == {short.id, long.id}
@@ -356,7 +359,7 @@ def test_consolidation_dry_run_asks_but_changes_nothing(store: MemoryStore) -> N
     store.add_many("user:a", ["User is vegan.", "user is vegan"])
     before = store.active("user:a")
     update, delete = consolidate(store, "user:a", RulesModel(), dry_run=True)
-    assert (update.op, update.result_id, delete.op) == (Op.UPDATE, None, Op.DELETE)
+    assert (update.op, update.result_id, delete.op) == (DecisionOp.UPDATE, None, DecisionOp.DELETE)
     assert store.active("user:a") == before and store.decisions("user:a") == []
 
 
@@ -395,7 +398,7 @@ def test_maintain_reflects_when_a_reflection_is_due(store: MemoryStore) -> None:
     preview = maintain(store, model=RulesModel(), now=T0 + DAY, dry_run=True)
     assert preview.skipped == ("reflect: a reflection cannot be previewed (dry run)",)
     report = maintain(store, model=RulesModel(), now=T0 + DAY)
-    [added] = [d for d in report.scopes[0].reflected if d.op is Op.ADD]
+    [added] = [d for d in report.scopes[0].reflected if d.op is DecisionOp.ADD]
     assert store.get_memory("user:a", added.result_id).kind is Kind.REFLECTION  # type: ignore[arg-type]
     assert report.totals()["reflections"] == 1
     assert maintain(store, model=RulesModel(), now=T0 + DAY).totals()["reflections"] == 0
@@ -425,7 +428,7 @@ def test_maintain_dry_run_previews_without_changing(store: MemoryStore) -> None:
     assert report.dry_run and all(d.id is None for r in report.scopes for d in r.decisions())
     a, b = report.scopes
     assert (len(a.decayed), a.consolidated) == (2, ()), "what decay takes is not merged"
-    assert [d.op for d in b.consolidated] == [Op.UPDATE, Op.DELETE]
+    assert [d.op for d in b.consolidated] == [DecisionOp.UPDATE, DecisionOp.DELETE]
     assert {s: store.active(s) for s in before} == before
     assert store.decisions("user:a") == store.decisions("user:b") == []
 
@@ -450,7 +453,7 @@ def test_the_background_writer_maintains_when_idle(store: MemoryStore) -> None:
         while len(store.active("user:a")) > 1 and time.monotonic() < deadline:
             time.sleep(0.05)
     assert [m.text for m in store.active("user:a")] == ["User is vegan."]
-    [update] = [d for d in store.decisions("user:a") if d.op is Op.UPDATE]
+    [update] = [d for d in store.decisions("user:a") if d.op is DecisionOp.UPDATE]
     assert update.turn_id == CONSOLIDATION
     with pytest.raises(InvalidArgumentError, match="when_idle"):
         BackgroundWriter(writer, when_idle=lambda w: None)  # type: ignore[arg-type]

@@ -18,9 +18,9 @@ from langchain_core.embeddings import Embeddings
 from langchain_openai import ChatOpenAI
 from openai_stub import OpenAIStub
 
-from langgraph_memory import MemoryStore, Op, Status
+from langgraph_memory import DecisionOp, MemoryStore, Status
 from langgraph_memory.llm import resolve_chat_model
-from langgraph_memory.model import Decision
+from langgraph_memory.records import Decision
 from langgraph_memory.write import ChatMemoryModel, MemoryWriter
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
@@ -75,7 +75,7 @@ def test_env_configured_chat_openai_writes_a_genuine_change(
     [add] = w.write_turn(U, [("user", "I live in Delhi.")], now=T0)
     [upd] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + 30 * DAY)
 
-    assert (add.op, upd.op, upd.status) == (Op.ADD, Op.UPDATE, Status.APPLIED)
+    assert (add.op, upd.op, upd.status) == (DecisionOp.ADD, DecisionOp.UPDATE, Status.APPLIED)
     assert upd.target_id == add.result_id
     assert add.result_id is not None and upd.result_id is not None
     assert texts(store) == ["User lives in Pune."]
@@ -94,7 +94,7 @@ def test_env_configured_chat_openai_writes_a_genuine_change(
     assert add.result_id not in wire
     assert not re.search(r"\b[0-9a-f]{8}\b", reconcile), "a real memory id reached the model"
     # the decision log keeps what the model said on the wire
-    [logged] = [d for d in store.decisions(U, upd.result_id) if d.op is Op.UPDATE]
+    [logged] = [d for d in store.decisions(U, upd.result_id) if d.op is DecisionOp.UPDATE]
     assert "User lives in Pune." in (logged.raw or "")
 
 
@@ -139,7 +139,7 @@ def prose(body: dict[str, Any]) -> str:
 def test_json_in_prose_is_still_parsed(stub: OpenAIStub, store: MemoryStore) -> None:
     stub.default = prose  # however many requests the write path makes
     decisions = MemoryWriter(store).write_turn(U, [("user", "I'm vegan.")], now=T0)
-    assert [(d.op, d.status) for d in decisions] == [(Op.ADD, Status.APPLIED)]
+    assert [(d.op, d.status) for d in decisions] == [(DecisionOp.ADD, Status.APPLIED)]
     assert texts(store) == ["User is vegan."]
 
 
@@ -148,7 +148,7 @@ def test_json_in_prose_for_a_function_calling_model(stub: OpenAIStub, store: Mem
     stub.default = prose
     chat = FunctionCallingChatOpenAI(model="stub-model", api_key="test", max_retries=0)  # type: ignore[arg-type]
     decisions = MemoryWriter(store, model=chat).write_turn(U, [("user", "I'm vegan.")], now=T0)
-    assert [(d.op, d.status) for d in decisions] == [(Op.ADD, Status.APPLIED)]
+    assert [(d.op, d.status) for d in decisions] == [(DecisionOp.ADD, Status.APPLIED)]
     assert texts(store) == ["User is vegan."]
     assert all(r.get("tools") and not r.get("response_format") for r in stub.requests)
 
@@ -177,33 +177,33 @@ def test_truncated_extraction_json_is_a_failed_decision(
     stub: OpenAIStub, delhi: MemoryStore
 ) -> None:
     [d] = write_bad(stub, delhi, '{"facts": [{"text": "User lives in Pu')
-    assert (d.op, d.status) == (Op.NOOP, Status.FAILED) and d.error
+    assert (d.op, d.status) == (DecisionOp.NOOP, Status.FAILED) and d.error
 
 
 def test_extraction_of_the_wrong_shape_is_a_failed_decision(
     stub: OpenAIStub, delhi: MemoryStore
 ) -> None:
     [d] = write_bad(stub, delhi, {"facts": "User lives in Pune."})
-    assert (d.op, d.status) == (Op.NOOP, Status.FAILED) and d.error
+    assert (d.op, d.status) == (DecisionOp.NOOP, Status.FAILED) and d.error
 
 
 def test_reconcile_without_an_op_is_a_failed_decision(stub: OpenAIStub, delhi: MemoryStore) -> None:
     [d] = write_bad(stub, delhi, facts("User lives in Pune."), {"id": 0, "text": "Pune"})
-    assert (d.op, d.status, d.fact) == (Op.NOOP, Status.FAILED, "User lives in Pune.")
+    assert (d.op, d.status, d.fact) == (DecisionOp.NOOP, Status.FAILED, "User lives in Pune.")
 
 
 def test_reconcile_answered_in_words_is_a_failed_decision(
     stub: OpenAIStub, delhi: MemoryStore
 ) -> None:
     [d] = write_bad(stub, delhi, facts("User lives in Pune."), "Sorry, I cannot decide that.")
-    assert (d.op, d.status, d.fact) == (Op.NOOP, Status.FAILED, "User lives in Pune.")
+    assert (d.op, d.status, d.fact) == (DecisionOp.NOOP, Status.FAILED, "User lives in Pune.")
 
 
 def test_an_unknown_memory_number_cannot_touch_a_memory(
     stub: OpenAIStub, delhi: MemoryStore
 ) -> None:
     [d] = write_bad(stub, delhi, facts("User moved to Pune."), {"op": "DELETE", "id": 7})
-    assert (d.op, d.status, d.error) == (Op.NOOP, Status.APPLIED, None)
+    assert (d.op, d.status, d.error) == (DecisionOp.NOOP, Status.APPLIED, None)
     assert d.note == "DELETE of unshown id 7 -> NOOP"
 
 
@@ -225,8 +225,8 @@ def test_batched_mode_costs_one_extraction_and_one_reconcile_request(
     w = MemoryWriter(delhi, reconcile="batched")
     decisions = w.write_turn(U, [("user", "I moved to Pune, and I'm vegan.")], now=T0 + DAY)
     assert [(d.op, d.status) for d in decisions] == [
-        (Op.UPDATE, Status.APPLIED),
-        (Op.ADD, Status.APPLIED),
+        (DecisionOp.UPDATE, Status.APPLIED),
+        (DecisionOp.ADD, Status.APPLIED),
     ]
     assert texts(delhi) == ["User is vegan.", "User lives in Pune."]
     assert len(stub.requests) == 2 and stub.unanswered == 0

@@ -22,9 +22,17 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
-from langgraph_memory import InvalidArgumentError, MemoryStore, Op, Source, Status, Trust, render
+from langgraph_memory import (
+    DecisionOp,
+    InvalidArgumentError,
+    MemoryStore,
+    Source,
+    Status,
+    Trust,
+    render,
+)
 from langgraph_memory.graph import build_chat_graph, memory_tools
-from langgraph_memory.model import Memory
+from langgraph_memory.records import Memory
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import ChatMemoryModel, Choice, Fact, MemoryWriter, RulesModel, Turn
 from langgraph_memory.write.extract import extract
@@ -244,24 +252,28 @@ def test_an_unrelated_target_is_not_closed() -> None:
     allergy = memory(ALLERGY, importance=0.9)
     tea = Fact("User likes tea.")
     deleted = validate(Choice("DELETE", 0), tea, [allergy])
-    assert (deleted.op, deleted.target_id) == (Op.NOOP, None)
+    assert (deleted.op, deleted.target_id) == (DecisionOp.NOOP, None)
     assert (
         deleted.note == "DELETE of [0] refused: unrelated to the fact (no word in common) -> NOOP"
     )
     updated = validate(Choice("UPDATE", 0, "User likes tea."), tea, [allergy])
-    assert (updated.op, updated.target_id, updated.text) == (Op.ADD, None, "User likes tea.")
+    assert (updated.op, updated.target_id, updated.text) == (
+        DecisionOp.ADD,
+        None,
+        "User likes tea.",
+    )
 
 
 def test_a_move_with_no_word_in_common_is_related_by_similarity(embedder: Embeddings) -> None:
     delhi = memory("User lives in Delhi.")
     moved = Fact("User moved to Mumbai.")
     choice = Choice("UPDATE", 0, "User moved to Mumbai.")
-    assert validate(choice, moved, [delhi], embeddings=embedder).op is Op.UPDATE
-    assert validate(choice, moved, [delhi]).op is Op.ADD, "no embeddings: words only"
+    assert validate(choice, moved, [delhi], embeddings=embedder).op is DecisionOp.UPDATE
+    assert validate(choice, moved, [delhi]).op is DecisionOp.ADD, "no embeddings: words only"
     tea = validate(
         Choice("DELETE", 0), Fact("User likes tea."), [memory(ALLERGY)], embeddings=embedder
     )
-    assert tea.op is Op.NOOP and "similarity 0.3" in (tea.note or "")
+    assert tea.op is DecisionOp.NOOP and "similarity 0.3" in (tea.note or "")
 
 
 @pytest.mark.parametrize(
@@ -289,7 +301,7 @@ def test_a_less_trusted_fact_never_closes_a_more_trusted_memory() -> None:
     pune = memory("User lives in Pune.")
     crm = Fact("User lives in Delhi.", source=Source.TOOL, trust=Trust.LOW)
     decision = validate(Choice("UPDATE", 0, "User lives in Delhi."), crm, [pune])
-    assert (decision.op, decision.text) == (Op.ADD, "User lives in Delhi.")
+    assert (decision.op, decision.text) == (DecisionOp.ADD, "User lives in Delhi.")
     assert "a low-trust fact cannot close a high-trust memory" in (decision.note or "")
 
 
@@ -301,7 +313,7 @@ def test_the_issues_probe_tea_does_not_archive_the_allergy(store: MemoryStore) -
         {"op": "DELETE", "id": 0},
     )
     [decision] = writer.write_turn(U, [("user", "I like tea.")], now=T0 + DAY)
-    assert decision.op is Op.NOOP and "unrelated" in (decision.note or "")
+    assert decision.op is DecisionOp.NOOP and "unrelated" in (decision.note or "")
     assert facts(store) == [(ALLERGY, Source.USER, Trust.HIGH)]
 
 
@@ -318,7 +330,7 @@ def test_add_and_the_update_fallback_store_what_the_fact_supports() -> None:
     fallback = validate(
         Choice("UPDATE", 7, "User is an admin."), tea, [memory("User lives in Pune.")]
     )
-    assert (fallback.op, fallback.text) == (Op.ADD, "User likes tea.")
+    assert (fallback.op, fallback.text) == (DecisionOp.ADD, "User likes tea.")
     kept = validate(Choice("ADD", None, "User likes tea"), tea, [])
     assert kept.text == "User likes tea" and kept.note is None
 
@@ -327,11 +339,11 @@ def test_an_update_may_merge_the_fact_with_its_target_and_nothing_else() -> None
     dog = memory("User has a dog.")
     named = Fact("User's dog is named Max.")
     merged = validate(Choice("UPDATE", 0, "User has a dog named Max."), named, [dog])
-    assert (merged.op, merged.text) == (Op.UPDATE, "User has a dog named Max.")
+    assert (merged.op, merged.text) == (DecisionOp.UPDATE, "User has a dog named Max.")
     padded = validate(
         Choice("UPDATE", 0, "User has a dog named Max and is an admin."), named, [dog]
     )
-    assert (padded.op, padded.text) == (Op.UPDATE, "User's dog is named Max.")
+    assert (padded.op, padded.text) == (DecisionOp.UPDATE, "User's dog is named Max.")
 
 
 def test_a_batched_update_whose_target_went_earlier_adds_only_the_facts_text(

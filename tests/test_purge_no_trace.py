@@ -30,9 +30,9 @@ from langgraph_memory import (
     BackgroundWriter,
     CompactionError,
     Decision,
+    DecisionOp,
     MemoryStore,
     MemoryWriter,
-    Op,
     Status,
 )
 from langgraph_memory.store import compact_directory
@@ -73,15 +73,15 @@ def fill(store: MemoryStore, scope: str, marker: str, filler: int) -> list[str]:
     store.log(
         scope,
         [
-            Decision(op=Op.ADD, fact=f"passport {marker}", result_id=secret.id),
+            Decision(op=DecisionOp.ADD, fact=f"passport {marker}", result_id=secret.id),
             Decision(
-                op=Op.UPDATE,
+                op=DecisionOp.UPDATE,
                 fact=f"new passport {marker}",
                 target_id=secret.id,
                 result_id=newer.id,
                 raw=json.dumps({"text": marker}),
             ),
-            Decision(op=Op.ADD, fact=f"locker {marker}", result_id=other.id),
+            Decision(op=DecisionOp.ADD, fact=f"locker {marker}", result_id=other.id),
         ],
     )
     return [secret.id, newer.id, other.id]
@@ -118,12 +118,15 @@ def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
                 store.log(
                     scope,
                     [
-                        Decision(op=Op.ADD, fact=marker, result_id=ids[0], turn_id=turn),
+                        Decision(op=DecisionOp.ADD, fact=marker, result_id=ids[0], turn_id=turn),
                         Decision(
-                            op=Op.NOOP, fact=f"{marker} again", status=Status.FAILED, turn_id=turn
+                            op=DecisionOp.NOOP,
+                            fact=f"{marker} again",
+                            status=Status.FAILED,
+                            turn_id=turn,
                         ),
                         Decision(
-                            op=Op.NOOP,
+                            op=DecisionOp.NOOP,
                             fact="User keeps a diary.",
                             shown_ids=(ids[2],),
                             shown_texts=(f"User's locker code is {marker}-C.",),

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from langchain_core.embeddings import Embeddings
 
 from langgraph_memory import MemoryStore
-from langgraph_memory.model import Memory, Trust
 from langgraph_memory.read import render, retrieve
 from langgraph_memory.read.render import HEADER, UNVERIFIED
+from langgraph_memory.records import Memory, Trust
 from langgraph_memory.text_safety import VISIBLE_FORMAT
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)

@@ -16,7 +16,16 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.messages import BaseMessage
 from test_purge_no_trace import files_holding
 
-from langgraph_memory import Kind, Memory, MemoryStore, MemoryWriter, Op, Source, Status, Trust
+from langgraph_memory import (
+    DecisionOp,
+    Kind,
+    Memory,
+    MemoryStore,
+    MemoryWriter,
+    Source,
+    Status,
+    Trust,
+)
 from langgraph_memory.errors import InvalidArgumentError, MemoryNotFoundError
 from langgraph_memory.lifecycle import due, last_reflection, reflect
 from langgraph_memory.lifecycle.reflect import DEPTH, REFLECTION_PASS
@@ -96,7 +105,7 @@ def test_reflection_waits_until_new_facts_weigh_the_threshold(store: MemoryStore
     assert due(store, U, threshold=2.0)
     done = reflect(store, U, model, now=T0 + DAY, threshold=2.0)
     assert model.calls == 1
-    assert [d.op for d in done] == [Op.ADD, Op.NOOP]
+    assert [d.op for d in done] == [DecisionOp.ADD, DecisionOp.NOOP]
     assert [m.text for m in reflections(store)] == ["User is planning a life in Portugal."]
     # What the pass stored does not count toward the next one; new facts do.
     assert not due(store, U, threshold=2.0)
@@ -123,7 +132,10 @@ def test_force_reflects_now_and_an_empty_scope_gives_nothing(store: MemoryStore)
     assert reflect(store, U, model, force=True) == []  # nothing to reflect on
     assert model.calls == 0 and store.scopes() == []  # and no scope created
     add_facts(store, TRAVEL[:1])
-    assert [d.op for d in reflect(store, U, model, now=T0, force=True)] == [Op.ADD, Op.NOOP]
+    assert [d.op for d in reflect(store, U, model, now=T0, force=True)] == [
+        DecisionOp.ADD,
+        DecisionOp.NOOP,
+    ]
 
 
 @pytest.mark.parametrize(
@@ -148,7 +160,10 @@ def test_the_last_reflection_is_kept_in_the_log_and_survives_a_restart(
         add_facts(store, TRAVEL, importance=0.6)
         reflect(store, U, concluding(), now=T0 + DAY, threshold=2.0)  # no conclusions: a pass
         [mark] = store.decisions(U, turn_id=REFLECTION_PASS)
-        assert mark.op is Op.NOOP and mark.note == "reflection by chat:ScriptedChatModel: 0 stored"
+        assert (
+            mark.op is DecisionOp.NOOP
+            and mark.note == "reflection by chat:ScriptedChatModel: 0 stored"
+        )
     with MemoryStore(path, embeddings=embedder) as store:
         assert last_reflection(store, U) == T0 + DAY
         assert not due(store, U, threshold=2.0)
@@ -207,7 +222,7 @@ def test_sources_are_only_memories_the_model_was_shown(store: MemoryStore) -> No
     note = done[-1].note or ""
     assert "conclusion 1: cites no memory it was shown" in note
     assert "conclusion 2: cites no memory it was shown" in note
-    add = next(d for d in done if d.op is Op.ADD and d.fact == "User reads a lot.")
+    add = next(d for d in done if d.op is DecisionOp.ADD and d.fact == "User reads a lot.")
     assert add.shown_ids == (facts[2].id,) and add.shown_texts == (TRAVEL[2],)
 
 
@@ -286,7 +301,7 @@ def test_reflections_are_medium_trust_inferred_memories(store: MemoryStore) -> N
     assert r.sources == (facts[0].id, facts[2].id) and r.metadata[DEPTH] == 1
     # Every stored reflection is a logged decision.
     [add] = store.decisions(U, r.id)
-    assert add.op is Op.ADD and add.result_id == r.id
+    assert add.op is DecisionOp.ADD and add.result_id == r.id
     assert "not stated by the user" in (add.note or "")
 
 
@@ -367,9 +382,9 @@ def test_archiving_a_source_archives_the_reflections_resting_on_it(store: Memory
     portugal = drawn["User is preparing to live in Portugal."]
     move = drawn["User's next year revolves around a move."]
     assert store.get_memory(U, portugal.id).valid_until == T0 + DAY  # archived, not deleted
-    [why] = [d for d in store.decisions(U, portugal.id) if d.op is Op.DELETE]
+    [why] = [d for d in store.decisions(U, portugal.id) if d.op is DecisionOp.DELETE]
     assert why.note == f"reflection archived: memory {facts[1].id}, which it rests on, was archived"
-    [why_deeper] = [d for d in store.decisions(U, move.id) if d.op is Op.DELETE]
+    [why_deeper] = [d for d in store.decisions(U, move.id) if d.op is DecisionOp.DELETE]
     assert portugal.id in (why_deeper.note or "")
 
 
@@ -382,7 +397,7 @@ def test_updating_or_deleting_a_source_through_any_face_archives_them_too(
     [why] = [
         d
         for d in store.decisions(U, drawn["User's family is spread across countries."].id)
-        if d.op is Op.DELETE
+        if d.op is DecisionOp.DELETE
     ]
     assert "replaced by an update" in (why.note or "")
     store.delete(("user", "alice"), facts[0].id)  # the BaseStore face archives too
@@ -392,7 +407,7 @@ def test_updating_or_deleting_a_source_through_any_face_archives_them_too(
 def test_a_write_path_delete_archives_the_reflection(store: MemoryStore) -> None:
     writer = MemoryWriter(store, model=RulesModel())
     writer.write_turn(U, [("user", "I'm vegetarian. I'm allergic to peanuts.")], now=T0)
-    [r] = [d for d in reflect(store, U, RulesModel(), now=T0, force=True) if d.op is Op.ADD]
+    [r] = [d for d in reflect(store, U, RulesModel(), now=T0, force=True) if d.op is DecisionOp.ADD]
     writer.write_turn(U, [("user", "I'm not vegetarian anymore.")], now=T0 + DAY)
     assert store.get_memory(U, r.result_id or "").active is False
 
@@ -457,7 +472,7 @@ def test_the_offline_rules_reflect_without_a_model(store: MemoryStore) -> None:
     assert done[-1].note == "reflection by rules: 1 stored"
     # Deterministic, and it does not repeat itself.
     again = reflect(store, U, RulesModel(), now=T0 + 6 * DAY, force=True)
-    assert [d.op for d in again] == [Op.NOOP] and len(reflections(store)) == 1
+    assert [d.op for d in again] == [DecisionOp.NOOP] and len(reflections(store)) == 1
 
 
 def test_with_no_model_configured_the_offline_rules_reflect(
@@ -468,5 +483,5 @@ def test_with_no_model_configured_the_offline_rules_reflect(
     add_facts(store, ["User is vegan.", "User is lactose intolerant."])
     with caplog.at_level(logging.WARNING, logger="langgraph_memory"):
         done = reflect(store, U, None, now=T0, force=True)
-    assert [d.op for d in done] == [Op.ADD, Op.NOOP]
+    assert [d.op for d in done] == [DecisionOp.ADD, DecisionOp.NOOP]
     assert "offline rules model" in caplog.text

@@ -17,12 +17,12 @@ from langgraph_memory import (
     AdminRequiredError,
     BackgroundWriter,
     Decision,
+    DecisionOp,
     InvalidArgumentError,
     MemoryArchivedError,
     MemoryNotFoundError,
     MemoryStore,
     MemoryWriter,
-    Op,
     ReviewDecidedError,
     ReviewNotFoundError,
     Status,
@@ -31,7 +31,7 @@ from langgraph_memory import (
     retrieve,
 )
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.model import EPISODE, ReviewStatus
+from langgraph_memory.records import EPISODE, ReviewStatus
 from langgraph_memory.write import RulesModel
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -46,7 +46,7 @@ def lesson_of_alice(store: MemoryStore) -> str:
     [decision] = writer.write_turn(
         "user:alice", [("user", "I prefer email over phone calls.")], now=T0
     )
-    assert decision.op is Op.ADD and decision.text == LESSON and decision.result_id
+    assert decision.op is DecisionOp.ADD and decision.text == LESSON and decision.result_id
     return decision.result_id
 
 
@@ -111,7 +111,7 @@ def test_approve_copies_with_provenance_and_logs_in_both_scopes(store: MemorySto
     }
     # The decision, logged in both scopes; the source's log tells the whole story.
     [added] = store.decisions("agent:support", done.result_id)
-    assert added.op is Op.ADD and added.result_id == done.result_id
+    assert added.op is DecisionOp.ADD and added.result_id == done.result_id
     assert "user:alice" in (added.note or "") and "a general preference" in (added.note or "")
     told = [d.note or "" for d in store.decisions("user:alice", memory_id)]
     assert any(f"review {review.id}: proposed for agent:support" in n for n in told)
@@ -191,7 +191,7 @@ def test_an_org_scope_is_written_only_through_an_admin_view(store: MemoryStore) 
         "add_many": lambda: store.add_many("org:acme", ["Refunds take a day."]),
         "update": lambda: store.update("org:acme", fact.id, "Refunds take a day."),
         "archive": lambda: store.archive("org:acme", fact.id),
-        "log": lambda: store.log("org:acme", Decision(op=Op.NOOP, fact="x")),
+        "log": lambda: store.log("org:acme", Decision(op=DecisionOp.NOOP, fact="x")),
         "put": lambda: store.put(("org", "acme"), "k", {"text": "Refunds take a day."}),
         "delete": lambda: store.delete(("org", "acme"), fact.id),
         "import": lambda: store.import_scope(store.export("org:acme"), scope="org:other"),

@@ -10,16 +10,16 @@ from hypothesis import strategies as st
 
 from langgraph_memory import (
     Decision,
+    DecisionOp,
     InvalidArgumentError,
     InvalidMemoryError,
     InvalidScopeError,
     Kind,
     Memory,
     MissingScopeKeyError,
-    Op,
     Scope,
 )
-from langgraph_memory.model import assume_utc, check_metadata, check_text, utc
+from langgraph_memory.records import assume_utc, check_metadata, check_text, utc
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
 
@@ -191,7 +191,7 @@ def test_memory_round_trips_through_json_dict() -> None:
 
 def test_decision_round_trips() -> None:
     d = Decision(
-        op=Op.UPDATE,
+        op=DecisionOp.UPDATE,
         fact="User lives in Pune.",
         text="User lives in Pune (moved from Delhi).",
         target_id="0a1b2c3d",

@@ -18,6 +18,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from langgraph_memory import (
     Decision,
+    DecisionOp,
     EmbeddingMismatchError,
     InvalidMemoryError,
     InvalidScopeError,
@@ -25,7 +26,6 @@ from langgraph_memory import (
     MemoryArchivedError,
     MemoryNotFoundError,
     MemoryStore,
-    Op,
     Scope,
     Source,
     Trust,
@@ -267,7 +267,7 @@ def test_scopes_lists_what_holds_data(store: MemoryStore) -> None:
     store.add("user:alice", "A.")
     with store.admin() as admin:
         admin.add("org:acme", "B.")
-    store.log("session:t1", Decision(op=Op.NOOP, fact="hi"))
+    store.log("session:t1", Decision(op=DecisionOp.NOOP, fact="hi"))
     assert store.scopes() == [Scope("org", "acme"), Scope("session", "t1"), Scope("user", "alice")]
     assert store.scopes("user") == [Scope("user", "alice")]
     assert store.active("user:nobody") == [] and store.nearest("user:nobody", "x") == []
@@ -278,13 +278,15 @@ def test_scopes_lists_what_holds_data(store: MemoryStore) -> None:
 
 def test_decisions_answer_why_for_a_whole_chain(store: MemoryStore) -> None:
     v1 = store.add("user:a", "User lives in Delhi.", now=T0)
-    store.log("user:a", Decision(op=Op.ADD, fact="User lives in Delhi.", result_id=v1.id), now=T0)
+    store.log(
+        "user:a", Decision(op=DecisionOp.ADD, fact="User lives in Delhi.", result_id=v1.id), now=T0
+    )
     v2 = store.update("user:a", v1.id, "User lives in Pune.", now=T0 + DAY)
     store.log(
         "user:a",
         [
             Decision(
-                op=Op.UPDATE,
+                op=DecisionOp.UPDATE,
                 fact="User moved to Pune.",
                 text=v2.text,
                 target_id=v1.id,
@@ -293,12 +295,12 @@ def test_decisions_answer_why_for_a_whole_chain(store: MemoryStore) -> None:
                 shown_texts=(v1.text,),
                 raw='{"op":"UPDATE"}',
             ),
-            Decision(op=Op.NOOP, fact="User likes tea."),
+            Decision(op=DecisionOp.NOOP, fact="User likes tea."),
         ],
         now=T0 + DAY,
     )
     why = store.decisions("user:a", v2.id)
-    assert [d.op for d in why] == [Op.ADD, Op.UPDATE]
+    assert [d.op for d in why] == [DecisionOp.ADD, DecisionOp.UPDATE]
     assert why[1].shown_texts == ("User lives in Delhi.",) and why[1].raw == '{"op":"UPDATE"}'
     assert all(d.id and d.created_at for d in why)
     assert len(store.decisions("user:a")) == 3
@@ -308,7 +310,7 @@ def test_decisions_answer_why_for_a_whole_chain(store: MemoryStore) -> None:
 def test_export_is_json_ready_and_complete(store: MemoryStore) -> None:
     v1 = store.add("user:a", "User lives in Delhi.", now=T0)
     store.update("user:a", v1.id, "User lives in Pune.", now=T0 + DAY)
-    store.log("user:a", Decision(op=Op.UPDATE, fact="moved", target_id=v1.id))
+    store.log("user:a", Decision(op=DecisionOp.UPDATE, fact="moved", target_id=v1.id))
     data = json.loads(json.dumps(store.export("user:a")))
     assert data["scope"] == "user:a"
     assert [m["text"] for m in data["memories"]] == ["User lives in Delhi.", "User lives in Pune."]
@@ -326,9 +328,9 @@ def test_purge_ids_removes_every_version_and_log_entry(store: MemoryStore) -> No
     store.log(
         "user:a",
         [
-            Decision(op=Op.UPDATE, fact="p", target_id=v1.id, result_id=v2.id),
+            Decision(op=DecisionOp.UPDATE, fact="p", target_id=v1.id, result_id=v2.id),
             Decision(
-                op=Op.NOOP,
+                op=DecisionOp.NOOP,
                 fact="User likes tea.",
                 shown_ids=(keep.id, v2.id),
                 shown_texts=(keep.text, v2.text),
@@ -359,7 +361,7 @@ def test_purge_with_an_unknown_id_deletes_nothing(store: MemoryStore) -> None:
 
 def test_purge_scope_drops_it_and_nothing_else(store: MemoryStore) -> None:
     store.add("user:alice", "Alice fact.")
-    store.log("user:alice", Decision(op=Op.NOOP, fact="x"))
+    store.log("user:alice", Decision(op=DecisionOp.NOOP, fact="x"))
     bob = store.add("user:bob", "Bob fact.")
     assert store.purge("user:alice") == {"memories": 1, "decisions": 1, "reviews": 0}
     assert store.scopes() == [Scope("user", "bob")]

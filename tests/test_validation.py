@@ -32,7 +32,7 @@ from langgraph_memory.cli import main
 from langgraph_memory.graph.nodes import turn_time
 from langgraph_memory.graph.tools import memory_tools
 from langgraph_memory.read import retrieve
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import Turn
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)

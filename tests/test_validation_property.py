@@ -27,7 +27,7 @@ from langchain_core.messages import HumanMessage
 from langgraph_memory import MemoryKitError, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.graph.tools import memory_tools
 from langgraph_memory.read import retrieve
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 CONFIG = {"configurable": {"user_id": "a"}}

@@ -15,7 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory import AmbiguousMemoryError, InvalidArgumentError, MemoryStore, Op, Status
+from langgraph_memory import (
+    AmbiguousMemoryError,
+    DecisionOp,
+    InvalidArgumentError,
+    MemoryStore,
+    Status,
+)
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import MemoryWriter
 from langgraph_memory.write.reconcile import NOTHING_SIMILAR
@@ -61,7 +67,7 @@ def test_genuine_change_closes_the_old_version_and_history_answers_where_before(
     )
     [add] = w.write_turn(U, [("user", "I live in Delhi.")], now=T0)
     [upd] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + 30 * DAY)
-    assert (add.op, upd.op, upd.target_id) == (Op.ADD, Op.UPDATE, add.result_id)
+    assert (add.op, upd.op, upd.target_id) == (DecisionOp.ADD, DecisionOp.UPDATE, add.result_id)
     assert add.note == NOTHING_SIMILAR and upd.note is None
     assert texts(store) == ["User lives in Pune."]
     before = [m for m in store.history(U, upd.result_id) if not m.active]
@@ -116,7 +122,7 @@ def test_restatement_is_a_noop_and_never_lowers_importance(store: MemoryStore) -
     )
     [first] = w.write_turn(U, [("user", "I'm allergic to peanuts.")], now=T0)
     [again] = w.write_turn(U, [("user", "Peanuts, I'm allergic.")], now=T0 + DAY)
-    assert again.op is Op.NOOP and again.target_id == first.result_id
+    assert again.op is DecisionOp.NOOP and again.target_id == first.result_id
     [m] = store.active(U, episodes=False)
     assert m.id == first.result_id and m.importance == 0.9
 
@@ -129,7 +135,7 @@ def test_the_same_fact_twice_in_one_turn_is_one_memory_and_one_call(store: Memor
         {"op": "ADD"},
     )
     decisions = w.write_turn(U, [("user", "I'm vegan. Did I say I'm vegan?")], now=T0)
-    assert [d.op for d in decisions] == [Op.ADD]
+    assert [d.op for d in decisions] == [DecisionOp.ADD]
     assert sorted(texts(store)) == ["User is vegan.", "User lives in Delhi."]
     assert model.calls == 2
 
@@ -148,14 +154,19 @@ def test_a_later_fact_sees_what_an_earlier_one_wrote(store: MemoryStore) -> None
 def test_a_fact_with_nothing_to_compare_is_added_without_a_model_call(store: MemoryStore) -> None:
     w, model = writer(store, facts("User is vegan."), facts("User likes jazz.", "User has a cat."))
     [d] = w.write_turn(U, [("user", "I'm vegan.")], now=T0)
-    assert (d.op, d.status, d.shown_ids, d.note) == (Op.ADD, Status.APPLIED, (), NOTHING_SIMILAR)
+    assert (d.op, d.status, d.shown_ids, d.note) == (
+        DecisionOp.ADD,
+        Status.APPLIED,
+        (),
+        NOTHING_SIMILAR,
+    )
     assert model.calls == 1, "the extraction only"
     [logged] = store.decisions(U, d.result_id)
     assert logged.note == NOTHING_SIMILAR, "the log says why no model was asked"
     # Batched: two facts into an empty scope cost the extraction only.
     w, model = writer(store, facts("User likes jazz.", "User has a cat."), reconcile="batched")
     decisions = w.write_turn("user:bob", [("user", "I like jazz and have a cat.")], now=T0)
-    assert [(d.op, d.note) for d in decisions] == [(Op.ADD, NOTHING_SIMILAR)] * 2
+    assert [(d.op, d.note) for d in decisions] == [(DecisionOp.ADD, NOTHING_SIMILAR)] * 2
     assert model.calls == 1
 
 
@@ -163,7 +174,7 @@ def test_always_reconcile_shows_the_model_every_fact(store: MemoryStore) -> None
     model = ScriptedChatModel(script=[facts("User is bored."), {"op": "NOOP"}])
     w = MemoryWriter(store, model=model, gate=False, always_reconcile=True)
     [d] = w.write_turn(U, [("user", "I'm bored.")], now=T0)
-    assert (d.op, d.note, model.calls) == (Op.NOOP, None, 2), "the model may drop a fact"
+    assert (d.op, d.note, model.calls) == (DecisionOp.NOOP, None, 2), "the model may drop a fact"
     assert "(none)" in str(model.prompts[-1][-1].content) and texts(store) == []
 
 
@@ -186,8 +197,8 @@ def test_every_decision_is_logged_with_what_the_model_saw(store: MemoryStore) ->
     [upd] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY, turn_id="turn-2")
     why = store.decisions(U, upd.result_id)
     assert [(d.op, d.turn_id, d.created_at) for d in why] == [
-        (Op.ADD, "turn-1", T0),
-        (Op.UPDATE, "turn-2", T0 + DAY),
+        (DecisionOp.ADD, "turn-1", T0),
+        (DecisionOp.UPDATE, "turn-2", T0 + DAY),
     ]
     assert why[1].fact == "User moved to Pune." and why[1].shown_texts == ("User lives in Delhi.",)
     assert json.loads(why[1].raw or "")[0]["op"] == "UPDATE"
@@ -201,7 +212,7 @@ def test_structured_output_falls_back_to_json_in_plain_text(store: MemoryStore) 
         'I think {"op": "ADD", "id": null, "text": "User is vegan."} is right.',
     )
     [d] = w.write_turn(U, [("user", "I'm vegan.")], now=T0)
-    assert d.op is Op.ADD and texts(store) == ["User is vegan."]
+    assert d.op is DecisionOp.ADD and texts(store) == ["User is vegan."]
 
 
 # -- bad model output --
@@ -219,9 +230,13 @@ def run_bad(store: MemoryStore, *script: Any) -> list[Any]:
     before = {m.id for m in store.active(U, episodes=False)}
     decisions = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY)
     after = {m.id for m in store.active(U, episodes=False)}
-    deleted = [d.target_id for d in decisions if d.op is Op.DELETE and d.status is Status.APPLIED]
+    deleted = [
+        d.target_id for d in decisions if d.op is DecisionOp.DELETE and d.status is Status.APPLIED
+    ]
     updated = [
-        d.target_id for d in decisions if d.op is Op.UPDATE and d.status is not Status.FAILED
+        d.target_id
+        for d in decisions
+        if d.op is DecisionOp.UPDATE and d.status is not Status.FAILED
     ]
     assert before - after <= set(deleted) | set(updated), "a memory was lost"
     assert [m.text for m in store.active("user:bob", episodes=False)] == ["User lives in Oslo."]
@@ -238,7 +253,7 @@ def test_malformed_extraction_json(seeded: MemoryStore) -> None:
 
 def test_missing_keys(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("User lives in Pune."), {"id": 0, "text": "User lives in Pune."})
-    assert (d.op, d.status) == (Op.NOOP, Status.FAILED)
+    assert (d.op, d.status) == (DecisionOp.NOOP, Status.FAILED)
     assert texts(seeded) == ["User lives in Delhi."]
 
 
@@ -249,7 +264,7 @@ def test_a_bad_reconcile_value_is_refused(store: MemoryStore) -> None:
 
 def test_unknown_op(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("User lives in Pune."), {"op": "MERGE", "id": 0})
-    assert (d.op, d.status, d.error) == (Op.NOOP, Status.APPLIED, None) and "MERGE" in (
+    assert (d.op, d.status, d.error) == (DecisionOp.NOOP, Status.APPLIED, None) and "MERGE" in (
         d.note or ""
     )
 
@@ -261,13 +276,13 @@ def test_hallucinated_id_on_update_becomes_add(seeded: MemoryStore, bad_id: Any)
         facts("User lives in Pune."),
         {"op": "UPDATE", "id": bad_id, "text": "User lives in Pune."},
     )
-    assert d.op is Op.ADD and d.target_id is None
+    assert d.op is DecisionOp.ADD and d.target_id is None
     assert sorted(texts(seeded)) == ["User lives in Delhi.", "User lives in Pune."]
 
 
 def test_hallucinated_id_on_delete_becomes_noop(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("User no longer lives in Delhi."), {"op": "DELETE", "id": 5})
-    assert d.op is Op.NOOP and texts(seeded) == ["User lives in Delhi."]
+    assert d.op is DecisionOp.NOOP and texts(seeded) == ["User lives in Delhi."]
 
 
 def test_an_id_from_another_scope_never_touches_it(seeded: MemoryStore) -> None:
@@ -278,7 +293,7 @@ def test_an_id_from_another_scope_never_touches_it(seeded: MemoryStore) -> None:
         {"op": "UPDATE", "id": oslo, "text": "User lives in Pune."},
         {"op": "DELETE", "id": oslo},
     )
-    assert [d.op for d in decisions] == [Op.ADD, Op.NOOP]
+    assert [d.op for d in decisions] == [DecisionOp.ADD, DecisionOp.NOOP]
     assert all(oslo not in (d.target_id, d.result_id) for d in decisions)
 
 
@@ -309,7 +324,7 @@ def test_a_ten_thousand_character_update_text_falls_back_to_the_fact(seeded: Mem
     [d] = run_bad(
         seeded, facts("User lives in Pune."), {"op": "UPDATE", "id": 0, "text": "y" * 10_000}
     )
-    assert d.op is Op.UPDATE and texts(seeded) == ["User lives in Pune."]
+    assert d.op is DecisionOp.UPDATE and texts(seeded) == ["User lives in Pune."]
 
 
 def test_an_empty_list_costs_no_reconcile_call(seeded: MemoryStore) -> None:
@@ -325,7 +340,7 @@ def test_an_exception_in_extraction_is_logged(seeded: MemoryStore) -> None:
 
 def test_an_exception_in_reconcile_is_logged_with_the_fact(seeded: MemoryStore) -> None:
     [d] = run_bad(seeded, facts("User lives in Pune."), ConnectionError("boom"))
-    assert (d.op, d.status, d.fact) == (Op.NOOP, Status.FAILED, "User lives in Pune.")
+    assert (d.op, d.status, d.fact) == (DecisionOp.NOOP, Status.FAILED, "User lives in Pune.")
     assert "ConnectionError" in (d.raw or "")
     assert texts(seeded) == ["User lives in Delhi."]
 
@@ -362,7 +377,7 @@ def test_batched_mode_is_one_reconcile_call_with_in_order_semantics(store: Memor
     said = "I moved to Pune in March. And I'm vegan."
     decisions = w.write_turn(U, [("user", said)], now=T0 + DAY)
     assert model.calls == 2, "one extraction call, one reconcile call"
-    assert [d.op for d in decisions] == [Op.UPDATE, Op.UPDATE, Op.ADD]
+    assert [d.op for d in decisions] == [DecisionOp.UPDATE, DecisionOp.UPDATE, DecisionOp.ADD]
     assert decisions[1].target_id == decisions[0].result_id, "the second follows the first's result"
     assert sorted(texts(store)) == ["User is vegan.", "User lives in Pune (since March)."]
 
@@ -377,8 +392,8 @@ def test_batched_mode_with_a_short_answer_fails_the_missing_facts_only(store: Me
     )
     decisions = w.write_turn(U, [("user", "I'm vegan and like jazz.")], now=T0)
     assert [(d.op, d.status) for d in decisions] == [
-        (Op.ADD, Status.APPLIED),
-        (Op.NOOP, Status.FAILED),
+        (DecisionOp.ADD, Status.APPLIED),
+        (DecisionOp.NOOP, Status.FAILED),
     ]
 
 
@@ -401,7 +416,7 @@ def test_remember_goes_through_reconciliation(store: MemoryStore) -> None:
         {"op": "UPDATE", "id": 0, "text": "User prefers metric units."},
     )
     [d] = w.remember(U, "I prefer metric units", pinned=True, now=T0 + DAY)
-    assert d.op is Op.UPDATE
+    assert d.op is DecisionOp.UPDATE
     [m] = store.active(U, episodes=False)
     assert (m.text, m.pinned, m.source.value) == ("User prefers metric units.", True, "explicit")
 
@@ -411,7 +426,7 @@ def test_forget_by_id_and_by_clear_description(store: MemoryStore) -> None:
     b = store.add(U, "User likes jazz.", now=T0)
     w, _ = writer(store)
     d = w.forget(U, a.id, now=T0 + DAY)
-    assert d.op is Op.DELETE and d.target_id == a.id and store.decisions(U, a.id)
+    assert d.op is DecisionOp.DELETE and d.target_id == a.id and store.decisions(U, a.id)
     d = w.forget(U, query="jazz music", now=T0 + DAY)
     assert d.target_id == b.id and store.active(U, episodes=False) == []
 
@@ -421,7 +436,7 @@ def test_forget_with_an_ambiguous_description_lists_the_candidates(store: Memory
     w, _ = writer(store)
     with pytest.raises(AmbiguousMemoryError, match="forget one by id") as info:
         w.forget(U, query="sibling who lives in Delhi")
-    assert len(info.value.candidates) == 2 and len(store.active(U, episodes=False)) == 2
+    assert len(info.value.matches) == 2 and len(store.active(U, episodes=False)) == 2
 
 
 # -- a property over arbitrary model output --
@@ -464,7 +479,7 @@ def test_no_model_output_closes_a_memory_it_was_not_shown(store: MemoryStore, ou
     shown = set(d.shown_ids)
     assert before - after <= shown, "only shown memories may close"
     if len(after) < len(before):
-        assert d.op is Op.DELETE and d.target_id in shown
+        assert d.op is DecisionOp.DELETE and d.target_id in shown
     assert [m.text for m in store.active("user:bob", episodes=False)] == ["User lives in Oslo."]
 
 
@@ -483,7 +498,7 @@ def test_no_model_configured_means_the_rules_model_and_a_warning(
     # and the rules model really writes: the Delhi -> Pune change, offline
     w.write_turn(U, [("user", "I live in Delhi.")], now=T0)
     [d] = w.write_turn(U, [("user", "I moved to Pune.")], now=T0 + DAY)
-    assert d.op is Op.UPDATE and texts(store) == ["User lives in Pune."]
+    assert d.op is DecisionOp.UPDATE and texts(store) == ["User lives in Pune."]
 
 
 def test_remember_with_the_rules_model_updates_an_older_preference(store: MemoryStore) -> None:
@@ -492,7 +507,7 @@ def test_remember_with_the_rules_model_updates_an_older_preference(store: Memory
     w = MemoryWriter(store, model=RulesModel())
     w.write_turn(U, [("user", "I prefer imperial units.")], now=T0)
     [d] = w.remember(U, "I prefer metric units", now=T0 + DAY)
-    assert d.op is Op.UPDATE and texts(store) == ["User prefers metric units."]
+    assert d.op is DecisionOp.UPDATE and texts(store) == ["User prefers metric units."]
 
 
 def test_async_write_turn_is_the_same_path(store: MemoryStore) -> None:
@@ -500,7 +515,7 @@ def test_async_write_turn_is_the_same_path(store: MemoryStore) -> None:
 
     w, model = writer(store, facts("User is vegan."))
     [d] = asyncio.run(w.awrite_turn(U, [("user", "I'm vegan.")], now=T0))
-    assert d.op is Op.ADD and model.calls == 1 and texts(store) == ["User is vegan."]
+    assert d.op is DecisionOp.ADD and model.calls == 1 and texts(store) == ["User is vegan."]
 
 
 def test_eight_threads_stating_one_new_fact_make_one_memory(store: MemoryStore) -> None:
@@ -529,8 +544,8 @@ def test_a_replayed_turn_applies_only_what_a_crash_cut_off(store: MemoryStore) -
     w, _ = writer(store, three, {"op": "ADD"}, ConnectionError("crash"))
     first = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")
     assert [(d.op, d.status) for d in first[:2]] == [
-        (Op.ADD, Status.APPLIED),
-        (Op.NOOP, Status.FAILED),
+        (DecisionOp.ADD, Status.APPLIED),
+        (DecisionOp.NOOP, Status.FAILED),
     ]
     w, model = writer(store, three, {"op": "ADD"}, {"op": "ADD"})
     again = w.write_turn(U, [("user", "I'm vegan, like jazz, have a cat.")], now=T0, turn_id="t9")

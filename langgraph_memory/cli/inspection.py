@@ -4,7 +4,7 @@ None of them creates a store or a scope, embeds a text, or loads LangGraph's
 graph or a chat model. Each reads what it needs, closes the store, then prints
 (``--json``: one JSON document on stdout).
 
->>> from langgraph_memory.model import Memory
+>>> from langgraph_memory.records import Memory
 >>> from datetime import datetime, timezone
 >>> m = Memory(id="m1", text="Likes tea.", scope="user:a",
 ...            created_at=datetime(2026, 1, 5, tzinfo=timezone.utc))
@@ -29,7 +29,7 @@ from langgraph_memory.cli.location import (
     stopped_journal,
 )
 from langgraph_memory.cli.output import decision_line, dumps, memory_lines, progress
-from langgraph_memory.model import EPISODE, Memory
+from langgraph_memory.records import EPISODE, Memory
 from langgraph_memory.text_safety import for_terminal
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_memory.cli.location import existing_scope, open_store
 from langgraph_memory.cli.output import decision_line, dumps, progress
-from langgraph_memory.model import Op
+from langgraph_memory.records import DecisionOp
 from langgraph_memory.text_safety import for_terminal
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["maintain", "scope_lines", "summary"]
 
 #: The decisions a scope's lines show: the changes (a cluster kept apart is logged, not shown).
-CHANGES = (Op.ADD, Op.UPDATE, Op.DELETE)
+CHANGES = (DecisionOp.ADD, DecisionOp.UPDATE, DecisionOp.DELETE)
 
 
 def maintain(args: argparse.Namespace) -> int:

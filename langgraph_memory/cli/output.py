@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from langgraph_memory.model import Decision, Memory, Status
+from langgraph_memory.records import Decision, Memory, Status
 from langgraph_memory.text_safety import for_terminal
 
 __all__ = ["decision_line", "dumps", "memory_lines", "progress"]

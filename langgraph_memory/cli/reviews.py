@@ -6,7 +6,7 @@ Approving into (or rejecting for) an org scope takes ``--admin``: the CLI's
 explicit admin call, as ``store.admin()`` is the API's.
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Memory, Review
+>>> from langgraph_memory.records import Memory, Review
 >>> t = datetime(2026, 3, 2, tzinfo=timezone.utc)
 >>> m = Memory(id="0a1b2c3d", text="Refunds take 5 days.", scope="user:alice", created_at=t)
 >>> r = Review(id="r1", from_scope="user:alice", memory_id=m.id, to_scope="agent:support",
@@ -31,7 +31,7 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.text_safety import for_terminal
 
 if TYPE_CHECKING:
-    from langgraph_memory.model import Review
+    from langgraph_memory.records import Review
 
 __all__ = ["approve", "reject", "review_lines", "reviews"]
 

@@ -31,7 +31,7 @@ from langgraph.prebuilt import ToolNode, tools_condition
 
 from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.graph.nodes import WAIT_FOR_WRITES_S, WriteTiming, check_write_timing
-from langgraph_memory.graph.offline import OfflineChatModel
+from langgraph_memory.graph.stand_in import StandInChatModel
 from langgraph_memory.graph.state import MemoryState
 from langgraph_memory.graph.tools import memory_tools
 from langgraph_memory.graph.wiring import add_memory
@@ -92,7 +92,7 @@ def build_chat_graph(
     if writer is None and store is not None:
         writer = MemoryWriter(store)  # one writer for the tools and the write node
     check_write_timing(write, writer)  # before the chat model is resolved
-    chat = chat or resolve_chat_model() or OfflineChatModel()
+    chat = chat or resolve_chat_model() or StandInChatModel()
     inline = writer.writer if isinstance(writer, BackgroundWriter) else writer
     every_tool = [*memory_tools(inline), *tools]
     model = chat.bind_tools(every_tool)

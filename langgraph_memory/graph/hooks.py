@@ -39,8 +39,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
 from langgraph_memory.graph.nodes import Node
+from langgraph_memory.graph.read_write import WriteTiming, memory_steps
 from langgraph_memory.graph.run import Submitter
-from langgraph_memory.graph.steps import WriteTiming, memory_steps
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.scope import ScopeSpec
 from langgraph_memory.store import MemoryStore

@@ -45,8 +45,8 @@ from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
+from langgraph_memory.graph.read_write import WriteTiming, memory_steps
 from langgraph_memory.graph.run import Submitter, current_config
-from langgraph_memory.graph.steps import WriteTiming, memory_steps
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.scope import ScopeSpec
 from langgraph_memory.store import MemoryStore

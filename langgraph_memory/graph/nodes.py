@@ -35,8 +35,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.runtime import Runtime
 
-from langgraph_memory.graph.run import PendingWrites, Submitter
-from langgraph_memory.graph.steps import (
+from langgraph_memory.graph.read_write import (
     NOW_KEY,
     WAIT_FOR_WRITES_S,
     WRITE_TIMINGS,
@@ -47,6 +46,7 @@ from langgraph_memory.graph.steps import (
     thread_of,
     turn_time,
 )
+from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.scope import ScopeSpec
 from langgraph_memory.store import MemoryStore

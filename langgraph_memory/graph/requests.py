@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from langgraph_memory.model import Memory
+from langgraph_memory.records import Memory
 from langgraph_memory.write.guards import protected
 from langgraph_memory.write.provenance import own_and_quoted, speaker_of, support
 from langgraph_memory.write.types import Turn

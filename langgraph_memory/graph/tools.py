@@ -49,8 +49,8 @@ from langgraph_memory.errors import (
 from langgraph_memory.graph.requests import asked_to_remember, forget_refusal
 from langgraph_memory.graph.run import GraphMemory, current_runtime
 from langgraph_memory.graph.turns import last_turn, messages_of
-from langgraph_memory.model import Op, Source, Status, Trust
 from langgraph_memory.read import retrieve
+from langgraph_memory.records import DecisionOp, Source, Status, Trust
 from langgraph_memory.scope import Scope, ScopeSpec, scope_of_run
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.text_safety import for_prompt
@@ -119,11 +119,11 @@ def memory_tools(
         done = "Remembered" if asked else "Noted as unverified (the user did not ask for it)"
         lines = []
         for d in decisions:
-            if d.op in (Op.ADD, Op.UPDATE) and d.result_id:
+            if d.op in (DecisionOp.ADD, DecisionOp.UPDATE) and d.result_id:
                 lines.append(f"{done} [{d.result_id}]: {d.text}")
-            elif d.op is Op.NOOP and d.status is Status.APPLIED:
+            elif d.op is DecisionOp.NOOP and d.status is Status.APPLIED:
                 lines.append(f"Already known [{d.target_id or '-'}]: {d.fact}")
-            elif d.op is Op.DELETE and d.status is Status.APPLIED:
+            elif d.op is DecisionOp.DELETE and d.status is Status.APPLIED:
                 lines.append(f"Forgot [{d.target_id}]: {d.fact}")
             else:  # rejected or failed
                 lines.append(
@@ -146,7 +146,7 @@ def memory_tools(
         except AmbiguousMemoryError as exc:
             listed = "; ".join(
                 f"[{m.id}] {for_prompt(m.text)}"  # type: ignore[attr-defined]
-                for m in exc.candidates
+                for m in exc.matches
             )
             return f"Several memories match; call forget with one id: {listed}"
         except MemoryNotFoundError:

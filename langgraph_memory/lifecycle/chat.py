@@ -16,7 +16,7 @@ from langchain_core.language_models import BaseChatModel
 
 from langgraph_memory.errors import ModelConfigError
 from langgraph_memory.write.chat_model import ChatMemoryModel
-from langgraph_memory.write.offline import RulesModel
+from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import MemoryModel
 from langgraph_memory.write.writer import memory_model
 

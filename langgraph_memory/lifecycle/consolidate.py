@@ -57,11 +57,11 @@ from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError
 from langgraph_memory.lifecycle.decay import SAFETY
 from langgraph_memory.lifecycle.mergers import MergePlan, Merger, merger
 from langgraph_memory.lifecycle.prompts.consolidate import ProposedMerge
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     Decision,
+    DecisionOp,
     Kind,
     Memory,
-    Op,
     Scalar,
     Status,
     check_text,
@@ -198,7 +198,7 @@ def _judged(store: MemoryStore, scope: Scope) -> list[set[str]]:
     return [
         set(d.shown_ids)
         for d in store.decisions(scope, turn_id=CONSOLIDATION)
-        if d.op is Op.NOOP and d.status is Status.APPLIED
+        if d.op is DecisionOp.NOOP and d.status is Status.APPLIED
     ]
 
 
@@ -213,7 +213,7 @@ def _apply(
 ) -> list[Decision]:
     """Check and apply one cluster's plan; the decisions, logged unless ``dry_run``."""
     base = Decision(
-        op=Op.NOOP,
+        op=DecisionOp.NOOP,
         fact=f"consolidation of {len(cluster)} similar memories",
         shown_ids=tuple(m.id for m in cluster),
         shown_texts=tuple(m.text for m in cluster),
@@ -236,7 +236,9 @@ def _apply(
             changed = True
             continue
         note = f"consolidation by {merged_by}: {len(members)} near-duplicates merged into one"
-        update = base.with_(op=Op.UPDATE, fact=text, text=text, target_id=members[0].id, note=note)
+        update = base.with_(
+            op=DecisionOp.UPDATE, fact=text, text=text, target_id=members[0].id, note=note
+        )
         rest = members[1:]
         if dry_run:
             reason = f"consolidation: merged into the new version of {members[0].id}"

@@ -45,7 +45,7 @@ from datetime import datetime, timedelta
 
 from langgraph_memory.checks import check_instance
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.model import Decision, Memory, now_utc, utc
+from langgraph_memory.records import Decision, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.store.memory_store import check_store

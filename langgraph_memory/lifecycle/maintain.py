@@ -60,7 +60,7 @@ from langgraph_memory.lifecycle.decay import THRESHOLD as STRENGTH
 from langgraph_memory.lifecycle.mergers import Merger, merger
 from langgraph_memory.lifecycle.reflect import reflect
 from langgraph_memory.lifecycle.reflectors import Reflector, reflector
-from langgraph_memory.model import Decision, Op, now_utc, utc
+from langgraph_memory.records import Decision, DecisionOp, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.store.memory_store import check_store
@@ -102,10 +102,10 @@ class ScopeReport:
         """
         return {
             "decayed": len(self.decayed),
-            "merged": _ops(self.consolidated, Op.UPDATE),
-            "duplicates_archived": _ops(self.consolidated, Op.DELETE),
+            "merged": _ops(self.consolidated, DecisionOp.UPDATE),
+            "duplicates_archived": _ops(self.consolidated, DecisionOp.DELETE),
             "episodes_archived": len(self.episodes),
-            "reflections": _ops(self.reflected, Op.ADD),
+            "reflections": _ops(self.reflected, DecisionOp.ADD),
         }
 
     def decisions(self) -> list[Decision]:
@@ -123,7 +123,7 @@ class ScopeReport:
         }
 
 
-def _ops(decisions: Sequence[Decision], op: Op) -> int:
+def _ops(decisions: Sequence[Decision], op: DecisionOp) -> int:
     return sum(1 for d in decisions if d.op is op)
 
 
@@ -265,7 +265,9 @@ class _Run:
         try:
             for step in self.steps:
                 # A dry run archives nothing: later steps leave out what it would have.
-                gone = {d.target_id for ds in done.values() for d in ds if d.op is Op.DELETE}
+                gone = {
+                    d.target_id for ds in done.values() for d in ds if d.op is DecisionOp.DELETE
+                }
                 name, decisions = self._step(store, scope, step, dry_run, gone)
                 if decisions is not None:
                     done[name] = tuple(decisions)

@@ -7,7 +7,7 @@ applies it. ``merger`` picks one for what a caller passes, as the write path pic
 its model.
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Memory
+>>> from langgraph_memory.records import Memory
 >>> t = datetime(2026, 3, 2, tzinfo=timezone.utc)
 >>> cluster = [Memory(id=f"m{i}", text=text, scope="user:a", created_at=t) for i, text in
 ...            enumerate(["User is vegan.", "User lives in Pune.", "The user is vegan"])]
@@ -30,7 +30,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph_memory.lifecycle.chat import chat_for
 from langgraph_memory.lifecycle.prompts import consolidate as prompt
 from langgraph_memory.lifecycle.prompts.consolidate import ProposedMerge
-from langgraph_memory.model import Memory
+from langgraph_memory.records import Memory
 from langgraph_memory.write.chat_model import render_memories
 from langgraph_memory.write.structured import ask
 from langgraph_memory.write.types import MemoryModel

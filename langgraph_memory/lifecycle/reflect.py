@@ -59,11 +59,11 @@ from langchain_core.language_models import BaseChatModel
 from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, MemoryNotFoundError
 from langgraph_memory.lifecycle.prompts.reflect import ProposedConclusion
 from langgraph_memory.lifecycle.reflectors import Proposals, Reflector, reflector
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     Decision,
+    DecisionOp,
     Kind,
     Memory,
-    Op,
     Source,
     Status,
     Trust,
@@ -263,7 +263,7 @@ def _store(
     stored = store.add_many(scope, items, now=when)
     decisions = [
         Decision(
-            op=Op.ADD,
+            op=DecisionOp.ADD,
             fact=m.text,
             text=m.text,
             result_id=m.id,
@@ -275,7 +275,7 @@ def _store(
     ]
     summary = f"reflection by {drawn_by}: {len(stored)} stored"
     marker = Decision(
-        op=Op.NOOP,
+        op=DecisionOp.NOOP,
         fact=f"reflection over {len(shown)} memories",
         shown_ids=tuple(m.id for m in shown),
         shown_texts=tuple(m.text for m in shown),

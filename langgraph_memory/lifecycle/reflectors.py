@@ -6,7 +6,7 @@ citing them by their position; ``lifecycle.reflect`` checks what it proposes.
 ``reflector`` picks one for what a caller passes, as the write path picks its model.
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Memory
+>>> from langgraph_memory.records import Memory
 >>> t = datetime(2026, 3, 2, tzinfo=timezone.utc)
 >>> shown = [Memory(id=f"m{i}", text=text, scope="user:a", created_at=t) for i, text in
 ...          enumerate(["User is vegetarian.", "User lives in Pune.", "User is allergic to nuts."])]
@@ -29,9 +29,9 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph_memory.lifecycle.chat import chat_for
 from langgraph_memory.lifecycle.prompts import reflect as prompt
 from langgraph_memory.lifecycle.prompts.reflect import ProposedConclusion
-from langgraph_memory.model import Memory
+from langgraph_memory.records import Memory
 from langgraph_memory.write.chat_model import render_memories
-from langgraph_memory.write.offline.slots import slot_of
+from langgraph_memory.write.rules.slots import slot_of
 from langgraph_memory.write.structured import ask
 from langgraph_memory.write.types import MemoryModel
 
@@ -90,7 +90,7 @@ class ChatReflector:
         return Proposals(tuple(parsed.conclusions), raw)
 
 
-#: The offline rules' conclusions: a theme (slot families, see ``write.offline.slots``)
+#: The offline rules' conclusions: a theme (slot families, see ``write.rules.slots``)
 #: and what follows when at least ``MIN_SUPPORT`` memories shown fall under it.
 THEMES: tuple[tuple[frozenset[str], str], ...] = (
     (

@@ -28,7 +28,6 @@ from datetime import datetime
 
 from langgraph_memory.checks import MAX_K, check_k, check_query
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.model import Memory, now_utc, utc
 from langgraph_memory.read.ranking import (
     DENSE_WEIGHT,
     TIME_BOOST,
@@ -38,6 +37,7 @@ from langgraph_memory.read.ranking import (
     months_recency,
     names_in,
 )
+from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.store.memory_store import check_store

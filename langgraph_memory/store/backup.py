@@ -48,7 +48,7 @@ from dataclasses import replace
 from typing import Any
 
 from langgraph_memory.errors import EmbeddingMismatchError, InvalidMemoryError, ScopeNotEmptyError
-from langgraph_memory.model import Decision, Review, now_utc
+from langgraph_memory.records import Decision, Review, now_utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import layout
 from langgraph_memory.store import reviews as reviewing

@@ -76,15 +76,15 @@ from langgraph.store.base.embed import get_text_at_path
 
 from langgraph_memory.checks import check_chars, check_id, check_int
 from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, InvalidTypeError
-from langgraph_memory.model import Memory, Source, Trust, check_text, now_utc
+from langgraph_memory.records import Memory, Source, Trust, check_text, now_utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
+from langgraph_memory.store.codec import CHAIN_KEY, TEXT_FIELDS
 from langgraph_memory.store.collection_io import fetch, free_ids, query
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.indexing import check_paths
 from langgraph_memory.store.namespaces import check_op_namespace
-from langgraph_memory.store.records import CHAIN_KEY, TEXT_FIELDS
 from langgraph_memory.store.version import Version
 
 __all__ = ["run_ops"]

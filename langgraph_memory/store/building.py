@@ -16,7 +16,7 @@ from typing import Any
 
 from langgraph_memory.checks import check_chars
 from langgraph_memory.errors import InvalidMemoryError
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     Kind,
     Memory,
     Source,

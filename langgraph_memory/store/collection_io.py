@@ -20,8 +20,7 @@ from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
-from langgraph_memory.store.rebuild import PAGE
-from langgraph_memory.store.records import (
+from langgraph_memory.store.codec import (
     CHAIN_KEY,
     CHAIN_START,
     EXPIRES_KEY,
@@ -31,6 +30,7 @@ from langgraph_memory.store.records import (
     memory_from_record,
     memory_metadata,
 )
+from langgraph_memory.store.rebuild import PAGE
 from langgraph_memory.store.version import Hit, Version
 
 _RECORD = ["documents", "metadatas"]

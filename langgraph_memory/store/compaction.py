@@ -30,7 +30,7 @@ Chroma's hnswlib writes parts of new index files (``data_level0.bin``,
 records, deleted text included. So an embedded store's purge rebuilds in a
 child process started with ``SCRUBBED_HEAP`` (glibc overwrites freed memory;
 ``MALLOC_PERTURB_`` alone is not enough: the per-thread cache skips the
-overwrite); see :func:`rebuild_offline`.
+overwrite); see :func:`rebuild_in_child`.
 
 Every child that works on the directory (the rebuild, the compaction, the
 listing of what was written since a purge) holds the directory's lock itself:
@@ -39,7 +39,7 @@ process that purges is killed, its child keeps the directory locked until it
 ends, and an app restarting meanwhile is refused with a message that says so,
 instead of opening Chroma beside it (two writers corrupt a directory). A child
 may outlive its parent, so its output goes to a file, never to a pipe that a
-dead parent leaves broken. Before the first child starts, :func:`rebuild_offline`
+dead parent leaves broken. Before the first child starts, :func:`rebuild_in_child`
 writes the collections it rebuilds to ``langgraph_memory.rebuilding``, and removes
 that file once the compaction is done; :func:`finish_interrupted_rebuild`, run
 when the store opens, finishes a rebuild and compaction that a killed process left
@@ -162,7 +162,7 @@ def _check_closed(database: Path) -> None:
         )
 
 
-def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -> None:
+def rebuild_in_child(path: Path, names: Iterable[str], *, timeout: float = 600) -> None:
     """Rebuild collections, then compact, in child processes whose freed memory is
     scrubbed (``SCRUBBED_HEAP``), so no index file they write can carry stale
     bytes of purged records, whatever this process's environment.
@@ -181,7 +181,7 @@ def rebuild_offline(path: Path, names: Iterable[str], *, timeout: float = 600) -
     >>> c.add(ids=["a", "b"], embeddings=[[1.0], [2.0]], documents=["x", "y"])
     >>> _ = c.delete(ids=["a"])
     >>> client.close()
-    >>> rebuild_offline(d, ["demo"])
+    >>> rebuild_in_child(d, ["demo"])
     >>> chromadb.PersistentClient(path=str(d)).get_collection("demo").get()["ids"]
     ['b']
     """
@@ -222,7 +222,7 @@ def finish_interrupted_rebuild(path: Path, *, timeout: float = 600) -> list[str]
     if not journal.exists():
         return []
     names = journal.read_text(encoding="utf-8").split()
-    rebuild_offline(path, names, timeout=timeout)
+    rebuild_in_child(path, names, timeout=timeout)
     return names
 
 
@@ -323,7 +323,7 @@ def scrub_written_since(path: Path, since: float, *, timeout: float = 600) -> li
             lock,
         )
         names: list[str] = json.loads(out)
-        rebuild_offline(path, names, timeout=timeout)
+        rebuild_in_child(path, names, timeout=timeout)
     finally:
         lock.release()
     return names

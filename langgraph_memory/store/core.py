@@ -44,7 +44,7 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
     StoreClosedError,
 )
-from langgraph_memory.model import Decision, Memory, utc
+from langgraph_memory.records import Decision, Memory, utc
 from langgraph_memory.scope import (
     ADMIN_KINDS,
     NAMESPACE_KIND,
@@ -54,9 +54,9 @@ from langgraph_memory.scope import (
     check_scope_kind,
 )
 from langgraph_memory.store import decision_log, dependents, layout
+from langgraph_memory.store.codec import CHAIN_KEY
 from langgraph_memory.store.collection_io import fetch, free_ids, insert, max_batch
 from langgraph_memory.store.engine import Engine, open_engine
-from langgraph_memory.store.records import CHAIN_KEY
 from langgraph_memory.store.version import Version
 
 __all__ = ["StoreCore"]

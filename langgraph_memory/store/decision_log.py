@@ -14,14 +14,14 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
-from langgraph_memory.model import Decision, now_utc
+from langgraph_memory.records import Decision, now_utc
 from langgraph_memory.store import layout
-from langgraph_memory.store.collection_io import chunks
-from langgraph_memory.store.records import (
+from langgraph_memory.store.codec import (
     decision_document,
     decision_from_document,
     decision_metadata,
 )
+from langgraph_memory.store.collection_io import chunks
 
 __all__ = ["append", "log_id", "read"]
 

@@ -12,7 +12,7 @@ the scope's reflections are read, by kind, and matched here: one read per
 collection, of reflections only.
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Kind, Memory
+>>> from langgraph_memory.records import Kind, Memory
 >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
 >>> r = Memory(id="r1", text="User cares about health.", scope="user:a", created_at=t,
 ...            kind=Kind.REFLECTION, sources=("f1", "f2"))
@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from chromadb.api.models.Collection import Collection
 
-from langgraph_memory.model import Decision, Kind, Op
+from langgraph_memory.records import Decision, DecisionOp, Kind
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.collection_io import fetch
 from langgraph_memory.store.version import Version
@@ -79,5 +79,7 @@ def archive_decisions(resting: Sequence[Version], closed: Mapping[str, str]) -> 
             if cause is not None
             else "reflection archived: a memory it rests on was closed"
         )
-        out.append(Decision(op=Op.DELETE, fact=v.memory.text, target_id=v.memory.id, note=note))
+        out.append(
+            Decision(op=DecisionOp.DELETE, fact=v.memory.text, target_id=v.memory.id, note=note)
+        )
     return out

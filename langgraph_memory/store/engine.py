@@ -233,7 +233,7 @@ class Engine:
         return True
 
     @contextmanager
-    def offline(self) -> Iterator[bool]:
+    def client_released(self) -> Iterator[bool]:
         """Close this process's Chroma client for the directory, then open a new one.
 
         Yields True when the directory is closed in this process, so a child

@@ -79,11 +79,11 @@ from langgraph_memory.errors import (
     InvalidScopeError,
     InvalidTypeError,
 )
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     Decision,
+    DecisionOp,
     Kind,
     Memory,
-    Op,
     Review,
     ReviewStatus,
     Source,
@@ -609,7 +609,9 @@ def _decision_of(raw: Mapping[str, Any]) -> Decision:
         value = raw.get(field, [])
         if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
             raise InvalidMemoryError(f"{field} must be a list of str, got {value!r}")
-    ops = ", ".join(op.value for op in Op)
-    if not isinstance(raw.get("op"), str) or raw["op"].upper() not in {op.value for op in Op}:
+    ops = ", ".join(op.value for op in DecisionOp)
+    if not isinstance(raw.get("op"), str) or raw["op"].upper() not in {
+        op.value for op in DecisionOp
+    }:
         raise InvalidMemoryError(f"op must be one of {ops}; got {raw.get('op')!r}")
     return Decision.from_dict(raw)

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langgraph_memory.errors import AdminRequiredError, InvalidMemoryError
-from langgraph_memory.model import Review, ReviewStatus
+from langgraph_memory.records import Review, ReviewStatus
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.store.collection_io import fetch

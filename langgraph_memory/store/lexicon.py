@@ -44,7 +44,7 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
-from langgraph_memory.model import Kind
+from langgraph_memory.records import Kind
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
 from langgraph_memory.store.collection_io import chunks, fetch

@@ -62,7 +62,7 @@ from langgraph_memory.errors import (
     InvalidTypeError,
     MemoryNotFoundError,
 )
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     Decision,
     Kind,
     Memory,
@@ -87,18 +87,18 @@ from langgraph_memory.store.building import (
     successor,
 )
 from langgraph_memory.store.candidates import Candidates, gather
-from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
-from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
-from langgraph_memory.store.indexing import read_index
-from langgraph_memory.store.namespaces import check_namespace_type, langgraph_namespace_errors
-from langgraph_memory.store.records import (
+from langgraph_memory.store.codec import (
     NOT_EPISODE,
     all_of,
     metadata_clauses,
     revalue,
     to_epoch,
 )
+from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
+from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
+from langgraph_memory.store.indexing import read_index
+from langgraph_memory.store.namespaces import check_namespace_type, langgraph_namespace_errors
 from langgraph_memory.store.ttl import check_ttl_config
 from langgraph_memory.store.version import Hit
 
@@ -896,10 +896,10 @@ class MemoryStore(BaseStore):
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> from langgraph_memory.model import Op
+        >>> from langgraph_memory.records import DecisionOp
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> [d.op for d in s.log("user:a", Decision(op=Op.NOOP, fact="User likes tea."))]
-        [<Op.NOOP: 'NOOP'>]
+        >>> [d.op for d in s.log("user:a", Decision(op=DecisionOp.NOOP, fact="User likes tea."))]
+        [<DecisionOp.NOOP: 'NOOP'>]
         """
         scope = Scope.of(scope)
         batch = [decisions] if isinstance(decisions, Decision) else list(decisions)
@@ -908,7 +908,7 @@ class MemoryStore(BaseStore):
         for d in batch:
             if not isinstance(d, Decision):
                 raise InvalidTypeError(
-                    f"log() takes Decision objects, e.g. Decision(op=Op.NOOP, fact=...), "
+                    f"log() takes Decision objects, e.g. Decision(op=DecisionOp.NOOP, fact=...), "
                     f"got {type(d).__name__}"
                 )
         when = utc(now, "now") if now is not None else now_utc()

@@ -20,18 +20,18 @@ from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
-from langgraph_memory.model import Decision, Kind, Review
+from langgraph_memory.records import Decision, Kind, Review
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import compaction, dependents, layout, reviews
-from langgraph_memory.store.collection_io import fetch
-from langgraph_memory.store.engine import Engine
-from langgraph_memory.store.records import (
+from langgraph_memory.store.codec import (
     CHAIN_KEY,
     SOURCES,
     decision_document,
     decision_from_document,
     decision_metadata,
 )
+from langgraph_memory.store.collection_io import fetch
+from langgraph_memory.store.engine import Engine
 from langgraph_memory.store.version import Version
 
 __all__ = [
@@ -81,11 +81,11 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
             counts = {**found, "reviews": 0}
             rebuild = list(layout.collection_names(scope))
         followed = follow_reviews(engine, scope, purged, counts, rebuild, held)
-        with engine.offline() as closed:  # reopened with fresh handles after
+        with engine.client_released() as closed:  # reopened with fresh handles after
             if closed and engine.path is not None:
                 # Rebuilt in a child process whose heap is scrubbed: this
                 # process's freed memory may still hold the purged text.
-                compaction.rebuild_offline(engine.path, rebuild)
+                compaction.rebuild_in_child(engine.path, rebuild)
             else:
                 try:
                     compaction.rebuild_in_place(engine.client, rebuild)

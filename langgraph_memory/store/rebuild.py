@@ -3,7 +3,7 @@
 Deleting records leaves their bytes in the collection's log and index files;
 a rebuilt collection holds only what is live. Used in this process by
 ``compaction.rebuild_in_place``, and run as a script in a child process by
-``compaction.rebuild_offline``::
+``compaction.rebuild_in_child``::
 
     python -c "import runpy, sys; ..." rebuild.py DIRECTORY COLLECTION [COLLECTION ...]
 

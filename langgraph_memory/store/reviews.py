@@ -2,7 +2,7 @@
 
 Nothing moves up by itself: a lesson learned from one user stays in that user's
 scope until someone proposes it and a reviewer approves it. ``propose`` records a
-pending :class:`~langgraph_memory.model.Review` (and logs it in the source scope);
+pending :class:`~langgraph_memory.records.Review` (and logs it in the source scope);
 ``approve`` copies the proposed memory into the target scope as a new memory whose
 metadata names where it came from (``review_id``, ``reviewed_from``,
 ``reviewed_memory``) and logs the decision in both scopes; ``reject`` logs the
@@ -62,10 +62,10 @@ from langgraph_memory.errors import (
     ReviewInvalidError,
     ReviewNotFoundError,
 )
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     Decision,
+    DecisionOp,
     Memory,
-    Op,
     Review,
     ReviewStatus,
     Status,
@@ -73,9 +73,9 @@ from langgraph_memory.model import (
 )
 from langgraph_memory.scope import BREADTH, Scope
 from langgraph_memory.store import decision_log, layout
+from langgraph_memory.store.codec import USER_PREFIX, all_of, to_epoch
 from langgraph_memory.store.collection_io import chunks, fetch
 from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.records import USER_PREFIX, all_of, to_epoch
 
 __all__ = [
     "REVIEWED_FROM",
@@ -240,7 +240,8 @@ def logged_for(decision: Decision, review: Review) -> bool:
     >>> t = datetime(2026, 1, 5, tzinfo=timezone.utc)
     >>> m = Memory(id="0a1b2c3d", text="Refunds take 5 days.", scope="user:alice", created_at=t)
     >>> r = Review("r1", "user:alice", m.id, "agent:support", m, t)
-    >>> d = Decision(op=Op.NOOP, fact=m.text, target_id=m.id, note="review r1: proposed for x")
+    >>> d = Decision(op=DecisionOp.NOOP, fact=m.text, target_id=m.id,
+    ...              note="review r1: proposed for x")
     >>> logged_for(d, r), logged_for(d.with_(note="review r10: proposed for x"), r)
     (True, False)
     """
@@ -319,7 +320,7 @@ def propose(
             source,
             [
                 Decision(
-                    op=Op.NOOP,
+                    op=DecisionOp.NOOP,
                     fact=memory.text,
                     target_id=memory.id,
                     note=f"review {review_id}: proposed for {target.key}"
@@ -393,7 +394,7 @@ def decide(
                 result_id=copy.id,
             )
             in_target = Decision(
-                op=Op.ADD,
+                op=DecisionOp.ADD,
                 fact=review.text,
                 text=review.text,
                 result_id=copy.id,
@@ -401,7 +402,7 @@ def decide(
                 f"{review.memory_id}{why}",
             )
             in_source = Decision(
-                op=Op.NOOP,
+                op=DecisionOp.NOOP,
                 fact=review.text,
                 target_id=review.memory_id,
                 note=f"review {review.id} approved: copied into {target.key} as {copy.id}{why}",
@@ -410,7 +411,7 @@ def decide(
         else:
             decided = replace(review, status=ReviewStatus.REJECTED, decided_at=when, reason=reason)
             refused = Decision(
-                op=Op.NOOP,
+                op=DecisionOp.NOOP,
                 fact=review.text,
                 target_id=review.memory_id,
                 status=Status.REJECTED,

@@ -23,7 +23,7 @@ from datetime import datetime
 
 from langgraph_memory import porter
 from langgraph_memory.errors import InvalidTypeError
-from langgraph_memory.model import Memory
+from langgraph_memory.records import Memory
 
 __all__ = ["STOP_WORDS", "date_words", "lexical_text", "stem", "tokenize"]
 

@@ -24,7 +24,7 @@ for a ``put`` without ``ttl=``), ``refresh_on_read`` (default True),
 >>> import tempfile
 >>> from datetime import timedelta
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
->>> from langgraph_memory.model import now_utc
+>>> from langgraph_memory.records import now_utc
 >>> from langgraph_memory.store import MemoryStore
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> store.put(("cache", "alice"), "weather", {"text": "Sunny in Pune."}, ttl=30)
@@ -53,9 +53,9 @@ from langgraph.store.base import TTLConfig
 from langgraph_memory.errors import InvalidArgumentError, StoreClosedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
+from langgraph_memory.store.codec import EXPIRES_KEY, to_epoch
 from langgraph_memory.store.collection_io import fetch
 from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.records import EXPIRES_KEY, to_epoch
 from langgraph_memory.store.version import Version
 
 __all__ = ["Sweeper", "check_minutes", "check_ttl_config", "refresh", "sweep"]

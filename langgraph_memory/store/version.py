@@ -3,7 +3,7 @@
 Plain records, no I/O: ``collection_io`` reads and writes them in Chroma.
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Memory
+>>> from langgraph_memory.records import Memory
 >>> m = Memory(id="a1b2c3d4", text="Likes tea.", scope="user:a",
 ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
 >>> Version(m, key=m.id).successor(m, [0.0], None).chain_start.year
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from langgraph_memory.model import Memory
+from langgraph_memory.records import Memory
 
 __all__ = ["Hit", "Version"]
 

@@ -12,9 +12,9 @@ the offline ``RulesModel``.
 
 from langgraph_memory.write.background import BackgroundWriter
 from langgraph_memory.write.chat_model import ChatMemoryModel
-from langgraph_memory.write.offline import RulesModel
 from langgraph_memory.write.prompts import Prompts
 from langgraph_memory.write.retention import Retention, archive_logged, retain_episodes
+from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import Choice, Extraction, Fact, MemoryModel, Turn
 from langgraph_memory.write.writer import MemoryWriter
 

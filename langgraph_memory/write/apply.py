@@ -11,9 +11,10 @@ never raised, so one bad fact cannot lose the rest of a turn.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
->>> from langgraph_memory.model import Op
+>>> from langgraph_memory.records import DecisionOp
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
->>> d = apply(store, "user:a", Decision(op=Op.ADD, fact="User is vegan.", text="User is vegan."),
+>>> vegan = Decision(op=DecisionOp.ADD, fact="User is vegan.", text="User is vegan.")
+>>> d = apply(store, "user:a", vegan,
 ...           Fact("User is vegan.", importance=0.8))
 >>> d.status.value, store.get_memory("user:a", d.result_id).importance
 ('applied', 0.8)
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from langgraph_memory.errors import MemoryKitError
-from langgraph_memory.model import Decision, Op, Status, now_utc, utc
+from langgraph_memory.records import Decision, DecisionOp, Status, now_utc, utc
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.tracing import trace_apply
@@ -55,7 +56,7 @@ def apply(
     when = utc(now) if now is not None else now_utc()
     result_id = None
     try:
-        if decision.op is Op.ADD and decision.text:
+        if decision.op is DecisionOp.ADD and decision.text:
             item = {
                 "text": decision.text,
                 "importance": fact.importance,
@@ -70,7 +71,7 @@ def apply(
             vectors = [vector] if same_text and vector is not None else None
             [added] = store.add_many(scope, [item], now=when, vectors=vectors)
             result_id = added.id
-        elif decision.op is Op.UPDATE and decision.text and decision.target_id:
+        elif decision.op is DecisionOp.UPDATE and decision.text and decision.target_id:
             extra: dict[str, object] = {} if pinned is None else {"pinned": pinned}
             if episode_id is not None:
                 old = store.get_memory(scope, decision.target_id)
@@ -85,7 +86,7 @@ def apply(
                 now=when,
                 **extra,
             ).id
-        elif decision.op is Op.DELETE and decision.target_id:
+        elif decision.op is DecisionOp.DELETE and decision.target_id:
             store.archive(scope, decision.target_id, now=when)
     except MemoryKitError as exc:
         decision = decision.with_(status=Status.FAILED, error=f"{type(exc).__name__}: {exc}")

@@ -105,7 +105,7 @@ from langgraph_memory.errors import (
     StoreLockedError,
     WriterClosedError,
 )
-from langgraph_memory.model import MAX_TEXT_CHARS, Decision, Op, Status, utc
+from langgraph_memory.records import MAX_TEXT_CHARS, Decision, DecisionOp, Status, utc
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.store.layout import JOURNAL_FILE
@@ -206,7 +206,7 @@ class BackgroundWriter:
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> from langgraph_memory.store import MemoryStore
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-    >>> from langgraph_memory.write.offline import RulesModel
+    >>> from langgraph_memory.write.rules import RulesModel
     >>> bg = BackgroundWriter(MemoryWriter(store, model=RulesModel()), workers=1, max_pending=10)
     >>> bg.submit("user:bob", [("user", "I'm vegan.")], turn_id="t1")
     't1'
@@ -436,7 +436,7 @@ class BackgroundWriter:
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> from langgraph_memory.write.offline import RulesModel
+        >>> from langgraph_memory.write.rules import RulesModel
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as bg:
         ...     _ = bg.submit("user:alice", [("user", "I'm vegan.")])
@@ -584,7 +584,7 @@ class BackgroundWriter:
 
     def _record_failure(self, item: _Item, error: Exception | None) -> None:
         decision = Decision(
-            op=Op.NOOP,
+            op=DecisionOp.NOOP,
             fact=_said(item.turn),
             status=Status.FAILED,
             error=f"background write failed after {self.max_attempts} attempts: {error!r}",

@@ -19,7 +19,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from langgraph_memory.checks import check_instance
 from langgraph_memory.errors import InvalidTypeError
-from langgraph_memory.model import Memory
+from langgraph_memory.records import Memory
 from langgraph_memory.write.extract import facts_from_output
 from langgraph_memory.write.prompts import Prompts
 from langgraph_memory.write.prompts import extract as extract_prompt

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     EPISODE,
     MAX_METADATA_STR_CHARS,
     MAX_TEXT_CHARS,

@@ -12,7 +12,7 @@ content is opt-in and carries lower trust. ``extract`` runs the same check on
 the facts of any ``MemoryModel``.
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.write.offline import RulesModel
+>>> from langgraph_memory.write.rules import RulesModel
 >>> when = datetime(2026, 3, 2, tzinfo=timezone.utc)
 >>> turn = Turn.of([("user", "I'm allergic to peanuts.")], when=when)
 >>> [f.text for f in extract(turn, model=RulesModel()).facts]
@@ -29,7 +29,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from langgraph_memory.model import Source
+from langgraph_memory.records import Source
 from langgraph_memory.tracing import trace_extract
 from langgraph_memory.write.prompts.extract import ExtractionOutput
 from langgraph_memory.write.provenance import speaker_of

@@ -20,7 +20,7 @@ lets the choice stand only within these rules:
   each is one of the fact's or the target's (a merge).
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Memory
+>>> from langgraph_memory.records import Memory
 >>> t = datetime(2026, 1, 5, tzinfo=timezone.utc)
 >>> allergy = Memory(id="0a1b2c3d", text="User is allergic to peanuts.", scope="user:a",
 ...                  created_at=t, importance=0.9)
@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory.model import Memory, Source, Trust
+from langgraph_memory.records import Memory, Source, Trust
 from langgraph_memory.write.provenance import support, words
 from langgraph_memory.write.types import Fact
 

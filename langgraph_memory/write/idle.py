@@ -13,7 +13,7 @@ from the job is logged, and the next run comes ``every`` later.
 >>> from datetime import timedelta
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> from langgraph_memory.store import MemoryStore
->>> from langgraph_memory.write.offline import RulesModel
+>>> from langgraph_memory.write.rules import RulesModel
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> class Count:
 ...     every = timedelta(milliseconds=20)

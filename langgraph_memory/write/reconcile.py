@@ -1,7 +1,7 @@
 """Reconciliation: which memories a fact is compared with, and what the model's
 answer may do.
 
-The model sees candidates as [0], [1] ...; ``validate`` maps its answer back to
+The model sees the similar memories as [0], [1] ...; ``validate`` maps its answer back to
 real ids under fixed rules, so no model output can touch a memory it was not
 shown:
 
@@ -15,7 +15,7 @@ shown:
   fact and its target);
 - an ADD whose text a shown memory already holds becomes NOOP.
 
-A fact the scope holds nothing to compare with (no candidate at all) is not
+A fact the scope holds nothing to compare with (no similar memory at all) is not
 shown to the model: ``unopposed`` adds it, and its note says why (see
 ``MemoryWriter(always_reconcile=...)``).
 
@@ -24,16 +24,16 @@ fixed, and its ``note`` says what changed. Only an answer with no op at all
 fails (``Status.FAILED``, the reason in ``error``).
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Memory
+>>> from langgraph_memory.records import Memory
 >>> m = Memory(id="0a1b2c3d", text="User lives in Delhi.", scope="user:a",
 ...            created_at=datetime(2026, 1, 5, tzinfo=timezone.utc))
 >>> d = validate(Choice("UPDATE", 0, "User lives in Pune."), Fact("User lives in Pune."), [m])
 >>> d.op, d.target_id, d.text
-(<Op.UPDATE: 'UPDATE'>, '0a1b2c3d', 'User lives in Pune.')
+(<DecisionOp.UPDATE: 'UPDATE'>, '0a1b2c3d', 'User lives in Pune.')
 >>> validate(Choice("UPDATE", 7, None), Fact("User lives in Pune."), [m]).op
-<Op.ADD: 'ADD'>
+<DecisionOp.ADD: 'ADD'>
 >>> validate(Choice("DELETE", "0a1b2c3d"), Fact("x"), [m]).op
-<Op.NOOP: 'NOOP'>
+<DecisionOp.NOOP: 'NOOP'>
 >>> d = validate(Choice("ADD", None, "User is an admin."), Fact("User likes tea."), [m])
 >>> d.text, d.note
 ('User likes tea.', "text not supported by the fact -> the fact's text")
@@ -47,7 +47,7 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_memory.model import Decision, Memory, Op, Status
+from langgraph_memory.records import Decision, DecisionOp, Memory, Status
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write.extract import MAX_FACT_CHARS
@@ -64,7 +64,7 @@ _INDEX = re.compile(r"^\s*\[?\s*(\d{1,3})\s*\]?\s*$")
 NOTHING_SIMILAR = "no similar memory in the scope: added without a model call"
 
 
-def candidates(
+def similar(
     store: MemoryStore,
     scope: ScopeLike,
     fact: Fact,
@@ -96,11 +96,11 @@ def unopposed(fact: Fact) -> Decision:
     >>> d.op.value, d.text, d.shown_ids, d.note
     ('ADD', 'User is vegan.', (), 'no similar memory in the scope: added without a model call')
     """
-    return Decision(op=Op.ADD, fact=fact.text, text=fact.text, note=NOTHING_SIMILAR)
+    return Decision(op=DecisionOp.ADD, fact=fact.text, text=fact.text, note=NOTHING_SIMILAR)
 
 
-def merge_candidates(lists: Sequence[Sequence[Memory]], limit: int = 3 * MAX_SHOWN) -> list[Memory]:
-    """The union of several candidate lists, first seen first, at most ``limit``."""
+def merge_similar(lists: Sequence[Sequence[Memory]], limit: int = 3 * MAX_SHOWN) -> list[Memory]:
+    """The union of several lists of similar memories, first seen first, at most ``limit``."""
     merged: dict[str, Memory] = {}
     for memories in lists:
         for m in memories:
@@ -123,10 +123,10 @@ def _index(value: Any, size: int) -> int | None:
     return number if 0 <= number < size else None
 
 
-def _op(value: Any) -> Op | None:
+def _op(value: Any) -> DecisionOp | None:
     if isinstance(value, str):
         try:
-            return Op(value.strip().upper())
+            return DecisionOp(value.strip().upper())
         except ValueError:
             return None
     return None
@@ -154,7 +154,7 @@ def validate(
     "unknown op 'MERGE' -> NOOP"
     """
     base = Decision(
-        op=Op.NOOP,
+        op=DecisionOp.NOOP,
         fact=fact.text,
         shown_ids=tuple(m.id for m in shown),
         shown_texts=tuple(m.text for m in shown),
@@ -172,32 +172,32 @@ def validate(
         if choice.op is None:
             return base.with_(status=Status.FAILED, error="no usable answer from the model")
         return base.with_(note=f"unknown op {choice.op!r} -> NOOP")
-    if op is Op.UPDATE and target is None:
+    if op is DecisionOp.UPDATE and target is None:
         notes.append(f"UPDATE of unshown id {choice.index!r} -> ADD")
-        op = Op.ADD
-    if op is Op.DELETE and target is None:
+        op = DecisionOp.ADD
+    if op is DecisionOp.DELETE and target is None:
         return base.with_(note=f"DELETE of unshown id {choice.index!r} -> NOOP")
-    if op in (Op.UPDATE, Op.DELETE) and target is not None:
+    if op in (DecisionOp.UPDATE, DecisionOp.DELETE) and target is not None:
         similarity = embedding_similarity(embeddings) if embeddings is not None else None
         refused = refusal(fact, target, similarity)
         if refused is not None:
             note = f"{op.value} of [{index}] refused: {refused}"
-            if op is Op.DELETE:
+            if op is DecisionOp.DELETE:
                 return base.with_(note=f"{note} -> NOOP")
             notes.append(f"{note} -> ADD")
-            op, target = Op.ADD, None
-    if op in (Op.ADD, Op.UPDATE):
-        also = (target.text,) if op is Op.UPDATE and target is not None else ()
+            op, target = DecisionOp.ADD, None
+    if op in (DecisionOp.ADD, DecisionOp.UPDATE):
+        also = (target.text,) if op is DecisionOp.UPDATE and target is not None else ()
         if text is not None and not supported(text, fact.text, *also):
             notes.append("text not supported by the fact -> the fact's text")
             text = None
         text = text or fact.text
-        if op is Op.ADD and any(_norm(m.text) == _norm(text) for m in shown):
+        if op is DecisionOp.ADD and any(_norm(m.text) == _norm(text) for m in shown):
             notes.append("ADD of a text a shown memory holds -> NOOP")
-            op, text = Op.NOOP, None
+            op, text = DecisionOp.NOOP, None
     decision = base.with_(
         op=op,
-        text=text if op in (Op.ADD, Op.UPDATE) else None,
-        target_id=target.id if target is not None and op is not Op.ADD else None,
+        text=text if op in (DecisionOp.ADD, DecisionOp.UPDATE) else None,
+        target_id=target.id if target is not None and op is not DecisionOp.ADD else None,
     )
     return decision.with_(note="; ".join(notes) or None)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
-from langgraph_memory.model import EPISODE, Decision, Memory, Op, now_utc, utc
+from langgraph_memory.records import EPISODE, Decision, DecisionOp, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.store.memory_store import check_store
@@ -191,7 +191,11 @@ def archive_decision(memory: Memory, reason: str, *, turn_id: str | None = None)
     ('DELETE', '0a1b2c3d', 'decay: unused')
     """
     return Decision(
-        op=Op.DELETE, fact=_clip(memory.text), target_id=memory.id, note=reason, turn_id=turn_id
+        op=DecisionOp.DELETE,
+        fact=_clip(memory.text),
+        target_id=memory.id,
+        note=reason,
+        turn_id=turn_id,
     )
 
 

@@ -10,7 +10,7 @@ text), which shared code validates and maps back to real memory ids.
 A ``MemoryModel`` is anything that can extract and choose: a LangChain chat
 model behind prompts (``ChatMemoryModel``) or the offline rules model. It is not
 a chat model itself (``write.writer.memory_model`` makes one from a chat model), and
-not one of the records of ``langgraph_memory.model`` (``Memory``, ``Decision``).
+not one of the records of ``langgraph_memory.records`` (``Memory``, ``Decision``).
 
 >>> from datetime import datetime, timezone
 >>> turn = Turn.of([("user", "I moved to Pune last week.")],
@@ -31,7 +31,7 @@ from langchain_core.messages import BaseMessage, ChatMessage
 
 from langgraph_memory.checks import check_chars, check_id, strip_controls
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     MAX_METADATA_STR_CHARS,
     Kind,
     Memory,

@@ -12,7 +12,7 @@ validated decisions in order and logs every one. The facts link to the episode.
 >>> from datetime import datetime, timezone
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> from langgraph_memory.store import MemoryStore
->>> from langgraph_memory.write.offline import RulesModel
+>>> from langgraph_memory.write.rules import RulesModel
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> writer = MemoryWriter(store, model=RulesModel())
 >>> jan, jun = datetime(2026, 1, 5, tzinfo=timezone.utc), datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -46,11 +46,11 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
 )
 from langgraph_memory.llm import resolve_chat_model
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     TURN_ID,
     Decision,
+    DecisionOp,
     Memory,
-    Op,
     Source,
     Status,
     Trust,
@@ -69,9 +69,9 @@ from langgraph_memory.write.episodes import episode_fields, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.guards import supported
-from langgraph_memory.write.offline import RulesModel
-from langgraph_memory.write.reconcile import candidates, merge_candidates, unopposed, validate
+from langgraph_memory.write.reconcile import merge_similar, similar, unopposed, validate
 from langgraph_memory.write.retention import Retention, retain_episodes
+from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import (
     Choice,
     Fact,
@@ -155,7 +155,7 @@ class MemoryWriter:
             lower trust.
         gate: skip the model for turns that cannot hold a durable fact.
         always_reconcile: ask the model about every fact. By default a fact the
-            scope holds nothing to compare with (no candidate memory) is added
+            scope holds nothing to compare with (no similar memory) is added
             without a model call, logged as an ADD whose note says so; True
             gives the model a second look at such facts too (it may drop one as
             not worth keeping), at one call each (per fact) or per turn (batched).
@@ -239,7 +239,7 @@ class MemoryWriter:
         >>> import tempfile
         >>> from datetime import datetime, timezone
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> from langgraph_memory.write.offline import RulesModel
+        >>> from langgraph_memory.write.rules import RulesModel
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> day = datetime(2026, 1, 5, tzinfo=timezone.utc)
         >>> turns = [Turn.of([("user", said)], when=day, turn_id=f"t{i}", thread_id="chat-1")
@@ -315,15 +315,17 @@ class MemoryWriter:
                 extraction = extract(turn, model=self.model, roles=self.roles)
         except Exception as exc:  # a model failure is logged, never raised into the graph
             error = f"extraction failed: {type(exc).__name__}: {exc}"
-            return [Decision(op=Op.NOOP, fact="", status=Status.FAILED, error=error)], ()
+            return [Decision(op=DecisionOp.NOOP, fact="", status=Status.FAILED, error=error)], ()
         noted = [
-            Decision(op=Op.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw)
+            Decision(
+                op=DecisionOp.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw
+            )
             for text, why in extraction.rejected
         ]
         if extraction.error:
             noted.append(
                 Decision(
-                    op=Op.NOOP,
+                    op=DecisionOp.NOOP,
                     fact="",
                     status=Status.FAILED,
                     error=extraction.error,
@@ -455,7 +457,7 @@ class MemoryWriter:
     def _decide(
         self, scope: Scope, turn: Turn, fact: Fact, vector: list[float] | None = None
     ) -> Decision:
-        shown = candidates(self.store, scope, fact, vector=vector)
+        shown = similar(self.store, scope, fact, vector=vector)
         if not shown and not self.always_reconcile:
             return unopposed(fact)
         choice = self._choose([fact], shown, turn.when)[0]
@@ -490,9 +492,9 @@ class MemoryWriter:
                 vector=ready.vector(i),
             )
             if decision.status is not Status.FAILED and decision.target_id:
-                if decision.op is Op.UPDATE:
+                if decision.op is DecisionOp.UPDATE:
                     replaced[decision.target_id] = decision.result_id
-                elif decision.op is Op.DELETE:
+                elif decision.op is DecisionOp.DELETE:
                     replaced[decision.target_id] = None
             done.append(decision)
         return done
@@ -506,12 +508,12 @@ class MemoryWriter:
         vectors: Sequence[list[float]] = (),
     ) -> list[Decision]:
         steps = [
-            _Step(f, candidates(self.store, scope, f, vector=vectors[i] if vectors else None))
+            _Step(f, similar(self.store, scope, f, vector=vectors[i] if vectors else None))
             for i, f in enumerate(facts)
         ]
         # Facts nothing resembles are added without the model; the rest share one call.
         asked = [s for s in steps if s.shown or self.always_reconcile]
-        shown = merge_candidates([s.shown for s in asked])
+        shown = merge_similar([s.shown for s in asked])
         choices = self._choose([s.fact for s in asked], shown, turn.when) if asked else []
         answered = {id(s): c for s, c in zip(asked, choices, strict=True)}
         return [
@@ -589,7 +591,7 @@ class MemoryWriter:
         """Archive one memory, by id or by description; logged as a DELETE.
 
         With ``query``, the best match must be clearly the one meant; otherwise
-        ``AmbiguousMemoryError`` lists the candidates to choose from by id; an
+        ``AmbiguousMemoryError`` lists the matches to choose from by id; an
         empty or blank query is refused (``InvalidArgumentError``). ``find_one``
         names the memory without archiving it.
         """
@@ -598,7 +600,7 @@ class MemoryWriter:
         target = self.find_one(scope, memory_id, query=query)
         fact = query or f"forget {target.id}"
         decision = Decision(
-            op=Op.DELETE,
+            op=DecisionOp.DELETE,
             fact=fact,
             target_id=target.id,
             shown_ids=(target.id,),
@@ -656,7 +658,7 @@ class MemoryWriter:
         raise AmbiguousMemoryError(
             f"{query!r} matches several memories in {scope.key}; forget one by id:\n"
             + "\n".join(f"  {m.id}: {m.text}" for m in listed),
-            candidates=listed,
+            matches=listed,
         )
 
     def _log(self, scope: Scope, turn: Turn, decision: Decision) -> Decision:
@@ -677,17 +679,17 @@ def _follow(decision: Decision, replaced: dict[str, str | None]) -> Decision:
     successor = replaced[target]
     if successor is not None:
         return decision.with_(target_id=successor)
-    if decision.op is Op.UPDATE:
+    if decision.op is DecisionOp.UPDATE:
         # The text was checked against the fact and the old target: alone, the fact must hold it.
         text = decision.text if supported(decision.text or "", decision.fact) else decision.fact
         return decision.with_(
-            op=Op.ADD,
+            op=DecisionOp.ADD,
             target_id=None,
             text=text,
             note=_noted(decision, "target deleted earlier in this turn -> ADD"),
         )
     return decision.with_(
-        op=Op.NOOP,
+        op=DecisionOp.NOOP,
         target_id=None,
         text=None,
         note=_noted(decision, "target deleted earlier in this turn -> NOOP"),

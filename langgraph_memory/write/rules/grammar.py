@@ -15,8 +15,8 @@ import re
 from datetime import date, datetime
 from typing import Literal
 
-from langgraph_memory.write.offline.dates import resolve_date
-from langgraph_memory.write.offline.vocabulary import PETS, RELATIONS
+from langgraph_memory.write.rules.dates import resolve_date
+from langgraph_memory.write.rules.vocabulary import PETS, RELATIONS
 
 __all__ = [
     "SUBJECTS",

@@ -35,8 +35,8 @@ from langgraph.runtime import Runtime
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.graph.run import GraphMemory, PendingWrites, Submitter, store_of
 from langgraph_memory.graph.turns import last_turn, last_user_text, messages_of
-from langgraph_memory.model import utc
 from langgraph_memory.read import render, retrieve
+from langgraph_memory.records import utc
 from langgraph_memory.scope import Scope, ScopeSpec, run_value, scope_of_run
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter

@@ -6,7 +6,7 @@ so microseconds survive), and user metadata keys get a ``m.`` prefix so that
 they can never shadow a field of ours.
 
 >>> from datetime import datetime, timezone
->>> from langgraph_memory.model import Memory
+>>> from langgraph_memory.records import Memory
 >>> m = Memory(id="0a1b2c3d", text="User lives in Pune.", scope="user:alice",
 ...            created_at=datetime(2026, 1, 5, tzinfo=timezone.utc), metadata={"city": "Pune"})
 >>> meta = memory_metadata(m, key="0a1b2c3d")
@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from langgraph_memory.errors import InvalidMemoryError
-from langgraph_memory.model import (
+from langgraph_memory.records import (
     EPISODE,
     Decision,
     Kind,

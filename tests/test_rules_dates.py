@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from langgraph_memory.write.offline.dates import resolve_date
+from langgraph_memory.write.rules.dates import resolve_date
 
 #: A Monday, so that "next Friday" is 2026-03-06.
 WHEN = datetime(2026, 3, 2, 15, 30, tzinfo=timezone.utc)

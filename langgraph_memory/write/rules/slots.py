@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from langgraph_memory.model import Memory
-from langgraph_memory.write.offline.facts import read_clause
-from langgraph_memory.write.offline.grammar import expand_contractions
+from langgraph_memory.records import Memory
+from langgraph_memory.write.rules.facts import read_clause
+from langgraph_memory.write.rules.grammar import expand_contractions
 from langgraph_memory.write.types import Choice, Fact
 
 __all__ = ["choose", "choose_batch", "slot_of"]

@@ -75,6 +75,6 @@ The rules live in one module per job, each importing only those listed after it:
 (English) -> ``dates`` and ``vocabulary`` (the word lists).
 """
 
-from langgraph_memory.write.offline.model import RulesModel
+from langgraph_memory.write.rules.model import RulesModel
 
 __all__ = ["RulesModel"]

@@ -6,7 +6,7 @@ read node put the memories in its system prompt), or says it does not know.
 It is there so the demo shows memory at work with no model and no network.
 
 >>> from langchain_core.messages import HumanMessage, SystemMessage
->>> chat = OfflineChatModel()
+>>> chat = StandInChatModel()
 >>> memories = 'What you remember about this user:\\n- [2026-06-01] "User lives in Pune."'
 >>> chat.invoke([SystemMessage(memories), HumanMessage("Where do I live?")]).content
 'From what I remember: you live in Pune.'
@@ -62,7 +62,7 @@ def _second_person(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-class OfflineChatModel(BaseChatModel):
+class StandInChatModel(BaseChatModel):
     """Replies from the memories in its prompt; no model, no network."""
 
     @property

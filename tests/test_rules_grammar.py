@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from langgraph_memory.write.offline.grammar import third_person
+from langgraph_memory.write.rules.grammar import third_person
 
 
 def test_third_person() -> None:

@@ -10,9 +10,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from langgraph_memory.model import Kind, Source, Trust
-from langgraph_memory.write.offline import RulesModel
-from langgraph_memory.write.offline.slots import slot_of
+from langgraph_memory.records import Kind, Source, Trust
+from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.rules.slots import slot_of
 from langgraph_memory.write.types import MemoryModel, Turn
 
 #: A Monday, so that "next Friday" is 2026-03-06.

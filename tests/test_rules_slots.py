@@ -11,9 +11,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from langgraph_memory.model import Memory
-from langgraph_memory.write.offline import RulesModel
-from langgraph_memory.write.offline.slots import slot_of
+from langgraph_memory.records import Memory
+from langgraph_memory.write.rules import RulesModel
+from langgraph_memory.write.rules.slots import slot_of
 from langgraph_memory.write.types import Fact
 
 #: A Monday, so that "next Friday" is 2026-03-06.

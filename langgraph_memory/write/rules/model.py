@@ -11,10 +11,10 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from langgraph_memory.model import Memory, Source, Trust
-from langgraph_memory.write.offline import slots
-from langgraph_memory.write.offline.facts import read_sentence
-from langgraph_memory.write.offline.grammar import Person, sentences
+from langgraph_memory.records import Memory, Source, Trust
+from langgraph_memory.write.rules import slots
+from langgraph_memory.write.rules.facts import read_sentence
+from langgraph_memory.write.rules.grammar import Person, sentences
 from langgraph_memory.write.types import (
     SOURCE_OF_ROLE,
     TRUST_OF_ROLE,

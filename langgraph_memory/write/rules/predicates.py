@@ -16,16 +16,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from langgraph_memory.model import Kind
-from langgraph_memory.write.offline.dates import FoundDate
-from langgraph_memory.write.offline.grammar import (
+from langgraph_memory.records import Kind
+from langgraph_memory.write.rules.dates import FoundDate
+from langgraph_memory.write.rules.grammar import (
     capitalised,
     clean_value,
     comparable,
     singular,
     with_article,
 )
-from langgraph_memory.write.offline.vocabulary import (
+from langgraph_memory.write.rules.vocabulary import (
     DIETS,
     HABIT_GERUNDS,
     JOBS,

@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from langgraph_memory.model import Kind
-from langgraph_memory.write.offline.dates import find_date, without_date
-from langgraph_memory.write.offline.grammar import (
+from langgraph_memory.records import Kind
+from langgraph_memory.write.rules.dates import find_date, without_date
+from langgraph_memory.write.rules.grammar import (
     SUBJECTS,
     Person,
     clauses,
@@ -28,7 +28,7 @@ from langgraph_memory.write.offline.grammar import (
     third_person,
     without_lead_words,
 )
-from langgraph_memory.write.offline.predicates import Predicate, predicates_of
+from langgraph_memory.write.rules.predicates import Predicate, predicates_of
 
 __all__ = ["Found", "Reading", "read_clause", "read_sentence"]
 
