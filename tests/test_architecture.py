@@ -178,3 +178,73 @@ def test_subpackage_surfaces_resolve(package: str) -> None:
     for name in module.__all__:
         assert not name.startswith("_")
         assert getattr(module, name) is not None, f"{package}.{name}"
+
+
+# -- the store's face ------------------------------------------------------------------------
+
+
+def _store_face() -> set[str]:
+    """MemoryStore's own public names, besides LangGraph BaseStore's: its class
+    attributes and what ``__init__`` sets on an instance."""
+    from langgraph.store.base import BaseStore
+
+    from langgraph_memory.store.memory_store import MemoryStore
+
+    names = {n for n in dir(MemoryStore) if not n.startswith("_")}
+    init = ast.parse(
+        Path(importlib.import_module(MemoryStore.__module__).__file__ or "").read_text()
+    )
+    for node in ast.walk(init):
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            for leaf in ast.walk(node):
+                if (
+                    isinstance(leaf, ast.Attribute)
+                    and isinstance(leaf.ctx, ast.Store)
+                    and isinstance(leaf.value, ast.Name)
+                    and leaf.value.id == "self"
+                    and not leaf.attr.startswith("_")
+                ):
+                    names.add(leaf.attr)
+    langgraph = {n for n in dir(BaseStore) if not n.startswith("_")}
+    return names - langgraph - {"index_config"}  # LangGraph's stores' attribute too
+
+
+def test_the_store_keeps_a_narrow_face_and_the_readme_lists_it() -> None:
+    """docs/architecture.md, "The store's face": at most 22 names of its own, each a
+    row of the README's table, and PUBLIC says which (a new method fails here until
+    it is listed, or goes to ``internals``)."""
+    from langgraph_memory.store.memory_store import PUBLIC
+
+    face = _store_face()
+    assert face == set(PUBLIC), (
+        f"MemoryStore's public names differ from PUBLIC: {face ^ set(PUBLIC)}"
+    )
+    assert len(face) <= 22, f"MemoryStore has {len(face)} public names of its own (at most 22)"
+    readme = (PACKAGE.parent / "README.md").read_text()
+    section = readme.split("### The store's face", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    rows = {
+        line.split("|")[1].strip().strip("`")
+        for line in section.splitlines()
+        if line.startswith("| `")
+    }
+    assert face - rows == set(), f"public names with no row in the README's table: {face - rows}"
+    assert rows - face == set(), f"rows of the README's table that are not public: {rows - face}"
+
+
+def test_a_moved_store_name_still_answers_with_a_warning_until_it_goes(tmp_path: Path) -> None:
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from langgraph_memory.store import MemoryStore, internals
+
+    with MemoryStore(tmp_path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add("user:a", "Flight LH-761 leaves at 7.")
+        with pytest.warns(DeprecationWarning, match=r"internals\(store\)\.keyword"):
+            old = store.keyword("user:a", "LH-761")  # type: ignore[attr-defined]
+        assert old == internals(store).keyword("user:a", "LH-761")
+        with pytest.warns(DeprecationWarning, match=r"store\.ttl\.sweep"):
+            assert store.sweep_ttl() == 0  # type: ignore[attr-defined]
+        with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+            _ = store.nothing_here  # type: ignore[attr-defined]
+    with pytest.warns(DeprecationWarning, match="DecisionOp"):
+        from langgraph_memory import Op  # type: ignore[attr-defined]
+    assert Op is langgraph_memory.DecisionOp

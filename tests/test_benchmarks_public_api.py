@@ -26,7 +26,7 @@ PUBLIC_MODULES = frozenset(
         ".graph",
         ".lifecycle",
         ".llm",
-        ".model",
+        ".records",
         ".porter",
         ".read",
         ".scope",

@@ -81,8 +81,8 @@ def _decide(args: argparse.Namespace, approving: bool) -> Review:
     try:
         with open_store(args, admin=args.admin) as store:
             if approving:
-                return store.approve(args.review_id, reason=args.reason)
-            return store.reject(args.review_id, reason=args.reason)
+                return store.reviews.approve(args.review_id, reason=args.reason)
+            return store.reviews.reject(args.review_id, reason=args.reason)
     except AdminRequiredError:
         verb = "approving" if approving else "rejecting"
         raise CommandError(

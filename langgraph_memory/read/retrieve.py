@@ -39,7 +39,7 @@ from langgraph_memory.read.ranking import (
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.tracing import trace_retrieve
 
@@ -159,16 +159,18 @@ def retrieve(
     n = min(MAX_K, max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k))
     dense_query = _dense_query(store, scope, query)
     if as_of is None:
-        found = store.candidates(scope, dense_query, query, k=n, lexical=dense_weight < 1.0)
+        found = internals(store).candidates(
+            scope, dense_query, query, k=n, lexical=dense_weight < 1.0
+        )
         dense, lexical = found.dense, found.lexical
         # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
         missing = None if len(lexical) >= n else 0.0
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
         sd = _spread(fused)
         wanted = _contenders(fused, sd, found.pinned, found.speakers, k, query)
-        memories = store.get_memories(scope, wanted)
+        memories = internals(store).get_memories(scope, wanted)
     else:
-        hits = store.nearest(scope, dense_query, k=n, as_of=as_of)
+        hits = internals(store).nearest(scope, dense_query, k=n, as_of=as_of)
         dense, lexical = {h.memory.id: h.score for h in hits}, {}
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=0.0)
         sd = _spread(fused)
@@ -182,7 +184,7 @@ def retrieve(
         # keeps its time (recency moves by well under 1% on a scale of months).
         stale = [r.memory.id for r in results if (when - _seen(r.memory)).days >= REFRESH_DAYS]
         if stale:
-            store.touch(scope, stale, now=when)
+            internals(store).touch(scope, stale, now=when)
     return results
 
 
@@ -197,7 +199,7 @@ def _dense_query(store: MemoryStore, scope: Scope, query: str) -> str:
     names = names_in(query)
     if not names:
         return query
-    shares = store.term_shares(scope, names)
+    shares = internals(store).term_shares(scope, names)
     common = [n for n in names if shares.get(n, 0.0) > COMMON_NAME_SHARE]
     kept = " ".join(
         w for w in query.split() if w.strip("?,.!:;'\"").removesuffix("'s") not in common

@@ -28,7 +28,7 @@ from datetime import datetime
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.records import Decision, DecisionOp, Status, now_utc, utc
 from langgraph_memory.scope import ScopeLike
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.tracing import trace_apply
 from langgraph_memory.write.episodes import linked
 from langgraph_memory.write.types import Fact
@@ -91,4 +91,4 @@ def apply(
     except MemoryKitError as exc:
         decision = decision.with_(status=Status.FAILED, error=f"{type(exc).__name__}: {exc}")
     logged = decision.with_(result_id=result_id, turn_id=turn_id or decision.turn_id)
-    return store.log(scope, logged, now=when)[0]
+    return internals(store).log(scope, logged, now=when)[0]

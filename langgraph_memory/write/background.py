@@ -107,7 +107,7 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.records import MAX_TEXT_CHARS, Decision, DecisionOp, Status, utc
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.store.layout import JOURNAL_FILE
 from langgraph_memory.write.idle import IdleJob, IdleRunner
 from langgraph_memory.write.journal import Journal, JournalEntry
@@ -281,7 +281,9 @@ class BackgroundWriter:
         ]
         for thread in self._threads:
             thread.start()
-        writer.store.attach(self)  # purges reach the queue and journal; exports list turns
+        internals(writer.store).attach(
+            self
+        )  # purges reach the queue and journal; exports list turns
         atexit.register(self._close_at_exit)  # unregistered by close()
         if self._idle is not None:
             self._idle.start()
@@ -591,7 +593,7 @@ class BackgroundWriter:
             turn_id=item.turn.id,
         )
         try:
-            self.writer.store.log(item.scope, decision, now=item.turn.when)
+            internals(self.writer.store).log(item.scope, decision, now=item.turn.when)
         except Exception as exc:
             self._count("unrecorded")
             with self._cond:

@@ -42,7 +42,7 @@ from langgraph_memory.records import (
     Scalar,
 )
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.write.types import SOURCE_OF_ROLE, TRUST_OF_ROLE, Role, Turn
 
 __all__ = ["MAX_SOURCES", "episode_fields", "linked", "turn_episodes"]
@@ -91,7 +91,9 @@ def turn_episodes(store: MemoryStore, scope: Scope, turn_ids: Sequence[str]) -> 
     per collection."""
     if not turn_ids:
         return []
-    return store.find(scope, metadata={EPISODE: True, TURN_ID: list(turn_ids)}, archived=True)
+    return internals(store).find(
+        scope, metadata={EPISODE: True, TURN_ID: list(turn_ids)}, archived=True
+    )
 
 
 def linked(sources: Sequence[str], episode_id: str) -> tuple[str, ...]:

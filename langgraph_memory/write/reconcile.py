@@ -49,7 +49,7 @@ from langchain_core.embeddings import Embeddings
 
 from langgraph_memory.records import Decision, DecisionOp, Memory, Status
 from langgraph_memory.scope import ScopeLike
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.write.extract import MAX_FACT_CHARS
 from langgraph_memory.write.guards import embedding_similarity, refusal, supported
 from langgraph_memory.write.types import Choice, Fact
@@ -81,9 +81,9 @@ def similar(
     """
     shown: dict[str, Memory] = {}
     query = fact.text if vector is None else vector
-    for hit in store.nearest(scope, query, k=k, episodes=False):
+    for hit in internals(store).nearest(scope, query, k=k, episodes=False):
         shown[hit.memory.id] = hit.memory
-    for hit in store.keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
+    for hit in internals(store).keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
         shown.setdefault(hit.memory.id, hit.memory)
     return list(shown.values())[:MAX_SHOWN]
 

@@ -37,7 +37,7 @@ from datetime import datetime, timedelta
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.records import EPISODE, Decision, DecisionOp, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.store.memory_store import check_store
 
 __all__ = ["Retention", "archive_decision", "archive_logged", "retain_episodes"]
@@ -121,13 +121,13 @@ def retain_episodes(
     when = utc(now, "now") if now is not None else now_utc()
     mark = {EPISODE: True}
     done: list[Decision] = []
-    with store.scope_lock(scope):
+    with internals(store).scope_lock(scope):
         if max_age is not None:
-            old = store.find(scope, metadata=mark, created_before=when - max_age)
+            old = internals(store).find(scope, metadata=mark, created_before=when - max_age)
             reason = f"retention: older than {_duration(max_age)} (max_age)"
             done += archive_logged(store, scope, old, reason=reason, now=when)
         if max_count is not None and store.count(scope, metadata=mark) > max_count:
-            kept = store.find(scope, metadata=mark)  # oldest first
+            kept = internals(store).find(scope, metadata=mark)  # oldest first
             excess = kept[: len(kept) - max_count]
             reason = f"retention: beyond the newest {max_count} episodes (max_count)"
             done += archive_logged(store, scope, excess, reason=reason, now=when)
@@ -176,7 +176,7 @@ def archive_logged(
         archive_decision(closed, note, turn_id=turn_id)
         for note, closed in zip(notes, archived, strict=True)
     ]
-    return store.log(scope, decisions, now=when)
+    return internals(store).log(scope, decisions, now=when)
 
 
 def archive_decision(memory: Memory, reason: str, *, turn_id: str | None = None) -> Decision:
