@@ -144,6 +144,17 @@ def test_a_public_name_loads_what_it_needs_on_first_use() -> None:
     assert "chromadb" in _import_in_child("from langgraph_memory import MemoryStore")
 
 
+def test_a_graph_that_adds_memory_loads_no_store_until_it_builds_one() -> None:
+    """docs/architecture.md, "Imports": the graph names load no Chroma (nor the
+    embedder); building a MemoryStore does (its time: ``python -m benchmarks imports``)."""
+    graph = "from langgraph_memory import add_memory, MemoryMiddleware, memory_tools"
+    loaded = _import_in_child(graph)
+    assert "chromadb" not in loaded and "onnxruntime" not in loaded, loaded
+    assert {"langgraph", "langchain_core"} <= loaded, "the graph names are LangGraph's"
+    loaded = _import_in_child("from langgraph_memory.store import tokenize, Hit")
+    assert "chromadb" not in loaded, "the store package loads a name's module on first use"
+
+
 def test_the_cli_help_loads_no_heavy_dependency() -> None:
     code = (
         "from langgraph_memory import cli\n"

@@ -97,6 +97,7 @@ from langgraph_memory.lifecycle import (
 )
 from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.store import (
+    check_store,
     compact_directory,
     date_words,
     internals,
@@ -282,6 +283,7 @@ BAD: list[Bad] = [
     Bad("Reviews.reject", lambda w: w.store.reviews.reject(""), ARG),
     Bad("Reviews", lambda w: w.store.reviews(status="weird"), ARG),  # listing: store.reviews(...)
     Bad("internals", lambda w: internals("user:a"), TYPE),  # type: ignore[arg-type]
+    Bad("check_store", lambda w: check_store("user:a"), TYPE),
     Bad("MemoryStore.export", lambda w: w.store.export("user:"), SCOPE),
     Bad("MemoryStore.import_scope", lambda w: w.store.import_scope(5), MEM),  # type: ignore[arg-type]
     Bad("MemoryStore.import_scope", lambda w: w.store.import_scope(deep(100_000)), MEM),

@@ -25,7 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.checks import MAX_K, check_k, check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.read.ranking import (
@@ -39,9 +41,10 @@ from langgraph_memory.read.ranking import (
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore, internals
-from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.tracing import trace_retrieve
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 __all__ = ["Retrieved", "retrieve"]
 
@@ -140,7 +143,7 @@ def retrieve(
     >>> retrieve(store, "user:a", "What is the ZX-4471 code?", k=1)[0].memory.text
     'Locker code is ZX-4471.'
     """
-    check_store(store)
+    stores.check_store(store)
     scope = Scope.of(scope)
     check_k(k)
     check_query(query)
@@ -159,7 +162,7 @@ def retrieve(
     n = min(MAX_K, max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k))
     dense_query = _dense_query(store, scope, query)
     if as_of is None:
-        found = internals(store).candidates(
+        found = stores.internals(store).candidates(
             scope, dense_query, query, k=n, lexical=dense_weight < 1.0
         )
         dense, lexical = found.dense, found.lexical
@@ -168,9 +171,9 @@ def retrieve(
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
         sd = _spread(fused)
         wanted = _contenders(fused, sd, found.pinned, found.speakers, k, query)
-        memories = internals(store).get_memories(scope, wanted)
+        memories = stores.internals(store).get_memories(scope, wanted)
     else:
-        hits = internals(store).nearest(scope, dense_query, k=n, as_of=as_of)
+        hits = stores.internals(store).nearest(scope, dense_query, k=n, as_of=as_of)
         dense, lexical = {h.memory.id: h.score for h in hits}, {}
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=0.0)
         sd = _spread(fused)
@@ -184,7 +187,7 @@ def retrieve(
         # keeps its time (recency moves by well under 1% on a scale of months).
         stale = [r.memory.id for r in results if (when - _seen(r.memory)).days >= REFRESH_DAYS]
         if stale:
-            internals(store).touch(scope, stale, now=when)
+            stores.internals(store).touch(scope, stale, now=when)
     return results
 
 
@@ -199,7 +202,7 @@ def _dense_query(store: MemoryStore, scope: Scope, query: str) -> str:
     names = names_in(query)
     if not names:
         return query
-    shares = internals(store).term_shares(scope, names)
+    shares = stores.internals(store).term_shares(scope, names)
     common = [n for n in names if shares.get(n, 0.0) > COMMON_NAME_SHARE]
     kept = " ".join(
         w for w in query.split() if w.strip("?,.!:;'\"").removesuffix("'s") not in common

@@ -88,8 +88,8 @@ from langgraph_memory.store.codec import (
 from langgraph_memory.store.collection_io import fetch, free_ids
 from langgraph_memory.store.core import StoreCore, fresh_method, read_method
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV
+from langgraph_memory.store.handle import Internals
 from langgraph_memory.store.indexing import read_index
-from langgraph_memory.store.internals import Internals
 from langgraph_memory.store.namespaces import check_namespace_type, langgraph_namespace_errors
 from langgraph_memory.store.reviews import Reviews
 from langgraph_memory.store.ttl import TTL, check_ttl_config
@@ -242,7 +242,7 @@ class MemoryStore(BaseStore):
             where = "internals(store)" if moved[0] == "internals" else f"store.{moved[0]}"
             warnings.warn(
                 f"MemoryStore.{name} is now {where}.{moved[1]} "
-                f"(langgraph_memory.store.internals); the old name goes away in {REMOVED_IN}",
+                f"(from langgraph_memory.store); the old name goes away in {REMOVED_IN}",
                 DeprecationWarning,
                 stacklevel=2,
             )
@@ -967,7 +967,7 @@ def _check_paths(*paths: object) -> None:
 
 def internals(store: MemoryStore) -> Internals:
     """The engine handle under ``store`` that the read and write paths use (see
-    ``store/internals.py``): dense and keyword searches apart, vectors, the scope's
+    ``store/handle.py``): dense and keyword searches apart, vectors, the scope's
     lock and generation, the decision log's writer.
 
     >>> import tempfile

@@ -24,14 +24,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.records import Decision, DecisionOp, Status, now_utc, utc
 from langgraph_memory.scope import ScopeLike
-from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.tracing import trace_apply
 from langgraph_memory.write.episodes import linked
 from langgraph_memory.write.types import Fact
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 
 @trace_apply  # a `memory.apply` run when LangSmith tracing is on
@@ -91,4 +95,4 @@ def apply(
     except MemoryKitError as exc:
         decision = decision.with_(status=Status.FAILED, error=f"{type(exc).__name__}: {exc}")
     logged = decision.with_(result_id=result_id, turn_id=turn_id or decision.turn_id)
-    return internals(store).log(scope, logged, now=when)[0]
+    return stores.internals(store).log(scope, logged, now=when)[0]

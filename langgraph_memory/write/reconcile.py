@@ -43,16 +43,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.records import Decision, DecisionOp, Memory, Status
 from langgraph_memory.scope import ScopeLike
-from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.write.extract import MAX_FACT_CHARS
 from langgraph_memory.write.guards import embedding_similarity, refusal, supported
 from langgraph_memory.write.types import Choice, Fact
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 #: How many memories a fact is compared with: vector neighbours plus keyword
 #: hits (names, numbers), which embed badly.
@@ -81,9 +84,9 @@ def similar(
     """
     shown: dict[str, Memory] = {}
     query = fact.text if vector is None else vector
-    for hit in internals(store).nearest(scope, query, k=k, episodes=False):
+    for hit in stores.internals(store).nearest(scope, query, k=k, episodes=False):
         shown[hit.memory.id] = hit.memory
-    for hit in internals(store).keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
+    for hit in stores.internals(store).keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
         shown.setdefault(hit.memory.id, hit.memory)
     return list(shown.values())[:MAX_SHOWN]
 

@@ -1,4 +1,4 @@
-"""The store's internals: what the package's own read and write paths need of the
+"""The store's internals handle: what the package's own read and write paths need of the
 engine under a ``MemoryStore``, and what the store's users do not.
 
 ``MemoryStore`` is the user's face (add, get, retrieve through ``read.retrieve``,
