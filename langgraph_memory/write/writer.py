@@ -62,14 +62,20 @@ from langgraph_memory.records import (
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.store.memory_store import check_store
-from langgraph_memory.tracing import trace_reconcile, trace_scope
+from langgraph_memory.tracing import trace_scope
 from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.episodes import episode_fields, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.guards import supported
-from langgraph_memory.write.reconcile import merge_similar, similar, unopposed, validate
+from langgraph_memory.write.reconcile import (
+    merge_similar,
+    similar,
+    trace_reconcile,
+    unopposed,
+    validate,
+)
 from langgraph_memory.write.retention import Retention, retain_episodes
 from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import (
