@@ -387,7 +387,7 @@ def check_path_scope(scope: Scope) -> Scope:
             f"the write path never writes the {scope.kind} scope {scope.key}: what a "
             "conversation says stays in its user, session or agent scope. Move a memory "
             "up through a review (store.reviews.propose(from_scope, memory_id, to_scope), then "
-            f"store.admin().approve(review_id)), or write {scope.key} as an admin "
+            f"store.admin().reviews.approve(review_id)), or write {scope.key} as an admin "
             "(store.admin().add(...))"
         )
     return scope

@@ -216,8 +216,8 @@ def test_approving_into_an_org_scope_takes_an_admin(store: MemoryStore) -> None:
     copied = store.reviews.approve(agent_review.id).result_id
     assert copied is not None
     review = store.reviews.propose("agent:support", copied, "org:acme")  # proposing needs no admin
-    for decide in (store.approve, store.reject):
-        with pytest.raises(AdminRequiredError, match=r"store\.admin\(\)\.approve"):
+    for decide in (store.reviews.approve, store.reviews.reject):
+        with pytest.raises(AdminRequiredError, match=r"store\.admin\(\)\.reviews\.approve"):
             decide(review.id)
     assert store.active("org:acme") == [] and store.reviews("org:acme") == [review]
     with store.admin() as admin:

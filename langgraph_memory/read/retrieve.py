@@ -23,9 +23,10 @@ refreshes its ``last_accessed``, in one batched write.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.checks import MAX_K, check_k, check_query
@@ -41,7 +42,7 @@ from langgraph_memory.read.ranking import (
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.tracing import trace_retrieve
+from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
@@ -112,8 +113,58 @@ class Retrieved:
             f"importance {self.importance:.3f}"
         )
 
+    def trace_summary(self) -> Payload:
+        """The memory as a trace shows it: a document, LangSmith's retriever format.
 
-@trace_retrieve  # a `memory.retrieve` retriever run when LangSmith tracing is on
+        >>> from datetime import timezone
+        >>> m = Memory(id="0a1b2c3d", text="User lives in Pune.", scope="user:a",
+        ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+        >>> doc = Retrieved(m, 0.6, 1.0, 0.5, 0.3).trace_summary()
+        >>> doc["page_content"], doc["type"], doc["metadata"]["id"]
+        ('User lives in Pune.', 'Document', '0a1b2c3d')
+        """
+        return {
+            "page_content": clip(self.memory.text),
+            "type": "Document",
+            "metadata": {
+                "id": self.memory.id,
+                "score": self.score,
+                "recency": self.recency,
+                "relevance": self.relevance,
+                "importance": self.importance,
+                "pinned": self.pinned,
+                "created_at": self.memory.created_at.isoformat(),
+            },
+        }
+
+
+def _retrieve_inputs(arguments: Mapping[str, Any]) -> Payload:
+    """The query and the knobs of a retrieval; not the store, not the scope's id.
+
+    >>> _retrieve_inputs({"query": "Where do I live?", "k": 3})
+    {'query': 'Where do I live?', 'k': 3, 'as_of': None, 'pinned_limit': None}
+    """
+    as_of = arguments.get("as_of")
+    return {
+        "query": clip(str(arguments.get("query"))),
+        "k": arguments.get("k"),
+        "as_of": None if as_of is None else as_of.isoformat(),
+        "pinned_limit": arguments.get("pinned_limit"),
+    }
+
+
+def _retrieve_outputs(results: list[Retrieved]) -> Payload:
+    """The memories found, as documents (``Retrieved.trace_summary``)."""
+    return {"documents": [r.trace_summary() for r in results]}
+
+
+@traced(  # a `memory.retrieve` retriever run when LangSmith tracing is on
+    "memory.retrieve",
+    run_type="retriever",
+    inputs=_retrieve_inputs,
+    outputs=_retrieve_outputs,
+    metadata=scope_metadata,
+)
 def retrieve(
     store: MemoryStore,
     scope: ScopeLike,
@@ -137,6 +188,7 @@ def retrieve(
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> _ = store.add_many("user:a", [f"User likes hobby {i}." for i in range(60)])
     >>> _ = store.add("user:a", "Locker code is ZX-4471.")

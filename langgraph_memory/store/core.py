@@ -127,7 +127,7 @@ class StoreCore:
                 "store.admin(), a view of the same store that may (`with store.admin() as "
                 f"admin: admin.add({scope.key!r}, ...)`). To move a memory up into it, "
                 f"store.reviews.propose(from_scope, memory_id, {scope.key!r}) and then "
-                "store.admin().approve(review_id)"
+                "store.admin().reviews.approve(review_id)"
             )
         return scope
 

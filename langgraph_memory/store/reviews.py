@@ -31,10 +31,10 @@ in the target scope, in the agent's own words.
 >>> from langgraph_memory.store import MemoryStore
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> m = store.add("user:alice", "Refunds take 5 days.")
->>> review = store.propose("user:alice", m.id, "agent:support")
+>>> review = store.reviews.propose("user:alice", m.id, "agent:support")
 >>> store.active("agent:support")
 []
->>> done = store.approve(review.id)
+>>> done = store.reviews.approve(review.id)
 >>> [c.text for c in store.active("agent:support")], done.status.value
 (['Refunds take 5 days.'], 'approved')
 """
@@ -385,7 +385,7 @@ def decide(
             if doubt is not None:
                 raise ReviewInvalidError(
                     f"review {review.id} cannot be approved: {doubt}. Nothing was copied; "
-                    f"reject it (store.reject({review.id!r}))"
+                    f"reject it (store.reviews.reject({review.id!r}))"
                 )
             _check_current(core, review)
             copy = _copy(core, review, when)
@@ -542,6 +542,7 @@ class Reviews:
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
         >>> r = s.reviews.propose("user:alice", m.id, "agent:support", note="seen twice")
@@ -574,6 +575,7 @@ class Reviews:
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
         >>> r = s.reviews.approve(s.reviews.propose("user:alice", m.id, "agent:support").id)
@@ -593,6 +595,7 @@ class Reviews:
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = s.add("user:alice", "My manager is Raj.")
         >>> r = s.reviews.propose("user:alice", m.id, "agent:support")
@@ -617,6 +620,7 @@ class Reviews:
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> s.reviews()
         []

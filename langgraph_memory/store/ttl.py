@@ -12,7 +12,7 @@ for a ``put`` without ``ttl=``), ``refresh_on_read`` (default True),
 - An expired item is hidden from ``get`` and ``search`` at once. The sweep
   archives it, never deletes it: its version closes with ``valid_until`` = the
   expiry time, so ``history`` and ``as_of`` reads keep it (``purge`` erases).
-- ``store.sweep_ttl()`` archives every expired item now; ``start_ttl_sweeper()``
+- ``store.ttl.sweep()`` archives every expired item now; ``start_ttl_sweeper()``
   and ``stop_ttl_sweeper()`` run it every ``sweep_interval_minutes`` (default 5).
   Only scopes that ever held an item with a TTL are looked at (the registry
   marks them), and since an item closes at its expiry time, two processes
@@ -30,7 +30,7 @@ for a ``put`` without ``ttl=``), ``refresh_on_read`` (default True),
 >>> store.put(("cache", "alice"), "weather", {"text": "Sunny in Pune."}, ttl=30)
 >>> store.get(("cache", "alice"), "weather").value
 {'text': 'Sunny in Pune.'}
->>> store.sweep_ttl(now=now_utc() + timedelta(minutes=31))
+>>> store.ttl.sweep(now=now_utc() + timedelta(minutes=31))
 1
 >>> store.get(("cache", "alice"), "weather") is None
 True

@@ -138,6 +138,7 @@ def journal_path(store: MemoryStore) -> Path | None:
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> journal_path(store).relative_to(store.path).as_posix()
     'journal/turns.jsonl'
@@ -442,6 +443,7 @@ class BackgroundWriter:
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.write.rules import RulesModel
+        >>> from langgraph_memory.store import MemoryStore
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as bg:
         ...     _ = bg.submit("user:alice", [("user", "I'm vegan.")])

@@ -14,6 +14,7 @@ memory stops being current), ``status`` applied, the reason in ``note``.
 >>> from datetime import datetime, timedelta, timezone
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> from langgraph_memory.write import MemoryWriter, RulesModel
+>>> from langgraph_memory.store import MemoryStore
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> writer = MemoryWriter(store, model=RulesModel())
 >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -153,6 +154,7 @@ def archive_logged(
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
     >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> m = s.add("user:a", "User liked jazz in 2019.")
     >>> [d.note for d in archive_logged(s, "user:a", [m], reason="decay: unused for 3 years")]

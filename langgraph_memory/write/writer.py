@@ -61,14 +61,20 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
-from langgraph_memory.tracing import trace_reconcile, trace_scope
+from langgraph_memory.tracing import trace_scope
 from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.episodes import episode_fields, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.guards import supported
-from langgraph_memory.write.reconcile import merge_similar, similar, unopposed, validate
+from langgraph_memory.write.reconcile import (
+    merge_similar,
+    similar,
+    trace_reconcile,
+    unopposed,
+    validate,
+)
 from langgraph_memory.write.retention import Retention, retain_episodes
 from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import (
@@ -242,6 +248,7 @@ class MemoryWriter:
         >>> from datetime import datetime, timezone
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.write.rules import RulesModel
+        >>> from langgraph_memory.store import MemoryStore
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> day = datetime(2026, 1, 5, tzinfo=timezone.utc)
         >>> turns = [Turn.of([("user", said)], when=day, turn_id=f"t{i}", thread_id="chat-1")
@@ -619,6 +626,7 @@ class MemoryWriter:
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = store.add("user:a", "User likes tea.")
         >>> MemoryWriter(store, model=RulesModel()).find_one("user:a", m.id).text
