@@ -35,12 +35,12 @@ from langgraph_memory.read.ranking import (
     fuse,
     mentions_time,
     months_recency,
-    names_in,
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore
 from langgraph_memory.store.memory_store import check_store
+from langgraph_memory.text import names_in
 from langgraph_memory.tracing import trace_retrieve
 
 __all__ = ["Retrieved", "retrieve"]

@@ -25,8 +25,8 @@ from langgraph_memory.store.compaction import compact_directory
 from langgraph_memory.store.export_format import load_export
 from langgraph_memory.store.memory_store import MemoryStore
 from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
-from langgraph_memory.store.terms import date_words, tokenize
 from langgraph_memory.store.version import Hit
+from langgraph_memory.text import date_words, tokenize
 
 __all__ = [
     "Candidates",

@@ -76,7 +76,7 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
-from langgraph_memory.store import backup, basestore, keyword, purging
+from langgraph_memory.store import backup, basestore, lexical, purging
 from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.store import ttl as ttl_sweep
 from langgraph_memory.store.building import (
@@ -690,7 +690,7 @@ class MemoryStore(BaseStore):
         its creation date) in words ("2023-05-08 8 May 2023"); an episode also under
         the texts of the facts that name it in ``sources``. An 8-hex-digit term finds
         the memory with that id, first. Scores lie in [0, 1]: BM25 divided by the
-        most the query's terms could score (see ``store/lexical.py``).
+        most the query's terms could score (see ``store/lexical/index.py``).
         ``episodes=False`` leaves episodes out (see ``Memory.is_episode``).
 
         >>> import tempfile
@@ -703,9 +703,9 @@ class MemoryStore(BaseStore):
         check_k(k)
         scope = Scope.of(scope)
         if episodes:
-            return keyword.search(self._core, scope, terms, k)
+            return lexical.search(self._core, scope, terms, k)
         # Episodes left out after the search: ask for more, so k facts remain.
-        hits = keyword.search(self._core, scope, terms, min(MAX_K, 4 * k))
+        hits = lexical.search(self._core, scope, terms, min(MAX_K, 4 * k))
         return [h for h in hits if not h.memory.is_episode][:k]
 
     def candidates(
@@ -784,7 +784,7 @@ class MemoryStore(BaseStore):
         for word in words:
             if not isinstance(word, str):
                 raise InvalidTypeError(f"words must be str, got {type(word).__name__}: {word!r}")
-        return keyword.shares(self._core, Scope.of(scope), words)
+        return lexical.shares(self._core, Scope.of(scope), words)
 
     @_reads
     def find(
