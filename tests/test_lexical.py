@@ -1,7 +1,7 @@
 """The lexical index follows every write, on both backends, across processes and crashes.
 
-``keyword`` is BM25 over a per-scope index (store/lexical.py) that the store keeps in
-step with Chroma (store/lexicon.py): a file per scope for an embedded store, memory
+``keyword`` is BM25 over a per-scope index (store/lexical/index.py) that the store keeps in
+step with Chroma (store/lexical/indexes.py): a file per scope for an embedded store, memory
 refreshed from the server for a ``chroma run`` store. These tests check what a user
 relies on: what is active is found, what was archived or purged is not, an episode is
 found by the facts taken from it, dates are words, a scope sees only its own records;
@@ -170,7 +170,7 @@ CRASH = """
 import os, sys
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph_memory import MemoryStore
-from langgraph_memory.store import lexical, lexicon
+from langgraph_memory.store import lexical
 store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=8))
 step = sys.argv[2]
 def die(*args, **kwargs):
@@ -185,7 +185,7 @@ elif step == "add":
     lexical.LexicalIndex.put = die
     store.add("user:a", "Octopus memory.")
 elif step == "purge":
-    lexicon.Lexicon.purged = die
+    lexical.Lexicon.purged = die
     store.purge("user:a", [sys.argv[3]])
 """
 

@@ -21,7 +21,7 @@ from langgraph_memory.read import render, retrieve
 from langgraph_memory.read.render import HEADER, UNVERIFIED
 from langgraph_memory.records import Memory, Trust
 from langgraph_memory.store import internals
-from langgraph_memory.text_safety import VISIBLE_FORMAT
+from langgraph_memory.text.safety import VISIBLE_FORMAT
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from langgraph_memory.cli.errors import CommandError
 from langgraph_memory.errors import MemoryNotFoundError, StoreLockedError
 from langgraph_memory.scope import Scope
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI

@@ -28,7 +28,7 @@ from langgraph_memory.cli.location import open_store
 from langgraph_memory.cli.output import dumps
 from langgraph_memory.errors import AdminRequiredError
 from langgraph_memory.scope import Scope
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from langgraph_memory.records import Review

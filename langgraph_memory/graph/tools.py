@@ -53,7 +53,7 @@ from langgraph_memory.graph.turns import last_turn, messages_of
 from langgraph_memory.read import retrieve
 from langgraph_memory.records import DecisionOp, Source, Status, Trust
 from langgraph_memory.scope import Scope, ScopeSpec, scope_of_run
-from langgraph_memory.text_safety import for_prompt
+from langgraph_memory.text import for_prompt
 from langgraph_memory.write import MemoryWriter
 from langgraph_memory.write.types import Turn
 

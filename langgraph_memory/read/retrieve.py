@@ -38,10 +38,10 @@ from langgraph_memory.read.ranking import (
     fuse,
     mentions_time,
     months_recency,
-    names_in,
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.text import names_in
 from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 
 if TYPE_CHECKING:

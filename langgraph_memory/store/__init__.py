@@ -12,7 +12,7 @@ compacts an embedded store's files after a purge made through a Chroma client th
 store could not close; ``load_export`` reads an export file's bytes for
 ``MemoryStore.import_scope`` within bounds (UTF-8, size, nesting);
 ``strip_controls`` makes any text storable (the store refuses control characters);
-``tokenize`` and ``date_words`` show how ``keyword`` sees a text (the terms of its
+``tokenize`` and ``date_words`` show how the lexical index sees a text (the terms of its
 lexical index) and a date (the words a memory's event date is indexed under).
 ``InvalidStoreNamespaceError`` is what the BaseStore face raises for a namespace
 LangGraph's stores refuse: LangGraph's ``InvalidNamespaceError`` and the package's
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from langgraph_memory.store.memory_store import MemoryStore, check_store, internals
     from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
     from langgraph_memory.store.reviews import Reviews
-    from langgraph_memory.store.terms import date_words, tokenize
     from langgraph_memory.store.ttl import TTL
     from langgraph_memory.store.version import Hit
+    from langgraph_memory.text import date_words, tokenize
 
 #: Where each name lives.
 _LAZY = {
@@ -54,11 +54,11 @@ _LAZY = {
     "Reviews": "langgraph_memory.store.reviews",
     "check_store": "langgraph_memory.store.memory_store",
     "compact_directory": "langgraph_memory.store.compaction",
-    "date_words": "langgraph_memory.store.terms",
+    "date_words": "langgraph_memory.text",
     "internals": "langgraph_memory.store.memory_store",
     "load_export": "langgraph_memory.store.export_format",
     "strip_controls": "langgraph_memory.checks",
-    "tokenize": "langgraph_memory.store.terms",
+    "tokenize": "langgraph_memory.text",
 }
 
 __all__ = [

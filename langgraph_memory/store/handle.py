@@ -33,7 +33,7 @@ from langgraph_memory.checks import MAX_K, check_ids, check_k
 from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.records import Decision, Memory, Scalar, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import keyword
+from langgraph_memory.store import lexical
 from langgraph_memory.store.candidates import Candidates, gather
 from langgraph_memory.store.codec import NOT_EPISODE, all_of, metadata_clauses, to_epoch
 from langgraph_memory.store.collection_io import fetch, query, similar
@@ -232,7 +232,7 @@ class Internals:
         its creation date) in words ("2023-05-08 8 May 2023"); an episode also under
         the texts of the facts that name it in ``sources``. An 8-hex-digit term finds
         the memory with that id, first. Scores lie in [0, 1]: BM25 divided by the
-        most the query's terms could score (see ``store/lexical.py``).
+        most the query's terms could score (see ``store/lexical/index.py``).
         ``episodes=False`` leaves episodes out (see ``Memory.is_episode``).
 
         >>> import tempfile
@@ -246,9 +246,9 @@ class Internals:
         check_k(k)
         scope = Scope.of(scope)
         if episodes:
-            return keyword.search(self._core, scope, terms, k)
+            return lexical.search(self._core, scope, terms, k)
         # Episodes left out after the search: ask for more, so k facts remain.
-        hits = keyword.search(self._core, scope, terms, min(MAX_K, 4 * k))
+        hits = lexical.search(self._core, scope, terms, min(MAX_K, 4 * k))
         return [h for h in hits if not h.memory.is_episode][:k]
 
     def candidates(
@@ -331,7 +331,7 @@ class Internals:
         for word in words:
             if not isinstance(word, str):
                 raise InvalidTypeError(f"words must be str, got {type(word).__name__}: {word!r}")
-        return keyword.shares(self._core, Scope.of(scope), words)
+        return lexical.shares(self._core, Scope.of(scope), words)
 
     @read_method
     def find(
