@@ -1,6 +1,7 @@
-"""The package's shape, checked: no import cycle, no module reaching into another's
-private members, an import that loads nothing heavy, and a public surface that
-resolves. These are the rules of DESIGN.md's layout; a change that breaks one
+"""The package's shape, checked: no import cycle, imports that go down the floors, no
+module reaching into another's private members, an import that loads nothing heavy,
+and public faces that resolve and stay narrow. These are the rules of
+docs/architecture.md (its floors table is read from there); a change that breaks one
 fails here with the module and line to look at."""
 
 from __future__ import annotations
@@ -73,6 +74,43 @@ def test_the_package_has_no_import_cycle() -> None:
     for name in graph:
         if name not in state:
             visit(name)
+
+
+def _room(module: str) -> str:
+    """The room a module lives in: its top-level module or subpackage."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def floors() -> dict[str, int]:
+    """docs/architecture.md's floors table: each room's floor."""
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    found = {}
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].isdigit():
+            for room in cells[1].split(","):
+                found[room.strip().strip("`")] = int(cells[0])
+    return found
+
+
+def test_imports_go_down_the_floors() -> None:
+    """docs/architecture.md, "Floors": a room imports only rooms on lower floors."""
+    floor = floors()
+    assert floor, "docs/architecture.md has no floors table"
+    rooms = {_room(name) for name in MODULES}
+    assert rooms - set(floor) == set(), (
+        f"rooms that docs/architecture.md does not place: {rooms - set(floor)}"
+    )
+    offences = []
+    for name, path in MODULES.items():
+        for target, line in imported(ast.parse(path.read_text())):
+            here, there = _room(name), _room(target)
+            if here != there and floor[here] <= floor[there]:
+                offences.append(
+                    f"{name}:{line} imports {target} (floor {floor[here]} -> {floor[there]})"
+                )
+    assert offences == []
 
 
 def _defined_here(tree: ast.AST) -> set[str]:
