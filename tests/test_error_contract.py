@@ -245,6 +245,9 @@ BAD: list[Bad] = [
     Bad("MemoryStore.update", lambda w: w.store.update(U, w.memory.id, "x", colour="red"), TYPE),
     Bad("MemoryStore.update", lambda w: w.store.update(U, "ffffffff", "x"), MemoryNotFoundError),
     Bad("MemoryStore.update", lambda w: w.store.update(U, w.memory.id, ""), MEM),
+    Bad("MemoryStore.pin", lambda w: w.store.pin(U, w.memory.id, pinned="yes"), TYPE),  # type: ignore[arg-type]
+    Bad("MemoryStore.pin", lambda w: w.store.pin(U, w.memory.id, now=NAIVE), ARG),
+    Bad("MemoryStore.pin", lambda w: w.store.pin(U, "0a0a0a0a"), MemoryNotFoundError),
     Bad("MemoryStore.archive", lambda w: w.store.archive(U, 5), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore.archive", lambda w: w.store.archive(U, w.memory.id, now=NAIVE), ARG),
     Bad("MemoryStore.archive_many", lambda w: w.store.archive_many(U, w.memory.id), ARG),

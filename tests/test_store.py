@@ -604,3 +604,16 @@ def test_reads_of_more_records_than_one_page_see_them_all(
     assert sorted(m.id for m in store.active("user:a")) == sorted(m.id for m in added)
     assert len(store.export("user:a")["memories"]) == 10
     assert len(store.search(("user", "a"), limit=20)) == 10
+
+
+def test_pin_makes_a_new_version_once_and_unpin_another(store: MemoryStore) -> None:
+    m = store.add("user:a", "User is allergic to peanuts.", now=T0)
+    pinned = store.pin("user:a", m.id, now=T0 + DAY)
+    assert pinned.pinned and pinned.replaces == m.id and pinned.text == m.text
+    assert store.pin("user:a", pinned.id) == pinned, "pinning a pinned memory changes nothing"
+    assert [x.id for x in store.pinned("user:a")] == [pinned.id]
+    unpinned = store.pin("user:a", pinned.id, pinned=False, now=T0 + 2 * DAY)
+    assert store.pinned("user:a") == [] and not unpinned.pinned
+    assert [v.pinned for v in store.history("user:a", m.id)] == [False, True, False]
+    with pytest.raises(MemoryArchivedError):
+        store.pin("user:a", m.id)  # an old version: only the current one changes

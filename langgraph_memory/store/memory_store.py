@@ -99,7 +99,7 @@ __all__ = ["DEFAULT_PATH", "PATH_ENV", "PUBLIC", "MemoryStore", "check_store", "
 #: The store's own public names, besides LangGraph ``BaseStore``'s (README: "The
 #: store's face"; ``tests/test_architecture.py`` holds the class to this list).
 PUBLIC = (
-    "add", "add_many", "update", "archive", "archive_many", "get_memory", "active",
+    "add", "add_many", "update", "pin", "archive", "archive_many", "get_memory", "active",
     "pinned", "history", "count", "decisions", "scopes", "export", "import_scope",
     "purge", "reviews", "ttl", "admin", "close", "path", "embeddings",
 )  # fmt: skip
@@ -153,7 +153,7 @@ class MemoryStore(BaseStore):
     ['User is vegetarian.']
 
     Its face is small on purpose (``PUBLIC`` lists it; README "The store's face"):
-    memories (``add``, ``add_many``, ``update``, ``archive``, ``archive_many``,
+    memories (``add``, ``add_many``, ``update``, ``pin``, ``archive``, ``archive_many``,
     ``get_memory``, ``active``, ``pinned``, ``history``, ``count``), their
     ``decisions``, ``scopes``, ``export`` / ``import_scope``, ``purge``, the
     ``reviews`` and ``ttl`` sub-objects, ``admin()``, ``close()``, ``path`` and
@@ -429,6 +429,38 @@ class MemoryStore(BaseStore):
                 when,
             )
         return replace(new, id=new_id)
+
+    def pin(
+        self, scope: ScopeLike, memory_id: str, pinned: bool = True, *, now: datetime | None = None
+    ) -> Memory:
+        """Pin an active memory (``pinned=False``: unpin it). A pinned memory comes
+        with every read of its scope, whatever the question (an allergy, a standing
+        instruction). As every change, it is a new version with the same text (the
+        old one stays in ``history``); a memory already so is returned as it is.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "User is allergic to peanuts.")
+        >>> pinned = s.pin("user:a", m.id)
+        >>> [x.text for x in s.pinned("user:a")], s.pin("user:a", pinned.id) == pinned
+        (['User is allergic to peanuts.'], True)
+        """
+        if not isinstance(pinned, bool):
+            raise InvalidTypeError(f"pinned must be True or False, got {pinned!r}")
+        if now is not None:
+            utc(now, "now")  # refused before anything is read, changed or not
+        scope = Scope.of(scope)
+        # Under the scope's lock: two pins at once make one new version, not two.
+        with self._core.live().scope_lock(scope):
+            current = self._active_memory(scope, memory_id)
+            if current.pinned == pinned:
+                return current
+            return self.update(scope, current.id, current.text, pinned=pinned, now=now)
+
+    @read_method
+    def _active_memory(self, scope: Scope, memory_id: str) -> Memory:
+        return self._core.active_version(scope, memory_id, with_vector=False).memory
 
     def archive(self, scope: ScopeLike, memory_id: str, *, now: datetime | None = None) -> Memory:
         """Archive an active memory: ``valid_until = now``. Nothing is deleted.
