@@ -123,6 +123,8 @@ _MOVED = {
     "start_ttl_sweeper": ("ttl", "start"),
     "stop_ttl_sweeper": ("ttl", "stop"),
 }  # fmt: skip
+#: The attribute that holds each new home of a moved name.
+_HOLDERS = {"internals": "_internals", "reviews": "reviews", "ttl": "ttl"}
 
 
 class MemoryStore(BaseStore):
@@ -234,9 +236,8 @@ class MemoryStore(BaseStore):
             """A name the store answered before 0.3.0 (``_MOVED``): where it lives now,
             with a DeprecationWarning that says so."""
             moved = _MOVED.get(name)
-            owner = (
-                None if moved is None else vars(self).get(f"_{moved[0]}", vars(self).get(moved[0]))
-            )
+            # vars(): never __getattr__ again, even on a store half built or copied.
+            owner = None if moved is None else vars(self).get(_HOLDERS[moved[0]])
             if moved is None or owner is None:
                 raise AttributeError(f"'MemoryStore' object has no attribute {name!r}")
             where = "internals(store)" if moved[0] == "internals" else f"store.{moved[0]}"
