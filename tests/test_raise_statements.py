@@ -4,7 +4,9 @@ The test parses every module of ``langgraph_memory`` and looks at each ``raise``
 statement. What is raised is resolved the way Python would resolve it: through
 the module's imports and its own classes (``errors.InvalidArgumentError``,
 ``from x import y as z``), or through the annotation of a parameter that names
-the class (``error: type[MemoryKitError]``). A raised class must derive from
+the class (``error: type[MemoryKitError]``), or through the return annotation of
+a function that makes the error (``raise _error(...)`` with ``-> JournalError``).
+A raised class must derive from
 :class:`~langgraph_memory.errors.MemoryKitError`; a bare ``raise`` or a raise of an
 exception object the code holds (``raise exc from None``) is a re-raise, not a new
 error. An exit (``raise SystemExit(main())``) is no error and is not checked.
@@ -18,6 +20,8 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import inspect
+import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +111,17 @@ def _parameter_classes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict
     return found
 
 
+def _returned(factory: object) -> type | None:
+    """The class a function that makes an error says it returns (``-> JournalError``)."""
+    if not inspect.isfunction(factory):
+        return None
+    try:
+        hint = typing.get_type_hints(factory).get("return")
+    except (NameError, TypeError):
+        return None
+    return hint if isinstance(hint, type) else None
+
+
 def _raises(name: str, module: ModuleType, tree: ast.Module) -> Iterator[Raise]:
     namespace = {**vars(builtins), **vars(module)}
 
@@ -135,9 +150,18 @@ def _raises(name: str, module: ModuleType, tree: ast.Module) -> Iterator[Raise]:
                 return None  # an exception object the code holds: a re-raise
             return Raise(name, function, node.lineno, source, "cannot resolve what is raised")
         if not isinstance(value, type):
-            if called:
-                return Raise(name, function, node.lineno, source, "raises what a call returns")
-            return None  # a module-level exception object
+            if not called:
+                return None  # a module-level exception object
+            returned = _returned(value)
+            if returned is None:
+                return Raise(
+                    name,
+                    function,
+                    node.lineno,
+                    source,
+                    "raises what a call returns: annotate it to return a MemoryKitError class",
+                )
+            value = returned
         if not issubclass(value, Exception):
             return None  # SystemExit, KeyboardInterrupt: exits, not errors
         if issubclass(value, MemoryKitError):
@@ -190,6 +214,12 @@ def test_the_walk_resolves_through_imports() -> None:
         "    raise\n"
         "    raise SystemExit(1)\n"
         "    raise KeyError\n"
+        "    raise made()\n"
+        "    raise loose()\n"
+        "def made() -> errors.JournalError:\n"
+        "    return errors.JournalError('f')\n"
+        "def loose() -> Exception:\n"
+        "    return ValueError('g')\n"
     )
     module = ModuleType("fake")
     exec(compile(source, "fake", "exec"), vars(module))
@@ -198,4 +228,5 @@ def test_the_walk_resolves_through_imports() -> None:
         (5, "ValueError"),
         (6, "TypeError"),
         (13, "KeyError"),
+        (15, "Exception"),
     ]

@@ -100,6 +100,7 @@ from langgraph_memory.errors import (
     InvalidMemoryError,
     InvalidScopeError,
     InvalidTypeError,
+    MemoryKitError,
 )
 from langgraph_memory.records import (
     Decision,
@@ -339,7 +340,7 @@ def _required() -> Any:
     return Field(default=None, validate_default=True)
 
 
-def _first_error(exc: ValidationError, unknown: str) -> Exception:
+def _first_error(exc: ValidationError, unknown: str) -> MemoryKitError:
     """The first problem pydantic found, as this module words it: the error a
     field's check raised, ``<unknown> [names]`` for fields the format lacks, or
     one naming the field and what it must be. ``format`` and ``version`` come
@@ -359,7 +360,7 @@ def _first_error(exc: ValidationError, unknown: str) -> Exception:
         names = sorted(str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden")
         return InvalidMemoryError(f"{unknown} {names}")
     raised = first.get("ctx", {}).get("error")
-    if isinstance(raised, Exception):
+    if isinstance(raised, MemoryKitError):
         return raised
     field = ".".join(map(str, first["loc"]))
     return InvalidMemoryError(f"field {field!r}: {first['msg']}; see the export format")
