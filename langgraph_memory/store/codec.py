@@ -23,7 +23,9 @@ median of 5, on a shared 2-core machine, six runs): reading 110-175 ms by hand,
 29-53 ms by hand, 87-115 ms here (ratio 2.0-3.3, 5-9 microseconds more per
 record, beside the embedding and the Chroma write each record also costs).
 Reading within 1.5x kept the model; the writer passes enum values (not members)
-to ``model_construct`` so that no serializer runs per field.
+to ``model_construct`` so that no serializer runs per field. A logged decision's
+metadata is :class:`StoredDecision` (``decision_metadata`` writes it); the
+decision itself is its record's document, ``Decision.to_dict`` as JSON.
 """
 
 from __future__ import annotations
@@ -278,18 +280,36 @@ def revalue(value_json: str | None, text: str) -> str | None:
     return None
 
 
+class StoredDecision(BaseModel):
+    """The Chroma metadata of a logged decision: its filterable fields only (the
+    whole decision is the record's document, ``decision_document``). A field
+    that is ``None`` or empty is left out."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    op: str
+    status: str
+    created_at: float | None = None
+    target_id: str | None = None
+    result_id: str | None = None
+    turn_id: str | None = None
+    #: Comma-wrapped (``,a,b,``) so a substring test for ``,id,`` finds exact ids only.
+    shown_ids: str | None = None
+
+
 def decision_metadata(decision: Decision) -> dict[str, Scalar]:
-    """The filterable fields of a logged decision (the whole of it is the document)."""
-    meta: dict[str, Scalar] = {"op": decision.op.value, "status": decision.status.value}
-    if decision.created_at is not None:
-        meta["created_at"] = to_epoch(decision.created_at)
-    for name in ("target_id", "result_id", "turn_id"):
-        value = getattr(decision, name)
-        if value:
-            meta[name] = value
-    if decision.shown_ids:
-        # Comma-wrapped so a substring test for ",id," finds exact ids only.
-        meta["shown_ids"] = "," + ",".join(decision.shown_ids) + ","
+    """The filterable fields of a logged decision: the one writer of its metadata
+    (the log is read from the documents, ``decision_from_document``)."""
+    record = StoredDecision.model_construct(
+        op=decision.op.value,
+        status=decision.status.value,
+        created_at=_epoch(decision.created_at),
+        target_id=decision.target_id or None,
+        result_id=decision.result_id or None,
+        turn_id=decision.turn_id or None,
+        shown_ids="," + ",".join(decision.shown_ids) + "," if decision.shown_ids else None,
+    )
+    meta: dict[str, Scalar] = record.model_dump(exclude_none=True)
     return meta
 
 
