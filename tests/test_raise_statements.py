@@ -9,7 +9,9 @@ a function that makes the error (``raise _error(...)`` with ``-> JournalError``)
 A raised class must derive from
 :class:`~langgraph_memory.errors.MemoryKitError`; a bare ``raise`` or a raise of an
 exception object the code holds (``raise exc from None``) is a re-raise, not a new
-error. An exit (``raise SystemExit(main())``) is no error and is not checked.
+error. An exit (``raise SystemExit(main())``) is no error and is not checked, nor
+is ``AttributeError`` raised in a ``__getattr__`` (a module's, PEP 562, or a
+class's): that is how Python says a name is missing, and ``hasattr`` relies on it.
 
 A raise the test cannot resolve fails too: make the raised class a name it can
 see, or add the case to ``ALLOWED`` with its reason.
@@ -166,6 +168,8 @@ def _raises(name: str, module: ModuleType, tree: ast.Module) -> Iterator[Raise]:
             return None  # SystemExit, KeyboardInterrupt: exits, not errors
         if issubclass(value, MemoryKitError):
             return None
+        if value is AttributeError and function.rpartition(".")[2] == "__getattr__":
+            return None  # a module's (PEP 562) or a class's __getattr__: Python's protocol
         return Raise(name, function, node.lineno, value.__name__, "not a MemoryKitError")
 
     def walk(node: ast.AST, stack: list[ast.AST]) -> Iterator[Raise]:
@@ -220,6 +224,13 @@ def test_the_walk_resolves_through_imports() -> None:
         "    return errors.JournalError('f')\n"
         "def loose() -> Exception:\n"
         "    return ValueError('g')\n"
+        "def __getattr__(name: str) -> object:\n"
+        "    raise AttributeError(name)\n"
+        "class C:\n"
+        "    def __getattr__(self, name: str) -> object:\n"
+        "        raise AttributeError(name)\n"
+        "    def other(self) -> None:\n"
+        "        raise AttributeError('h')\n"
     )
     module = ModuleType("fake")
     exec(compile(source, "fake", "exec"), vars(module))
@@ -229,4 +240,5 @@ def test_the_walk_resolves_through_imports() -> None:
         (6, "TypeError"),
         (13, "KeyError"),
         (15, "Exception"),
+        (26, "AttributeError"),
     ]
