@@ -102,6 +102,22 @@ class CompactionError(MemoryKitError, RuntimeError):
     """Purged records are deleted, but the files could not be compacted yet."""
 
 
+class NestedPurgeError(MemoryKitError, RuntimeError):
+    """A purge (or another call that needs the store alone) called from inside a
+    store operation of the same thread, which it would wait for forever: call it
+    after that operation returns."""
+
+
+class ScriptExhaustedError(MemoryKitError, RuntimeError):
+    """A ``ScriptedChatModel`` was asked for more answers than its script holds
+    (and has no ``default``): the test script is too short."""
+
+
+class MissingDependencyError(MemoryKitError, ImportError):
+    """An optional dependency a name needs is not installed (``MemoryMiddleware``
+    needs langchain); the message says what to install."""
+
+
 class AmbiguousMemoryError(MemoryKitError, LookupError):
     """A description matches several memories; ``matches`` lists them."""
 

@@ -42,6 +42,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field, PrivateAttr
 
 from langgraph_memory.checks import check_query
+from langgraph_memory.errors import ScriptExhaustedError
 
 __all__ = ["ScriptedChatModel", "count_tokens"]
 
@@ -127,7 +128,10 @@ class ScriptedChatModel(BaseChatModel):
         if position < len(self.script):
             return self.script[position]
         if self.default is None:
-            raise RuntimeError(f"the script ran out after {len(self.script)} answers")
+            raise ScriptExhaustedError(
+                f"the script ran out after {len(self.script)} answers: add answers, "
+                "or give the model a default"
+            )
         return self.default
 
     def _generate(

@@ -28,12 +28,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
+
 from langgraph_memory.checks import check_chars
 from langgraph_memory.errors import InvalidScopeError, JournalError
 from langgraph_memory.records import utc
 from langgraph_memory.scope import Scope
 
-__all__ = ["ROLE_OF_TYPE", "VERSION", "Role", "TurnRecord", "check_turn_id"]
+__all__ = ["ROLE_OF_TYPE", "VERSION", "Role", "TurnRecord", "TurnRecordV1", "check_turn_id"]
 
 #: The version of the record format this release writes, and the newest it reads.
 VERSION = 1
@@ -72,22 +81,22 @@ class TurnRecord:
 
     def record(self) -> dict[str, Any]:
         """The JSON-ready record (``thread`` only when the turn has one, so a
-        record without it reads as before)."""
-        record: dict[str, Any] = {
-            "t": "turn",
-            "v": VERSION,
-            "id": self.turn_id,
-            "scope": self.scope,
-            "messages": [list(m) for m in self.messages],
-            "when": self.when.isoformat(),
-        }
-        if self.thread_id is not None:
-            record["thread"] = self.thread_id
-        return record
+        record without it reads as before): the one writer of the format."""
+        wire = TurnRecordV1.model_construct(
+            t="turn",
+            v=VERSION,
+            id=self.turn_id,
+            scope=self.scope,
+            messages=self.messages,
+            when=self.when,
+            thread=self.thread_id,
+        )
+        return wire.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def from_record(cls: type[_R], data: Mapping[str, Any]) -> _R:
-        """Read back what :meth:`record` wrote; ``JournalError`` says what is wrong if not.
+        """Read back what :meth:`record` wrote; ``JournalError`` says what is wrong
+        if not: the one reader of the format.
 
         >>> TurnRecord.from_record({"t": "turn", "v": 99})
         Traceback (most recent call last):
@@ -96,16 +105,98 @@ class TurnRecord:
         """
         if not isinstance(data, Mapping):
             raise JournalError(f"a turn record is a JSON object, not {type(data).__name__}")
-        if data.get("t", "turn") != "turn":
-            raise JournalError(f"record type {data.get('t')!r} is not a turn")
-        _check_version(data.get("v"))
+        try:
+            wire = TurnRecordV1.model_validate(data)
+        except ValidationError as exc:
+            raise _journal_error(exc) from None
         return cls(
-            turn_id=check_turn_id(data.get("id")),
-            scope=_scope_key(data.get("scope")),
-            messages=_messages(data.get("messages")),
-            when=_when(data.get("when")),
-            thread_id=_thread(data.get("thread")),
+            turn_id=wire.id,
+            scope=wire.scope,
+            messages=wire.messages,
+            when=wire.when,
+            thread_id=wire.thread,
         )
+
+
+class TurnRecordV1(BaseModel):
+    """The turn record as written, version 1: field names and types of the JSON
+    object (``t``, ``v``, ``id``, ``scope``, ``messages``, ``when``, ``thread``).
+
+    Unknown fields are ignored (a done record has others). Every field is checked
+    even when missing, so that the error names it and says what it must be; the
+    reader turns pydantic's ``ValidationError`` into that ``JournalError``.
+
+    >>> TurnRecordV1.model_validate({"v": 1, "id": "t1", "scope": "user:a",
+    ...     "messages": [["user", "Hi"]], "when": "2026-01-05T00:00:00+00:00"}).scope
+    'user:a'
+    """
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    t: Literal["turn"] = Field(default="turn", validate_default=True)
+    v: int = Field(default=None, validate_default=True)
+    id: str = Field(default=None, validate_default=True)
+    #: The scope's key (``kind:id``).
+    scope: str = Field(default=None, validate_default=True)
+    #: ``[role, text]``, or ``[role, text, name]``.
+    messages: tuple[tuple[str, ...], ...] = Field(default=None, validate_default=True)
+    when: datetime = Field(default=None, validate_default=True)
+    thread: str | None = None
+
+    @field_validator("t", mode="before")
+    @classmethod
+    def _type(cls, value: Any) -> str:
+        if value != "turn":
+            raise JournalError(f"record type {value!r} is not a turn")
+        return "turn"
+
+    @field_validator("v", mode="before")
+    @classmethod
+    def _version(cls, value: Any) -> int:
+        _check_version(value)
+        return int(value)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, value: Any) -> str:
+        return check_turn_id(value)
+
+    @field_validator("scope", mode="before")
+    @classmethod
+    def _scope(cls, value: Any) -> str:
+        return _scope_key(value)
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _messages(cls, value: Any) -> tuple[tuple[str, ...], ...]:
+        return _messages(value)
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _when(cls, value: Any) -> datetime:
+        return _when(value)
+
+    @field_validator("thread", mode="before")
+    @classmethod
+    def _thread(cls, value: Any) -> str | None:
+        return _thread(value)
+
+    @field_serializer("when")
+    def _iso(self, value: datetime) -> str:
+        return value.isoformat()  # with its offset, "+00:00": pydantic would write "Z"
+
+
+def _journal_error(exc: ValidationError) -> JournalError:
+    """The first problem of a record as the ``JournalError`` its check raised, or
+    one naming the field and what it must be."""
+    first = exc.errors()[0]
+    raised = first.get("ctx", {}).get("error")
+    if isinstance(raised, JournalError):
+        return raised
+    field = ".".join(map(str, first["loc"]))
+    return JournalError(
+        f"turn record field {field!r}: {first['msg']}; see langgraph_memory.turn_record"
+    )
 
 
 def check_turn_id(value: Any) -> str:

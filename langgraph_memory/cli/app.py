@@ -175,12 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except UsageError as exc:  # a MemoryKitError too: caught first, for its status
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except (MemoryKitError, CommandError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     except OSError as exc:  # a file or directory the command cannot use
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -45,6 +45,7 @@ from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
+from langgraph_memory.errors import MissingDependencyError
 from langgraph_memory.graph.read_write import WriteTiming, memory_steps
 from langgraph_memory.graph.run import Submitter, current_config
 from langgraph_memory.graph.turns import messages_of
@@ -63,7 +64,7 @@ try:
     )
     from langchain.agents.middleware.types import OmitFromSchema
 except ImportError as exc:  # langchain is not a dependency of this package
-    raise ImportError(
+    raise MissingDependencyError(
         "MemoryMiddleware is middleware for langchain's create_agent, which needs "
         "langchain 1.x: pip install langchain"
     ) from exc

@@ -54,7 +54,7 @@ from langgraph_memory.store import layout
 from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.store.collection_io import chunks, fetch, insert
 from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.export_format import FORMAT, VERSION, read_backup
+from langgraph_memory.store.export_format import read_backup, write_export
 from langgraph_memory.store.import_links import reviews_to_restore
 from langgraph_memory.store.version import Version
 
@@ -88,16 +88,7 @@ def export_scope(core: StoreCore, scope: ScopeLike) -> dict[str, Any]:
         decisions = core.read_log(scope)
         held = reviewing.involving(engine.client, scope)
         pending = [t for c in engine.companions() for t in c.pending_turns(scope)]
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "scope": scope.key,
-        "embedder": core.embedder_name,
-        "memories": [_version_record(v) for v in versions],
-        "decisions": [d.to_dict() for d in decisions],
-        "reviews": [r.to_dict() for r in held],
-        "pending_turns": pending,
-    }
+    return write_export(scope, core.embedder_name, versions, decisions, held, pending)
 
 
 def _stored_versions(core: StoreCore, scope: Scope) -> list[Version]:
@@ -109,21 +100,6 @@ def _stored_versions(core: StoreCore, scope: Scope) -> list[Version]:
     # or a crash): the closed copy is the truth, as finish_interrupted_moves decides.
     by_id.update({v.memory.id: v for v in fetch(cols.history, scope)})
     return sorted(by_id.values(), key=lambda v: (v.memory.created_at, v.memory.id))
-
-
-def _version_record(version: Version) -> dict[str, Any]:
-    start = version.chain_start or version.memory.created_at
-    record = dict(
-        version.memory.to_dict(),
-        key=version.key,
-        key_created_at=start.isoformat(),
-        value_json=version.value_json,
-    )
-    # Chroma keeps no order of metadata keys: sorted, an export is one text per data.
-    record["metadata"] = dict(sorted(record["metadata"].items()))
-    if version.ttl is not None and version.expires_at is not None:
-        record.update(ttl_minutes=version.ttl, expires_at=version.expires_at.isoformat())
-    return record
 
 
 # -- import ----------------------------------------------------------------------------

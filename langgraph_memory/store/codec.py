@@ -12,6 +12,20 @@ they can never shadow a field of ours.
 >>> meta = memory_metadata(m, key="0a1b2c3d")
 >>> meta["m.city"], memory_from_record("0a1b2c3d", m.text, meta, "user:alice") == m
 ('Pune', True)
+
+The layout of a memory version is :class:`StoredMemory`, a pydantic model of its
+metadata (store formats 1 and 2 lay it out alike; ``formats`` numbers them):
+:func:`memory_metadata` is its one writer and :func:`version_from_record` its one
+reader. The reader runs once per record on every read, so both were measured
+against the hand-written code they replaced (10,000 records of varied fields,
+median of 5, on a shared 2-core machine, six runs): reading 110-175 ms by hand,
+125-165 ms here (ratio 0.84-1.34: ``Memory``'s own checks dominate); writing
+29-53 ms by hand, 87-115 ms here (ratio 2.0-3.3, 5-9 microseconds more per
+record, beside the embedding and the Chroma write each record also costs).
+Reading within 1.5x kept the model; the writer passes enum values (not members)
+to ``model_construct`` so that no serializer runs per field. A logged decision's
+metadata is :class:`StoredDecision` (``decision_metadata`` writes it); the
+decision itself is its record's document, ``Decision.to_dict`` as JSON.
 """
 
 from __future__ import annotations
@@ -20,6 +34,8 @@ import json
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from langgraph_memory.errors import InvalidMemoryError
 from langgraph_memory.records import (
@@ -32,6 +48,7 @@ from langgraph_memory.records import (
     Trust,
     check_metadata,
 )
+from langgraph_memory.store.version import Version
 
 USER_PREFIX = "m."
 #: Metadata key holding the id of the first version of a memory's chain. Every
@@ -60,6 +77,43 @@ def from_epoch(value: Any) -> datetime:
     return datetime.fromtimestamp(float(value), tz=timezone.utc)
 
 
+class StoredMemory(BaseModel):
+    """The Chroma metadata of one memory version, field by field, in the order
+    they are written; the user's metadata follows as ``m.<name>`` keys. Times
+    are float epoch seconds; a field that is ``None`` is left out (Chroma
+    rejects ``None``)."""
+
+    # The user's keys (``m.<name>``) are read from the metadata directly: kept
+    # out of the model's extras, a read is faster.
+    model_config = ConfigDict(extra="ignore")
+
+    #: The chain key (``CHAIN_KEY``); a format-1 record without one is its own chain.
+    key: str | None = None
+    #: When the chain's first version opened (``CHAIN_START``).
+    key_created_at: float | None = None
+    kind: Kind = Kind.SEMANTIC
+    importance: float = 0.5
+    created_at: float
+    pinned: bool = False
+    source: Source = Source.USER
+    trust: Trust = Trust.HIGH
+    last_accessed: float | None = None
+    valid_until: float | None = None
+    replaces: str | None = None
+    #: ``Memory.sources``, comma-joined (``SOURCES``).
+    sources: str | None = None
+    event_time: float | None = None
+    #: A BaseStore ``put`` value as JSON (``VALUE_KEY``).
+    value_json: str | None = None
+    #: A BaseStore TTL (``TTL_KEY``, ``EXPIRES_KEY``): both or neither.
+    ttl_minutes: float | None = None
+    expires_at: float | None = None
+
+
+def _epoch(value: datetime | None) -> float | None:
+    return None if value is None else to_epoch(value)
+
+
 def memory_metadata(
     memory: Memory,
     *,
@@ -69,32 +123,27 @@ def memory_metadata(
     ttl: float | None = None,
     expires_at: datetime | None = None,
 ) -> dict[str, Scalar]:
-    """The Chroma metadata of one memory version."""
-    meta: dict[str, Scalar] = {
-        CHAIN_KEY: key,
-        CHAIN_START: to_epoch(chain_start or memory.created_at),
-        "kind": memory.kind.value,
-        "importance": memory.importance,
-        "created_at": to_epoch(memory.created_at),
-        "pinned": memory.pinned,
-        "source": memory.source.value,
-        "trust": memory.trust.value,
-    }
-    if memory.last_accessed is not None:
-        meta["last_accessed"] = to_epoch(memory.last_accessed)
-    if memory.valid_until is not None:
-        meta["valid_until"] = to_epoch(memory.valid_until)
-    if memory.replaces is not None:
-        meta["replaces"] = memory.replaces
-    if memory.sources:
-        meta[SOURCES] = ",".join(memory.sources)
-    if memory.event_time is not None:
-        meta["event_time"] = to_epoch(memory.event_time)
-    if value_json is not None:
-        meta[VALUE_KEY] = value_json
-    if ttl is not None and expires_at is not None:
-        meta[TTL_KEY] = float(ttl)
-        meta[EXPIRES_KEY] = to_epoch(expires_at)
+    """The Chroma metadata of one memory version: the one writer of the layout."""
+    has_ttl = ttl is not None and expires_at is not None
+    record = StoredMemory.model_construct(
+        key=key,
+        key_created_at=to_epoch(chain_start or memory.created_at),
+        kind=memory.kind.value,  # written as the value: no serializer to call per record
+        importance=memory.importance,
+        created_at=to_epoch(memory.created_at),
+        pinned=memory.pinned,
+        source=memory.source.value,
+        trust=memory.trust.value,
+        last_accessed=_epoch(memory.last_accessed),
+        valid_until=_epoch(memory.valid_until),
+        replaces=memory.replaces,
+        sources=",".join(memory.sources) or None,
+        event_time=_epoch(memory.event_time),
+        value_json=value_json,
+        ttl_minutes=float(ttl) if has_ttl and ttl is not None else None,
+        expires_at=_epoch(expires_at) if has_ttl else None,
+    )
+    meta: dict[str, Scalar] = record.model_dump(exclude_none=True, warnings=False)
     for name, value in memory.metadata.items():
         meta[USER_PREFIX + name] = value
     return meta
@@ -148,33 +197,61 @@ def all_of(clauses: list[dict[str, Any]]) -> dict[str, Any] | None:
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
-def memory_from_record(
-    record_id: str, document: str | None, meta: Mapping[str, Any], scope: str
-) -> Memory:
-    """Rebuild a Memory from a Chroma record."""
+def version_from_record(
+    record_id: str,
+    document: str | None,
+    meta: Mapping[str, Any],
+    scope: str,
+    vector: list[float] | None = None,
+) -> Version:
+    """The memory version a Chroma record holds: the one reader of the layout.
+    A record it cannot read raises ``InvalidMemoryError`` naming the field."""
+    try:
+        record = StoredMemory.model_validate(meta)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InvalidMemoryError(
+            f"the stored record {record_id!r} of {scope} cannot be read: field "
+            f"{'.'.join(map(str, first['loc']))!r}: {first['msg']}; the store's files were "
+            "changed by something else: restore them from a backup or purge the memory"
+        ) from None
 
-    def when(name: str) -> datetime | None:
-        value = meta.get(name)
+    def when(value: float | None) -> datetime | None:
         return None if value is None else from_epoch(value)
 
-    sources = str(meta.get(SOURCES, ""))
-    return Memory(
+    memory = Memory(
         id=record_id,
         text=document or "",
         scope=scope,
-        created_at=from_epoch(meta["created_at"]),
-        kind=Kind(meta.get("kind", "semantic")),
-        importance=float(meta.get("importance", 0.5)),
-        last_accessed=when("last_accessed"),
-        valid_until=when("valid_until"),
-        replaces=meta.get("replaces"),
-        pinned=bool(meta.get("pinned", False)),
-        source=Source(meta.get("source", "user")),
-        trust=Trust(meta.get("trust", "high")),
-        sources=tuple(s for s in sources.split(",") if s),
-        event_time=when("event_time"),
+        created_at=from_epoch(record.created_at),
+        kind=record.kind,
+        importance=record.importance,
+        last_accessed=when(record.last_accessed),
+        valid_until=when(record.valid_until),
+        replaces=record.replaces,
+        pinned=record.pinned,
+        source=record.source,
+        trust=record.trust,
+        sources=tuple(s for s in (record.sources or "").split(",") if s),
+        event_time=when(record.event_time),
         metadata={k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)},
     )
+    return Version(
+        memory,
+        key=record_id if record.key is None else record.key,
+        vector=vector,
+        value_json=record.value_json,
+        chain_start=when(record.key_created_at),
+        ttl=record.ttl_minutes,
+        expires_at=when(record.expires_at),
+    )
+
+
+def memory_from_record(
+    record_id: str, document: str | None, meta: Mapping[str, Any], scope: str
+) -> Memory:
+    """The memory of a Chroma record (``version_from_record``'s, without its chain)."""
+    return version_from_record(record_id, document, meta, scope).memory
 
 
 #: Value fields that hold an item's text, in the order they are looked for.
@@ -203,18 +280,36 @@ def revalue(value_json: str | None, text: str) -> str | None:
     return None
 
 
+class StoredDecision(BaseModel):
+    """The Chroma metadata of a logged decision: its filterable fields only (the
+    whole decision is the record's document, ``decision_document``). A field
+    that is ``None`` or empty is left out."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    op: str
+    status: str
+    created_at: float | None = None
+    target_id: str | None = None
+    result_id: str | None = None
+    turn_id: str | None = None
+    #: Comma-wrapped (``,a,b,``) so a substring test for ``,id,`` finds exact ids only.
+    shown_ids: str | None = None
+
+
 def decision_metadata(decision: Decision) -> dict[str, Scalar]:
-    """The filterable fields of a logged decision (the whole of it is the document)."""
-    meta: dict[str, Scalar] = {"op": decision.op.value, "status": decision.status.value}
-    if decision.created_at is not None:
-        meta["created_at"] = to_epoch(decision.created_at)
-    for name in ("target_id", "result_id", "turn_id"):
-        value = getattr(decision, name)
-        if value:
-            meta[name] = value
-    if decision.shown_ids:
-        # Comma-wrapped so a substring test for ",id," finds exact ids only.
-        meta["shown_ids"] = "," + ",".join(decision.shown_ids) + ","
+    """The filterable fields of a logged decision: the one writer of its metadata
+    (the log is read from the documents, ``decision_from_document``)."""
+    record = StoredDecision.model_construct(
+        op=decision.op.value,
+        status=decision.status.value,
+        created_at=_epoch(decision.created_at),
+        target_id=decision.target_id or None,
+        result_id=decision.result_id or None,
+        turn_id=decision.turn_id or None,
+        shown_ids="," + ",".join(decision.shown_ids) + "," if decision.shown_ids else None,
+    )
+    meta: dict[str, Scalar] = record.model_dump(exclude_none=True)
     return meta
 
 

@@ -22,13 +22,9 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
 from langgraph_memory.store.codec import (
     CHAIN_KEY,
-    CHAIN_START,
-    EXPIRES_KEY,
-    TTL_KEY,
-    VALUE_KEY,
-    from_epoch,
     memory_from_record,
     memory_metadata,
+    version_from_record,
 )
 from langgraph_memory.store.rebuild import PAGE
 from langgraph_memory.store.version import Hit, Version
@@ -87,18 +83,8 @@ def _versions(found: Any, scope: Scope, with_vector: bool) -> list[Version]:
     vectors = np.asarray(found["embeddings"], dtype=np.float64).tolist() if with_vector else None
     out = []
     for i, record_id in enumerate(found["ids"]):
-        meta = metadatas[i]
-        out.append(
-            Version(
-                memory_from_record(record_id, documents[i], meta, scope.key),
-                key=str(meta.get(CHAIN_KEY, record_id)),
-                vector=vectors[i] if vectors is not None else None,
-                value_json=meta.get(VALUE_KEY),
-                chain_start=from_epoch(meta[CHAIN_START]) if CHAIN_START in meta else None,
-                ttl=float(meta[TTL_KEY]) if TTL_KEY in meta else None,
-                expires_at=from_epoch(meta[EXPIRES_KEY]) if EXPIRES_KEY in meta else None,
-            )
-        )
+        vector = vectors[i] if vectors is not None else None
+        out.append(version_from_record(record_id, documents[i], metadatas[i], scope.key, vector))
     return out
 
 

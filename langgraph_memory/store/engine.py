@@ -48,7 +48,7 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 
-from langgraph_memory.errors import StoreClosedError
+from langgraph_memory.errors import NestedPurgeError, StoreClosedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import compaction, formats, layout, migrations
 from langgraph_memory.store.collection_io import finish_interrupted_moves
@@ -123,8 +123,9 @@ class Gate:
             return
         if self._depth():
             # Waiting for ourselves to leave would never end.
-            raise RuntimeError(
-                "a purge cannot run inside another store operation of the same thread"
+            raise NestedPurgeError(
+                "a purge cannot run inside another store operation of the same thread: "
+                "call it after that operation returns"
             )
         with self._cond:
             self._waiting += 1

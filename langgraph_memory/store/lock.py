@@ -14,6 +14,17 @@ starts (see ``compaction``) run that way, so no second process can open the
 directory while one of them still writes it. A process refused while the pid
 in the file has ended is told that it waits for such a child.
 
+Why not ``filelock`` (issue 21 asked; checked against filelock 4.3): its
+``release`` calls ``flock(LOCK_UN)`` on the descriptor before closing it, and an
+``flock`` belongs to the open file description that a purge child shares through
+``pass_fds``, so releasing the parent's lock would release the child's too, and a
+second process could open the directory while the child still rewrites it. Here
+the lock ends only when the last descriptor closes. filelock also falls back to a
+soft lock (a marker file) where ``flock`` is missing, keeps its descriptor
+private (the child needs it, and the holder writes its pid through it for the
+message a refused process gets), and counts per lock object, not per directory
+and process. So the lock stays this module's ~40 lines.
+
 >>> import tempfile
 >>> d = tempfile.mkdtemp()
 >>> lock = DirectoryLock.acquire(d)

@@ -7,7 +7,8 @@ a rebuilt collection holds only what is live. Used in this process by
 
     python -c "import runpy, sys; ..." rebuild.py DIRECTORY COLLECTION [COLLECTION ...]
 
-It imports nothing of this package, so the child starts fast.
+It imports nothing of this package but its errors (a few milliseconds), so the
+child starts fast.
 
 A rebuild may be killed at any point (the OOM killer, a service manager that
 stops every process of the app at once), so at every point one whole copy of
@@ -45,6 +46,8 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
+
+from langgraph_memory.errors import MemoryKitError
 
 _BATCH = 1000
 
@@ -137,7 +140,7 @@ def recover(client: ClientAPI, name: str, *, exclusive: bool = True) -> bool:
     return did
 
 
-class IncompleteCopyError(RuntimeError):
+class IncompleteCopyError(MemoryKitError, RuntimeError):
     """The staging copy of a rebuild holds fewer records than were read: the
     original is kept (``compaction`` reports it as a ``CompactionError``)."""
 

@@ -97,6 +97,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from tenacity import (
+    RetryCallState,
+    RetryError,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
+
 from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.checks import check_instance, check_int, check_seconds
 from langgraph_memory.errors import (
@@ -555,35 +564,46 @@ class BackgroundWriter:
                     self._cond.notify_all()
 
     def _process(self, item: _Item) -> None:
-        """Apply one turn: replay check, attempts with backoff, then record a failure."""
+        """Apply one turn: replay check, attempts with backoff, then record a failure.
+
+        The attempts are tenacity's: ``max_attempts`` in all, on any ``Exception``,
+        waiting ``backoff_s * backoff_factor ** (n - 1)`` after the n-th failure
+        (``wait_exponential``), each failure logged, each wait counted as a retry."""
         checked = not item.replayed
-        error: Exception | None = None
-        for attempt in range(1, self.max_attempts + 1):
-            if attempt > 1:
-                self._count("retries")
-                time.sleep(self.backoff_s * self.backoff_factor ** (attempt - 2))
-            try:
-                if not checked:
-                    if self._started(item):
-                        self._count("resumed")
-                    checked = True
-                self.writer.write_turn(item.scope, item.turn)
-            except Exception as exc:  # retried, then recorded: never dropped
-                error = exc
-                log.warning(
-                    "langgraph_memory: background write of turn %s in %s failed "
-                    "(attempt %d of %d): %r",
-                    item.turn.id,
-                    item.scope.key,
-                    attempt,
-                    self.max_attempts,
-                    exc,
-                )
-                continue
-            self._count("applied")
-            self._done(item)
+
+        def attempt() -> None:
+            nonlocal checked
+            if not checked:
+                if self._started(item):
+                    self._count("resumed")
+                checked = True
+            self.writer.write_turn(item.scope, item.turn)
+
+        def failed(state: RetryCallState) -> None:
+            log.warning(
+                "langgraph_memory: background write of turn %s in %s failed (attempt %d of %d): %r",
+                item.turn.id,
+                item.scope.key,
+                state.attempt_number,
+                self.max_attempts,
+                state.outcome.exception() if state.outcome is not None else None,
+            )
+
+        retrying = Retrying(
+            retry=retry_if_exception_type(Exception),  # retried, then recorded: never dropped
+            stop=stop_after_attempt(self.max_attempts),
+            wait=wait_exponential(multiplier=self.backoff_s, exp_base=self.backoff_factor),
+            after=failed,
+            before_sleep=lambda state: self._count("retries"),
+        )
+        try:
+            retrying(attempt)
+        except RetryError as exc:
+            error = exc.last_attempt.exception()
+            self._record_failure(item, error if isinstance(error, Exception) else None)
             return
-        self._record_failure(item, error)
+        self._count("applied")
+        self._done(item)
 
     def _started(self, item: _Item) -> bool:
         """Whether the decision log already has decisions of this turn."""
