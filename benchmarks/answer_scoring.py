@@ -41,7 +41,7 @@ import string
 from collections import Counter
 from statistics import fmean
 
-from langgraph_memory.porter import stem
+from langgraph_memory.text.porter import stem
 
 #: The phrases LoCoMo's evaluation.py accepts for category 5 (substring, lowercased).
 OFFICIAL_ABSTAIN: tuple[str, ...] = ("no information available", "not mentioned")

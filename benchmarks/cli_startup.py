@@ -32,6 +32,7 @@ from typing import Any
 
 from benchmarks.reports import publish
 from langgraph_memory import Decision, DecisionOp, MemoryStore
+from langgraph_memory.store import internals
 
 #: The baseline the ratios are against.
 FLOOR = "import chromadb"
@@ -46,7 +47,7 @@ def make_store(path: Path) -> str:
         home = store.add("user:alice", "User lives in Delhi.", now=t0)
         store.add_many("user:alice", ["User likes tea.", "User's sister lives in Mumbai."], now=t0)
         moved = store.update("user:alice", home.id, "User lives in Pune.", now=t1)
-        store.log(
+        internals(store).log(
             "user:alice",
             Decision(op=DecisionOp.UPDATE, fact="moved", target_id=home.id, result_id=moved.id),
             now=t1,

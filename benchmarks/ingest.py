@@ -38,6 +38,7 @@ from langchain_core.messages import HumanMessage
 from benchmarks.datasets import Conversation, DialogTurn, LmeQuestion, LmeSession
 from langgraph_memory import Kind, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import embedder_name
+from langgraph_memory.store import internals
 from langgraph_memory.write import Turn
 
 Mode = Literal["product", "raw", "observations", "write_path"]
@@ -259,7 +260,9 @@ def _write(
         inherited = units.get(d.target_id, ()) if d.target_id else ()
         units[d.result_id] = tuple(dict.fromkeys((*inherited, turn_id)))
     # The turn's episodes (what was said, kept verbatim) stand for the turn itself.
-    for episode in writer.store.find(scope, metadata={"episode": True, "turn_id": turn_id}):
+    for episode in internals(writer.store).find(
+        scope, metadata={"episode": True, "turn_id": turn_id}
+    ):
         units[episode.id] = (turn_id,)
 
 

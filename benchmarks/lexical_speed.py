@@ -50,7 +50,7 @@ import numpy as np
 from benchmarks.datasets import load_locomo
 from benchmarks.embedders import HashedUnitEmbeddings
 from benchmarks.store_latency import summarize
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 
 K = 10
 DIM = 8
@@ -102,10 +102,10 @@ def time_alternating(paths: dict[str, Callable[[int], Any]], n: int) -> dict[str
 
 
 def query_paths(store: MemoryStore, scope: str, questions: Sequence[str]) -> dict[str, Any]:
-    vectors = [store.embed_query(q) for q in questions]
+    vectors = [internals(store).embed_query(q) for q in questions]
     return {
-        "keyword": lambda i: store.keyword(scope, questions[i % len(questions)], k=K),
-        "nearest": lambda i: store.nearest(scope, vectors[i % len(vectors)], k=K),
+        "keyword": lambda i: internals(store).keyword(scope, questions[i % len(questions)], k=K),
+        "nearest": lambda i: internals(store).nearest(scope, vectors[i % len(vectors)], k=K),
     }
 
 
@@ -115,7 +115,7 @@ def time_adds(
     """``store.add`` of one record against raw Chroma's ``collection.add`` of the same
     record (its vector, document and a metadata dict) into a collection of its own on
     the same client: what the store adds to a write, the lexical index among it."""
-    raw = store.client.get_or_create_collection(
+    raw = internals(store).client.get_or_create_collection(
         "bench-raw-adds", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
     )
     embeddings = store.embeddings
@@ -166,7 +166,7 @@ def embedded(args: argparse.Namespace, turns: Any, questions: Sequence[str]) -> 
             if size == min(int(s) for s in args.sizes.split(",")):
                 print("adds ...", file=sys.stderr)
                 out["adds"] = time_adds(store, "user:adds", turns, args.adds)
-            victim = store.keyword("user:single", questions[0], k=1)[0].memory.id
+            victim = internals(store).keyword("user:single", questions[0], k=1)[0].memory.id
             start = time.perf_counter()
             store.purge("user:single", [victim])
             out["purge_s"][size] = time.perf_counter() - start
@@ -179,8 +179,12 @@ def embedded(args: argparse.Namespace, turns: Any, questions: Sequence[str]) -> 
         for s in range(args.scopes):
             fill(many, f"user:u{s}", turns, 1000)
         paths = {
-            "alone": lambda i: alone.keyword("user:u0", questions[i % len(questions)], k=K),
-            "among": lambda i: many.keyword("user:u0", questions[i % len(questions)], k=K),
+            "alone": lambda i: internals(alone).keyword(
+                "user:u0", questions[i % len(questions)], k=K
+            ),
+            "among": lambda i: internals(many).keyword(
+                "user:u0", questions[i % len(questions)], k=K
+            ),
         }
         seconds = time_alternating(paths, args.queries)
         out["many"] = {name: summarize(s) for name, s in seconds.items()}

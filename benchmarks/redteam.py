@@ -76,6 +76,7 @@ from langgraph_memory import (
     render,
 )
 from langgraph_memory.graph import build_chat_graph
+from langgraph_memory.store import internals
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import ChatMemoryModel
 
@@ -428,7 +429,9 @@ def _fetch_tools(attack: Attack, ids: dict[str, str]) -> list[BaseTool]:
 
 def _state(store: MemoryStore) -> dict[str, dict[str, Memory]]:
     """Every memory of every scope, archived ones too, by scope key and id."""
-    return {s.key: {m.id: m for m in store.find(s, archived=True)} for s in store.scopes()}
+    return {
+        s.key: {m.id: m for m in internals(store).find(s, archived=True)} for s in store.scopes()
+    }
 
 
 def _header_lines() -> set[str]:

@@ -7,8 +7,8 @@ Each conversation (or question haystack) is replayed into a fresh store (see
 ``VARIANTS["name"] = fn`` and pass ``--variants name``: the loop is unchanged.
 
 - ``default``: ``retrieve`` as shipped, with its defaults: what a user's agent reads;
-- ``cosine``: ``store.nearest`` alone, the naive vector store (an ablation);
-- ``bm25``: ``store.keyword`` alone, the lexical index (an ablation).
+- ``cosine``: ``internals(store).nearest`` alone, the naive vector store (an ablation);
+- ``bm25``: ``internals(store).keyword`` alone, the lexical index (an ablation).
 
 The default mode, ``product``, replays every turn through the write path (``MemoryWriter``,
 the offline rules model unless ``--model``): episodes and the facts linked to them, as a
@@ -74,6 +74,7 @@ from benchmarks.models import named_chat_model
 from langgraph_memory import MemoryStore, MemoryWriter
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import retrieve
+from langgraph_memory.store import internals
 from langgraph_memory.write import ChatMemoryModel, MemoryModel
 from langgraph_memory.write.rules import RulesModel
 
@@ -108,13 +109,13 @@ def default(ask: Ask) -> list[str]:
 
 
 def bm25(ask: Ask) -> list[str]:
-    """The ``k`` best memories by the store's lexical index alone (``store.keyword``)."""
-    return [h.memory.id for h in ask.store.keyword(ask.scope, ask.query, k=ask.k)]
+    """The ``k`` best memories by the store's lexical index alone (``internals(store).keyword``)."""
+    return [h.memory.id for h in internals(ask.store).keyword(ask.scope, ask.query, k=ask.k)]
 
 
 def cosine(ask: Ask) -> list[str]:
-    """The ``k`` nearest memories by cosine similarity (``store.nearest``)."""
-    return [h.memory.id for h in ask.store.nearest(ask.scope, ask.query, k=ask.k)]
+    """The ``k`` nearest memories by cosine similarity (``internals(store).nearest``)."""
+    return [h.memory.id for h in internals(ask.store).nearest(ask.scope, ask.query, k=ask.k)]
 
 
 VARIANTS: dict[str, Variant] = {

@@ -61,7 +61,7 @@ from langchain_core.embeddings import Embeddings
 from benchmarks.embedders import DIM, HashedUnitEmbeddings
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import Retrieved, retrieve
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 
 K = 10
 BATCH = 1000
@@ -320,7 +320,7 @@ def bench_single_scope(
         timed = time_paths(
             {
                 "ours": QueryPath(
-                    lambda i: store.nearest(SINGLE_SCOPE, queries[i], k=K), hit_texts
+                    lambda i: internals(store).nearest(SINGLE_SCOPE, queries[i], k=K), hit_texts
                 ),
                 "raw": QueryPath(
                     lambda i: raw.query(query_embeddings=wrapped[i], n_results=K), chroma_texts
@@ -390,7 +390,9 @@ def bench_many_scopes(
     where = {"scope": target}
     timed = time_paths(
         {
-            "ours": QueryPath(lambda i: store.nearest(target, queries[i], k=K), hit_texts),
+            "ours": QueryPath(
+                lambda i: internals(store).nearest(target, queries[i], k=K), hit_texts
+            ),
             "naive_filtered": QueryPath(
                 lambda i: naive.query(
                     query_embeddings=wrapped[i],
@@ -494,10 +496,10 @@ def bench_real_embedder(directory: Path, size: int, n_timed: int) -> dict[str, A
             {
                 "embed_query": QueryPath(lambda i: emb.embed_query(asked[i]), lambda _: []),
                 "nearest_text": QueryPath(
-                    lambda i: store.nearest(REAL_SCOPE, asked[i], k=K), hit_texts
+                    lambda i: internals(store).nearest(REAL_SCOPE, asked[i], k=K), hit_texts
                 ),
                 "nearest_vector": QueryPath(
-                    lambda i: store.nearest(REAL_SCOPE, vectors[i], k=K), hit_texts
+                    lambda i: internals(store).nearest(REAL_SCOPE, vectors[i], k=K), hit_texts
                 ),
             },
             WARMUP,

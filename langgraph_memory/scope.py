@@ -386,8 +386,8 @@ def check_path_scope(scope: Scope) -> Scope:
         raise AdminRequiredError(
             f"the write path never writes the {scope.kind} scope {scope.key}: what a "
             "conversation says stays in its user, session or agent scope. Move a memory "
-            "up through a review (store.propose(from_scope, memory_id, to_scope), then "
-            f"store.admin().approve(review_id)), or write {scope.key} as an admin "
+            "up through a review (store.reviews.propose(from_scope, memory_id, to_scope), then "
+            f"store.admin().reviews.approve(review_id)), or write {scope.key} as an admin "
             "(store.admin().add(...))"
         )
     return scope

@@ -1,6 +1,7 @@
-"""The package's shape, checked: no import cycle, no module reaching into another's
-private members, an import that loads nothing heavy, and a public surface that
-resolves. These are the rules of DESIGN.md's layout; a change that breaks one
+"""The package's shape, checked: no import cycle, imports that go down the floors, no
+module reaching into another's private members, an import that loads nothing heavy,
+and public faces that resolve and stay narrow. These are the rules of
+docs/architecture.md (its floors table is read from there); a change that breaks one
 fails here with the module and line to look at."""
 
 from __future__ import annotations
@@ -75,6 +76,43 @@ def test_the_package_has_no_import_cycle() -> None:
             visit(name)
 
 
+def _room(module: str) -> str:
+    """The room a module lives in: its top-level module or subpackage."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def floors() -> dict[str, int]:
+    """docs/architecture.md's floors table: each room's floor."""
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    found = {}
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].isdigit():
+            for room in cells[1].split(","):
+                found[room.strip().strip("`")] = int(cells[0])
+    return found
+
+
+def test_imports_go_down_the_floors() -> None:
+    """docs/architecture.md, "Floors": a room imports only rooms on lower floors."""
+    floor = floors()
+    assert floor, "docs/architecture.md has no floors table"
+    rooms = {_room(name) for name in MODULES}
+    assert rooms - set(floor) == set(), (
+        f"rooms that docs/architecture.md does not place: {rooms - set(floor)}"
+    )
+    offences = []
+    for name, path in MODULES.items():
+        for target, line in imported(ast.parse(path.read_text())):
+            here, there = _room(name), _room(target)
+            if here != there and floor[here] <= floor[there]:
+                offences.append(
+                    f"{name}:{line} imports {target} (floor {floor[here]} -> {floor[there]})"
+                )
+    assert offences == []
+
+
 def _defined_here(tree: ast.AST) -> set[str]:
     """Names a module defines itself: functions, classes, assigned names and attributes."""
     names: set[str] = set()
@@ -144,6 +182,17 @@ def test_a_public_name_loads_what_it_needs_on_first_use() -> None:
     assert "chromadb" in _import_in_child("from langgraph_memory import MemoryStore")
 
 
+def test_a_graph_that_adds_memory_loads_no_store_until_it_builds_one() -> None:
+    """docs/architecture.md, "Imports": the graph names load no Chroma (nor the
+    embedder); building a MemoryStore does (its time: ``python -m benchmarks imports``)."""
+    graph = "from langgraph_memory import add_memory, MemoryMiddleware, memory_tools"
+    loaded = _import_in_child(graph)
+    assert "chromadb" not in loaded and "onnxruntime" not in loaded, loaded
+    assert {"langgraph", "langchain_core"} <= loaded, "the graph names are LangGraph's"
+    loaded = _import_in_child("from langgraph_memory.store import tokenize, Hit")
+    assert "chromadb" not in loaded, "the store package loads a name's module on first use"
+
+
 def test_the_cli_help_loads_no_heavy_dependency() -> None:
     code = (
         "from langgraph_memory import cli\n"
@@ -180,12 +229,82 @@ def test_subpackage_surfaces_resolve(package: str) -> None:
         assert getattr(module, name) is not None, f"{package}.{name}"
 
 
+# -- the store's face ------------------------------------------------------------------------
+
+
+def _store_face() -> set[str]:
+    """MemoryStore's own public names, besides LangGraph BaseStore's: its class
+    attributes and what ``__init__`` sets on an instance."""
+    from langgraph.store.base import BaseStore
+
+    from langgraph_memory.store.memory_store import MemoryStore
+
+    names = {n for n in dir(MemoryStore) if not n.startswith("_")}
+    init = ast.parse(
+        Path(importlib.import_module(MemoryStore.__module__).__file__ or "").read_text()
+    )
+    for node in ast.walk(init):
+        if isinstance(node, ast.FunctionDef) and node.name == "__init__":
+            for leaf in ast.walk(node):
+                if (
+                    isinstance(leaf, ast.Attribute)
+                    and isinstance(leaf.ctx, ast.Store)
+                    and isinstance(leaf.value, ast.Name)
+                    and leaf.value.id == "self"
+                    and not leaf.attr.startswith("_")
+                ):
+                    names.add(leaf.attr)
+    langgraph = {n for n in dir(BaseStore) if not n.startswith("_")}
+    return names - langgraph - {"index_config"}  # LangGraph's stores' attribute too
+
+
+def test_the_store_keeps_a_narrow_face_and_the_readme_lists_it() -> None:
+    """docs/architecture.md, "The store's face": at most 22 names of its own, each a
+    row of the README's table, and PUBLIC says which (a new method fails here until
+    it is listed, or goes to ``internals``)."""
+    from langgraph_memory.store.memory_store import PUBLIC
+
+    face = _store_face()
+    assert face == set(PUBLIC), (
+        f"MemoryStore's public names differ from PUBLIC: {face ^ set(PUBLIC)}"
+    )
+    assert len(face) <= 22, f"MemoryStore has {len(face)} public names of its own (at most 22)"
+    readme = (PACKAGE.parent / "README.md").read_text()
+    section = readme.split("### The store's face", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    rows = {
+        line.split("|")[1].strip().strip("`")
+        for line in section.splitlines()
+        if line.startswith("| `")
+    }
+    assert face - rows == set(), f"public names with no row in the README's table: {face - rows}"
+    assert rows - face == set(), f"rows of the README's table that are not public: {rows - face}"
+
+
+def test_a_moved_store_name_still_answers_with_a_warning_until_it_goes(tmp_path: Path) -> None:
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+
+    from langgraph_memory.store import MemoryStore, internals
+
+    with MemoryStore(tmp_path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add("user:a", "Flight LH-761 leaves at 7.")
+        with pytest.warns(DeprecationWarning, match=r"internals\(store\)\.keyword"):
+            old = store.keyword("user:a", "LH-761")  # type: ignore[attr-defined]
+        assert old == internals(store).keyword("user:a", "LH-761")
+        with pytest.warns(DeprecationWarning, match=r"store\.ttl\.sweep"):
+            assert store.sweep_ttl() == 0  # type: ignore[attr-defined]
+        with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+            _ = store.nothing_here  # type: ignore[attr-defined]
+    with pytest.warns(DeprecationWarning, match="DecisionOp"):
+        from langgraph_memory import Op  # type: ignore[attr-defined]
+    assert Op is langgraph_memory.DecisionOp
+
+
 #: The one module that may reach into Chroma's internals (its SQLite file, private
 #: attributes, its Rust bindings) and glibc's heap (``ctypes``, ``malloc_trim``).
 CHROMA_INTERNALS = "langgraph_memory.store.chroma_internals"
 #: Modules that may import ``sqlite3`` for files of their own (not Chroma's): the
 #: package's lexical index, wherever it lives under ``store.lexical``.
-OWN_SQLITE = ("langgraph_memory.store.lexical", "langgraph_memory.store.lexicon")
+OWN_SQLITE = ("langgraph_memory.store.lexical",)
 #: Imports that reach into Chroma or the process's heap.
 INTERNAL_IMPORTS = ("ctypes", "chromadb_rust_bindings", "chromadb.api.shared_system_client")
 #: Code in a string (a script a child runs) that reaches the same.

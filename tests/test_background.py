@@ -22,6 +22,7 @@ from langgraph_memory import MemoryStore
 from langgraph_memory.errors import InvalidArgumentError, StoreLockedError
 from langgraph_memory.records import Decision, DecisionOp, Status
 from langgraph_memory.scope import Scope
+from langgraph_memory.store import internals
 from langgraph_memory.write import MemoryWriter, RulesModel
 from langgraph_memory.write.background import (
     BackgroundWriter,
@@ -265,7 +266,7 @@ def test_a_failure_that_cannot_be_logged_stays_in_the_journal(
         raise RuntimeError("store gone")
 
     monkeypatch.setattr(writer, "write_turn", broken)
-    monkeypatch.setattr(store, "log", broken)
+    monkeypatch.setattr(internals(store), "log", broken)
     journal = tmp_path / "turns.jsonl"
     with BackgroundWriter(writer, max_attempts=1, journal=journal) as bg:
         tid = bg.submit("user:a", said("I'm vegan."))

@@ -29,7 +29,7 @@ from langgraph_memory import (
 )
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.store import decision_log
+from langgraph_memory.store import decision_log, internals
 from langgraph_memory.write import RulesModel
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone.utc)
@@ -89,13 +89,13 @@ def fill(store: MemoryStore, scope: str = "user:alice") -> dict[str, str]:
         scope, home.id, "User lives in Pune.", metadata={"topic": "move"}, now=T0 + DAY
     )
     store.archive(scope, job.id, now=T0 + 2 * DAY)
-    store.touch(scope, [tea.id], now=T0 + 3 * DAY)
+    internals(store).touch(scope, [tea.id], now=T0 + 3 * DAY)
     namespace = tuple(scope.split(":"))
     store.put(namespace, "food", {"text": "Likes sushi.", "rating": 5, "tags": ["fish"]})
     store.put(namespace, "food", {"text": "Likes ramen.", "rating": 4, "tags": ["noodles"]})
     store.put(namespace, "pet", {"content": "Has a cat named Miso.", "since": 2019})
     store.delete(namespace, "pet")
-    store.log(
+    internals(store).log(
         scope,
         [
             Decision(op=DecisionOp.ADD, fact="lives in Delhi", result_id=home.id, turn_id="t1"),
@@ -180,7 +180,10 @@ def test_round_trip_into_an_empty_store_is_exact(store: MemoryStore, new_store: 
     assert found(copy_) == found(store) and found(copy_)[0][0] == "food"
 
     def near(s: MemoryStore, **kw: Any) -> list[tuple[str, float]]:
-        return [(h.memory.id, round(h.score, 5)) for h in s.nearest("user:alice", "city", 3, **kw)]
+        return [
+            (h.memory.id, round(h.score, 5))
+            for h in internals(s).nearest("user:alice", "city", 3, **kw)
+        ]
 
     assert near(copy_) == near(store)
     assert near(copy_, as_of=T0 + DAY / 2) == near(store, as_of=T0 + DAY / 2)
@@ -212,7 +215,7 @@ def test_import_refuses_a_scope_that_holds_data(store: MemoryStore) -> None:
     backup = store.export("user:alice")
     with pytest.raises(ScopeNotEmptyError, match="already holds 7 memory versions, 3 decisions"):
         store.import_scope(backup)
-    store.log("user:carol", Decision(op=DecisionOp.NOOP, fact="only a decision"))
+    internals(store).log("user:carol", Decision(op=DecisionOp.NOOP, fact="only a decision"))
     before = store.export("user:carol")
     with pytest.raises(ScopeNotEmptyError, match="user:carol already holds 1 decisions"):
         store.import_scope(backup, scope="user:carol")
@@ -298,7 +301,7 @@ def test_another_embedder_needs_consent(local: MemoryStore) -> None:
     with pytest.raises(EmbeddingMismatchError, match="allow_embedder_change=True"):
         local.import_scope(data, scope="user:zed")
     assert local.import_scope(data, scope="user:zed", allow_embedder_change=True)["active"] == 3
-    assert local.nearest("user:zed", "Where does the user live?", 1)[0].memory.text == (
+    assert internals(local).nearest("user:zed", "Where does the user live?", 1)[0].memory.text == (
         "User lives in Pune."
     )
 
@@ -483,11 +486,11 @@ def person(store: MemoryStore) -> None:
         now=T0 + DAY,
     )
     email = next(m for m in store.active("user:alice") if m.text.startswith("User prefers"))
-    approved = store.propose("user:alice", email.id, "agent:support", note="common", now=T0)
-    store.approve(approved.id, reason="general", now=T0 + DAY)
-    rejected = store.propose("user:alice", ids["tea"], "agent:support", now=T0)
-    store.reject(rejected.id, reason="personal", now=T0 + DAY)
-    store.propose("user:alice", ids["moved"], "org:acme", now=T0 + 2 * DAY)
+    approved = store.reviews.propose("user:alice", email.id, "agent:support", note="common", now=T0)
+    store.reviews.approve(approved.id, reason="general", now=T0 + DAY)
+    rejected = store.reviews.propose("user:alice", ids["tea"], "agent:support", now=T0)
+    store.reviews.reject(rejected.id, reason="personal", now=T0 + DAY)
+    store.reviews.propose("user:alice", ids["moved"], "org:acme", now=T0 + 2 * DAY)
 
 
 def exported(store: MemoryStore, scope: str) -> str:

@@ -12,6 +12,7 @@ from langgraph.store.base import PutOp
 
 from langgraph_memory import EmbeddingMismatchError, InvalidArgumentError, MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.store import internals
 
 NS = ("docs", "alice")
 TAX = "Notes on income tax law and deductions."
@@ -45,14 +46,14 @@ def test_embed_as_a_function_and_as_a_provider_string(
         return [[float(len(t)), 1.0, 0.5] for t in texts]
 
     with MemoryStore(tmp_path / "f", index={"embed": embed_texts, "dims": 3}) as store:
-        assert store.embedder_name.endswith("embed_texts")
+        assert internals(store).embedder_name.endswith("embed_texts")
         store.put(NS, "k", {"text": "Likes tea."})
         assert store.get(NS, "k") is not None
 
     pytest.importorskip("langchain.embeddings", reason="'provider:model' needs langchain")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # constructing the client calls nothing
     with MemoryStore(tmp_path / "s", index={"embed": "openai:text-embedding-3-small"}) as store:
-        assert store.embedder_name.endswith("OpenAIEmbeddings:text-embedding-3-small")
+        assert internals(store).embedder_name.endswith("OpenAIEmbeddings:text-embedding-3-small")
 
 
 def test_fields_pick_what_a_put_embeds(tmp_path: Path, embedder: LocalMiniLM) -> None:

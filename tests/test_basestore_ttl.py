@@ -19,6 +19,7 @@ from langgraph.store.base import PutOp
 
 from langgraph_memory import InvalidArgumentError, MemoryStore
 from langgraph_memory.records import now_utc
+from langgraph_memory.store import internals
 
 CACHE = ("cache", "alice")
 FAKE = DeterministicFakeEmbedding(size=8)
@@ -41,17 +42,17 @@ def test_an_item_expires_and_is_archived_not_deleted(store: MemoryStore) -> None
     expires = expiry(store, CACHE, "weather")
     assert expires is not None and expiry(store, CACHE, "forever") is None
 
-    assert store.sweep_ttl(now=expires - timedelta(seconds=1)) == 0
+    assert store.ttl.sweep(now=expires - timedelta(seconds=1)) == 0
     assert store.get(CACHE, "weather", refresh_ttl=False) is not None  # (a refresh moves it)
-    assert store.sweep_ttl(now=expires + timedelta(minutes=5)) == 1
-    assert store.sweep_ttl(now=expires + timedelta(minutes=5)) == 0
+    assert store.ttl.sweep(now=expires + timedelta(minutes=5)) == 1
+    assert store.ttl.sweep(now=expires + timedelta(minutes=5)) == 0
 
     assert store.get(CACHE, "weather") is None
     assert [i.key for i in store.search(CACHE)] == ["forever"]
     [old] = store.history(CACHE, "weather")
     assert old.text == "Sunny in Pune." and old.valid_until == expires  # closed at its expiry
     assert [m.text for m in store.active(CACHE)] == ["Lives in Pune."]
-    hits = store.nearest(CACHE, "Sunny in Pune.", as_of=expires - timedelta(seconds=1))
+    hits = internals(store).nearest(CACHE, "Sunny in Pune.", as_of=expires - timedelta(seconds=1))
     assert "Sunny in Pune." in [h.memory.text for h in hits]  # as_of still sees it
 
 
@@ -67,7 +68,7 @@ def test_expired_items_are_hidden_before_any_sweep(store: MemoryStore) -> None:
     assert [i.key for i in store.search(CACHE, query="Blinks.")] == ["stays"]
     # The memory API sees it until a sweep archives it (store/ttl.py says so).
     assert sorted(m.text for m in store.active(CACHE)) == ["Blinks.", "Stays."]
-    assert store.sweep_ttl() == 1
+    assert store.ttl.sweep() == 1
     assert [m.text for m in store.active(CACHE)] == ["Stays."]
 
 
@@ -139,7 +140,7 @@ def test_a_sweeper_thread_archives_on_its_own(tmp_path: Path) -> None:
         assert [m.active for m in store.history(CACHE, "blink")] == [False]
     finally:
         store.close()  # stops the sweeper first
-    assert store.stop_ttl_sweeper(timeout=5) is True
+    assert store.ttl.stop(timeout=5) is True
 
 
 def test_ttl_survives_export_and_import(store: MemoryStore) -> None:
@@ -148,7 +149,7 @@ def test_ttl_survives_export_and_import(store: MemoryStore) -> None:
     assert store.import_scope(store.export(CACHE), scope=("cache", "bob"))["memories"] == 1
     assert expiry(store, ("cache", "bob"), "k") == expires
     assert expires is not None
-    assert store.sweep_ttl(now=expires + timedelta(seconds=1)) == 2  # both scopes are swept
+    assert store.ttl.sweep(now=expires + timedelta(seconds=1)) == 2  # both scopes are swept
 
 
 def test_async_put_with_ttl(store: MemoryStore) -> None:

@@ -43,3 +43,15 @@ def test_store_latency_bench_runs_and_reports_ratios(tmp_path: Path) -> None:
     assert many["read"]["p50_ms"] > 0
     # The results draw as a chart (python -m benchmarks.plots).
     assert draw(report, tmp_path, "store").read_bytes()[:8] == PNG
+
+
+def test_import_bench_says_which_imports_bring_chroma(tmp_path: Path) -> None:
+    from benchmarks import import_time
+
+    out = tmp_path / "imports.json"
+    assert import_time.main(["--repeat", "1", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text(encoding="utf-8"))["imports"]
+    assert set(rows) == set(import_time.IMPORTS)
+    assert rows[import_time.FLOOR]["ratio_to_floor"] == 1.0
+    assert not rows[import_time.OURS]["loads_chromadb"], "the graph names load no Chroma"
+    assert rows["from langgraph_memory import MemoryStore"]["loads_chromadb"]

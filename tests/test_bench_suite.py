@@ -171,7 +171,17 @@ def test_maintenance_bench_reports_paths_per_1k_against_a_read(data: Path, tmp_p
 
 
 def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    benches = {"store", "peers", "graph", "ingest", "write-cost", "gate", "episodes", "cli"}
+    benches = {
+        "store",
+        "peers",
+        "graph",
+        "ingest",
+        "write-cost",
+        "gate",
+        "episodes",
+        "cli",
+        "imports",
+    }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots"}
     assert set(dispatcher.BENCHES) == benches | evaluations

@@ -27,6 +27,7 @@ from langgraph_memory import MemoryStore
 from langgraph_memory.cli import output
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.records import EPISODE, Decision, DecisionOp
+from langgraph_memory.store import internals
 
 ROOT = Path(__file__).resolve().parents[1]
 T0 = datetime(2026, 1, 5, tzinfo=timezone.utc)
@@ -79,7 +80,7 @@ def fill(store: MemoryStore) -> dict[str, str]:
         "user:alice", "I moved to Pune.", metadata={EPISODE: True, "turn_id": "t1"}, now=SAID
     )
     pune = store.update("user:alice", delhi.id, "User lives in Pune.", now=T1)
-    store.log(
+    internals(store).log(
         "user:alice",
         Decision(
             op=DecisionOp.UPDATE,
@@ -329,7 +330,9 @@ def test_json_on_a_terminal_stays_one_clean_document(tmp_path: Path, embedder: L
     path = tmp_path / "store"
     with MemoryStore(path, embeddings=embedder) as store:
         tea = store.add("user:eve", evil)
-        store.log("user:eve", Decision(op=DecisionOp.ADD, fact=evil, result_id=tea.id, note=note))
+        internals(store).log(
+            "user:eve", Decision(op=DecisionOp.ADD, fact=evil, result_id=tea.id, note=note)
+        )
     out = ok("show", "--path", str(path), "--user", "eve", "--json")
     assert "\u202e" not in out and "\\u202e" in out
     assert json.loads(out)[0]["text"] == evil

@@ -18,6 +18,7 @@ from test_cli import cli
 from langgraph_memory import MemoryStore
 from langgraph_memory.cli import main
 from langgraph_memory.records import Decision, DecisionOp
+from langgraph_memory.store import internals
 
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
@@ -81,7 +82,7 @@ def test_printing_commands_show_stored_texts_as_clean_single_lines(
     with MemoryStore(path, embeddings=embedder) as store:
         first = store.add("user:eve", STORED_EVIL, now=t)
         second = store.update("user:eve", first.id, STORED_EVIL + " Again.", now=t)
-        store.log(
+        internals(store).log(
             "user:eve",
             Decision(
                 op=DecisionOp.UPDATE, fact=EVIL, text=EVIL, target_id=first.id, result_id=second.id,

@@ -30,9 +30,11 @@ def proposals(store: MemoryStore) -> dict[str, str]:
     manager = store.add("user:alice", "User's manager is Raj.")
     shared = store.add("agent:support", "Refunds take five working days.")
     return {
-        "email": store.propose("user:alice", email.id, "agent:support", note="heard often").id,
-        "manager": store.propose("user:alice", manager.id, "agent:support").id,
-        "org": store.propose("agent:support", shared.id, "org:acme").id,
+        "email": store.reviews.propose(
+            "user:alice", email.id, "agent:support", note="heard often"
+        ).id,
+        "manager": store.reviews.propose("user:alice", manager.id, "agent:support").id,
+        "org": store.reviews.propose("agent:support", shared.id, "org:acme").id,
         "email_id": email.id,
     }
 
@@ -108,7 +110,7 @@ def test_export_import_export_is_byte_identical(tmp_path: Path, embedder: LocalM
     path, copy_path = tmp_path / "store", tmp_path / "copy"
     with MemoryStore(path, embeddings=embedder) as store:
         ids = proposals(store)
-        store.approve(ids["email"])
+        store.reviews.approve(ids["email"])
         store.update("user:alice", ids["email_id"], "Customers prefer email.")
     first, second = tmp_path / "first.json", tmp_path / "second.json"
     ok("export", "--path", str(path), "--user", "alice", "--out", str(first))

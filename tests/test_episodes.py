@@ -29,6 +29,7 @@ from langgraph_memory import (
     Trust,
 )
 from langgraph_memory.graph import memory_read_node, memory_write_node
+from langgraph_memory.store import internals
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import BackgroundWriter, MemoryWriter, RulesModel, retain_episodes
 from langgraph_memory.write.journal import Journal, JournalEntry
@@ -186,7 +187,7 @@ def test_a_turn_embeds_its_episode_and_new_facts_in_one_call(
         assert all(f.sources == (episode.id,) for f in store.active(U, episodes=False))
         # The stored vectors are the embedder's own: each fact is its own nearest.
         for fact in store.active(U, episodes=False):
-            [hit] = store.nearest(U, fact.text, k=1, episodes=False)
+            [hit] = internals(store).nearest(U, fact.text, k=1, episodes=False)
             assert hit.memory.id == fact.id and hit.score > 0.99
 
 
@@ -350,7 +351,11 @@ def test_retention_by_count_archives_the_oldest_and_logs_why(store: MemoryStore)
         writer.write_turn(U, [("user", text)], now=T0 + day * DAY)
     assert [e.text for e in episodes(store)] == ["thanks!", "How are you?"]
     assert [m.text for m in store.active(U, episodes=False)] == ["User is vegan."], "facts stay"
-    archived = [m for m in store.find(U, metadata={"episode": True}, archived=True) if not m.active]
+    archived = [
+        m
+        for m in internals(store).find(U, metadata={"episode": True}, archived=True)
+        if not m.active
+    ]
     assert sorted(m.text for m in archived) == ["I'm vegan.", "hello!"], "archived, not deleted"
     for m in archived:
         [why] = store.decisions(U, m.id)
@@ -364,7 +369,11 @@ def test_retention_by_age_archives_what_is_older_than_max_age(store: MemoryStore
     for when, text in [(T0, "hello!"), (T0 + 20 * DAY, "hi again"), (T0 + 45 * DAY, "hey")]:
         writer.write_turn(U, [("user", text)], now=when)
     assert [e.text for e in episodes(store)] == ["hi again", "hey"]
-    [old] = [m for m in store.find(U, metadata={"episode": True}, archived=True) if not m.active]
+    [old] = [
+        m
+        for m in internals(store).find(U, metadata={"episode": True}, archived=True)
+        if not m.active
+    ]
     assert old.text == "hello!" and old.valid_until == T0 + 45 * DAY
     [why] = store.decisions(U, old.id)
     assert why.note == "retention: older than 30 days (max_age)"
@@ -509,9 +518,11 @@ def test_purging_a_fact_purges_the_words_it_was_taken_from(store: MemoryStore) -
 def test_the_stores_episode_filters_and_batch_archive(store: MemoryStore) -> None:
     MemoryWriter(store, model=RulesModel()).write_turn(U, [("user", "I live in Pune.")], now=T0)
     [fact] = store.active(U, episodes=False)
-    assert [h.memory.id for h in store.nearest(U, "Pune", k=5, episodes=False)] == [fact.id]
-    assert [h.memory.id for h in store.keyword(U, "Pune", episodes=False)] == [fact.id]
-    assert len(store.keyword(U, "Pune")) == 2 and store.count(U) == 2
+    assert [h.memory.id for h in internals(store).nearest(U, "Pune", k=5, episodes=False)] == [
+        fact.id
+    ]
+    assert [h.memory.id for h in internals(store).keyword(U, "Pune", episodes=False)] == [fact.id]
+    assert len(internals(store).keyword(U, "Pune")) == 2 and store.count(U) == 2
     assert store.count(U, metadata={"episode": True}) == 1
     [episode] = episodes(store)
     with pytest.raises(MemoryNotFoundError):

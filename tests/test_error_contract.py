@@ -97,8 +97,10 @@ from langgraph_memory.lifecycle import (
 )
 from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.store import (
+    check_store,
     compact_directory,
     date_words,
+    internals,
     load_export,
     strip_controls,
     tokenize,
@@ -222,7 +224,7 @@ BAD: list[Bad] = [
     # -- MemoryStore: construction ---------------------------------------------------------
     Bad("MemoryStore", lambda w: MemoryStore(5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(str(w.tmp / "nul\x00")), ARG),
-    Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "x", client=w.store.client), ARG),
+    Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "x", client=internals(w.store).client), ARG),
     Bad("MemoryStore", lambda w: MemoryStore(client=5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "e", embeddings=5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "i", index=5), ARG),  # type: ignore[arg-type]
@@ -243,53 +245,62 @@ BAD: list[Bad] = [
     Bad("MemoryStore.update", lambda w: w.store.update(U, w.memory.id, "x", colour="red"), TYPE),
     Bad("MemoryStore.update", lambda w: w.store.update(U, "ffffffff", "x"), MemoryNotFoundError),
     Bad("MemoryStore.update", lambda w: w.store.update(U, w.memory.id, ""), MEM),
+    Bad("MemoryStore.pin", lambda w: w.store.pin(U, w.memory.id, pinned="yes"), TYPE),  # type: ignore[arg-type]
+    Bad("MemoryStore.pin", lambda w: w.store.pin(U, w.memory.id, now=NAIVE), ARG),
+    Bad("MemoryStore.pin", lambda w: w.store.pin(U, "0a0a0a0a"), MemoryNotFoundError),
     Bad("MemoryStore.archive", lambda w: w.store.archive(U, 5), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore.archive", lambda w: w.store.archive(U, w.memory.id, now=NAIVE), ARG),
     Bad("MemoryStore.archive_many", lambda w: w.store.archive_many(U, w.memory.id), ARG),
-    Bad("MemoryStore.touch", lambda w: w.store.touch(U, 5), ARG),  # type: ignore[arg-type]
+    Bad("Internals.touch", lambda w: internals(w.store).touch(U, 5), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, SURROGATE), ARG),
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, "ffffffff"), MemoryNotFoundError),
-    Bad("MemoryStore.get_memories", lambda w: w.store.get_memories(U, None), ARG),  # type: ignore[arg-type]
+    Bad("Internals.get_memories", lambda w: internals(w.store).get_memories(U, None), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore.active", lambda w: w.store.active(5), SCOPE),  # type: ignore[arg-type]
     Bad("MemoryStore.pinned", lambda w: w.store.pinned(U, "x"), ARG),  # type: ignore[arg-type]
-    Bad("MemoryStore.vectors", lambda w: w.store.vectors(U, "abc"), ARG),
-    Bad("MemoryStore.term_shares", lambda w: w.store.term_shares(U, "Ann"), TYPE),
-    Bad("MemoryStore.term_shares", lambda w: w.store.term_shares(U, [5]), TYPE),  # type: ignore[list-item]
-    Bad("MemoryStore.nearest", lambda w: w.store.nearest(U, "tea", k=0), ARG),
-    Bad("MemoryStore.nearest", lambda w: w.store.nearest(U, [math.inf] * 8), VEC),
-    Bad("MemoryStore.nearest", lambda w: w.store.nearest(U, "tea", as_of=NAIVE), ARG),
-    Bad("MemoryStore.keyword", lambda w: w.store.keyword(U, [SURROGATE]), ARG),
-    Bad("MemoryStore.keyword", lambda w: w.store.keyword(U, "tea", k=2**63), ARG),
-    Bad("MemoryStore.candidates", lambda w: w.store.candidates(U, "x", 5), ARG),  # type: ignore[arg-type]
-    Bad("MemoryStore.candidates", lambda w: w.store.candidates(U, "x", "x", k="x"), ARG),  # type: ignore[arg-type]
-    Bad("MemoryStore.find", lambda w: w.store.find(U, metadata={"a": None}), MEM),  # type: ignore[dict-item]
-    Bad("MemoryStore.find", lambda w: w.store.find(U, created_before="2026"), ARG),  # type: ignore[arg-type]
-    Bad("MemoryStore.find", lambda w: w.store.find(U, metadata={"topic": [1, "drinks"]}), MEM),
+    Bad("Internals.vectors", lambda w: internals(w.store).vectors(U, "abc"), ARG),
+    Bad("Internals.term_shares", lambda w: internals(w.store).term_shares(U, "Ann"), TYPE),
+    Bad("Internals.term_shares", lambda w: internals(w.store).term_shares(U, [5]), TYPE),  # type: ignore[list-item]
+    Bad("Internals.nearest", lambda w: internals(w.store).nearest(U, "tea", k=0), ARG),
+    Bad("Internals.nearest", lambda w: internals(w.store).nearest(U, [math.inf] * 8), VEC),
+    Bad("Internals.nearest", lambda w: internals(w.store).nearest(U, "tea", as_of=NAIVE), ARG),
+    Bad("Internals.keyword", lambda w: internals(w.store).keyword(U, [SURROGATE]), ARG),
+    Bad("Internals.keyword", lambda w: internals(w.store).keyword(U, "tea", k=2**63), ARG),
+    Bad("Internals.candidates", lambda w: internals(w.store).candidates(U, "x", 5), ARG),  # type: ignore[arg-type]
+    Bad("Internals.candidates", lambda w: internals(w.store).candidates(U, "x", "x", k="x"), ARG),  # type: ignore[arg-type]
+    Bad("Internals.find", lambda w: internals(w.store).find(U, metadata={"a": None}), MEM),  # type: ignore[dict-item]
+    Bad("Internals.find", lambda w: internals(w.store).find(U, created_before="2026"), ARG),  # type: ignore[arg-type]
+    Bad(
+        "Internals.find",
+        lambda w: internals(w.store).find(U, metadata={"topic": [1, "drinks"]}),
+        MEM,
+    ),
     Bad("MemoryStore.count", lambda w: w.store.count(U, metadata=5), MEM),  # type: ignore[arg-type]
     Bad("MemoryStore.count", lambda w: w.store.count(U, metadata={"n": [True, 1]}), MEM),  # type: ignore[dict-item]
     Bad("MemoryStore.history", lambda w: w.store.history(U, None), ARG),  # type: ignore[arg-type]
-    Bad("MemoryStore.log", lambda w: w.store.log(U, [5]), TYPE),  # type: ignore[list-item]
-    Bad("MemoryStore.log", lambda w: w.store.log(U, "x"), TYPE),  # type: ignore[arg-type]
+    Bad("Internals.log", lambda w: internals(w.store).log(U, [5]), TYPE),  # type: ignore[list-item]
+    Bad("Internals.log", lambda w: internals(w.store).log(U, "x"), TYPE),  # type: ignore[arg-type]
     Bad("MemoryStore.decisions", lambda w: w.store.decisions(U, turn_id=5), ARG),  # type: ignore[arg-type]
-    Bad("MemoryStore.propose", lambda w: w.store.propose(U, w.memory.id, "bogus:x"), SCOPE),
-    Bad("MemoryStore.approve", lambda w: w.store.approve(5), ARG),  # type: ignore[arg-type]
-    Bad("MemoryStore.approve", lambda w: w.store.approve("nope"), ReviewNotFoundError),
-    Bad("MemoryStore.reject", lambda w: w.store.reject(""), ARG),
-    Bad("MemoryStore.reviews", lambda w: w.store.reviews(status="weird"), ARG),
+    Bad("Reviews.propose", lambda w: w.store.reviews.propose(U, w.memory.id, "bogus:x"), SCOPE),
+    Bad("Reviews.approve", lambda w: w.store.reviews.approve(5), ARG),  # type: ignore[arg-type]
+    Bad("Reviews.approve", lambda w: w.store.reviews.approve("nope"), ReviewNotFoundError),
+    Bad("Reviews.reject", lambda w: w.store.reviews.reject(""), ARG),
+    Bad("Reviews", lambda w: w.store.reviews(status="weird"), ARG),  # listing: store.reviews(...)
+    Bad("internals", lambda w: internals("user:a"), TYPE),  # type: ignore[arg-type]
+    Bad("check_store", lambda w: check_store("user:a"), TYPE),
     Bad("MemoryStore.export", lambda w: w.store.export("user:"), SCOPE),
     Bad("MemoryStore.import_scope", lambda w: w.store.import_scope(5), MEM),  # type: ignore[arg-type]
     Bad("MemoryStore.import_scope", lambda w: w.store.import_scope(deep(100_000)), MEM),
     Bad("MemoryStore.purge", lambda w: w.store.purge(U, 5), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore.scopes", lambda w: w.store.scopes("weird"), SCOPE),  # type: ignore[arg-type]
-    Bad("MemoryStore.scope_generation", lambda w: w.store.scope_generation(5), SCOPE),  # type: ignore[arg-type]
-    Bad("MemoryStore.scope_lock", lambda w: w.store.scope_lock(("a.b",)), SCOPE),
-    Bad("MemoryStore.pending_turns", lambda w: w.store.pending_turns(5), SCOPE),  # type: ignore[arg-type]
-    Bad("MemoryStore.attach", lambda w: w.store.attach(5), TYPE),  # type: ignore[arg-type]
-    Bad("MemoryStore.embed_query", lambda w: w.store.embed_query(5), VEC),  # type: ignore[arg-type]
-    Bad("MemoryStore.embed_query", lambda w: w.store.embed_query(SURROGATE), ARG),
-    Bad("MemoryStore.sweep_ttl", lambda w: w.store.sweep_ttl(now=NAIVE), ARG),
-    Bad("MemoryStore.start_ttl_sweeper", lambda w: w.store.start_ttl_sweeper(-1), ARG),
-    Bad("MemoryStore.stop_ttl_sweeper", lambda w: w.store.stop_ttl_sweeper("x"), TYPE),  # type: ignore[arg-type]
+    Bad("Internals.scope_generation", lambda w: internals(w.store).scope_generation(5), SCOPE),  # type: ignore[arg-type]
+    Bad("Internals.scope_lock", lambda w: internals(w.store).scope_lock(("a.b",)), SCOPE),
+    Bad("Internals.pending_turns", lambda w: internals(w.store).pending_turns(5), SCOPE),  # type: ignore[arg-type]
+    Bad("Internals.attach", lambda w: internals(w.store).attach(5), TYPE),  # type: ignore[arg-type]
+    Bad("Internals.embed_query", lambda w: internals(w.store).embed_query(5), VEC),  # type: ignore[arg-type]
+    Bad("Internals.embed_query", lambda w: internals(w.store).embed_query(SURROGATE), ARG),
+    Bad("TTL.sweep", lambda w: w.store.ttl.sweep(now=NAIVE), ARG),
+    Bad("TTL.start", lambda w: w.store.ttl.start(-1), ARG),
+    Bad("TTL.stop", lambda w: w.store.ttl.stop("x"), TYPE),  # type: ignore[arg-type]
     # -- MemoryStore: the BaseStore face ---------------------------------------------------
     Bad("MemoryStore.put", lambda w: w.store.put((), "k", {"text": "x"}), NS),
     Bad("MemoryStore.put", lambda w: w.store.put(("user", "a.b"), "k", {"text": "x"}), NS),
@@ -741,7 +752,7 @@ def test_journal_refuses_bad_input(tmp_path: Path, call: Callable[[Path], object
 #: callable is not called with user input.
 NOT_WALKED = {
     # records: plain dataclasses that hold what they are given (model.py); the calls
-    # that take them check them (render, store.log, archive_logged ...)
+    # that take them check them (render, internals(store).log, archive_logged ...)
     "Memory": "a plain record",
     "Hit": "a plain record",
     "Retrieved": "a plain record",
@@ -779,6 +790,9 @@ NOT_WALKED = {
     "ScriptedChatModel.model_post_init": "pydantic's hook",
     "MemoryMiddleware.wrap_model_call": "LangChain's hook, called with its own ModelRequest",
     "MemoryMiddleware.awrap_model_call": "LangChain's hook, called with its own ModelRequest",
+    # handles the store builds (store.ttl, internals(store)); nobody builds one
+    "TTL": "built by MemoryStore as store.ttl, from its own core",
+    "Internals": "built by MemoryStore; internals(store) is walked",
     # no input can be bad
     "embedder_name": "names any object",
     "Journal.done": "an unknown turn id is a no-op, as documented",
@@ -897,8 +911,10 @@ def test_langgraph_code_catches_our_namespace_error(world: World) -> None:
 
 #: Deliberate raises of built-in errors that stay, and why.
 ALLOWED_RAISES = {
-    ("__init__.py", "AttributeError"): "module __getattr__: Python's protocol for a missing name",
-    ("graph/__init__.py", "AttributeError"): "module __getattr__: Python's protocol",
+    ("deprecation.py", "AttributeError"): "the modules' __getattr__ (PEP 562), through "
+    "deprecation.renamed: Python's protocol for a missing name",
+    ("store/memory_store.py", "AttributeError"): "MemoryStore.__getattr__ of the moved "
+    "names: Python's protocol for a missing attribute",
     ("graph/middleware.py", "ImportError"): "langchain is an optional dependency",
     ("testing.py", "RuntimeError"): "a test double whose script is too short: the test fails",
     ("store/engine.py", "RuntimeError"): "a purge inside another store call of the thread "

@@ -30,8 +30,8 @@ from benchmarks.qa_report import aggregate, plot, to_markdown, write_reports
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import StandInChatModel
-from langgraph_memory.porter import stem
 from langgraph_memory.testing import ScriptedChatModel
+from langgraph_memory.text.porter import stem
 
 # --- scoring: cases computed by hand from LoCoMo's evaluation.py -----------------------
 

@@ -32,7 +32,7 @@ from langgraph_memory import (
 )
 from langgraph_memory.cli import main
 from langgraph_memory.records import Memory, Review, ReviewStatus
-from langgraph_memory.store import load_export
+from langgraph_memory.store import internals, load_export
 from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.write import RulesModel
 
@@ -55,8 +55,8 @@ def victims(store: MemoryStore) -> dict[str, Memory]:
             "org": admin.add("org:acme", "The office closes at 6pm on Fridays.", now=T0),
             "session": store.add("session:s1", "The user is planning a trip to Oslo.", now=T0),
         }
-        review = store.propose("user:bob", found["bob_home"].id, "agent:support", now=T0)
-        done = admin.approve(review.id, now=T0 + DAY)
+        review = store.reviews.propose("user:bob", found["bob_home"].id, "agent:support", now=T0)
+        done = admin.reviews.approve(review.id, now=T0 + DAY)
     assert done.result_id is not None
     found["copy"] = store.get_memory("agent:support", done.result_id)
     return found
@@ -292,7 +292,7 @@ def test_versions_and_turns_belong_to_the_scope(store: MemoryStore) -> None:
 def planted(store: MemoryStore, review: Review) -> None:
     """A review written straight into the store's reviews: what an older release's
     import let a crafted export leave behind."""
-    reviewing.save(store.client, [review])
+    reviewing.save(internals(store).client, [review])
 
 
 def forged(memory: Memory, to_scope: str, **fields: Any) -> Review:
@@ -371,16 +371,16 @@ def test_approve_refuses_a_review_it_cannot_verify(store: MemoryStore) -> None:
         for match, review in cases.items():
             planted(store, review)
             with pytest.raises(ReviewInvalidError, match=match):
-                admin.approve(review.id, now=T0 + DAY)
+                admin.reviews.approve(review.id, now=T0 + DAY)
             # Rejecting it retires it and logs nothing in the scopes it names.
-            assert admin.reject(review.id, now=T0 + DAY).status is ReviewStatus.REJECTED
+            assert admin.reviews.reject(review.id, now=T0 + DAY).status is ReviewStatus.REJECTED
     after = others(store, MALLORY)
     for scope in ("user:bob", "agent:support"):
         assert after[scope]["memories"] == before[scope]["memories"]
         assert after[scope]["decisions"] == before[scope]["decisions"]
     # A proposal the store made still goes through.
-    review = store.propose(MALLORY, mine.id, "agent:support", now=T0)
-    assert store.approve(review.id, now=T0 + DAY).result_id
+    review = store.reviews.propose(MALLORY, mine.id, "agent:support", now=T0)
+    assert store.reviews.approve(review.id, now=T0 + DAY).result_id
 
 
 # -- 4. files: bytes, size, depth; the command line ------------------------------------------
@@ -484,11 +484,13 @@ def test_the_write_path_output_still_round_trips(store: MemoryStore) -> None:
     writer.write_turn(MALLORY, [("user", "I live in Delhi.")], now=T0)
     writer.write_turn(MALLORY, [("user", "I moved to Pune.")], now=T0 + DAY)
     fact = next(m for m in store.active(MALLORY, episodes=False))
-    store.log(MALLORY, Decision(op=DecisionOp.NOOP, fact="checked"), now=T0 + DAY)
+    internals(store).log(MALLORY, Decision(op=DecisionOp.NOOP, fact="checked"), now=T0 + DAY)
     with store.admin() as admin:
-        admin.approve(store.propose(MALLORY, fact.id, "agent:support", now=T0).id, now=T0)
-        admin.reject(store.propose(MALLORY, fact.id, "org:acme", now=T0).id, now=T0)
-    store.propose(MALLORY, fact.id, "agent:other", now=T0)
+        admin.reviews.approve(
+            store.reviews.propose(MALLORY, fact.id, "agent:support", now=T0).id, now=T0
+        )
+        admin.reviews.reject(store.reviews.propose(MALLORY, fact.id, "org:acme", now=T0).id, now=T0)
+    store.reviews.propose(MALLORY, fact.id, "agent:other", now=T0)
     data = json.loads(json.dumps(store.export(MALLORY)))
     assert len(data["reviews"]) == 3
     with store.admin() as admin:

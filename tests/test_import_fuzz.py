@@ -78,10 +78,10 @@ def world(chroma_server: Any) -> Iterator[World]:
         made = [admin.add(scope, text, now=T0) for scope, texts in said.items() for text in texts]
         bob_home = made[1]
         updated = admin.update("user:bob", made[0].id, "Bob's passport is K4471921.", now=T0 + DAY)
-        approved = admin.approve(
-            store.propose("user:bob", bob_home.id, "agent:support", now=T0).id, now=T0 + DAY
+        approved = admin.reviews.approve(
+            store.reviews.propose("user:bob", bob_home.id, "agent:support", now=T0).id, now=T0 + DAY
         )
-        pending = store.propose("user:alice", made[2].id, "org:acme", now=T0)
+        pending = store.reviews.propose("user:alice", made[2].id, "org:acme", now=T0)
         mine = admin.add(MALLORY, "Mallory likes green tea.", now=T0)
         admin.update(MALLORY, mine.id, "Mallory likes black tea.", now=T0 + DAY)
         template = json.loads(json.dumps(admin.export(MALLORY)))
@@ -231,7 +231,7 @@ def test_importing_and_purging_a_crafted_export_changes_no_other_scope(
     with store.admin() as admin:
         for review in admin.reviews(status="pending", from_scope=mine):
             try:
-                admin.approve(review.id, now=T0 + 2 * DAY)
+                admin.reviews.approve(review.id, now=T0 + 2 * DAY)
                 event("approved a review it proposed")
             except MemoryKitError as exc:
                 event(f"approval refused: {type(exc).__name__}")

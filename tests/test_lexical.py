@@ -1,7 +1,7 @@
 """The lexical index follows every write, on both backends, across processes and crashes.
 
-``keyword`` is BM25 over a per-scope index (store/lexical.py) that the store keeps in
-step with Chroma (store/lexicon.py): a file per scope for an embedded store, memory
+``keyword`` is BM25 over a per-scope index (store/lexical/index.py) that the store keeps in
+step with Chroma (store/lexical/indexes.py): a file per scope for an embedded store, memory
 refreshed from the server for a ``chroma run`` store. These tests check what a user
 relies on: what is active is found, what was archived or purged is not, an episode is
 found by the facts taken from it, dates are words, a scope sees only its own records;
@@ -23,6 +23,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.scope import Scope
+from langgraph_memory.store import internals
 from langgraph_memory.store.layout import scope_hash
 from langgraph_memory.store.lexical import LexicalIndex
 
@@ -32,7 +33,7 @@ DAY = timedelta(days=1)
 
 
 def found(store: MemoryStore, scope: str, query: str) -> list[str]:
-    return [h.memory.text for h in store.keyword(scope, query, k=10)]
+    return [h.memory.text for h in internals(store).keyword(scope, query, k=10)]
 
 
 def child_env() -> dict[str, str]:
@@ -62,7 +63,7 @@ def test_keyword_follows_add_update_archive_touch_put_delete_import_and_purge(
     assert found(store, "user:a", "rowing") == ["Alpha likes rowing."]
     store.archive("user:a", b.id, now=T0 + DAY)
     assert found(store, "user:a", "marimba") == []
-    store.touch("user:a", [new.id], now=T0 + 2 * DAY)
+    internals(store).touch("user:a", [new.id], now=T0 + 2 * DAY)
     assert found(store, "user:a", "rowing") == ["Alpha likes rowing."]
 
     store.put(("user", "a"), "music", {"text": "Charlie plays the oboe."})
@@ -169,7 +170,7 @@ CRASH = """
 import os, sys
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph_memory import MemoryStore
-from langgraph_memory.store import lexical, lexicon
+from langgraph_memory.store import lexical
 store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=8))
 step = sys.argv[2]
 def die(*args, **kwargs):
@@ -184,7 +185,7 @@ elif step == "add":
     lexical.LexicalIndex.put = die
     store.add("user:a", "Octopus memory.")
 elif step == "purge":
-    lexicon.Lexicon.purged = die
+    lexical.Lexicon.purged = die
     store.purge("user:a", [sys.argv[3]])
 """
 
@@ -246,7 +247,7 @@ def test_scores_lie_in_the_unit_interval_and_keep_bm25_order(
             ["Tea.", "Green tea and more tea.", "Tea with a long story about many other things."]
             + [f"Filler {i}." for i in range(30)],
         )
-        hits = store.keyword("user:a", terms, k=5)
+        hits = internals(store).keyword("user:a", terms, k=5)
         scores = [h.score for h in hits]
         assert len(hits) == 3 and all(0 < s < 1 for s in scores)
         assert scores == sorted(scores, reverse=True)
@@ -280,10 +281,12 @@ def test_an_episode_is_found_by_the_words_of_the_turns_around_it(tmp_path: Path)
             ],
             now=t0,
         )
-        found = [h.memory.id for h in store.keyword("user:a", "marathon Lisbon", k=5)]
+        found = [h.memory.id for h in internals(store).keyword("user:a", "marathon Lisbon", k=5)]
         assert found[0] == question.id and reply.id in found and other.id not in found
         store.archive("user:a", question.id)
-        assert [h.memory.id for h in store.keyword("user:a", "marathon Lisbon", k=5)] == []
+        assert [
+            h.memory.id for h in internals(store).keyword("user:a", "marathon Lisbon", k=5)
+        ] == []
 
 
 def test_an_index_never_opens_chromas_database_or_a_file_beside_it(tmp_path: Path) -> None:
@@ -301,4 +304,4 @@ def test_an_index_never_opens_chromas_database_or_a_file_beside_it(tmp_path: Pat
         assert [
             p.parent.name for p in (tmp_path / "m").rglob("*.sqlite3") if p.name != "chroma.sqlite3"
         ]
-        assert [h.memory.text for h in store.keyword("user:a", "tea")] == ["Likes tea."]
+        assert [h.memory.text for h in internals(store).keyword("user:a", "tea")] == ["Likes tea."]

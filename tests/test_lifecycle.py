@@ -43,6 +43,7 @@ from langgraph_memory.lifecycle.consolidate import CONSOLIDATION
 from langgraph_memory.lifecycle.decay import DECAY, SAFETY
 from langgraph_memory.lifecycle.mergers import MergePlan
 from langgraph_memory.records import EPISODE, DecisionOp, Kind, Memory, Status
+from langgraph_memory.store import internals
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import BackgroundWriter, MemoryWriter, Retention, RulesModel
 
@@ -139,7 +140,7 @@ def test_forget_stale_archives_only_the_weak_unprotected_and_logs_why(store: Mem
     )
     stale, fresh = store.add_many("user:a", ["User saw a jazz gig.", "User likes tea."], now=T0)
     now = T0 + 400 * DAY
-    store.touch("user:a", [fresh.id], now=now - DAY)  # read yesterday
+    internals(store).touch("user:a", [fresh.id], now=now - DAY)  # read yesterday
     versions = store.count("user:a", archived=True)
 
     done = forget_stale(store, "user:a", now=now)

@@ -33,7 +33,7 @@ from test_purge_no_trace import files_holding
 
 from langgraph_memory import MemoryStore, StoreLockedError
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import compaction, layout, rebuild
+from langgraph_memory.store import compaction, internals, layout, rebuild
 from langgraph_memory.store.lock import LOCK_FILE, try_lock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -413,10 +413,12 @@ def test_a_whole_scope_purge_drops_a_copy_a_killed_rebuild_left(tmp_path: Path) 
         store.add_many("user:bob", PURGED)
         name = layout.collection_names(Scope("user", "bob"))[0]
         with pytest.raises(Crash):
-            rebuild.rebuild_collection(CrashingClient(store.client, "copy marked whole"), name)  # type: ignore[arg-type]
-        assert staged(store.client) == [name + rebuild.COPIED]
+            rebuild.rebuild_collection(
+                CrashingClient(internals(store).client, "copy marked whole"), name
+            )  # type: ignore[arg-type]
+        assert staged(internals(store).client) == [name + rebuild.COPIED]
         store.purge("user:bob")
-        assert staged(store.client) == []
+        assert staged(internals(store).client) == []
         assert store.active("user:bob") == []
 
 
@@ -448,4 +450,4 @@ def test_a_scope_whose_rebuild_was_killed_after_the_drop_opens_whole(
         store.add("user:alice", "User also likes long walks.")
         assert {m.id: m.text for m in store.active("user:alice")}.items() >= kept.items()
         assert len(store.active("user:alice")) == len(kept) + 1
-        assert staged(store.client) == []
+        assert staged(internals(store).client) == []

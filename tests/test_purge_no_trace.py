@@ -35,7 +35,7 @@ from langgraph_memory import (
     MemoryWriter,
     Status,
 )
-from langgraph_memory.store import compact_directory
+from langgraph_memory.store import compact_directory, internals
 from langgraph_memory.store.engine import PURGE_MARK
 from langgraph_memory.write import RulesModel
 
@@ -70,7 +70,7 @@ def fill(store: MemoryStore, scope: str, marker: str, filler: int) -> list[str]:
     secret = store.add(scope, f"User's passport number is {marker}-A.")
     newer = store.update(scope, secret.id, f"User's passport number is {marker}-B.")
     other = store.add(scope, f"User's locker code is {marker}-C.", metadata={"note": marker})
-    store.log(
+    internals(store).log(
         scope,
         [
             Decision(op=DecisionOp.ADD, fact=f"passport {marker}", result_id=secret.id),
@@ -115,7 +115,7 @@ def repeated_scenario(directory: Path, rounds: int) -> dict[str, object]:
                 scope = f"user:alice{r}{mode}"
                 ids = fill(store, scope, marker, filler=1100 if mode == "ids" and r == 0 else 20)
                 turn = "t" + uuid.uuid4().hex[:8]
-                store.log(
+                internals(store).log(
                     scope,
                     [
                         Decision(op=DecisionOp.ADD, fact=marker, result_id=ids[0], turn_id=turn),
@@ -167,9 +167,11 @@ def reviewed(store: MemoryStore, scope: str, marker: str, ids: list[str]) -> lis
     the scan must not find after the purge: the copy's id and the reviews' ids."""
     gate = store.add(scope, f"User's gate code is {marker}-D.")
     ids.append(gate.id)
-    approved = store.approve(store.propose(scope, ids[1], "agent:shared").id)
-    rejected = store.reject(store.propose(scope, ids[2], "agent:shared").id, reason=marker)
-    pending = store.propose(scope, gate.id, "agent:shared", note=marker)
+    approved = store.reviews.approve(store.reviews.propose(scope, ids[1], "agent:shared").id)
+    rejected = store.reviews.reject(
+        store.reviews.propose(scope, ids[2], "agent:shared").id, reason=marker
+    )
+    pending = store.reviews.propose(scope, gate.id, "agent:shared", note=marker)
     assert approved.result_id is not None
     return [approved.result_id, approved.id, rejected.id, pending.id]
 
@@ -191,7 +193,7 @@ def embedded_scenario(directory: Path, mode: str) -> dict[str, object]:
             survivors = len(store.active("user:alice"))
         while_open = files_holding(directory, [marker, *ids])
         bob = [m.id for m in store.active("user:bob")]
-        hit = store.nearest("user:bob", "Where is the umbrella?", k=1)[0].memory.id
+        hit = internals(store).nearest("user:bob", "Where is the umbrella?", k=1)[0].memory.id
     return {
         "marker": marker,
         "ids": ids,

@@ -20,7 +20,8 @@ from langgraph_memory import MemoryStore
 from langgraph_memory.read import render, retrieve
 from langgraph_memory.read.render import HEADER, UNVERIFIED
 from langgraph_memory.records import Memory, Trust
-from langgraph_memory.text_safety import VISIBLE_FORMAT
+from langgraph_memory.store import internals
+from langgraph_memory.text.safety import VISIBLE_FORMAT
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)
@@ -42,7 +43,7 @@ def test_the_fused_ranking_finds_what_cosine_alone_misses(store: MemoryStore) ->
     store.add_many(U, [f"User booked a table for dinner, reference number {i}." for i in range(25)])
     evidence = store.add(U, "Reservation QZ-8812 is confirmed for Friday.", now=T0)
     question = "What is the booking reference QZ-8812 for dinner?"
-    assert evidence.id not in [h.memory.id for h in store.nearest(U, question, k=3)]
+    assert evidence.id not in [h.memory.id for h in internals(store).nearest(U, question, k=3)]
     top = retrieve(store, U, question, k=3, now=T0, touch=False)
     assert evidence.id in [r.memory.id for r in top]
     found = next(r for r in top if r.memory.id == evidence.id)
@@ -56,7 +57,7 @@ def test_a_name_most_of_the_scope_shares_does_not_dominate(store: MemoryStore) -
     store.add_many(U, chat, now=T0)
     evidence = store.add(U, "Went to a pottery class and made a bowl.", now=T0)
     question = "What class did Caroline take?"
-    assert evidence.id not in [h.memory.id for h in store.nearest(U, question, k=3)]
+    assert evidence.id not in [h.memory.id for h in internals(store).nearest(U, question, k=3)]
     top = retrieve(store, U, question, k=3, now=T0, touch=False)
     assert evidence.id in [r.memory.id for r in top]
 
@@ -114,9 +115,9 @@ def test_candidates_carry_both_scores_and_the_pinned_ones(store: MemoryStore) ->
     code = store.add(U, "Locker code is ZX-4471.", now=T0)
     rule = store.add(U, "Never call after 9pm.", pinned=True, now=T0)
     question = "What is the ZX-4471 code?"
-    found = store.candidates(U, question, question, k=3)
+    found = internals(store).candidates(U, question, question, k=3)
     # The keyword find and the pinned memory come with their true cosine, as nearest scores them.
-    exact = {h.memory.id: h.score for h in store.nearest(U, question, k=40)}
+    exact = {h.memory.id: h.score for h in internals(store).nearest(U, question, k=40)}
     assert code.id in found.dense and rule.id in found.dense and found.pinned == (rule.id,)
     assert found.lexical[code.id] > 0
     assert rule.id not in found.lexical
@@ -125,16 +126,16 @@ def test_candidates_carry_both_scores_and_the_pinned_ones(store: MemoryStore) ->
         assert cosine == pytest.approx(exact[memory_id], abs=1e-5)
     # An archived memory is no candidate, whatever the indexes held.
     store.archive(U, code.id, now=T0)
-    assert code.id not in store.candidates(U, question, question, k=3).dense
+    assert code.id not in internals(store).candidates(U, question, question, k=3).dense
     # Without the lexical side, only the dense finds and the pinned ones.
-    dense_only = store.candidates(U, question, question, k=3, lexical=False)
+    dense_only = internals(store).candidates(U, question, question, k=3, lexical=False)
     assert not dense_only.lexical
     assert rule.id in dense_only.dense and len(dense_only.dense) == 4
 
 
 def test_a_word_that_looks_like_an_id_is_no_candidate(store: MemoryStore) -> None:
     store.add_many(U, ["User likes tea.", "User lives in Pune."], now=T0)
-    found = store.candidates(U, "what about deadbeef", "what about deadbeef", k=3)
+    found = internals(store).candidates(U, "what about deadbeef", "what about deadbeef", k=3)
     assert "deadbeef" not in found.dense and "deadbeef" not in found.lexical
 
 
@@ -153,13 +154,13 @@ def test_records_are_read_for_the_contenders_only_and_the_ranking_is_unchanged(
     store.add(U, "Bob said the lake trail was muddy.", metadata={"speaker": "Bob"}, now=T0)
     store.add(U, "Never hike alone.", pinned=True, now=T0)
     read: list[int] = []
-    get_memories = store.get_memories
+    get_memories = internals(store).get_memories
 
     def counted(scope: str, ids: list[str]) -> dict[str, Memory]:
         read.append(len(ids))
         return get_memories(scope, ids)
 
-    monkeypatch.setattr(store, "get_memories", counted)
+    monkeypatch.setattr(internals(store), "get_memories", counted)
     pruned = retrieve(store, U, question, k=3, now=T0, touch=False)
     # Against every candidate read and ranked: the same results, in the same order.
     monkeypatch.setattr(retrieve_module, "_contenders", lambda fused, *_: list(fused))
@@ -178,15 +179,15 @@ def test_as_of_reads_the_past_and_touches_nothing(store: MemoryStore) -> None:
 
 
 def spy_on_touch(store: MemoryStore, monkeypatch: Any) -> list[list[str]]:
-    """The ids of every ``store.touch`` call from now on (the calls still write)."""
+    """The ids of every ``internals(store).touch`` call from now on (the calls still write)."""
     calls: list[list[str]] = []
-    real = store.touch
+    real = internals(store).touch
 
     def spy(scope: Any, ids: Any, *, now: Any = None) -> None:
         calls.append(list(ids))
         real(scope, ids, now=now)
 
-    monkeypatch.setattr(store, "touch", spy)
+    monkeypatch.setattr(internals(store), "touch", spy)
     return calls
 
 

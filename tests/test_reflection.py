@@ -31,6 +31,7 @@ from langgraph_memory.lifecycle import due, last_reflection, reflect
 from langgraph_memory.lifecycle.reflect import DEPTH, REFLECTION_PASS
 from langgraph_memory.read import render, retrieve
 from langgraph_memory.read.render import HEADER, INFERRED
+from langgraph_memory.store import internals
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import RulesModel
 
@@ -425,7 +426,9 @@ def test_a_purge_takes_every_reflection_resting_on_it_and_leaves_no_trace(
         reflect(store, U, concluding({"text": archived, "sources": [0, 1]}), now=T0, force=True)
         # That one closes when a fact it rests on does: still, it carries the text.
         store.archive(U, facts[1].id, now=T0 + DAY)
-        drawn = {m.text: m for m in store.find(U, archived=True) if m.kind is Kind.REFLECTION}
+        drawn = {
+            m.text: m for m in internals(store).find(U, archived=True) if m.kind is Kind.REFLECTION
+        }
         assert len(drawn) == 3
 
         counts = store.purge(U, [facts[0].id])

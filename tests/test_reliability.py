@@ -27,7 +27,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph_memory import CompactionError, MemoryStore, StoreClosedError
 from langgraph_memory.cli import main as cli
 from langgraph_memory.read import retrieve
-from langgraph_memory.store import compact_directory
+from langgraph_memory.store import compact_directory, internals
 from langgraph_memory.write import MemoryWriter, RulesModel
 from langgraph_memory.write.background import BackgroundWriter
 
@@ -143,11 +143,11 @@ def test_stress_background_writes_while_the_app_purges(tmp_path: Path) -> None:
 def test_nearest_skips_ids_that_are_not_there(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "m", embeddings=fake()) as store:
         tea = store.add("user:a", "User likes tea.")
-        assert store.nearest("user:a", "tea", ids=["zzzzzzzz"]) == []
-        hits = store.nearest("user:a", "tea", ids=["zzzzzzzz", tea.id])
+        assert internals(store).nearest("user:a", "tea", ids=["zzzzzzzz"]) == []
+        hits = internals(store).nearest("user:a", "tea", ids=["zzzzzzzz", tea.id])
         assert [h.memory.id for h in hits] == [tea.id]
         store.archive("user:a", tea.id)
-        assert store.nearest("user:a", "tea", ids=[tea.id]) == []
+        assert internals(store).nearest("user:a", "tea", ids=[tea.id]) == []
 
 
 def reads_while_updating(directory: Path, reads: int) -> None:
@@ -253,7 +253,7 @@ def test_use_after_close_is_a_clear_error(tmp_path: Path) -> None:
         lambda: store.add("user:a", "x"),
         lambda: store.scopes(),
         lambda: store.purge("user:a"),
-        lambda: store.nearest("user:a", "tea"),
+        lambda: internals(store).nearest("user:a", "tea"),
     ):
         with pytest.raises(StoreClosedError, match="closed"):
             call()

@@ -32,6 +32,7 @@ from langgraph_memory import (
 )
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.records import EPISODE, ReviewStatus
+from langgraph_memory.store import internals
 from langgraph_memory.write import RulesModel
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -73,17 +74,17 @@ def test_a_lesson_from_one_user_stays_invisible_to_another_until_approved(
 
     assert LESSON in texts(retrieve(store, "user:alice", QUESTION, now=T0 + HOUR))
     assert not bob_sees(), "nothing moves up by itself"
-    review = store.propose("user:alice", memory_id, "agent:support", now=T0 + 2 * HOUR)
+    review = store.reviews.propose("user:alice", memory_id, "agent:support", now=T0 + 2 * HOUR)
     assert not bob_sees(), "a proposal is not an approval"
     assert [r.id for r in store.reviews("agent:support")] == [review.id]
-    store.approve(review.id, reason="true of most customers", now=T0 + 3 * HOUR)
+    store.reviews.approve(review.id, reason="true of most customers", now=T0 + 3 * HOUR)
     assert bob_sees()
     assert store.reviews("agent:support") == []  # nothing pending any more
 
 
 def test_approve_copies_with_provenance_and_logs_in_both_scopes(store: MemoryStore) -> None:
     memory_id = lesson_of_alice(store)
-    review = store.propose(
+    review = store.reviews.propose(
         "user:alice", memory_id, "agent:support", note="three users said so", now=T0 + HOUR
     )
     assert (review.status, review.text, review.note) == (
@@ -91,7 +92,7 @@ def test_approve_copies_with_provenance_and_logs_in_both_scopes(store: MemorySto
         LESSON,
         "three users said so",
     )
-    done = store.approve(review.id, reason="a general preference", now=T0 + 2 * HOUR)
+    done = store.reviews.approve(review.id, reason="a general preference", now=T0 + 2 * HOUR)
     assert done.status is ReviewStatus.APPROVED and done.decided_at == T0 + 2 * HOUR
     assert done.reason == "a general preference" and done.result_id
     copy = store.get_memory("agent:support", done.result_id)
@@ -118,7 +119,7 @@ def test_approve_copies_with_provenance_and_logs_in_both_scopes(store: MemorySto
     assert any(f"approved: copied into agent:support as {done.result_id}" in n for n in told)
     # A review is decided once; the original is untouched.
     with pytest.raises(ReviewDecidedError, match="decided once"):
-        store.reject(review.id)
+        store.reviews.reject(review.id)
     assert store.get_memory("user:alice", memory_id) == original
     assert [r.id for r in store.reviews(status="approved")] == [review.id]
     assert [r.id for r in store.reviews(status=None, from_scope="user:alice")] == [review.id]
@@ -126,58 +127,58 @@ def test_approve_copies_with_provenance_and_logs_in_both_scopes(store: MemorySto
 
 def test_reject_copies_nothing_and_records_why(store: MemoryStore) -> None:
     memory_id = lesson_of_alice(store)
-    review = store.propose("user:alice", memory_id, "agent:support", now=T0 + HOUR)
-    done = store.reject(review.id, reason="only Alice", now=T0 + 2 * HOUR)
+    review = store.reviews.propose("user:alice", memory_id, "agent:support", now=T0 + HOUR)
+    done = store.reviews.reject(review.id, reason="only Alice", now=T0 + 2 * HOUR)
     assert done.status is ReviewStatus.REJECTED and done.result_id is None
     assert store.active("agent:support") == []
     for scope in ("agent:support", "user:alice"):
         [refused] = [d for d in store.decisions(scope) if d.status is Status.REJECTED]
         assert refused.target_id == memory_id and "only Alice" in (refused.note or "")
     with pytest.raises(ReviewDecidedError):
-        store.approve(review.id)
+        store.reviews.approve(review.id)
     assert store.reviews() == [] and store.reviews(status="rejected") == [done]
 
 
 def test_what_a_review_refuses(store: MemoryStore) -> None:
     memory_id = lesson_of_alice(store)
     with pytest.raises(InvalidArgumentError, match="wider scope"):
-        store.propose("user:alice", memory_id, "user:bob")  # sideways: never
+        store.reviews.propose("user:alice", memory_id, "user:bob")  # sideways: never
     with pytest.raises(InvalidArgumentError, match="wider scope"):
-        store.propose("user:alice", memory_id, "session:t1")
+        store.reviews.propose("user:alice", memory_id, "session:t1")
     with pytest.raises(MemoryNotFoundError):
-        store.propose("user:alice", "0badc0de", "agent:support")
+        store.reviews.propose("user:alice", "0badc0de", "agent:support")
     episode = next(m for m in store.active("user:alice") if m.metadata.get(EPISODE))
     with pytest.raises(InvalidArgumentError, match="episode"):
-        store.propose("user:alice", episode.id, "agent:support")
-    first = store.propose("user:alice", memory_id, "agent:support")
-    assert store.propose("user:alice", memory_id, "agent:support") == first  # not twice
+        store.reviews.propose("user:alice", episode.id, "agent:support")
+    first = store.reviews.propose("user:alice", memory_id, "agent:support")
+    assert store.reviews.propose("user:alice", memory_id, "agent:support") == first  # not twice
     with pytest.raises(ReviewNotFoundError, match=r"store\.reviews"):
-        store.approve("0badc0de")
+        store.reviews.approve("0badc0de")
     with pytest.raises(InvalidArgumentError, match="status must be one of"):
         store.reviews(status="done")
     # A version archived after it was proposed is not copied: the error says what to do.
     store.update("user:alice", memory_id, "User prefers phone calls.", now=T0 + HOUR)
     with pytest.raises(MemoryArchivedError, match="reject this review"):
-        store.approve(first.id)
+        store.reviews.approve(first.id)
     assert store.active("agent:support") == []
 
 
 def test_an_approval_cut_short_is_finished_without_a_second_copy(store: MemoryStore) -> None:
     memory_id = lesson_of_alice(store)
-    review = store.propose("user:alice", memory_id, "agent:support")
+    review = store.reviews.propose("user:alice", memory_id, "agent:support")
     # What a crash between the copy and the review's update leaves behind:
     written = store.add("agent:support", LESSON, metadata={"review_id": review.id})
-    assert store.approve(review.id).result_id == written.id
+    assert store.reviews.approve(review.id).result_id == written.id
     assert [m.id for m in store.active("agent:support")] == [written.id]
 
 
 def test_reviews_are_kept_in_the_store(tmp_path: Path, embedder: LocalMiniLM) -> None:
     with MemoryStore(tmp_path / "m", embeddings=embedder) as store:
         memory_id = lesson_of_alice(store)
-        review = store.propose("user:alice", memory_id, "agent:support", now=T0)
+        review = store.reviews.propose("user:alice", memory_id, "agent:support", now=T0)
     with MemoryStore(tmp_path / "m", embeddings=embedder) as store:
         assert store.reviews("agent:support") == [review]
-        assert store.approve(review.id).status is ReviewStatus.APPROVED
+        assert store.reviews.approve(review.id).status is ReviewStatus.APPROVED
 
 
 # -- org scopes: written only by an admin -----------------------------------------------
@@ -191,7 +192,7 @@ def test_an_org_scope_is_written_only_through_an_admin_view(store: MemoryStore) 
         "add_many": lambda: store.add_many("org:acme", ["Refunds take a day."]),
         "update": lambda: store.update("org:acme", fact.id, "Refunds take a day."),
         "archive": lambda: store.archive("org:acme", fact.id),
-        "log": lambda: store.log("org:acme", Decision(op=DecisionOp.NOOP, fact="x")),
+        "log": lambda: internals(store).log("org:acme", Decision(op=DecisionOp.NOOP, fact="x")),
         "put": lambda: store.put(("org", "acme"), "k", {"text": "Refunds take a day."}),
         "delete": lambda: store.delete(("org", "acme"), fact.id),
         "import": lambda: store.import_scope(store.export("org:acme"), scope="org:other"),
@@ -211,16 +212,16 @@ def test_an_org_scope_is_written_only_through_an_admin_view(store: MemoryStore) 
 
 def test_approving_into_an_org_scope_takes_an_admin(store: MemoryStore) -> None:
     memory_id = lesson_of_alice(store)
-    agent_review = store.propose("user:alice", memory_id, "agent:support")
-    copied = store.approve(agent_review.id).result_id
+    agent_review = store.reviews.propose("user:alice", memory_id, "agent:support")
+    copied = store.reviews.approve(agent_review.id).result_id
     assert copied is not None
-    review = store.propose("agent:support", copied, "org:acme")  # proposing needs no admin
-    for decide in (store.approve, store.reject):
-        with pytest.raises(AdminRequiredError, match=r"store\.admin\(\)\.approve"):
+    review = store.reviews.propose("agent:support", copied, "org:acme")  # proposing needs no admin
+    for decide in (store.reviews.approve, store.reviews.reject):
+        with pytest.raises(AdminRequiredError, match=r"store\.admin\(\)\.reviews\.approve"):
             decide(review.id)
     assert store.active("org:acme") == [] and store.reviews("org:acme") == [review]
     with store.admin() as admin:
-        done = admin.approve(review.id)
+        done = admin.reviews.approve(review.id)
     assert [m.text for m in store.active("org:acme")] == [LESSON]
     assert store.get_memory("org:acme", done.result_id or "").metadata["reviewed_from"] == (
         "agent:support"
@@ -260,8 +261,12 @@ def test_purging_a_memory_takes_its_reviews_and_the_copies_approved_from_it(
 ) -> None:
     memory_id = lesson_of_alice(store)
     other = store.add("user:alice", "User's order 4471 arrived late.")
-    approved = store.approve(store.propose("user:alice", memory_id, "agent:support").id)
-    rejected = store.reject(store.propose("user:alice", other.id, "agent:support").id)
+    approved = store.reviews.approve(
+        store.reviews.propose("user:alice", memory_id, "agent:support").id
+    )
+    rejected = store.reviews.reject(
+        store.reviews.propose("user:alice", other.id, "agent:support").id
+    )
     kept = store.add("agent:support", "Agents sign with their first name.")
     counts = store.purge("user:alice", [memory_id])
     assert counts["reviews"] == 1
@@ -280,9 +285,9 @@ def test_purging_a_memory_takes_its_reviews_and_the_copies_approved_from_it(
 
 def test_purging_a_target_scope_takes_the_reviews_into_it(store: MemoryStore) -> None:
     memory_id = lesson_of_alice(store)
-    review = store.propose("user:alice", memory_id, "agent:support")
+    review = store.reviews.propose("user:alice", memory_id, "agent:support")
     assert store.purge("agent:support")["reviews"] == 1
     assert store.reviews(status=None) == []
     with pytest.raises(ReviewNotFoundError):
-        store.approve(review.id)
+        store.reviews.approve(review.id)
     assert store.get_memory("user:alice", memory_id).active  # the source stays

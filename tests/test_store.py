@@ -30,6 +30,7 @@ from langgraph_memory import (
     Source,
     Trust,
 )
+from langgraph_memory.store import internals
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
@@ -167,7 +168,7 @@ def test_close_archives_without_deleting(store: MemoryStore) -> None:
     assert closed.valid_until == T0 + DAY
     assert store.active("user:a") == []
     assert store.get_memory("user:a", m.id).valid_until == T0 + DAY
-    assert store.nearest("user:a", "What does the user eat?", k=3) == []
+    assert internals(store).nearest("user:a", "What does the user eat?", k=3) == []
     with pytest.raises(MemoryArchivedError):
         store.archive("user:a", m.id, now=T0 + 2 * DAY)
 
@@ -201,18 +202,18 @@ def test_nearest_ranks_by_similarity_and_scores_cosine(store: MemoryStore) -> No
         ],
         now=T0,
     )
-    hits = store.nearest("user:a", "What food does the user like?", k=3)
+    hits = internals(store).nearest("user:a", "What food does the user like?", k=3)
     assert hits[0].memory.text == "User's favourite food is sushi."
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert all(-1.0 <= h.score <= 1.0 for h in hits)
-    assert len(store.nearest("user:a", "food", k=1)) == 1
-    assert len(store.nearest("user:a", "food", k=50)) == 3
+    assert len(internals(store).nearest("user:a", "food", k=1)) == 1
+    assert len(internals(store).nearest("user:a", "food", k=50)) == 3
 
 
 def test_nearest_accepts_a_vector(store: MemoryStore) -> None:
     m = store.add("user:a", "User's favourite food is sushi.")
     vector = store.embeddings.embed_query("User's favourite food is sushi.")
-    [hit] = store.nearest("user:a", vector, k=1)
+    [hit] = internals(store).nearest("user:a", vector, k=1)
     assert hit.memory.id == m.id and hit.score == pytest.approx(1.0, abs=1e-4)
 
 
@@ -220,14 +221,14 @@ def test_as_of_reads_what_was_valid_then(store: MemoryStore) -> None:
     v1 = store.add("user:a", "User lives in Delhi.", now=T0)
     store.update("user:a", v1.id, "User lives in Pune.", now=T0 + 10 * DAY)
     q = "Where does the user live?"
-    assert [h.memory.text for h in store.nearest("user:a", q, as_of=T0 + DAY)] == [
+    assert [h.memory.text for h in internals(store).nearest("user:a", q, as_of=T0 + DAY)] == [
         "User lives in Delhi."
     ]
-    assert [h.memory.text for h in store.nearest("user:a", q, as_of=T0 + 10 * DAY)] == [
+    assert [h.memory.text for h in internals(store).nearest("user:a", q, as_of=T0 + 10 * DAY)] == [
         "User lives in Pune."
     ]
-    assert [h.memory.text for h in store.nearest("user:a", q)] == ["User lives in Pune."]
-    assert store.nearest("user:a", q, as_of=T0 - DAY) == []
+    assert [h.memory.text for h in internals(store).nearest("user:a", q)] == ["User lives in Pune."]
+    assert internals(store).nearest("user:a", q, as_of=T0 - DAY) == []
 
 
 def test_keyword_finds_exact_names_numbers_and_ids(store: MemoryStore) -> None:
@@ -238,13 +239,19 @@ def test_keyword_finds_exact_names_numbers_and_ids(store: MemoryStore) -> None:
         "User likes long walks.",
     ]
     added = store.add_many("user:a", texts, now=T0)
-    assert [h.memory.text for h in store.keyword("user:a", ["caroline"], k=5)] == [texts[0]]
-    assert [h.memory.text for h in store.keyword("user:a", "What did Melanie paint?")] == [texts[1]]
-    assert [h.memory.text for h in store.keyword("user:a", ["2022"])] == [texts[1]]
-    assert [h.memory.text for h in store.keyword("user:a", "When does LH-761 leave?")] == [texts[2]]
-    assert [h.memory.id for h in store.keyword("user:a", [added[3].id])] == [added[3].id]
-    assert store.keyword("user:a", ["Carol"]) == [], "whole words only"
-    two = store.keyword("user:a", ["Caroline", "LGBTQ", "Melanie"], k=5)
+    assert [h.memory.text for h in internals(store).keyword("user:a", ["caroline"], k=5)] == [
+        texts[0]
+    ]
+    assert [
+        h.memory.text for h in internals(store).keyword("user:a", "What did Melanie paint?")
+    ] == [texts[1]]
+    assert [h.memory.text for h in internals(store).keyword("user:a", ["2022"])] == [texts[1]]
+    assert [
+        h.memory.text for h in internals(store).keyword("user:a", "When does LH-761 leave?")
+    ] == [texts[2]]
+    assert [h.memory.id for h in internals(store).keyword("user:a", [added[3].id])] == [added[3].id]
+    assert internals(store).keyword("user:a", ["Carol"]) == [], "whole words only"
+    two = internals(store).keyword("user:a", ["Caroline", "LGBTQ", "Melanie"], k=5)
     assert [h.memory.text for h in two] == [texts[0], texts[1]], "two terms beat one"
     assert 0 < two[1].score < two[0].score <= 1
 
@@ -252,13 +259,13 @@ def test_keyword_finds_exact_names_numbers_and_ids(store: MemoryStore) -> None:
 def test_keyword_sees_only_active_versions(store: MemoryStore) -> None:
     m = store.add("user:a", "User lives in Delhi.", now=T0)
     store.update("user:a", m.id, "User lives in Pune.", now=T0 + DAY)
-    assert store.keyword("user:a", ["Delhi"]) == []
-    assert len(store.keyword("user:a", ["Pune"])) == 1
+    assert internals(store).keyword("user:a", ["Delhi"]) == []
+    assert len(internals(store).keyword("user:a", ["Pune"])) == 1
 
 
 def test_touch_refreshes_last_accessed_in_one_call(store: MemoryStore) -> None:
     a, b = store.add_many("user:a", ["A fact.", "B fact."], now=T0)
-    store.touch("user:a", [a.id, "ffffffff"], now=T0 + DAY)
+    internals(store).touch("user:a", [a.id, "ffffffff"], now=T0 + DAY)
     assert store.get_memory("user:a", a.id).last_accessed == T0 + DAY
     assert store.get_memory("user:a", b.id).last_accessed == T0
 
@@ -267,10 +274,10 @@ def test_scopes_lists_what_holds_data(store: MemoryStore) -> None:
     store.add("user:alice", "A.")
     with store.admin() as admin:
         admin.add("org:acme", "B.")
-    store.log("session:t1", Decision(op=DecisionOp.NOOP, fact="hi"))
+    internals(store).log("session:t1", Decision(op=DecisionOp.NOOP, fact="hi"))
     assert store.scopes() == [Scope("org", "acme"), Scope("session", "t1"), Scope("user", "alice")]
     assert store.scopes("user") == [Scope("user", "alice")]
-    assert store.active("user:nobody") == [] and store.nearest("user:nobody", "x") == []
+    assert store.active("user:nobody") == [] and internals(store).nearest("user:nobody", "x") == []
 
 
 # -- decision log --
@@ -278,11 +285,11 @@ def test_scopes_lists_what_holds_data(store: MemoryStore) -> None:
 
 def test_decisions_answer_why_for_a_whole_chain(store: MemoryStore) -> None:
     v1 = store.add("user:a", "User lives in Delhi.", now=T0)
-    store.log(
+    internals(store).log(
         "user:a", Decision(op=DecisionOp.ADD, fact="User lives in Delhi.", result_id=v1.id), now=T0
     )
     v2 = store.update("user:a", v1.id, "User lives in Pune.", now=T0 + DAY)
-    store.log(
+    internals(store).log(
         "user:a",
         [
             Decision(
@@ -310,7 +317,7 @@ def test_decisions_answer_why_for_a_whole_chain(store: MemoryStore) -> None:
 def test_export_is_json_ready_and_complete(store: MemoryStore) -> None:
     v1 = store.add("user:a", "User lives in Delhi.", now=T0)
     store.update("user:a", v1.id, "User lives in Pune.", now=T0 + DAY)
-    store.log("user:a", Decision(op=DecisionOp.UPDATE, fact="moved", target_id=v1.id))
+    internals(store).log("user:a", Decision(op=DecisionOp.UPDATE, fact="moved", target_id=v1.id))
     data = json.loads(json.dumps(store.export("user:a")))
     assert data["scope"] == "user:a"
     assert [m["text"] for m in data["memories"]] == ["User lives in Delhi.", "User lives in Pune."]
@@ -325,7 +332,7 @@ def test_purge_ids_removes_every_version_and_log_entry(store: MemoryStore) -> No
     v1 = store.add("user:a", "User's passport is X1.", now=T0)
     v2 = store.update("user:a", v1.id, "User's passport is X2.", now=T0 + DAY)
     keep = store.add("user:a", "User likes tea.", now=T0)
-    store.log(
+    internals(store).log(
         "user:a",
         [
             Decision(op=DecisionOp.UPDATE, fact="p", target_id=v1.id, result_id=v2.id),
@@ -347,7 +354,7 @@ def test_purge_ids_removes_every_version_and_log_entry(store: MemoryStore) -> No
     assert left.shown_texts == (keep.text, "[purged]") and "X2" not in (left.raw or "")
     assert "X2" not in json.dumps(store.export("user:a"))
     # the store still works after the collections were rebuilt
-    assert store.nearest("user:a", "tea", k=1)[0].memory.id == keep.id
+    assert internals(store).nearest("user:a", "tea", k=1)[0].memory.id == keep.id
     store.add("user:a", "User likes coffee.")
 
 
@@ -361,7 +368,7 @@ def test_purge_with_an_unknown_id_deletes_nothing(store: MemoryStore) -> None:
 
 def test_purge_scope_drops_it_and_nothing_else(store: MemoryStore) -> None:
     store.add("user:alice", "Alice fact.")
-    store.log("user:alice", Decision(op=DecisionOp.NOOP, fact="x"))
+    internals(store).log("user:alice", Decision(op=DecisionOp.NOOP, fact="x"))
     bob = store.add("user:bob", "Bob fact.")
     assert store.purge("user:alice") == {"memories": 1, "decisions": 1, "reviews": 0}
     assert store.scopes() == [Scope("user", "bob")]
@@ -412,8 +419,12 @@ class WrongSize(Embeddings):
             InvalidMemoryError,
             "list",
         ),
-        (lambda s, m: s.nearest("user:a", [0.1] * 10), EmbeddingMismatchError, "10-dimensional"),
-        (lambda s, m: s.nearest("user:a", "q", k=0), ValueError, "k must"),
+        (
+            lambda s, m: internals(s).nearest("user:a", [0.1] * 10),
+            EmbeddingMismatchError,
+            "10-dimensional",
+        ),
+        (lambda s, m: internals(s).nearest("user:a", "q", k=0), ValueError, "k must"),
     ],
 )
 def test_bad_input_is_a_clear_error_and_changes_nothing(
@@ -432,8 +443,8 @@ def test_an_embedder_with_the_wrong_dimension_stores_nothing(store: MemoryStore)
     before = snapshot(store, "user:a")
     # A second store object on the same location, whose embedder claims the
     # store's name but returns vectors of another size.
-    liar = WrongSize(store.embedder_name, 12)
-    where = {"client": store.client} if store.path is None else {"path": store.path}
+    liar = WrongSize(internals(store).embedder_name, 12)
+    where = {"client": internals(store).client} if store.path is None else {"path": store.path}
     with MemoryStore(**where, embeddings=liar) as other:
         with pytest.raises(EmbeddingMismatchError, match="12-dimensional"):
             other.add("user:a", "User lives in Pune.")
@@ -464,7 +475,7 @@ def test_embedded_store_persists_across_reopen(tmp_path: Path, embedder: Embeddi
             "User lives in Pune.",
         ]
         assert (
-            s.nearest("user:a", "Where does the user live?", k=1)[0].memory.text
+            internals(s).nearest("user:a", "Where does the user live?", k=1)[0].memory.text
             == "User lives in Pune."
         )
 
@@ -521,7 +532,9 @@ def operations_never_cross_scopes(store: MemoryStore, ops: list[tuple[str, str, 
             store.archive(key, old)
             del mine[old]
         elif op == "read":
-            for hit in store.nearest(key, word, k=10) + store.keyword(key, [word], k=10):
+            for hit in internals(store).nearest(key, word, k=10) + internals(store).keyword(
+                key, [word], k=10
+            ):
                 assert hit.memory.scope == key and hit.memory.id in mine
             for other in SCOPES:
                 if other != scope:
@@ -564,7 +577,7 @@ def test_an_interrupted_close_is_completed_on_next_open(
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         m = s.add("user:a", "User lives in Delhi.", now=T0)
         keep = s.add("user:a", "User likes tea.", now=T0)
-        cols = layout.open_scope(s.client, Scope("user", "a"))
+        cols = layout.open_scope(internals(s).client, Scope("user", "a"))
         assert cols is not None
         record = cols.active.get(ids=[m.id], include=["embeddings", "documents", "metadatas"])
         meta = {**record["metadatas"][0], "valid_until": (T0 + DAY).timestamp()}  # type: ignore[index]
@@ -591,3 +604,16 @@ def test_reads_of_more_records_than_one_page_see_them_all(
     assert sorted(m.id for m in store.active("user:a")) == sorted(m.id for m in added)
     assert len(store.export("user:a")["memories"]) == 10
     assert len(store.search(("user", "a"), limit=20)) == 10
+
+
+def test_pin_makes_a_new_version_once_and_unpin_another(store: MemoryStore) -> None:
+    m = store.add("user:a", "User is allergic to peanuts.", now=T0)
+    pinned = store.pin("user:a", m.id, now=T0 + DAY)
+    assert pinned.pinned and pinned.replaces == m.id and pinned.text == m.text
+    assert store.pin("user:a", pinned.id) == pinned, "pinning a pinned memory changes nothing"
+    assert [x.id for x in store.pinned("user:a")] == [pinned.id]
+    unpinned = store.pin("user:a", pinned.id, pinned=False, now=T0 + 2 * DAY)
+    assert store.pinned("user:a") == [] and not unpinned.pinned
+    assert [v.pinned for v in store.history("user:a", m.id)] == [False, True, False]
+    with pytest.raises(MemoryArchivedError):
+        store.pin("user:a", m.id)  # an old version: only the current one changes

@@ -36,7 +36,7 @@ from langgraph_memory import (
 )
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.store import formats, layout, migrations
+from langgraph_memory.store import formats, internals, layout, migrations
 from langgraph_memory.store.upgrade import restore_backup, upgrade
 from langgraph_memory.write import RulesModel
 
@@ -83,7 +83,7 @@ def test_an_earlier_store_opens_embedded_with_nothing_lost(
     want = expected(name)
     store = MemoryStore(path, embeddings=embedder)
     try:
-        assert migrations.store_format(store.client.get_collection(layout.REGISTRY)) == (
+        assert migrations.store_format(internals(store).client.get_collection(layout.REGISTRY)) == (
             formats.FORMAT
         )
         found = as_read(record(store))
@@ -95,7 +95,9 @@ def test_an_earlier_store_opens_embedded_with_nothing_lost(
             assert said in [m.text for m in store.active(scope)], (scope, said)
         # Writes, the log, export and purge work on it.
         added = store.add("user:bob", "User's cat Miso is three years old.")
-        assert added.id in [h.memory.id for h in store.keyword("user:bob", "Miso cat", k=5)]
+        assert added.id in [
+            h.memory.id for h in internals(store).keyword("user:bob", "Miso cat", k=5)
+        ]
         exported = store.export("user:alice")
         assert {r["status"] for r in exported["reviews"]} == {"approved", "pending"}
         alice_fact = next(m for m in store.active("user:alice", episodes=False))
@@ -170,7 +172,9 @@ def test_a_store_of_a_newer_format_is_refused_embedded_and_on_a_server(
 def test_a_scope_a_newer_release_made_is_refused(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
         store.add("user:a", "Likes tea.")
-        active = store.client.get_collection(layout.collection_names(store.scopes()[0])[0])
+        active = internals(store).client.get_collection(
+            layout.collection_names(store.scopes()[0])[0]
+        )
         active.modify(metadata={**(active.metadata or {}), formats.FORMAT_KEY: 999})
     again = MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8))
     with again, pytest.raises(StoreFormatError, match="user:a was written by format 999"):

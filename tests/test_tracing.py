@@ -8,6 +8,8 @@ No network: ``LANGSMITH_ENDPOINT`` points at ``langsmith_stub.LangSmithStub``.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import json
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -22,7 +24,7 @@ from langsmith import Client, tracing_context
 from langsmith.utils import get_env_var
 from langsmith_stub import LangSmithStub
 
-from langgraph_memory import MemoryStore
+from langgraph_memory import MemoryStore, tracing
 from langgraph_memory.read.retrieve import retrieve
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.tracing import traced
@@ -324,3 +326,23 @@ def test_a_failing_summary_or_step_is_traced_and_the_result_kept(
     assert good["inputs"] == {"n": 1}
     assert "could not summarise outputs" in good["outputs"]["trace_error"]
     assert "KeyError" in bad["error"]
+
+
+def test_tracing_only_opens_runs_and_each_step_owns_its_summary() -> None:
+    """tracing.py knows no step: it imports no step's module and mirrors none of their
+    types (no class but its own bookkeeping); each step module declares its own run."""
+    tree = ast.parse(Path(tracing.__file__).read_text())
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    steps = {f"langgraph_memory.{p}" for p in ("read", "write", "store", "graph", "lifecycle")}
+    assert [m for m in imported if ".".join(m.split(".")[:2]) in steps] == []
+    classes = [n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    assert classes == ["_Outcome"]
+    for module, run in (
+        ("langgraph_memory.read.retrieve", "memory.retrieve"),
+        ("langgraph_memory.write.extract", "memory.extract"),
+        ("langgraph_memory.write.reconcile", "memory.reconcile"),
+        ("langgraph_memory.write.apply", "memory.apply"),
+    ):
+        source = Path(importlib.import_module(module).__file__ or "").read_text()
+        assert f'"{run}"' in source, f"{module} declares no {run} run"

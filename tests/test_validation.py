@@ -32,6 +32,7 @@ from langgraph_memory.cli import main
 from langgraph_memory.graph.nodes import turn_time
 from langgraph_memory.graph.tools import memory_tools
 from langgraph_memory.read import retrieve
+from langgraph_memory.store import internals
 from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import Turn
 
@@ -125,9 +126,9 @@ SURROGATE = "\ud800"
         (lambda s: s.add(U, "x", metadata={SURROGATE: 1}), InvalidMemoryError),
         (lambda s: s.add(U, "x", metadata={"k": SURROGATE}), InvalidMemoryError),
         (lambda s: s.add(U, "x", sources=[SURROGATE]), InvalidMemoryError),
-        (lambda s: s.nearest(U, SURROGATE), InvalidArgumentError),
-        (lambda s: s.keyword(U, f"Paris {SURROGATE}"), InvalidArgumentError),
-        (lambda s: s.keyword(U, [SURROGATE]), InvalidArgumentError),
+        (lambda s: internals(s).nearest(U, SURROGATE), InvalidArgumentError),
+        (lambda s: internals(s).keyword(U, f"Paris {SURROGATE}"), InvalidArgumentError),
+        (lambda s: internals(s).keyword(U, [SURROGATE]), InvalidArgumentError),
         (lambda s: s.get_memory(U, SURROGATE), InvalidArgumentError),
         (lambda s: retrieve(s, U, SURROGATE), InvalidArgumentError),
         (
@@ -160,15 +161,15 @@ def test_tab_newline_and_carriage_return_are_kept(store: MemoryStore) -> None:
     assert store.get_memory(U, m.id).text == "Line one,\tand\r\nline two."
     assert store.get_memory(U, m.id).metadata == {"note": "a\tb\nc"}
     # A query is never stored: control characters in it are searched as given.
-    assert store.nearest(U, "line\x0b two", k=1)[0].memory.id == m.id
+    assert internals(store).nearest(U, "line\x0b two", k=1)[0].memory.id == m.id
 
 
 @pytest.mark.parametrize("k", [0, -1, 2**63, MAX_K + 1, True, 2.0, "3", None])
 def test_k_out_of_range_is_refused(store: MemoryStore, k: Any) -> None:
     store.add(U, "User likes tea.", now=T0)
     for call in (
-        lambda: store.nearest(U, "tea", k=k),
-        lambda: store.keyword(U, "Tea", k=k),
+        lambda: internals(store).nearest(U, "tea", k=k),
+        lambda: internals(store).keyword(U, "Tea", k=k),
         lambda: store.pinned(U, k),
         lambda: retrieve(store, U, "tea", k=k),
     ):
@@ -177,7 +178,7 @@ def test_k_out_of_range_is_refused(store: MemoryStore, k: Any) -> None:
 
 def test_k_at_the_maximum_works(store: MemoryStore) -> None:
     store.add(U, "User likes tea.", now=T0)
-    assert len(store.nearest(U, "tea", k=MAX_K)) == 1
+    assert len(internals(store).nearest(U, "tea", k=MAX_K)) == 1
     assert len(retrieve(store, U, "tea", k=MAX_K)) == 1  # candidates are capped too
 
 
@@ -185,9 +186,11 @@ def test_k_at_the_maximum_works(store: MemoryStore) -> None:
 def test_ids_that_are_not_strings_are_refused(store: MemoryStore, bad: Any) -> None:
     m = store.add(U, "User likes tea.", now=T0)
     if bad is not None:
-        refuses(store, lambda: store.nearest(U, "tea", ids=bad), InvalidArgumentError, "ids")
+        refuses(
+            store, lambda: internals(store).nearest(U, "tea", ids=bad), InvalidArgumentError, "ids"
+        )
         refuses(store, lambda: store.purge(U, bad), InvalidArgumentError, "ids")
-        refuses(store, lambda: store.touch(U, bad), InvalidArgumentError, "memory_ids")
+        refuses(store, lambda: internals(store).touch(U, bad), InvalidArgumentError, "memory_ids")
     for one in (None, "", 5):
         refuses(store, lambda: store.get_memory(U, one), InvalidArgumentError, "memory id")  # noqa: B023
         refuses(store, lambda: store.history(U, one), InvalidArgumentError, "memory id")  # noqa: B023
@@ -200,9 +203,9 @@ def test_ids_that_are_not_strings_are_refused(store: MemoryStore, bad: Any) -> N
 def test_non_finite_query_vectors_are_refused(store: MemoryStore, value: float) -> None:
     store.add(U, "User likes tea.", now=T0)
     vector = [0.1] * 7 + [value]
-    refuses(store, lambda: store.nearest(U, vector), EmbeddingMismatchError, "finite")
-    refuses(store, lambda: store.embed_query(vector), EmbeddingMismatchError, "finite")
-    refuses(store, lambda: store.nearest(U, []), EmbeddingMismatchError, "empty")
+    refuses(store, lambda: internals(store).nearest(U, vector), EmbeddingMismatchError, "finite")
+    refuses(store, lambda: internals(store).embed_query(vector), EmbeddingMismatchError, "finite")
+    refuses(store, lambda: internals(store).nearest(U, []), EmbeddingMismatchError, "empty")
 
 
 class NanEmbeddings(Embeddings):
@@ -220,7 +223,7 @@ def test_vectors_from_the_embedder_are_checked_before_they_are_stored(tmp_path: 
         m = s.add(U, "Works.", now=T0)
         refuses(s, lambda: s.add_many(U, ["Fine.", "A broken one."]), EmbeddingMismatchError, "nan")
         refuses(s, lambda: s.update(U, m.id, "Now broken."), EmbeddingMismatchError, "nan")
-        refuses(s, lambda: s.nearest(U, "broken query"), EmbeddingMismatchError, "nan")
+        refuses(s, lambda: internals(s).nearest(U, "broken query"), EmbeddingMismatchError, "nan")
         assert [x.text for x in s.active(U)] == ["Works."]
 
 
@@ -241,8 +244,8 @@ def test_naive_datetimes_are_refused_everywhere_a_time_goes_in(store: MemoryStor
         lambda: store.update(U, m.id, "User likes coffee.", now=NAIVE),
         lambda: store.update(U, m.id, "User likes coffee.", event_time=NAIVE),
         lambda: store.archive(U, m.id, now=NAIVE),
-        lambda: store.touch(U, [m.id], now=NAIVE),
-        lambda: store.nearest(U, "tea", as_of=NAIVE),
+        lambda: internals(store).touch(U, [m.id], now=NAIVE),
+        lambda: internals(store).nearest(U, "tea", as_of=NAIVE),
         lambda: retrieve(store, U, "tea", now=NAIVE),
         lambda: retrieve(store, U, "tea", as_of=NAIVE),
         lambda: writer.write_turn(U, [("user", "I live in Pune.")], now=NAIVE),
@@ -311,9 +314,9 @@ def test_nearest_among_ids_skips_unknown_and_archived_ones(store: MemoryStore) -
     keep = store.add(U, "User likes tea.", now=T0)
     gone = store.add(U, "User likes coffee.", now=T0)
     store.archive(U, gone.id, now=T0)
-    hits = store.nearest(U, "tea", ids=[gone.id, "ffffffff", keep.id, keep.id])
+    hits = internals(store).nearest(U, "tea", ids=[gone.id, "ffffffff", keep.id, keep.id])
     assert [h.memory.id for h in hits] == [keep.id]
-    assert store.nearest(U, "tea", ids=["ffffffff"]) == []
+    assert internals(store).nearest(U, "tea", ids=["ffffffff"]) == []
 
 
 def test_purge_with_a_repeated_id(store: MemoryStore) -> None:
@@ -342,8 +345,12 @@ def test_numbers_too_big_for_floats_are_refused(store: MemoryStore) -> None:
         InvalidMemoryError,
         "importance",
     )
-    refuses(store, lambda: store.nearest(U, [1e39] * 8), EmbeddingMismatchError, "float32")
-    refuses(store, lambda: store.nearest(U, [10**400] * 8), EmbeddingMismatchError, "inf")
+    refuses(
+        store, lambda: internals(store).nearest(U, [1e39] * 8), EmbeddingMismatchError, "float32"
+    )
+    refuses(
+        store, lambda: internals(store).nearest(U, [10**400] * 8), EmbeddingMismatchError, "inf"
+    )
     store.add(U, "User likes tea.", now=T0)
     for share in (10**400, 1.5, -0.1, math.nan, True):
         refuses(

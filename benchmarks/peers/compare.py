@@ -70,7 +70,7 @@ from benchmarks.store_latency import (
 )
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import retrieve
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 
 K = 10
 SYNTHETIC_SCOPE = "user:bench-synthetic"
@@ -257,7 +257,7 @@ class InProcess:
             return retrieve(self.store, scopes[i], texts[i], k=K, now=NOW)
 
         def nearest(i: int) -> Any:
-            return self.store.nearest(scopes[i], texts[i], k=K)
+            return internals(self.store).nearest(scopes[i], texts[i], k=K)
 
         def naive(i: int) -> Any:
             vector = self.emb.embed_query(texts[i])

@@ -23,7 +23,7 @@ from langgraph_memory.cli.location import (
     stopped_journal,
 )
 from langgraph_memory.cli.output import progress
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from langgraph_memory.scope import Scope

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_memory.cli.location import open_store
 from langgraph_memory.cli.output import decision_line, memory_lines, progress
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore

@@ -30,7 +30,7 @@ from langgraph_memory.cli.location import (
 )
 from langgraph_memory.cli.output import decision_line, dumps, memory_lines, progress
 from langgraph_memory.records import EPISODE, Memory
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from langgraph_memory.scope import Scope

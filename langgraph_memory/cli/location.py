@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from langgraph_memory.cli.errors import CommandError
 from langgraph_memory.errors import MemoryNotFoundError, StoreLockedError
 from langgraph_memory.scope import Scope
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI
@@ -191,11 +191,12 @@ def stopped_journal(store: MemoryStore) -> Iterator[None]:
     if path is None or not path.exists():
         yield
         return
+    from langgraph_memory.store import internals
     from langgraph_memory.write.journal import Journal
 
     journal = Journal(path)
     try:
-        store.attach(journal)
+        internals(store).attach(journal)
         yield
     finally:
         journal.close()
@@ -223,8 +224,10 @@ def held_scope(store: MemoryStore, key: str) -> Scope:
     try:
         return existing_scope(store, key)
     except CommandError:
+        from langgraph_memory.store import internals
+
         scope = Scope.parse(key)
-        if store.pending_turns(scope):
+        if internals(store).pending_turns(scope):
             return scope
         raise
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph_memory.cli.location import existing_scope, open_store
 from langgraph_memory.cli.output import decision_line, dumps, progress
 from langgraph_memory.records import DecisionOp
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from langgraph_memory.lifecycle import MaintenanceReport, ScopeReport

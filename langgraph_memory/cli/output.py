@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from langgraph_memory.records import Decision, Memory, Status
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 __all__ = ["decision_line", "dumps", "memory_lines", "progress"]
 

@@ -28,7 +28,7 @@ from langgraph_memory.cli.location import open_store
 from langgraph_memory.cli.output import dumps
 from langgraph_memory.errors import AdminRequiredError
 from langgraph_memory.scope import Scope
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from langgraph_memory.records import Review
@@ -81,8 +81,8 @@ def _decide(args: argparse.Namespace, approving: bool) -> Review:
     try:
         with open_store(args, admin=args.admin) as store:
             if approving:
-                return store.approve(args.review_id, reason=args.reason)
-            return store.reject(args.review_id, reason=args.reason)
+                return store.reviews.approve(args.review_id, reason=args.reason)
+            return store.reviews.reject(args.review_id, reason=args.reason)
     except AdminRequiredError:
         verb = "approving" if approving else "rejecting"
         raise CommandError(

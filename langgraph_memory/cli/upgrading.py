@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from langgraph_memory.cli.location import check_is_store, server_client, store_directory
 from langgraph_memory.cli.output import progress
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
     from langgraph_memory.store.upgrade import MigrationReport

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
@@ -49,8 +49,10 @@ from langgraph_memory.graph.read_write import WriteTiming, memory_steps
 from langgraph_memory.graph.run import Submitter, current_config
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 try:
     from langchain.agents.middleware import (

@@ -27,7 +27,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
@@ -38,8 +38,10 @@ from langgraph_memory.graph.turns import last_turn, last_user_text, messages_of
 from langgraph_memory.read import render, retrieve
 from langgraph_memory.records import utc
 from langgraph_memory.scope import Scope, ScopeSpec, run_value, scope_of_run
-from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 log = logging.getLogger("langgraph_memory")
 

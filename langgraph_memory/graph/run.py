@@ -23,17 +23,20 @@ langgraph_memory.errors.InvalidArgumentError: memory_read_node has no store: ...
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 from langgraph.runtime import Runtime, get_runtime
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
 from langgraph_memory.write.types import Turn
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 
 class Submitter(Protocol):
@@ -93,7 +96,7 @@ class GraphMemory:
         *,
         who: str,
     ) -> None:
-        if store is not None and not isinstance(store, MemoryStore):
+        if store is not None and not isinstance(store, stores.MemoryStore):
             hint = " (a writer goes in writer=)" if store_of(store) is not None else ""
             raise InvalidTypeError(
                 f"{who} needs a langgraph_memory MemoryStore, got {type(store).__name__}"
@@ -116,7 +119,7 @@ class GraphMemory:
                 "passed. Compile with store=MemoryStore(...) (graph.compile(store=...), "
                 "create_agent(..., store=...)), or pass store= to it"
             )
-        if not isinstance(found, MemoryStore):
+        if not isinstance(found, stores.MemoryStore):
             raise InvalidArgumentError(
                 f"the graph's store is a {type(found).__name__}, not a langgraph_memory "
                 f"MemoryStore, so {self._who} cannot use it: compile the graph with "
@@ -155,4 +158,4 @@ def store_of(writer: object) -> MemoryStore | None:
     """
     inner = getattr(writer, "writer", writer)
     found = getattr(inner, "store", None)
-    return found if isinstance(found, MemoryStore) else None
+    return found if isinstance(found, stores.MemoryStore) else None

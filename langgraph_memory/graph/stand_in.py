@@ -27,7 +27,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 
-_WORD = re.compile(r"[a-z0-9']+")
+from langgraph_memory.text import spoken_words
+
 _STOP = frozenset(
     """a an and are at be do does did for from have has i in is it me my now of on or the to
     what where when which who why how you your user user's with about was were will would""".split()  # noqa: SIM905
@@ -40,7 +41,7 @@ _LINE = re.compile(r"^- \[[^\]]*\] (.+)$", re.M)
 
 def _words(text: str) -> set[str]:
     # A crude stem ("lives" ~ "live") is enough to match a question to a memory.
-    words = (w for w in _WORD.findall(text.lower()) if w not in _STOP)
+    words = (w for w in spoken_words(text.lower()) if w not in _STOP)
     return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words}
 
 

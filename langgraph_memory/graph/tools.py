@@ -34,12 +34,13 @@ to read and correct.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import InjectedState
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import (
     AmbiguousMemoryError,
     InvalidTypeError,
@@ -52,10 +53,12 @@ from langgraph_memory.graph.turns import last_turn, messages_of
 from langgraph_memory.read import retrieve
 from langgraph_memory.records import DecisionOp, Source, Status, Trust
 from langgraph_memory.scope import Scope, ScopeSpec, scope_of_run
-from langgraph_memory.store import MemoryStore
-from langgraph_memory.text_safety import for_prompt
+from langgraph_memory.text import for_prompt
 from langgraph_memory.write import MemoryWriter
 from langgraph_memory.write.types import Turn
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 _ID = re.compile(r"^\s*\[?([0-9a-f]{8})\]?\s*$")
 #: Most importance a note the user did not ask for may have (a safety memory starts at 0.9).
@@ -74,7 +77,7 @@ def memory_tools(
 ) -> list[BaseTool]:
     """``[remember, forget, recall]`` over a writer, a store (with the default model),
     or (None) the graph's own store. ``scope``: a kind or a namespace template."""
-    if isinstance(memory, MemoryStore):  # made now: a bad environment model fails here
+    if isinstance(memory, stores.MemoryStore):  # made now: a bad environment model fails here
         memory = MemoryWriter(memory)
     elif memory is not None and not isinstance(memory, MemoryWriter):
         raise InvalidTypeError(

@@ -28,7 +28,7 @@ written once, when it ends.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.graph import END, START, StateGraph
 
@@ -43,8 +43,10 @@ from langgraph_memory.graph.nodes import (
     memory_write_node,
 )
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.store import MemoryStore
 from langgraph_memory.write import MemoryWriter
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 
 def _reachable(builder: StateGraph[Any], start: str) -> set[str]:

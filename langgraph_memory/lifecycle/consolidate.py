@@ -69,7 +69,7 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.write.retention import archive_decision, archive_logged
 from langgraph_memory.write.types import MemoryModel
@@ -181,14 +181,14 @@ def consolidate(
         for m in store.active(scope, episodes=False)
         if m.kind is not Kind.REFLECTION and m.id not in exclude
     ]
-    vectors = store.vectors(scope, [m.id for m in facts])
+    vectors = internals(store).vectors(scope, [m.id for m in facts])
     judged = _judged(store, scope)
     decisions: list[Decision] = []
     for cluster in near_duplicates(facts, vectors, threshold, max_cluster=max_cluster):
         if any({m.id for m in cluster} <= seen for seen in judged):
             continue
         plan = chosen.merge(cluster, today=when)
-        with store.scope_lock(scope):
+        with internals(store).scope_lock(scope):
             decisions += _apply(store, scope, cluster, plan, chosen.name, when, dry_run)
     return decisions
 
@@ -224,9 +224,9 @@ def _apply(
         failed = base.with_(
             status=Status.FAILED, error="the model's answer could not be read as merges"
         )
-        return [failed] if dry_run else store.log(scope, failed, now=when)
+        return [failed] if dry_run else internals(store).log(scope, failed, now=when)
     groups, dropped = _checked(plan.merges, cluster)
-    active = set(store.vectors(scope, [m.id for m in cluster])) if not dry_run else None
+    active = set(internals(store).vectors(scope, [m.id for m in cluster])) if not dry_run else None
     decisions: list[Decision] = []
     remaining = list(cluster)
     changed = False
@@ -249,7 +249,7 @@ def _apply(
             merged = members[0]
         else:
             merged = _merge(store, scope, members, text, when)
-            decisions += store.log(scope, update.with_(result_id=merged.id), now=when)
+            decisions += internals(store).log(scope, update.with_(result_id=merged.id), now=when)
             decisions += archive_logged(
                 store,
                 scope,
@@ -269,7 +269,7 @@ def _apply(
         )
         if changed:  # not a judgement: what is left is shown again next run
             kept = kept.with_(status=Status.FAILED, error="a member changed while the model ran")
-        decisions += [kept] if dry_run else store.log(scope, kept, now=when)
+        decisions += [kept] if dry_run else internals(store).log(scope, kept, now=when)
     return decisions
 
 
@@ -318,5 +318,5 @@ def _merge(
     )
     # Merging is not using: the merged memory decays from its members' latest use.
     used = max(m.last_accessed or m.created_at for m in members)
-    store.touch(scope, [merged.id], now=used)
+    internals(store).touch(scope, [merged.id], now=used)
     return replace(merged, last_accessed=used)

@@ -18,7 +18,6 @@ its model.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +30,7 @@ from langgraph_memory.lifecycle.chat import chat_for
 from langgraph_memory.lifecycle.prompts import consolidate as prompt
 from langgraph_memory.lifecycle.prompts.consolidate import ProposedMerge
 from langgraph_memory.records import Memory
+from langgraph_memory.text import words
 from langgraph_memory.write.chat_model import render_memories
 from langgraph_memory.write.structured import ask
 from langgraph_memory.write.types import MemoryModel
@@ -39,7 +39,6 @@ __all__ = ["ChatMerger", "MergePlan", "Merger", "RulesMerger", "merger", "normal
 
 #: Words the rules ignore when they compare two texts.
 ARTICLES = frozenset({"a", "an", "the"})
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -101,7 +100,7 @@ def normalised(text: str) -> str:
     >>> normalised("The user is  vegan!") == normalised("User is vegan.")
     True
     """
-    return " ".join(w for w in _WORD.findall(text.casefold()) if w not in ARTICLES)
+    return " ".join(w for w in words(text.casefold()) if w not in ARTICLES)
 
 
 class RulesMerger:

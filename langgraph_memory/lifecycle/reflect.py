@@ -72,7 +72,7 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import MemoryStore, internals
 from langgraph_memory.store.memory_store import check_store
 from langgraph_memory.write.types import MemoryModel
 
@@ -129,7 +129,7 @@ def _counts(memory: Memory) -> bool:
 
 
 def _pending(store: MemoryStore, scope: Scope, since: datetime | None) -> float:
-    added = store.find(scope, created_after=since)  # active, created after the last pass
+    added = internals(store).find(scope, created_after=since)  # active, created after the last pass
     return sum(m.importance for m in added if _counts(m) and m.kind is not Kind.REFLECTION)
 
 
@@ -213,7 +213,7 @@ def reflect(
     if not shown:
         return []
     proposals = drawer.conclude(shown, today=when, limit=max_conclusions)
-    with store.scope_lock(scope):
+    with internals(store).scope_lock(scope):
         if last_reflection(store, scope) != last:
             return []  # another pass stored its conclusions meanwhile
         existing = [m.id for m in held if m.kind is Kind.REFLECTION]
@@ -240,7 +240,7 @@ def _store(
         if problem is None and any(i["text"].casefold() == text.casefold() for i in items):
             problem = "repeats another conclusion of this pass"
         if problem is None and existing:
-            near = store.nearest(scope, text, k=1, ids=existing)
+            near = internals(store).nearest(scope, text, k=1, ids=existing)
             if near and near[0].score >= DUPLICATE_COSINE:
                 problem = f"repeats reflection {near[0].memory.id}"
         if problem is None:
@@ -285,7 +285,7 @@ def _store(
         error=None if proposals.parsed else "the model's answer could not be read as conclusions",
         note="; ".join([summary, *dropped]),
     )
-    return store.log(scope, [*decisions, marker], now=when)
+    return internals(store).log(scope, [*decisions, marker], now=when)
 
 
 def _check(

@@ -16,6 +16,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+from langgraph_memory.text import MONTH_ABBREVIATIONS, MONTHS, WEEKDAYS
+
 __all__ = [
     "DENSE_WEIGHT",
     "TIME_BOOST",
@@ -23,7 +25,6 @@ __all__ = [
     "fuse",
     "mentions_time",
     "months_recency",
-    "names_in",
     "zscores",
 ]
 
@@ -38,21 +39,18 @@ _TIME_QUESTION = re.compile(
     r"day|date|time)|which (?:year|month|day|date)|before|after|since|until|ago|first|last)\b",
     re.IGNORECASE,
 )
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
+_MONTHS = "|".join([*MONTHS, *MONTH_ABBREVIATIONS])
+_WEEKDAYS = "|".join(WEEKDAYS)
 _TIME_EXPRESSION = re.compile(
     r"\b(\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}|"
     rf"(?:{_MONTHS})|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend|"
+    rf"(?:{_WEEKDAYS})|weekend|"
     r"yesterday|today|tonight|tomorrow|ago|"
     r"(?:last|next|this|past|coming) (?:week|month|year|night|morning|evening|summer|winter|"
     r"spring|fall|autumn)|"
     r"\d+ (?:days?|weeks?|months?|years?))\b",
     re.IGNORECASE,
 )
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:'s)?\b")
 
 
 def zscores(
@@ -122,14 +120,3 @@ def months_recency(age_days: float, half_life_days: float) -> float:
     (1.0, 0.5)
     """
     return math.pow(0.5, max(0.0, age_days) / half_life_days)
-
-
-def names_in(question: str) -> list[str]:
-    """The capitalised words of a question that may be names (not its first word
-    unless it recurs capitalised later), in order, each once.
-
-    >>> names_in("What did Caroline and Melanie do in May?")
-    ['Caroline', 'Melanie', 'May']
-    """
-    found = [m.group(0).removesuffix("'s") for m in _NAME.finditer(question) if m.start() > 0]
-    return list(dict.fromkeys(found))

@@ -23,9 +23,12 @@ refreshes its ``last_accessed``, in one batched write.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.checks import MAX_K, check_k, check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.read.ranking import (
@@ -35,13 +38,14 @@ from langgraph_memory.read.ranking import (
     fuse,
     mentions_time,
     months_recency,
-    names_in,
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore
-from langgraph_memory.store.memory_store import check_store
-from langgraph_memory.tracing import trace_retrieve
+from langgraph_memory.text import names_in
+from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 __all__ = ["Retrieved", "retrieve"]
 
@@ -109,8 +113,58 @@ class Retrieved:
             f"importance {self.importance:.3f}"
         )
 
+    def trace_summary(self) -> Payload:
+        """The memory as a trace shows it: a document, LangSmith's retriever format.
 
-@trace_retrieve  # a `memory.retrieve` retriever run when LangSmith tracing is on
+        >>> from datetime import timezone
+        >>> m = Memory(id="0a1b2c3d", text="User lives in Pune.", scope="user:a",
+        ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+        >>> doc = Retrieved(m, 0.6, 1.0, 0.5, 0.3).trace_summary()
+        >>> doc["page_content"], doc["type"], doc["metadata"]["id"]
+        ('User lives in Pune.', 'Document', '0a1b2c3d')
+        """
+        return {
+            "page_content": clip(self.memory.text),
+            "type": "Document",
+            "metadata": {
+                "id": self.memory.id,
+                "score": self.score,
+                "recency": self.recency,
+                "relevance": self.relevance,
+                "importance": self.importance,
+                "pinned": self.pinned,
+                "created_at": self.memory.created_at.isoformat(),
+            },
+        }
+
+
+def _retrieve_inputs(arguments: Mapping[str, Any]) -> Payload:
+    """The query and the knobs of a retrieval; not the store, not the scope's id.
+
+    >>> _retrieve_inputs({"query": "Where do I live?", "k": 3})
+    {'query': 'Where do I live?', 'k': 3, 'as_of': None, 'pinned_limit': None}
+    """
+    as_of = arguments.get("as_of")
+    return {
+        "query": clip(str(arguments.get("query"))),
+        "k": arguments.get("k"),
+        "as_of": None if as_of is None else as_of.isoformat(),
+        "pinned_limit": arguments.get("pinned_limit"),
+    }
+
+
+def _retrieve_outputs(results: list[Retrieved]) -> Payload:
+    """The memories found, as documents (``Retrieved.trace_summary``)."""
+    return {"documents": [r.trace_summary() for r in results]}
+
+
+@traced(  # a `memory.retrieve` retriever run when LangSmith tracing is on
+    "memory.retrieve",
+    run_type="retriever",
+    inputs=_retrieve_inputs,
+    outputs=_retrieve_outputs,
+    metadata=scope_metadata,
+)
 def retrieve(
     store: MemoryStore,
     scope: ScopeLike,
@@ -134,13 +188,14 @@ def retrieve(
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> _ = store.add_many("user:a", [f"User likes hobby {i}." for i in range(60)])
     >>> _ = store.add("user:a", "Locker code is ZX-4471.")
     >>> retrieve(store, "user:a", "What is the ZX-4471 code?", k=1)[0].memory.text
     'Locker code is ZX-4471.'
     """
-    check_store(store)
+    stores.check_store(store)
     scope = Scope.of(scope)
     check_k(k)
     check_query(query)
@@ -159,16 +214,18 @@ def retrieve(
     n = min(MAX_K, max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k))
     dense_query = _dense_query(store, scope, query)
     if as_of is None:
-        found = store.candidates(scope, dense_query, query, k=n, lexical=dense_weight < 1.0)
+        found = stores.internals(store).candidates(
+            scope, dense_query, query, k=n, lexical=dense_weight < 1.0
+        )
         dense, lexical = found.dense, found.lexical
         # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
         missing = None if len(lexical) >= n else 0.0
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
         sd = _spread(fused)
         wanted = _contenders(fused, sd, found.pinned, found.speakers, k, query)
-        memories = store.get_memories(scope, wanted)
+        memories = stores.internals(store).get_memories(scope, wanted)
     else:
-        hits = store.nearest(scope, dense_query, k=n, as_of=as_of)
+        hits = stores.internals(store).nearest(scope, dense_query, k=n, as_of=as_of)
         dense, lexical = {h.memory.id: h.score for h in hits}, {}
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=0.0)
         sd = _spread(fused)
@@ -182,7 +239,7 @@ def retrieve(
         # keeps its time (recency moves by well under 1% on a scale of months).
         stale = [r.memory.id for r in results if (when - _seen(r.memory)).days >= REFRESH_DAYS]
         if stale:
-            store.touch(scope, stale, now=when)
+            stores.internals(store).touch(scope, stale, now=when)
     return results
 
 
@@ -197,7 +254,7 @@ def _dense_query(store: MemoryStore, scope: Scope, query: str) -> str:
     names = names_in(query)
     if not names:
         return query
-    shares = store.term_shares(scope, names)
+    shares = stores.internals(store).term_shares(scope, names)
     common = [n for n in names if shares.get(n, 0.0) > COMMON_NAME_SHARE]
     kept = " ".join(
         w for w in query.split() if w.strip("?,.!:;'\"").removesuffix("'s") not in common

@@ -1,41 +1,95 @@
 """The Chroma-backed memory store.
 
-``MemoryStore`` is the store (and a LangGraph ``BaseStore``); ``Hit`` is what
-its searches return, ``Candidates`` what a fused read compares; ``compact_directory``
+Each name loads its module on first use (PEP 562): importing this package loads
+neither Chroma nor the store, so a graph module may name it and pay for Chroma
+only when a ``MemoryStore`` is built.
+
+``MemoryStore`` is the store (and a LangGraph ``BaseStore``); its ``reviews`` and
+``ttl`` are a ``Reviews`` and a ``TTL``; ``internals(store)`` is the ``Internals``
+handle the read and write paths use beneath its face. ``Hit`` is what a search
+returns, ``Candidates`` what a fused read compares; ``compact_directory``
 compacts an embedded store's files after a purge made through a Chroma client the
 store could not close; ``load_export`` reads an export file's bytes for
 ``MemoryStore.import_scope`` within bounds (UTF-8, size, nesting);
 ``strip_controls`` makes any text storable (the store refuses control characters);
-``tokenize`` and ``date_words`` show how ``keyword`` sees a text (the terms of its
+``tokenize`` and ``date_words`` show how the lexical index sees a text (the terms of its
 lexical index) and a date (the words a memory's event date is indexed under).
 ``InvalidStoreNamespaceError`` is what the BaseStore face raises for a namespace
 LangGraph's stores refuse: LangGraph's ``InvalidNamespaceError`` and the package's
 ``InvalidScopeError`` at once.
 
->>> from langgraph_memory.store import MemoryStore, Hit, compact_directory
+>>> from langgraph_memory.store import MemoryStore, strip_controls, tokenize
 >>> strip_controls("pasted\\x0bfrom a terminal")
 'pasted from a terminal'
 >>> tokenize("Caroline's painting classes")
 ['carolin', 'paint', 'class']
 """
 
-from langgraph_memory.checks import strip_controls
-from langgraph_memory.store.candidates import Candidates
-from langgraph_memory.store.compaction import compact_directory
-from langgraph_memory.store.export_format import load_export
-from langgraph_memory.store.memory_store import MemoryStore
-from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
-from langgraph_memory.store.terms import date_words, tokenize
-from langgraph_memory.store.version import Hit
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langgraph_memory.checks import strip_controls
+    from langgraph_memory.store.candidates import Candidates
+    from langgraph_memory.store.compaction import compact_directory
+    from langgraph_memory.store.export_format import load_export
+    from langgraph_memory.store.handle import Internals
+    from langgraph_memory.store.memory_store import MemoryStore, check_store, internals
+    from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
+    from langgraph_memory.store.reviews import Reviews
+    from langgraph_memory.store.ttl import TTL
+    from langgraph_memory.store.version import Hit
+    from langgraph_memory.text import date_words, tokenize
+
+#: Where each name lives.
+_LAZY = {
+    "TTL": "langgraph_memory.store.ttl",
+    "Candidates": "langgraph_memory.store.candidates",
+    "Hit": "langgraph_memory.store.version",
+    "Internals": "langgraph_memory.store.handle",
+    "InvalidStoreNamespaceError": "langgraph_memory.store.namespaces",
+    "MemoryStore": "langgraph_memory.store.memory_store",
+    "Reviews": "langgraph_memory.store.reviews",
+    "check_store": "langgraph_memory.store.memory_store",
+    "compact_directory": "langgraph_memory.store.compaction",
+    "date_words": "langgraph_memory.text",
+    "internals": "langgraph_memory.store.memory_store",
+    "load_export": "langgraph_memory.store.export_format",
+    "strip_controls": "langgraph_memory.checks",
+    "tokenize": "langgraph_memory.text",
+}
 
 __all__ = [
+    "TTL",
     "Candidates",
     "Hit",
+    "Internals",
     "InvalidStoreNamespaceError",
     "MemoryStore",
+    "Reviews",
+    "check_store",
     "compact_directory",
     "date_words",
+    "internals",
     "load_export",
     "strip_controls",
     "tokenize",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load a name's module on first use, then keep the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        from langgraph_memory.deprecation import renamed
+
+        return renamed(__name__, name, {})  # AttributeError, as Python raises it
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.collection_io import cosines, nearest_ids, stored_vectors
 from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.keyword import query_of
+from langgraph_memory.store.lexical import query_of
 
 __all__ = ["Candidates", "gather"]
 

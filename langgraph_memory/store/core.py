@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -28,7 +29,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar, cast
 
 from chromadb.api import ClientAPI
 from chromadb.errors import NotFoundError as ChromaNotFoundError
@@ -59,9 +60,10 @@ from langgraph_memory.store.collection_io import fetch, free_ids, insert, max_ba
 from langgraph_memory.store.engine import Engine, open_engine
 from langgraph_memory.store.version import Version
 
-__all__ = ["StoreCore"]
+__all__ = ["StoreCore", "fresh_method", "read_method"]
 
 _T = TypeVar("_T")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class StoreCore:
@@ -124,8 +126,8 @@ class StoreCore:
                 f"{scope.key} is an {scope.kind} scope, which only an admin writes: use "
                 "store.admin(), a view of the same store that may (`with store.admin() as "
                 f"admin: admin.add({scope.key!r}, ...)`). To move a memory up into it, "
-                f"store.propose(from_scope, memory_id, {scope.key!r}) and then "
-                "store.admin().approve(review_id)"
+                f"store.reviews.propose(from_scope, memory_id, {scope.key!r}) and then "
+                "store.admin().reviews.approve(review_id)"
             )
         return scope
 
@@ -507,3 +509,30 @@ class StoreCore:
         """The scope's logged decisions matching ``where``, oldest first."""
         cols = self.collections(scope)
         return [] if cols is None else decision_log.read(cols.log, where)
+
+
+def fresh_method(method: _F) -> _F:
+    """A method of a store face (any object whose ``_core`` is a ``StoreCore``: the
+    store, its internals, its reviews ...) run again, once, with fresh collection
+    handles when a purge elsewhere rebuilt a collection it used (``StoreCore.fresh``)."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        core: StoreCore = self._core
+        return core.fresh(lambda: method(self, *args, **kwargs))
+
+    return cast(_F, run)
+
+
+def read_method(method: _F) -> _F:
+    """A read of a store face: the gate held shared (never beside a purge), fresh
+    handles on retry. Writes take their scope's lock first and then the gate
+    (``StoreCore.writing``)."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        core: StoreCore = self._core
+        with core.reading():
+            return method(self, *args, **kwargs)
+
+    return fresh_method(cast(_F, run))

@@ -2,7 +2,7 @@
 
 An engine owns what must be shared by everything that opens one location: the Chroma
 client, the registry and collection handles, the scope locks, the gate, and the
-scopes' lexical indexes (see ``lexicon``). Two ``MemoryStore`` objects on one path
+scopes' lexical indexes (see ``lexical``). Two ``MemoryStore`` objects on one path
 in one process get the same engine, so their scope locks agree (one fact is stored
 once) and a purge through one never leaves the other holding dropped collections.
 
@@ -52,7 +52,7 @@ from langgraph_memory.errors import StoreClosedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import chroma_internals, compaction, formats, layout, migrations
 from langgraph_memory.store.collection_io import finish_interrupted_moves
-from langgraph_memory.store.lexicon import Lexicon
+from langgraph_memory.store.lexical import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
 
 log = logging.getLogger("langgraph_memory")

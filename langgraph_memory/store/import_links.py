@@ -25,7 +25,7 @@ for, and refuses the whole import, naming the record, otherwise:
 >>> from langgraph_memory.store import MemoryStore
 >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> m = s.add("user:alice", "Customers prefer email.")
->>> _ = s.approve(s.propose("user:alice", m.id, "agent:support").id)
+>>> _ = s.reviews.approve(s.reviews.propose("user:alice", m.id, "agent:support").id)
 >>> agent = s.export("agent:support")
 >>> t = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> t.import_scope(agent)

@@ -21,16 +21,14 @@ hands it to every node and tool.
 
 from __future__ import annotations
 
-import concurrent.futures
 import copy
-import functools
 import os
-import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from chromadb.api import ClientAPI
 from langchain_core.embeddings import Embeddings
@@ -48,13 +46,12 @@ from langgraph.store.base import (
 )
 
 from langgraph_memory.checks import (
-    MAX_K,
     check_id,
     check_ids,
     check_instance,
     check_k,
-    check_seconds,
 )
+from langgraph_memory.deprecation import REMOVED_IN
 from langgraph_memory.errors import (
     EmbeddingMismatchError,
     InvalidArgumentError,
@@ -66,8 +63,6 @@ from langgraph_memory.records import (
     Decision,
     Kind,
     Memory,
-    Review,
-    ReviewStatus,
     Scalar,
     Source,
     Trust,
@@ -76,9 +71,7 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
-from langgraph_memory.store import backup, basestore, keyword, purging
-from langgraph_memory.store import reviews as reviewing
-from langgraph_memory.store import ttl as ttl_sweep
+from langgraph_memory.store import backup, basestore, purging
 from langgraph_memory.store.building import (
     UPDATE_FIELDS,
     check_items,
@@ -86,48 +79,52 @@ from langgraph_memory.store.building import (
     new_memory,
     successor,
 )
-from langgraph_memory.store.candidates import Candidates, gather
 from langgraph_memory.store.codec import (
     NOT_EPISODE,
     all_of,
     metadata_clauses,
     revalue,
-    to_epoch,
 )
-from langgraph_memory.store.collection_io import fetch, free_ids, query, similar
-from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV, Companion
+from langgraph_memory.store.collection_io import fetch, free_ids
+from langgraph_memory.store.core import StoreCore, fresh_method, read_method
+from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV
+from langgraph_memory.store.handle import Internals
 from langgraph_memory.store.indexing import read_index
 from langgraph_memory.store.namespaces import check_namespace_type, langgraph_namespace_errors
-from langgraph_memory.store.ttl import check_ttl_config
-from langgraph_memory.store.version import Hit
+from langgraph_memory.store.reviews import Reviews
+from langgraph_memory.store.ttl import TTL, check_ttl_config
 
-__all__ = ["DEFAULT_PATH", "PATH_ENV", "MemoryStore", "check_store"]
+__all__ = ["DEFAULT_PATH", "PATH_ENV", "PUBLIC", "MemoryStore", "check_store", "internals"]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+#: The store's own public names, besides LangGraph ``BaseStore``'s (README: "The
+#: store's face"; ``tests/test_architecture.py`` holds the class to this list).
+PUBLIC = (
+    "add", "add_many", "update", "pin", "archive", "archive_many", "get_memory", "active",
+    "pinned", "history", "count", "decisions", "scopes", "export", "import_scope",
+    "purge", "reviews", "ttl", "admin", "close", "path", "embeddings",
+)  # fmt: skip
 
-
-def _fresh(method: _F) -> _F:
-    """Run a method again, once, with fresh collection handles when a purge
-    elsewhere rebuilt a collection it used (see ``StoreCore.fresh``)."""
-
-    @functools.wraps(method)
-    def run(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
-        return self._core.fresh(lambda: method(self, *args, **kwargs))
-
-    return cast(_F, run)
-
-
-def _reads(method: _F) -> _F:
-    """A read: the gate held shared (never beside a purge), fresh handles on retry.
-    Writes take their scope's lock first and then the gate (``StoreCore.writing``)."""
-
-    @functools.wraps(method)
-    def run(self: MemoryStore, *args: Any, **kwargs: Any) -> Any:
-        with self._core.reading():
-            return method(self, *args, **kwargs)
-
-    return _fresh(cast(_F, run))
+#: Names the store answered before release 0.3.0, and where each lives now: on
+#: ``internals(store)``, or on the ``reviews`` and ``ttl`` sub-objects. They answer
+#: with a DeprecationWarning until the release ``deprecation.REMOVED_IN`` names.
+_MOVED = {
+    **{
+        name: ("internals", name)
+        for name in (
+            "attach", "candidates", "client", "embed_query", "embedder_name", "find",
+            "get_memories", "keyword", "log", "nearest", "pending_turns", "scope_generation",
+            "scope_lock", "term_shares", "touch", "vectors",
+        )
+    },
+    "propose": ("reviews", "propose"),
+    "approve": ("reviews", "approve"),
+    "reject": ("reviews", "reject"),
+    "sweep_ttl": ("ttl", "sweep"),
+    "start_ttl_sweeper": ("ttl", "start"),
+    "stop_ttl_sweeper": ("ttl", "stop"),
+}  # fmt: skip
+#: The attribute that holds each new home of a moved name.
+_HOLDERS = {"internals": "_internals", "reviews": "reviews", "ttl": "ttl"}
 
 
 class MemoryStore(BaseStore):
@@ -154,8 +151,17 @@ class MemoryStore(BaseStore):
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> with MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8)) as s:
     ...     _ = s.add("user:bob", "User is vegetarian.", importance=0.8)
-    ...     [h.memory.text for h in s.nearest("user:bob", "What does Bob eat?", k=1)]
+    ...     [m.text for m in s.active("user:bob")]
     ['User is vegetarian.']
+
+    Its face is small on purpose (``PUBLIC`` lists it; README "The store's face"):
+    memories (``add``, ``add_many``, ``update``, ``pin``, ``archive``, ``archive_many``,
+    ``get_memory``, ``active``, ``pinned``, ``history``, ``count``), their
+    ``decisions``, ``scopes``, ``export`` / ``import_scope``, ``purge``, the
+    ``reviews`` and ``ttl`` sub-objects, ``admin()``, ``close()``, ``path`` and
+    ``embeddings``, and LangGraph's ``BaseStore`` methods. Search is
+    ``langgraph_memory.retrieve(store, scope, query)`` (or BaseStore's ``search``);
+    what the read and write paths need beneath that is ``internals(store)``.
     """
 
     supports_ttl = True
@@ -187,25 +193,19 @@ class MemoryStore(BaseStore):
         # Every store on one location in this process shares one engine: its
         # client, collection handles, scope locks and gate (see ``engine``).
         self._core = StoreCore(path, client, embeddings, dims=indexing.dims)
-        self._sweeper = ttl_sweep.Sweeper(self.sweep_ttl)
+        self._internals = Internals(self._core)
+        #: Reviews between scopes: call it to list them; propose, approve, reject.
+        self.reviews = Reviews(self._core)
+        #: TTL sweeps of BaseStore items: sweep, start, stop.
+        self.ttl = TTL(self._core, self.ttl_config)
         minutes = (self.ttl_config or {}).get("sweep_interval_minutes")
         if minutes is not None:
-            self._sweeper.start(minutes)
+            self.ttl.start(minutes)
 
     @property
     def embeddings(self) -> Embeddings:
         """The LangChain ``Embeddings`` this store embeds texts and queries with."""
         return self._core.embeddings
-
-    @property
-    def embedder_name(self) -> str:
-        """The name under which the store records its embedder (another is refused)."""
-        return self._core.embedder_name
-
-    @property
-    def client(self) -> ClientAPI:
-        """The Chroma client this store writes through."""
-        return self._core.engine.client
 
     @property
     def path(self) -> Path | None:
@@ -221,7 +221,7 @@ class MemoryStore(BaseStore):
         other call on a closed store raises ``StoreClosedError``. (Retiring one
         memory is :meth:`archive`.) A TTL sweeper stops first.
         """
-        self._sweeper.stop()
+        self.ttl.stop()
         self._core.close()
 
     def __enter__(self) -> MemoryStore:
@@ -230,10 +230,29 @@ class MemoryStore(BaseStore):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    if not TYPE_CHECKING:  # type checkers see only the current names
+
+        def __getattr__(self, name: str) -> Any:
+            """A name the store answered before 0.3.0 (``_MOVED``): where it lives now,
+            with a DeprecationWarning that says so."""
+            moved = _MOVED.get(name)
+            # vars(): never __getattr__ again, even on a store half built or copied.
+            owner = None if moved is None else vars(self).get(_HOLDERS[moved[0]])
+            if moved is None or owner is None:
+                raise AttributeError(f"'MemoryStore' object has no attribute {name!r}")
+            where = "internals(store)" if moved[0] == "internals" else f"store.{moved[0]}"
+            warnings.warn(
+                f"MemoryStore.{name} is now {where}.{moved[1]} "
+                f"(from langgraph_memory.store); the old name goes away in {REMOVED_IN}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return getattr(owner, moved[1])
+
     def __repr__(self) -> str:
-        where = str(self.path) if self.path else type(self.client).__name__
+        where = str(self.path) if self.path else type(self._core.engine.client).__name__
         admin = ", admin" if self._core.admin else ""
-        return f"MemoryStore({where!r}, embedder={self.embedder_name!r}{admin})"
+        return f"MemoryStore({where!r}, embedder={self._core.embedder_name!r}{admin})"
 
     def admin(self) -> MemoryStore:
         """A view of this store that may also write org scopes.
@@ -241,7 +260,7 @@ class MemoryStore(BaseStore):
         An org scope holds what every agent and user of an organisation reads, so
         no write reaches it by accident: through a plain store, ``add``,
         ``update``, ``archive``, ``log``, ``import_scope``, ``purge``, BaseStore
-        ``put`` and ``delete``, and ``approve``/``reject`` of a review for an org
+        ``put`` and ``delete``, and ``reviews.approve``/``reject`` of a review for an org
         scope raise ``AdminRequiredError``; the write path and its tools refuse org
         scopes even on an admin view. The view shares this store's data and locks;
         close it when done (it holds the store open as one more user).
@@ -260,66 +279,14 @@ class MemoryStore(BaseStore):
         """
         view = copy.copy(self)
         view._core = self._core.admin_view()
+        view._internals = Internals(view._core)
+        view.reviews = Reviews(view._core)
+        view.ttl = TTL(view._core, self.ttl_config, self.ttl.sweeper)
         return view
-
-    def embed_query(self, query: str | Sequence[float]) -> list[float]:
-        """A query's vector from the store's embedder (a vector passes through,
-        checked): compute it once to ask several questions of the store.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> len(s.embed_query("Where do I live?"))
-        8
-        """
-        return self._core.embed_query(query)
 
     # -- scopes and collections --------------------------------------------------
 
-    def scope_lock(self, scope: ScopeLike) -> threading.RLock:
-        """The lock that serialises writes to one scope within this process.
-
-        Hold it to make a read-decide-write sequence atomic (the write path
-        does: two turns stating the same new fact at once make one memory).
-        Re-entrant, so store methods called while holding it still work. Every
-        ``MemoryStore`` on the same directory in a process shares it.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> with s.scope_lock("user:a"):
-        ...     _ = s.add("user:a", "Likes tea.")
-        """
-        return self._core.live().scope_lock(Scope.of(scope))
-
-    @_reads
-    def scope_generation(self, scope: ScopeLike) -> str:
-        """A value that changes whenever the whole scope is purged: by this process,
-        or, on a Chroma server that other processes share, by another one (its
-        registry entry goes, and the next write makes a new one). A write that read
-        it before its work and finds it changed under ``scope_lock`` began before a
-        purge, and must not bring the purged person back: the write path drops it.
-        Compare two values for equality only.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> _ = s.add("user:a", "Likes tea.")
-        >>> before = s.scope_generation("user:a")
-        >>> _ = s.purge("user:a")
-        >>> s.scope_generation("user:a") == before
-        False
-        """
-        scope = Scope.of(scope)
-        live = self._core.live()
-        purged_here = live.erasures(scope)
-        if self.path is not None:
-            # An embedded store (or a persistent client's directory) is locked to
-            # this process: no other can purge it.
-            return str(purged_here)
-        return f"{purged_here}:{live.registered_at(scope)}"
-
-    @_reads
+    @read_method
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
         """Every scope that holds data, optionally only of one kind, sorted.
 
@@ -370,7 +337,7 @@ class MemoryStore(BaseStore):
         )
         return self.add_many(scope, [fields], now=now)[0]
 
-    @_fresh
+    @fresh_method
     def add_many(
         self,
         scope: ScopeLike,
@@ -412,7 +379,7 @@ class MemoryStore(BaseStore):
             )
         return self._core.add_new(scope, built, vectors)
 
-    @_fresh
+    @fresh_method
     def update(
         self,
         scope: ScopeLike,
@@ -464,11 +431,43 @@ class MemoryStore(BaseStore):
             )
         return replace(new, id=new_id)
 
+    def pin(
+        self, scope: ScopeLike, memory_id: str, pinned: bool = True, *, now: datetime | None = None
+    ) -> Memory:
+        """Pin an active memory (``pinned=False``: unpin it). A pinned memory comes
+        with every read of its scope, whatever the question (an allergy, a standing
+        instruction). As every change, it is a new version with the same text (the
+        old one stays in ``history``); a memory already so is returned as it is.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "User is allergic to peanuts.")
+        >>> pinned = s.pin("user:a", m.id)
+        >>> [x.text for x in s.pinned("user:a")], s.pin("user:a", pinned.id) == pinned
+        (['User is allergic to peanuts.'], True)
+        """
+        if not isinstance(pinned, bool):
+            raise InvalidTypeError(f"pinned must be True or False, got {pinned!r}")
+        if now is not None:
+            utc(now, "now")  # refused before anything is read, changed or not
+        scope = Scope.of(scope)
+        # Under the scope's lock: two pins at once make one new version, not two.
+        with self._core.live().scope_lock(scope):
+            current = self._active_memory(scope, memory_id)
+            if current.pinned == pinned:
+                return current
+            return self.update(scope, current.id, current.text, pinned=pinned, now=now)
+
+    @read_method
+    def _active_memory(self, scope: Scope, memory_id: str) -> Memory:
+        return self._core.active_version(scope, memory_id, with_vector=False).memory
+
     def archive(self, scope: ScopeLike, memory_id: str, *, now: datetime | None = None) -> Memory:
         """Archive an active memory: ``valid_until = now``. Nothing is deleted.
 
         The closed version stays readable with ``get``, ``history`` and
-        ``nearest(..., as_of=...)``; ``purge`` is the hard delete. Reflections
+        ``retrieve(..., as_of=...)``; ``purge`` is the hard delete. Reflections
         resting on it are archived with it, the reason logged (any version that
         closes, by an update too, takes them along: see ``store/dependents.py``).
 
@@ -481,7 +480,7 @@ class MemoryStore(BaseStore):
         """
         return self.archive_many(scope, [check_id(memory_id)], now=now)[0]
 
-    @_fresh
+    @fresh_method
     def archive_many(
         self, scope: ScopeLike, memory_ids: Sequence[str], *, now: datetime | None = None
     ) -> list[Memory]:
@@ -522,37 +521,9 @@ class MemoryStore(BaseStore):
             self._core.replace(self._core.writable(scope), [(old, None) for old in olds], when)
         return [replace(old.memory, valid_until=when) for old in olds]
 
-    @_fresh
-    def touch(
-        self, scope: ScopeLike, memory_ids: Iterable[str], *, now: datetime | None = None
-    ) -> None:
-        """Set ``last_accessed`` of active memories in one write (unknown ids are skipped).
-
-        >>> import tempfile
-        >>> from datetime import datetime, timezone
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> m = s.add("user:a", "Likes tea.")
-        >>> s.touch("user:a", [m.id], now=datetime(2030, 1, 1, tzinfo=timezone.utc))
-        >>> s.get_memory("user:a", m.id).last_accessed.year
-        2030
-        """
-        scope = Scope.of(scope)
-        ids = check_ids(memory_ids, "memory_ids")
-        when = to_epoch(utc(now, "now") if now is not None else now_utc())
-        if not ids:
-            return
-        with self._core.writing(scope):
-            cols = self._core.collections(scope)
-            if cols is None:
-                return
-            present = cols.active.get(ids=ids, include=[])["ids"]
-            if present:
-                cols.active.update(ids=present, metadatas=[{"last_accessed": when}] * len(present))
-
     # -- reads ---------------------------------------------------------------------
 
-    @_reads
+    @read_method
     def get_memory(self, scope: ScopeLike, memory_id: str) -> Memory:
         """The memory version with this id (or chain key), active or archived.
 
@@ -568,7 +539,7 @@ class MemoryStore(BaseStore):
         """
         return self._core.version(Scope.of(scope), memory_id).memory
 
-    @_reads
+    @read_method
     def active(self, scope: ScopeLike, *, episodes: bool = True) -> list[Memory]:
         """Every active memory of the scope, oldest first; ``episodes=False``
         leaves episodes out (see ``Memory.is_episode``): the facts alone.
@@ -589,7 +560,7 @@ class MemoryStore(BaseStore):
             key=lambda m: (m.created_at, m.id),
         )
 
-    @_reads
+    @read_method
     def pinned(self, scope: ScopeLike, limit: int = 10) -> list[Memory]:
         """Active pinned memories of the scope, most important first, at most ``limit``.
 
@@ -610,227 +581,7 @@ class MemoryStore(BaseStore):
         found = [v.memory for v in fetch(cols.active, scope, ids=ids)] if ids else []
         return sorted(found, key=lambda m: (-m.importance, m.created_at, m.id))[:limit]
 
-    @_reads
-    def vectors(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, list[float]]:
-        """The stored vectors of active memories by id, in one read (ids that name
-        no active memory are left out): to compare memories with one another
-        without embedding their texts again.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> m = s.add("user:a", "Likes tea.")
-        >>> [len(v) for v in s.vectors("user:a", [m.id, "0a0a0a0a"]).values()]
-        [8]
-        """
-        scope = Scope.of(scope)
-        ids = check_ids(memory_ids, "memory_ids")
-        cols = self._core.collections(scope)
-        if cols is None or not ids:
-            return {}
-        found = fetch(cols.active, scope, ids=ids, with_vector=True)
-        return {v.memory.id: v.vector for v in found if v.vector is not None}
-
-    @_reads
-    def nearest(
-        self,
-        scope: ScopeLike,
-        query_or_vector: str | Sequence[float],
-        k: int = 5,
-        *,
-        as_of: datetime | None = None,
-        ids: Sequence[str] | None = None,
-        episodes: bool = True,
-    ) -> list[Hit]:
-        """The ``k`` memories most similar to a query text or vector, best first.
-
-        Without ``as_of`` it searches the active memories; with it, the versions
-        that were valid at that time (closed ones included). ``ids`` restricts
-        the search to those active memories (to score known candidates).
-        ``episodes=False`` leaves episodes out (see ``Memory.is_episode``).
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> _ = s.add("user:a", "Likes tea.")
-        >>> [round(h.score, 3) for h in s.nearest("user:a", "Likes tea.", k=3)]
-        [1.0]
-        """
-        scope = Scope.of(scope)
-        check_k(k)
-        vector = self.embed_query(query_or_vector)
-        cols = self._core.collections(scope)
-        if cols is None:
-            return []
-        if ids is not None:
-            # Scored from the records themselves: an id archived or purged since
-            # the caller found it is skipped (Chroma's query fails on it).
-            wanted = check_ids(ids)
-            found = similar(cols.active, scope, vector, len(wanted), wanted)
-            return [h for h in found if episodes or not h.memory.is_episode][:k]
-        kept = [] if episodes else [NOT_EPISODE]
-        if as_of is None:
-            return query(cols.active, scope, vector, k, where=all_of(kept))
-        t = to_epoch(utc(as_of, "as_of"))
-        opened = {"created_at": {"$lte": t}}
-        hits = query(cols.active, scope, vector, k, where=all_of([opened, *kept]))
-        valid = [opened, {"valid_until": {"$gt": t}}, *kept]
-        hits += query(cols.history, scope, vector, k, where=all_of(valid))
-        return sorted(hits, key=lambda h: -h.score)[:k]
-
-    @_reads
-    def keyword(
-        self, scope: ScopeLike, terms: str | Sequence[str], k: int = 5, *, episodes: bool = True
-    ) -> list[Hit]:
-        """The ``k`` active memories that best match ``terms`` by BM25, best first.
-
-        ``terms`` is a text or a list of terms. Both are tokenised as the scope's
-        lexical index is (case-folded words, numbers and ids; common words out; light
-        stemming), and a memory is indexed under its text and its event date (else
-        its creation date) in words ("2023-05-08 8 May 2023"); an episode also under
-        the texts of the facts that name it in ``sources``. An 8-hex-digit term finds
-        the memory with that id, first. Scores lie in [0, 1]: BM25 divided by the
-        most the query's terms could score (see ``store/lexical.py``).
-        ``episodes=False`` leaves episodes out (see ``Memory.is_episode``).
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> _ = s.add_many("user:a", ["Flight LH-761 leaves at 7.", "User likes Pune."])
-        >>> [h.memory.text for h in s.keyword("user:a", "When is LH-761?")]
-        ['Flight LH-761 leaves at 7.']
-        """
-        check_k(k)
-        scope = Scope.of(scope)
-        if episodes:
-            return keyword.search(self._core, scope, terms, k)
-        # Episodes left out after the search: ask for more, so k facts remain.
-        hits = keyword.search(self._core, scope, terms, min(MAX_K, 4 * k))
-        return [h for h in hits if not h.memory.is_episode][:k]
-
-    def candidates(
-        self,
-        scope: ScopeLike,
-        query_or_vector: str | Sequence[float],
-        terms: str,
-        k: int = 50,
-        *,
-        lexical: bool = True,
-    ) -> Candidates:
-        """What a fused ranking compares, by id: the ``k`` active memories nearest
-        to the query (a text or its vector), the ``k`` best for ``terms`` by keyword
-        (with ``lexical``), and the pinned ones; each with its cosine and, when the
-        keyword search returned it, its keyword score. No record is read: read those
-        a ranking keeps with ``get_memories`` (see ``store/candidates.py``).
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> flight = s.add("user:a", "Flight LH-761 leaves at 7.")
-        >>> _ = s.add("user:a", "User likes Pune.")
-        >>> found = s.candidates("user:a", "flight", "When is LH-761?", k=1)
-        >>> list(found.lexical) == [flight.id], len(found.dense)
-        (True, 2)
-        """
-        check_k(k)
-        scope = Scope.of(scope)
-        # Started before the read (and its retry, see _fresh): the query is embedded once.
-        vector = self._core.embed_query_soon(query_or_vector)
-        return self._gather(scope, vector, terms, k, lexical)
-
-    @_reads
-    def _gather(
-        self, scope: Scope, vector: Callable[[], list[float]], terms: str, k: int, lexical: bool
-    ) -> Candidates:
-        return gather(self._core, scope, vector, terms, k, lexical=lexical)
-
-    @_reads
-    def get_memories(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, Memory]:
-        """The active memories with these ids, by id in the order asked, in one read
-        (an id that names no active memory is left out).
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> m = s.add("user:a", "Likes tea.")
-        >>> [x.text for x in s.get_memories("user:a", [m.id, "0a0a0a0a"]).values()]
-        ['Likes tea.']
-        """
-        scope = Scope.of(scope)
-        ids = check_ids(memory_ids, "memory_ids")
-        cols = self._core.collections(scope)
-        if cols is None or not ids:
-            return {}
-        found = {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=ids)}
-        return {i: found[i] for i in ids if i in found}
-
-    @_reads
-    def term_shares(self, scope: ScopeLike, words: Sequence[str]) -> dict[str, float]:
-        """The share of the scope's active memories whose lexical document holds each
-        word (a name in most of a conversation's turns has a share near 1).
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> _ = s.add_many("user:a", ["Ann likes tea.", "Ann has a cat.", "Bob sings."])
-        >>> {w: round(x, 2) for w, x in s.term_shares("user:a", ["Ann", "Bob", "Zed"]).items()}
-        {'Ann': 0.67, 'Bob': 0.33, 'Zed': 0.0}
-        """
-        if isinstance(words, str) or not isinstance(words, Iterable):
-            raise InvalidTypeError(
-                f"words must be a list of str, e.g. ['Ann'], got {type(words).__name__}: {words!r}"
-            )
-        words = list(words)
-        for word in words:
-            if not isinstance(word, str):
-                raise InvalidTypeError(f"words must be str, got {type(word).__name__}: {word!r}")
-        return keyword.shares(self._core, Scope.of(scope), words)
-
-    @_reads
-    def find(
-        self,
-        scope: ScopeLike,
-        *,
-        metadata: Mapping[str, Scalar | Sequence[Scalar]] | None = None,
-        created_before: datetime | None = None,
-        created_after: datetime | None = None,
-        archived: bool = False,
-    ) -> list[Memory]:
-        """The scope's active memories whose ``metadata`` holds all the given
-        values (a list of values: any of them), oldest first (one read per
-        collection); with ``created_before`` (``created_after``), only those created
-        earlier (later); with ``archived=True``, closed versions too.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> _ = s.add_many("user:a", [{"text": "Likes tea.", "metadata": {"topic": "food"}},
-        ...                           {"text": "Has a cat.", "metadata": {"topic": "pets"}}])
-        >>> [m.text for m in s.find("user:a", metadata={"topic": "pets"})]
-        ['Has a cat.']
-        >>> len(s.find("user:a", metadata={"topic": ["pets", "food"]}))
-        2
-        """
-        scope = Scope.of(scope)
-        clauses = metadata_clauses(metadata)
-        if any(v == {"$in": []} for clause in clauses for v in clause.values()):
-            return []  # any of no values: nothing (Chroma refuses an empty $in)
-        if created_before is not None:
-            before = to_epoch(utc(created_before, "created_before"))
-            clauses.append({"created_at": {"$lt": before}})
-        if created_after is not None:
-            after = to_epoch(utc(created_after, "created_after"))
-            clauses.append({"created_at": {"$gt": after}})
-        cols = self._core.collections(scope)
-        if cols is None:
-            return []
-        where = all_of(clauses)
-        found = fetch(cols.active, scope, where=where)
-        if archived:
-            found += fetch(cols.history, scope, where=where)
-        return sorted((v.memory for v in found), key=lambda m: (m.created_at, m.id))
-
-    @_reads
+    @read_method
     def count(
         self,
         scope: ScopeLike,
@@ -840,7 +591,7 @@ class MemoryStore(BaseStore):
     ) -> int:
         """How many active memories the scope holds (whose ``metadata`` holds all
         the given values), without reading them; with ``archived=True``, closed
-        versions too (as :meth:`find` counts them).
+        versions too.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -856,7 +607,7 @@ class MemoryStore(BaseStore):
         scope = Scope.of(scope)
         clauses = metadata_clauses(metadata)
         if any(v == {"$in": []} for clause in clauses for v in clause.values()):
-            return 0  # any of no values: none, as find() says (Chroma refuses an empty $in)
+            return 0  # any of no values: none (Chroma refuses an empty $in)
         where = all_of(clauses)
         cols = self._core.collections(scope)
         if cols is None:
@@ -866,7 +617,7 @@ class MemoryStore(BaseStore):
             return sum(c.count() for c in collections)
         return sum(len(c.get(where=where, include=[])["ids"]) for c in collections)
 
-    @_reads
+    @read_method
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
         """Every version of the memory that ``memory_id`` belongs to, oldest first.
 
@@ -882,39 +633,7 @@ class MemoryStore(BaseStore):
 
     # -- decision log ----------------------------------------------------------------
 
-    @_fresh
-    def log(
-        self,
-        scope: ScopeLike,
-        decisions: Decision | Sequence[Decision],
-        *,
-        now: datetime | None = None,
-    ) -> list[Decision]:
-        """Append decisions to the scope's decision log, in one write.
-
-        Each logged decision gets an ``id`` and, unless it has one, ``created_at = now``.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> from langgraph_memory.records import DecisionOp
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> [d.op for d in s.log("user:a", Decision(op=DecisionOp.NOOP, fact="User likes tea."))]
-        [<DecisionOp.NOOP: 'NOOP'>]
-        """
-        scope = Scope.of(scope)
-        batch = [decisions] if isinstance(decisions, Decision) else list(decisions)
-        if not batch:
-            return []
-        for d in batch:
-            if not isinstance(d, Decision):
-                raise InvalidTypeError(
-                    f"log() takes Decision objects, e.g. Decision(op=DecisionOp.NOOP, fact=...), "
-                    f"got {type(d).__name__}"
-                )
-        when = utc(now, "now") if now is not None else now_utc()
-        return self._core.append_log(scope, batch, when)
-
-    @_reads
+    @read_method
     def decisions(
         self, scope: ScopeLike, memory_id: str | None = None, *, turn_id: str | None = None
     ) -> list[Decision]:
@@ -946,121 +665,9 @@ class MemoryStore(BaseStore):
             where = by_turn if where is None else {"$and": [where, by_turn]}
         return self._core.read_log(scope, where)
 
-    # -- reviews between scopes ----------------------------------------------------
-
-    def propose(
-        self,
-        from_scope: ScopeLike,
-        memory_id: str,
-        to_scope: ScopeLike,
-        *,
-        note: str | None = None,
-        now: datetime | None = None,
-    ) -> Review:
-        """Ask for an active memory of ``from_scope`` to be copied into the wider
-        ``to_scope`` (user -> agent or org, agent -> org ...): a pending ``Review``,
-        logged in ``from_scope``. Nothing reaches ``to_scope`` until ``approve``;
-        proposing again while it is pending returns the same review. See
-        ``store/reviews.py``.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
-        >>> r = s.propose("user:alice", m.id, "agent:support", note="seen twice")
-        >>> r.status.value, [x.id for x in s.reviews("agent:support")] == [r.id]
-        ('pending', True)
-        """
-        when = utc(now, "now") if now is not None else now_utc()
-        return reviewing.propose(
-            self._core,
-            Scope.of(from_scope),
-            check_id(memory_id),
-            Scope.of(to_scope),
-            note=note,
-            when=when,
-        )
-
-    @_fresh
-    def approve(
-        self, review_id: str, *, reason: str | None = None, now: datetime | None = None
-    ) -> Review:
-        """Approve a pending review: copy the memory into the target scope as a new
-        memory (``result_id``) whose metadata names the review, the source scope
-        and memory; log the decision in both scopes. An org target needs an
-        admin view (``store.admin().approve(...)``). A version archived or updated
-        since it was proposed is refused (``MemoryArchivedError``): reject it. So
-        is a review the store cannot vouch for (``ReviewInvalidError``): one that
-        moves a memory sideways or down, or whose memory is not in its source
-        scope, says something else, or was never proposed there (a crafted
-        import's); rejecting it retires it without logging in either scope.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
-        >>> r = s.approve(s.propose("user:alice", m.id, "agent:support").id)
-        >>> copy = s.get_memory("agent:support", r.result_id)
-        >>> copy.text, copy.metadata["reviewed_from"]
-        ('Customers prefer email to phone calls.', 'user:alice')
-        """
-        when = utc(now, "now") if now is not None else now_utc()
-        return reviewing.decide(self._core, review_id, approve=True, reason=reason, when=when)
-
-    @_fresh
-    def reject(
-        self, review_id: str, *, reason: str | None = None, now: datetime | None = None
-    ) -> Review:
-        """Reject a pending review: nothing is copied; the decision (and ``reason``)
-        is logged in both scopes. An org target needs an admin view.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> m = s.add("user:alice", "My manager is Raj.")
-        >>> r = s.reject(s.propose("user:alice", m.id, "agent:support").id, reason="personal")
-        >>> r.status.value, s.active("agent:support")
-        ('rejected', [])
-        """
-        when = utc(now, "now") if now is not None else now_utc()
-        return reviewing.decide(self._core, review_id, approve=False, reason=reason, when=when)
-
-    @_reads
-    def reviews(
-        self,
-        to_scope: ScopeLike | None = None,
-        status: ReviewStatus | str | None = "pending",
-        *,
-        from_scope: ScopeLike | None = None,
-    ) -> list[Review]:
-        """The reviews into ``to_scope`` (None: any), with ``status`` ("pending",
-        "approved", "rejected"; None: any), optionally only from ``from_scope``,
-        oldest first.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> s.reviews()
-        []
-        """
-        if status is not None:
-            try:
-                status = ReviewStatus(status)
-            except ValueError:
-                allowed = ", ".join(x.value for x in ReviewStatus)
-                raise InvalidArgumentError(
-                    f"status must be one of {allowed} or None (any); got {status!r}"
-                ) from None
-        return reviewing.listed(
-            self.client,
-            to_scope=None if to_scope is None else Scope.of(to_scope),
-            from_scope=None if from_scope is None else Scope.of(from_scope),
-            status=status,
-        )
-
     # -- export and hard delete ------------------------------------------------------
 
-    @_fresh
+    @fresh_method
     def export(self, scope: ScopeLike) -> dict[str, Any]:
         """Every version (active and closed) and decision of the scope, as a
         JSON-ready dict that :meth:`import_scope` restores exactly.
@@ -1124,7 +731,7 @@ class MemoryStore(BaseStore):
             requeue=requeue,
         )
 
-    @_fresh
+    @fresh_method
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
         """Hard-delete memories: every version of each listed memory, the episodes
         they were taken from (the words that said them), the reflections drawn from
@@ -1159,49 +766,9 @@ class MemoryStore(BaseStore):
             forget()
         return counts
 
-    def attach(self, companion: Companion) -> None:
-        """Keep ``companion`` informed of this store's location (held weakly):
-        ``companion.purged(scope, memory_ids)`` after every purge (``memory_ids``
-        None for a whole scope), and ``companion.pending_turns(scope)`` asked by
-        ``export``. A ``BackgroundWriter`` attaches itself, so that a purge
-        reaches its queue and journal and an export holds its queued turns.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> class Echo:
-        ...     def purged(self, scope, memory_ids):
-        ...         print(scope, memory_ids)
-        ...     def pending_turns(self, scope):
-        ...         return []
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> echo = Echo()
-        >>> s.attach(echo)
-        >>> _ = s.purge("user:a")
-        user:a None
-        """
-        if not all(callable(getattr(companion, m, None)) for m in ("purged", "pending_turns")):
-            raise InvalidTypeError(
-                "attach() takes a companion with purged(scope, memory_ids) and "
-                f"pending_turns(scope) methods (a BackgroundWriter), got {type(companion).__name__}"
-            )
-        self._core.live().attach(companion)
-
-    def pending_turns(self, scope: ScopeLike) -> list[dict[str, Any]]:
-        """Turns of the scope that a background writer on this store accepted and
-        has not applied yet, oldest first, as journal records.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> s.pending_turns("user:a")
-        []
-        """
-        scope = Scope.of(scope)
-        return [t for c in self._core.live().companions() for t in c.pending_turns(scope)]
-
     # -- the LangGraph BaseStore face ------------------------------------------------
 
-    @_fresh
+    @fresh_method
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run LangGraph store operations (see ``basestore``). A namespace that
         LangGraph's stores refuse raises ``InvalidStoreNamespaceError`` (LangGraph's
@@ -1371,44 +938,6 @@ class MemoryStore(BaseStore):
                 prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
             )
 
-    @_fresh
-    def sweep_ttl(self, *, now: datetime | None = None) -> int:
-        """Archive every BaseStore item whose TTL ran out (see ``store/ttl.py``);
-        returns how many. Each closes at its expiry time and stays in ``history``.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> s.put(("user", "a"), "k", {"text": "Likes tea."}, ttl=10)
-        >>> s.sweep_ttl(), s.get(("user", "a"), "k") is not None
-        (0, True)
-        """
-        when = utc(now, "now") if now is not None else now_utc()
-        return ttl_sweep.sweep(self._core, when)
-
-    def start_ttl_sweeper(
-        self, sweep_interval_minutes: float | None = None
-    ) -> concurrent.futures.Future[None]:
-        """Run :meth:`sweep_ttl` now and every ``sweep_interval_minutes`` (default: the
-        TTLConfig's, else 5) in a daemon thread, until :meth:`stop_ttl_sweeper` or
-        ``close()``. The future resolves when the thread ends.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> done = s.start_ttl_sweeper(60)
-        >>> s.stop_ttl_sweeper(timeout=10), done.result(timeout=10)
-        (True, None)
-        """
-        configured = (self.ttl_config or {}).get("sweep_interval_minutes")
-        return self._sweeper.start(
-            sweep_interval_minutes or configured or ttl_sweep.DEFAULT_SWEEP_MINUTES
-        )
-
-    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
-        """Stop the TTL sweeper thread; True once it has ended."""
-        return self._sweeper.stop(check_seconds(timeout))
-
 
 def check_store(store: object, what: str = "store") -> MemoryStore:
     """``store`` if it is a MemoryStore; otherwise an error that says what to pass
@@ -1467,3 +996,18 @@ def _check_paths(*paths: object) -> None:
     for name, path in zip(("prefix", "suffix"), paths, strict=True):
         if path is not None:
             check_namespace_type(path, name)
+
+
+def internals(store: MemoryStore) -> Internals:
+    """The engine handle under ``store`` that the read and write paths use (see
+    ``store/handle.py``): dense and keyword searches apart, vectors, the scope's
+    lock and generation, the decision log's writer.
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> _ = s.add("user:a", "Flight LH-761 leaves at 7.")
+    >>> [h.memory.text for h in internals(s).keyword("user:a", "LH-761")]
+    ['Flight LH-761 leaves at 7.']
+    """
+    return check_store(store)._internals

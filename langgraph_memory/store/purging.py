@@ -3,7 +3,7 @@ about them, the purged texts inside the decisions that only showed them, and the
 reviews of the purged memories with the copies their approvals made elsewhere.
 
 ``purge`` runs it under the store's exclusive gate and then compacts the files
-(see ``compaction``) and scrubs the scope's lexical index (see ``lexicon``), so that
+(see ``compaction``) and scrubs the scope's lexical index (see ``lexical``), so that
 the text is gone from disk as well. A kill of the purging process at any point
 leaves every record it kept: the rebuild is crash-safe (see ``rebuild``), its
 children hold the directory's lock until they end, and the next open finishes

@@ -31,10 +31,10 @@ in the target scope, in the agent's own words.
 >>> from langgraph_memory.store import MemoryStore
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> m = store.add("user:alice", "Refunds take 5 days.")
->>> review = store.propose("user:alice", m.id, "agent:support")
+>>> review = store.reviews.propose("user:alice", m.id, "agent:support")
 >>> store.active("agent:support")
 []
->>> done = store.approve(review.id)
+>>> done = store.reviews.approve(review.id)
 >>> [c.text for c in store.active("agent:support")], done.status.value
 (['Refunds take 5 days.'], 'approved')
 """
@@ -70,17 +70,20 @@ from langgraph_memory.records import (
     ReviewStatus,
     Status,
     check_metadata,
+    now_utc,
+    utc,
 )
-from langgraph_memory.scope import BREADTH, Scope
+from langgraph_memory.scope import BREADTH, Scope, ScopeLike
 from langgraph_memory.store import decision_log, layout
 from langgraph_memory.store.codec import USER_PREFIX, all_of, to_epoch
 from langgraph_memory.store.collection_io import chunks, fetch
-from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.core import StoreCore, fresh_method, read_method
 
 __all__ = [
     "REVIEWED_FROM",
     "REVIEWED_MEMORY",
     "REVIEW_ID",
+    "Reviews",
     "check_direction",
     "decide",
     "delete",
@@ -382,7 +385,7 @@ def decide(
             if doubt is not None:
                 raise ReviewInvalidError(
                     f"review {review.id} cannot be approved: {doubt}. Nothing was copied; "
-                    f"reject it (store.reject({review.id!r}))"
+                    f"reject it (store.reviews.reject({review.id!r}))"
                 )
             _check_current(core, review)
             copy = _copy(core, review, when)
@@ -499,3 +502,140 @@ def _copy(core: StoreCore, review: Review, when: datetime) -> Memory:
         metadata={**m.metadata, **provenance},
     )
     return core.add_new(target, [built])[0]
+
+
+class Reviews:
+    """A store's reviews between scopes: ``store.reviews``. Call it to list them;
+    ``propose``, ``approve`` and ``reject`` move a memory into a wider scope only
+    when someone said yes (see the module's docstring).
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
+    >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
+    >>> r = s.reviews.propose("user:alice", m.id, "agent:support")
+    >>> [x.id for x in s.reviews("agent:support")] == [r.id]
+    True
+    """
+
+    def __init__(self, core: StoreCore) -> None:
+        self._core = core
+
+    def __repr__(self) -> str:
+        return "<MemoryStore.reviews: call it to list them; propose, approve, reject>"
+
+    def propose(
+        self,
+        from_scope: ScopeLike,
+        memory_id: str,
+        to_scope: ScopeLike,
+        *,
+        note: str | None = None,
+        now: datetime | None = None,
+    ) -> Review:
+        """Ask for an active memory of ``from_scope`` to be copied into the wider
+        ``to_scope`` (user -> agent or org, agent -> org ...): a pending ``Review``,
+        logged in ``from_scope``. Nothing reaches ``to_scope`` until ``approve``;
+        proposing again while it is pending returns the same review. See
+        ``store/reviews.py``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
+        >>> r = s.reviews.propose("user:alice", m.id, "agent:support", note="seen twice")
+        >>> r.status.value, [x.id for x in s.reviews("agent:support")] == [r.id]
+        ('pending', True)
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return propose(
+            self._core,
+            Scope.of(from_scope),
+            check_id(memory_id),
+            Scope.of(to_scope),
+            note=note,
+            when=when,
+        )
+
+    @fresh_method
+    def approve(
+        self, review_id: str, *, reason: str | None = None, now: datetime | None = None
+    ) -> Review:
+        """Approve a pending review: copy the memory into the target scope as a new
+        memory (``result_id``) whose metadata names the review, the source scope
+        and memory; log the decision in both scopes. An org target needs an
+        admin view (``store.admin().reviews.approve(...)``). A version archived or updated
+        since it was proposed is refused (``MemoryArchivedError``): reject it. So
+        is a review the store cannot vouch for (``ReviewInvalidError``): one that
+        moves a memory sideways or down, or whose memory is not in its source
+        scope, says something else, or was never proposed there (a crafted
+        import's); rejecting it retires it without logging in either scope.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:alice", "Customers prefer email to phone calls.")
+        >>> r = s.reviews.approve(s.reviews.propose("user:alice", m.id, "agent:support").id)
+        >>> copy = s.get_memory("agent:support", r.result_id)
+        >>> copy.text, copy.metadata["reviewed_from"]
+        ('Customers prefer email to phone calls.', 'user:alice')
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return decide(self._core, review_id, approve=True, reason=reason, when=when)
+
+    @fresh_method
+    def reject(
+        self, review_id: str, *, reason: str | None = None, now: datetime | None = None
+    ) -> Review:
+        """Reject a pending review: nothing is copied; the decision (and ``reason``)
+        is logged in both scopes. An org target needs an admin view.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:alice", "My manager is Raj.")
+        >>> r = s.reviews.propose("user:alice", m.id, "agent:support")
+        >>> r = s.reviews.reject(r.id, reason="personal")
+        >>> r.status.value, s.active("agent:support")
+        ('rejected', [])
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return decide(self._core, review_id, approve=False, reason=reason, when=when)
+
+    @read_method
+    def __call__(
+        self,
+        to_scope: ScopeLike | None = None,
+        status: ReviewStatus | str | None = "pending",
+        *,
+        from_scope: ScopeLike | None = None,
+    ) -> list[Review]:
+        """The reviews into ``to_scope`` (None: any), with ``status`` ("pending",
+        "approved", "rejected"; None: any), optionally only from ``from_scope``,
+        oldest first.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.reviews()
+        []
+        """
+        if status is not None:
+            try:
+                status = ReviewStatus(status)
+            except ValueError:
+                allowed = ", ".join(x.value for x in ReviewStatus)
+                raise InvalidArgumentError(
+                    f"status must be one of {allowed} or None (any); got {status!r}"
+                ) from None
+        return listed(
+            self._core.live().client,
+            to_scope=None if to_scope is None else Scope.of(to_scope),
+            from_scope=None if from_scope is None else Scope.of(from_scope),
+            status=status,
+        )

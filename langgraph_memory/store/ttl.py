@@ -12,7 +12,7 @@ for a ``put`` without ``ttl=``), ``refresh_on_read`` (default True),
 - An expired item is hidden from ``get`` and ``search`` at once. The sweep
   archives it, never deletes it: its version closes with ``valid_until`` = the
   expiry time, so ``history`` and ``as_of`` reads keep it (``purge`` erases).
-- ``store.sweep_ttl()`` archives every expired item now; ``start_ttl_sweeper()``
+- ``store.ttl.sweep()`` archives every expired item now; ``start_ttl_sweeper()``
   and ``stop_ttl_sweeper()`` run it every ``sweep_interval_minutes`` (default 5).
   Only scopes that ever held an item with a TTL are looked at (the registry
   marks them), and since an item closes at its expiry time, two processes
@@ -30,7 +30,7 @@ for a ``put`` without ``ttl=``), ``refresh_on_read`` (default True),
 >>> store.put(("cache", "alice"), "weather", {"text": "Sunny in Pune."}, ttl=30)
 >>> store.get(("cache", "alice"), "weather").value
 {'text': 'Sunny in Pune.'}
->>> store.sweep_ttl(now=now_utc() + timedelta(minutes=31))
+>>> store.ttl.sweep(now=now_utc() + timedelta(minutes=31))
 1
 >>> store.get(("cache", "alice"), "weather") is None
 True
@@ -50,15 +50,17 @@ from typing import Any
 
 from langgraph.store.base import TTLConfig
 
+from langgraph_memory.checks import check_seconds
 from langgraph_memory.errors import InvalidArgumentError, StoreClosedError
+from langgraph_memory.records import now_utc, utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
 from langgraph_memory.store.codec import EXPIRES_KEY, to_epoch
 from langgraph_memory.store.collection_io import fetch
-from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.core import StoreCore, fresh_method
 from langgraph_memory.store.version import Version
 
-__all__ = ["Sweeper", "check_minutes", "check_ttl_config", "refresh", "sweep"]
+__all__ = ["TTL", "Sweeper", "check_minutes", "check_ttl_config", "refresh", "sweep"]
 
 logger = logging.getLogger(__name__)
 
@@ -223,3 +225,64 @@ class Sweeper:
             return True
         thread.join(timeout)
         return not thread.is_alive()
+
+
+class TTL:
+    """A store's TTL sweeps: ``store.ttl``. ``sweep`` archives every BaseStore item
+    whose TTL ran out, now; ``start`` runs it in a daemon thread every few minutes,
+    until ``stop`` or the store's ``close()``.
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
+    >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> s.put(("user", "a"), "k", {"text": "Likes tea."}, ttl=10)
+    >>> s.ttl.sweep(), s.get(("user", "a"), "k") is not None
+    (0, True)
+    """
+
+    def __init__(
+        self, core: StoreCore, config: TTLConfig | None, sweeper: Sweeper | None = None
+    ) -> None:
+        self._core = core
+        self.config = config
+        #: One thread per store: an admin view's TTL shares its store's.
+        self.sweeper = sweeper if sweeper is not None else Sweeper(self.sweep)
+
+    def __repr__(self) -> str:
+        return "<MemoryStore.ttl: sweep, start, stop>"
+
+    @fresh_method
+    def sweep(self, *, now: datetime | None = None) -> int:
+        """Archive every BaseStore item whose TTL ran out (see ``store/ttl.py``);
+        returns how many. Each closes at its expiry time and stays in ``history``.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.ttl.sweep()
+        0
+        """
+        when = utc(now, "now") if now is not None else now_utc()
+        return sweep(self._core, when)
+
+    def start(self, sweep_interval_minutes: float | None = None) -> concurrent.futures.Future[None]:
+        """Run :meth:`sweep` now and every ``sweep_interval_minutes`` (default: the
+        TTLConfig's, else 5) in a daemon thread, until :meth:`stop` or the store's
+        ``close()``. The future resolves when the thread ends.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> done = s.ttl.start(60)
+        >>> s.ttl.stop(timeout=10), done.result(timeout=10)
+        (True, None)
+        """
+        configured = (self.config or {}).get("sweep_interval_minutes")
+        return self.sweeper.start(sweep_interval_minutes or configured or DEFAULT_SWEEP_MINUTES)
+
+    def stop(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper thread; True once it has ended (see :meth:`start`)."""
+        return self.sweeper.stop(check_seconds(timeout))

@@ -12,6 +12,7 @@ never raised, so one bad fact cannot lose the rest of a turn.
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> from langgraph_memory.records import DecisionOp
+>>> from langgraph_memory.store import MemoryStore
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> vegan = Decision(op=DecisionOp.ADD, fact="User is vegan.", text="User is vegan.")
 >>> d = apply(store, "user:a", vegan,
@@ -22,19 +23,56 @@ never raised, so one bad fact cannot lose the rest of a turn.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.records import Decision, DecisionOp, Status, now_utc, utc
 from langgraph_memory.scope import ScopeLike
-from langgraph_memory.store import MemoryStore
-from langgraph_memory.tracing import trace_apply
+from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 from langgraph_memory.write.episodes import linked
+from langgraph_memory.write.reconcile import decision_summary
 from langgraph_memory.write.types import Fact
 
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
-@trace_apply  # a `memory.apply` run when LangSmith tracing is on
+
+def _apply_inputs(arguments: Mapping[str, Any]) -> Payload:
+    """A ``memory.apply`` run's inputs: the decision to carry out and the fact's text.
+
+    >>> _apply_inputs({"fact": Fact("User is vegan.")})
+    {'decision': None, 'fact': 'User is vegan.', 'pinned': None}
+    """
+    decision = arguments.get("decision")
+    fact = arguments.get("fact")
+    return {
+        "decision": decision_summary(decision) if isinstance(decision, Decision) else None,
+        "fact": clip(getattr(fact, "text", None)),
+        "pinned": arguments.get("pinned"),
+    }
+
+
+def _apply_outputs(decision: Decision) -> Payload:
+    """A ``memory.apply`` run's outputs: the decision as logged (with its log id and the
+    memory it made, if any), long texts cut.
+
+    >>> d = Decision(op=DecisionOp.ADD, fact="User is vegan.", text="User is vegan.")
+    >>> _apply_outputs(d)["op"]
+    'ADD'
+    """
+    out = decision.to_dict()
+    for key in ("fact", "text", "raw"):
+        out[key] = clip(out[key])
+    out["shown_texts"] = [clip(t) for t in out["shown_texts"]]
+    return out
+
+
+@traced(  # a `memory.apply` run when LangSmith tracing is on
+    "memory.apply", inputs=_apply_inputs, outputs=_apply_outputs, metadata=scope_metadata
+)
 def apply(
     store: MemoryStore,
     scope: ScopeLike,
@@ -91,4 +129,4 @@ def apply(
     except MemoryKitError as exc:
         decision = decision.with_(status=Status.FAILED, error=f"{type(exc).__name__}: {exc}")
     logged = decision.with_(result_id=result_id, turn_id=turn_id or decision.turn_id)
-    return store.log(scope, logged, now=when)[0]
+    return stores.internals(store).log(scope, logged, now=when)[0]

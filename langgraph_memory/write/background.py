@@ -95,8 +95,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.checks import check_instance, check_int, check_seconds
 from langgraph_memory.errors import (
     InvalidArgumentError,
@@ -107,16 +108,16 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.records import MAX_TEXT_CHARS, Decision, DecisionOp, Status, utc
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
-from langgraph_memory.store import MemoryStore
-from langgraph_memory.store.layout import JOURNAL_FILE
 from langgraph_memory.write.idle import IdleJob, IdleRunner
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
 from langgraph_memory.write.writer import MemoryWriter, MessageLike
 
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
+
 __all__ = [
     "EXIT_TIMEOUT_S",
-    "JOURNAL_FILE",
     "BackgroundStats",
     "BackgroundWriter",
     "QueueFullError",
@@ -137,10 +138,13 @@ def journal_path(store: MemoryStore) -> Path | None:
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
     >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> journal_path(store).relative_to(store.path).as_posix()
     'journal/turns.jsonl'
     """
+    from langgraph_memory.store.layout import JOURNAL_FILE
+
     return None if store.path is None else store.path / JOURNAL_FILE
 
 
@@ -281,7 +285,9 @@ class BackgroundWriter:
         ]
         for thread in self._threads:
             thread.start()
-        writer.store.attach(self)  # purges reach the queue and journal; exports list turns
+        stores.internals(writer.store).attach(
+            self
+        )  # purges reach the queue and journal; exports list turns
         atexit.register(self._close_at_exit)  # unregistered by close()
         if self._idle is not None:
             self._idle.start()
@@ -437,6 +443,7 @@ class BackgroundWriter:
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.write.rules import RulesModel
+        >>> from langgraph_memory.store import MemoryStore
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> with BackgroundWriter(MemoryWriter(store, model=RulesModel())) as bg:
         ...     _ = bg.submit("user:alice", [("user", "I'm vegan.")])
@@ -591,7 +598,7 @@ class BackgroundWriter:
             turn_id=item.turn.id,
         )
         try:
-            self.writer.store.log(item.scope, decision, now=item.turn.when)
+            stores.internals(self.writer.store).log(item.scope, decision, now=item.turn.when)
         except Exception as exc:
             self._count("unrecorded")
             with self._cond:

@@ -28,8 +28,9 @@ episodes by that id and stores no second one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.records import (
     EPISODE,
     MAX_METADATA_STR_CHARS,
@@ -42,8 +43,10 @@ from langgraph_memory.records import (
     Scalar,
 )
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import MemoryStore
 from langgraph_memory.write.types import SOURCE_OF_ROLE, TRUST_OF_ROLE, Role, Turn
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 __all__ = ["MAX_SOURCES", "episode_fields", "linked", "turn_episodes"]
 
@@ -91,7 +94,9 @@ def turn_episodes(store: MemoryStore, scope: Scope, turn_ids: Sequence[str]) -> 
     per collection."""
     if not turn_ids:
         return []
-    return store.find(scope, metadata={EPISODE: True, TURN_ID: list(turn_ids)}, archived=True)
+    return stores.internals(store).find(
+        scope, metadata={EPISODE: True, TURN_ID: list(turn_ids)}, archived=True
+    )
 
 
 def linked(sources: Sequence[str], episode_id: str) -> tuple[str, ...]:

@@ -22,7 +22,7 @@ the facts of any ``MemoryModel``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -30,7 +30,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from langgraph_memory.records import Source
-from langgraph_memory.tracing import trace_extract
+from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 from langgraph_memory.write.prompts.extract import ExtractionOutput
 from langgraph_memory.write.provenance import speaker_of
 from langgraph_memory.write.types import (
@@ -135,7 +135,53 @@ def facts_from_output(
     return Extraction(tuple(facts), raw, tuple(rejected))
 
 
-@trace_extract  # a `memory.extract` run when LangSmith tracing is on
+def _extract_inputs(arguments: Mapping[str, Any]) -> Payload:
+    """What a ``memory.extract`` run shows of a call: the turn's messages (a list or a
+    Turn; never an iterator, which would be used up), its id and the roles asked for.
+
+    >>> _extract_inputs({"turn": [("user", "I live in Pune.")], "roles": ["user"]})
+    {'roles': ['user'], 'messages': [{'role': 'user', 'content': 'I live in Pune.'}]}
+    """
+    turn = arguments.get("turn")
+    messages = getattr(turn, "messages", turn)
+    out: Payload = {"roles": list(arguments.get("roles") or ())}
+    if isinstance(messages, (list, tuple)):
+        out["messages"] = [_message_summary(m) for m in messages]
+    if getattr(turn, "id", None) is not None:
+        out["turn_id"] = turn.id  # type: ignore[union-attr]
+    return out
+
+
+def _message_summary(message: Any) -> Payload:
+    if isinstance(message, tuple) and len(message) == 2:
+        return {"role": str(message[0]), "content": clip(str(message[1]))}
+    if isinstance(message, Mapping):
+        return {"role": str(message.get("role")), "content": clip(str(message.get("content")))}
+    role = getattr(message, "role", None) or getattr(message, "type", None)
+    return {"role": str(role), "content": clip(str(getattr(message, "content", message)))}
+
+
+def _extract_metadata(arguments: Mapping[str, Any]) -> Payload:
+    """A ``memory.extract`` run's metadata: the scope kind of the write in progress and
+    the ``MemoryModel``'s name (``rules``, or ``chat:`` and the chat model's).
+
+    >>> from langgraph_memory.write.rules import RulesModel
+    >>> _extract_metadata({"scope": "user:alice", "model": RulesModel()})
+    {'scope_kind': 'user', 'memory_model': 'rules'}
+    """
+    out = scope_metadata(arguments)
+    name = getattr(arguments.get("model"), "name", None)
+    if isinstance(name, str):
+        out["memory_model"] = name
+    return out
+
+
+@traced(  # a `memory.extract` run when LangSmith tracing is on
+    "memory.extract",
+    inputs=_extract_inputs,
+    outputs=Extraction.trace_summary,
+    metadata=_extract_metadata,
+)
 def extract(
     turn: Turn | Iterable[BaseMessage | tuple[str, str] | dict[str, Any]],
     *,

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from langgraph_memory.text import spoken_words
+
 __all__ = ["may_hold_fact"]
 
 # Typographic apostrophes and quotes are folded to ASCII first, so that "I\u2019m" from a phone
@@ -111,7 +113,6 @@ _FIRST_PERSON_ACK = re.compile(
     r"(?:\W+(?:now|thanks|thank\s+you))?\W*$",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _BEFORE_NAME = _word_set("hi hey hello hiya yo bye thanks thank you thx ty wow great")
 
 # A statement whose subject is "you" is about the other party (the assistant, or in a group
@@ -158,7 +159,7 @@ def _sentence_tells(sentence: str) -> bool:
         return False
     if _ADDRESSEE_START.match(sentence):
         return False
-    words = _WORD.findall(sentence)
+    words = spoken_words(sentence)
     return not all(
         w.lower() in _SMALL_TALK_WORDS
         or (

@@ -37,8 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
-from langgraph_memory.store import tokenize
-from langgraph_memory.text_safety import for_terminal
+from langgraph_memory.text import for_terminal, tokenize
 from langgraph_memory.write.types import Role, Turn
 
 __all__ = ["least_trusted", "own_and_quoted", "speaker_of", "support", "words"]

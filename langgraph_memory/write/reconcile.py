@@ -42,17 +42,21 @@ fails (``Status.FAILED``, the reason in ``error``).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from langchain_core.embeddings import Embeddings
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.records import Decision, DecisionOp, Memory, Status
 from langgraph_memory.scope import ScopeLike
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 from langgraph_memory.write.extract import MAX_FACT_CHARS
 from langgraph_memory.write.guards import embedding_similarity, refusal, supported
 from langgraph_memory.write.types import Choice, Fact
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 #: How many memories a fact is compared with: vector neighbours plus keyword
 #: hits (names, numbers), which embed badly.
@@ -81,9 +85,9 @@ def similar(
     """
     shown: dict[str, Memory] = {}
     query = fact.text if vector is None else vector
-    for hit in store.nearest(scope, query, k=k, episodes=False):
+    for hit in stores.internals(store).nearest(scope, query, k=k, episodes=False):
         shown[hit.memory.id] = hit.memory
-    for hit in store.keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
+    for hit in stores.internals(store).keyword(scope, fact.text, k=KEYWORD_K, episodes=False):
         shown.setdefault(hit.memory.id, hit.memory)
     return list(shown.values())[:MAX_SHOWN]
 
@@ -201,3 +205,90 @@ def validate(
         target_id=target.id if target is not None and op is not DecisionOp.ADD else None,
     )
     return decision.with_(note="; ".join(notes) or None)
+
+
+# -- the `memory.reconcile` run ----------------------------------------------------------------
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def decision_summary(decision: Decision) -> Payload:
+    """A validated decision as a trace shows it (a ``memory.reconcile`` run's output, a
+    ``memory.apply`` run's input).
+
+    >>> d = Decision(op=DecisionOp.ADD, fact="User is vegan.", text="User is vegan.")
+    >>> decision_summary(d)["op"], decision_summary(d)["status"]
+    ('ADD', 'applied')
+    """
+    return {
+        "op": decision.op.value,
+        "fact": clip(decision.fact),
+        "text": clip(decision.text),
+        "target_id": decision.target_id,
+        "shown_ids": list(decision.shown_ids),
+        "status": decision.status.value,
+        "note": decision.note,
+        "error": decision.error,
+    }
+
+
+def _reconcile_inputs(arguments: Mapping[str, Any]) -> Payload:
+    """The fact(s) being reconciled and the turn's id.
+
+    >>> _reconcile_inputs({"fact": Fact("User is vegan.")})["fact"]["text"]
+    'User is vegan.'
+    """
+    out: Payload = {"turn_id": getattr(arguments.get("turn"), "id", None)}
+    if "fact" in arguments:
+        out["fact"] = arguments["fact"].trace_summary()
+    if "facts" in arguments:
+        out["facts"] = [f.trace_summary() for f in arguments["facts"]]
+    return out
+
+
+def _reconcile_outputs(result: Decision | Sequence[Decision]) -> Payload:
+    """One decision's fields, or ``decisions``: a list of them (``reconcile="batched"``).
+
+    >>> _reconcile_outputs([unopposed(Fact("User is vegan."))])["decisions"][0]["op"]
+    'ADD'
+    """
+    if isinstance(result, Decision):
+        return decision_summary(result)
+    return {"decisions": [decision_summary(d) for d in result]}
+
+
+def _reconcile_metadata(arguments: Mapping[str, Any]) -> Payload:
+    """The scope kind, the writer's ``reconcile`` (``per_fact`` or ``batched``) as
+    ``memory_reconcile``, and its memory model's name as ``memory_model``.
+
+    >>> _reconcile_metadata({"scope": "user:alice"})
+    {'scope_kind': 'user'}
+    """
+    out = scope_metadata(arguments)
+    writer = arguments.get("self")
+    reconcile = getattr(writer, "reconcile", None)
+    if isinstance(reconcile, str):
+        out["memory_reconcile"] = reconcile
+    name = getattr(getattr(writer, "model", None), "name", None)
+    if isinstance(name, str):
+        out["memory_model"] = name
+    return out
+
+
+def trace_reconcile(func: Callable[P, R]) -> Callable[P, R]:
+    """``func`` (a ``MemoryWriter`` method returning validated decision(s)) as the
+    ``memory.reconcile`` run when tracing is on.
+
+    >>> @trace_reconcile
+    ... def decide(scope: str, fact: Fact) -> Decision:
+    ...     return unopposed(fact)
+    >>> decide("user:alice", Fact("User is vegan.")).op.value
+    'ADD'
+    """
+    return traced(
+        "memory.reconcile",
+        inputs=_reconcile_inputs,
+        outputs=_reconcile_outputs,
+        metadata=_reconcile_metadata,
+    )(func)

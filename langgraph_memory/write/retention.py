@@ -14,6 +14,7 @@ memory stops being current), ``status`` applied, the reason in ``note``.
 >>> from datetime import datetime, timedelta, timezone
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> from langgraph_memory.write import MemoryWriter, RulesModel
+>>> from langgraph_memory.store import MemoryStore
 >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> writer = MemoryWriter(store, model=RulesModel())
 >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -33,12 +34,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.records import EPISODE, Decision, DecisionOp, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore
-from langgraph_memory.store.memory_store import check_store
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 __all__ = ["Retention", "archive_decision", "archive_logged", "retain_episodes"]
 
@@ -115,19 +119,19 @@ def retain_episodes(
     Cost: one indexed read for the age, one read of the episodes' ids for the
     count, and a read of every episode only when there are more than ``max_count``.
     """
-    check_store(store)
+    stores.check_store(store)
     scope = Scope.of(scope)
     check_limits(max_age, max_count)
     when = utc(now, "now") if now is not None else now_utc()
     mark = {EPISODE: True}
     done: list[Decision] = []
-    with store.scope_lock(scope):
+    with stores.internals(store).scope_lock(scope):
         if max_age is not None:
-            old = store.find(scope, metadata=mark, created_before=when - max_age)
+            old = stores.internals(store).find(scope, metadata=mark, created_before=when - max_age)
             reason = f"retention: older than {_duration(max_age)} (max_age)"
             done += archive_logged(store, scope, old, reason=reason, now=when)
         if max_count is not None and store.count(scope, metadata=mark) > max_count:
-            kept = store.find(scope, metadata=mark)  # oldest first
+            kept = stores.internals(store).find(scope, metadata=mark)  # oldest first
             excess = kept[: len(kept) - max_count]
             reason = f"retention: beyond the newest {max_count} episodes (max_count)"
             done += archive_logged(store, scope, excess, reason=reason, now=when)
@@ -150,6 +154,7 @@ def archive_logged(
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
     >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> m = s.add("user:a", "User liked jazz in 2019.")
     >>> [d.note for d in archive_logged(s, "user:a", [m], reason="decay: unused for 3 years")]
@@ -157,7 +162,7 @@ def archive_logged(
     >>> s.active("user:a"), s.decisions("user:a", m.id)[0].target_id == m.id
     ([], True)
     """
-    check_store(store)
+    stores.check_store(store)
     if isinstance(memories, Memory) or not all(isinstance(m, Memory) for m in memories):
         raise InvalidTypeError(
             f"memories must be a list of Memory (e.g. from store.active(scope)), got {memories!r}"
@@ -176,7 +181,7 @@ def archive_logged(
         archive_decision(closed, note, turn_id=turn_id)
         for note, closed in zip(notes, archived, strict=True)
     ]
-    return store.log(scope, decisions, now=when)
+    return stores.internals(store).log(scope, decisions, now=when)
 
 
 def archive_decision(memory: Memory, reason: str, *, turn_id: str | None = None) -> Decision:

@@ -40,6 +40,7 @@ from langgraph_memory.records import (
     now_utc,
     utc,
 )
+from langgraph_memory.tracing import Payload, clip
 
 # Re-exported: the write path names roles through this module.
 from langgraph_memory.turn_record import ROLE_OF_TYPE as ROLE_OF_TYPE
@@ -231,6 +232,21 @@ class Fact:
     kind: Kind = Kind.SEMANTIC
     event_time: datetime | None = None
 
+    def trace_summary(self) -> Payload:
+        """The fact as a trace shows it: its text, importance and provenance.
+
+        >>> Fact("User is vegan.", importance=0.8).trace_summary()  # doctest: +NORMALIZE_WHITESPACE
+        {'text': 'User is vegan.', 'importance': 0.8, 'source': 'user', 'trust': 'high',
+         'kind': 'semantic'}
+        """
+        return {
+            "text": clip(self.text),
+            "importance": self.importance,
+            "source": self.source.value,
+            "trust": self.trust.value,
+            "kind": self.kind.value,
+        }
+
 
 @dataclass(frozen=True)
 class Extraction:
@@ -245,6 +261,20 @@ class Extraction:
     raw: str | None = None
     rejected: tuple[tuple[str, str], ...] = ()
     error: str | None = None
+
+    def trace_summary(self) -> Payload:
+        """The facts kept, those rejected and why, and the error if the answer was unusable
+        (not the raw answer: the model's own run shows it).
+
+        >>> summary = Extraction((), rejected=(("Bob is tall.", "not said"),)).trace_summary()
+        >>> summary["facts"], summary["rejected"], summary["error"]
+        ([], [{'text': 'Bob is tall.', 'reason': 'not said'}], None)
+        """
+        return {
+            "facts": [f.trace_summary() for f in self.facts],
+            "rejected": [{"text": clip(t), "reason": why} for t, why in self.rejected],
+            "error": self.error,
+        }
 
 
 Operation = str  # "ADD" | "UPDATE" | "DELETE" | "NOOP" once validated; anything before

@@ -33,11 +33,12 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
+from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.checks import check_id, check_query
 from langgraph_memory.errors import (
     AmbiguousMemoryError,
@@ -60,16 +61,20 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
-from langgraph_memory.store import MemoryStore
-from langgraph_memory.store.memory_store import check_store
-from langgraph_memory.tracing import trace_reconcile, trace_scope
+from langgraph_memory.tracing import trace_scope
 from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.episodes import episode_fields, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.guards import supported
-from langgraph_memory.write.reconcile import merge_similar, similar, unopposed, validate
+from langgraph_memory.write.reconcile import (
+    merge_similar,
+    similar,
+    trace_reconcile,
+    unopposed,
+    validate,
+)
 from langgraph_memory.write.retention import Retention, retain_episodes
 from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.types import (
@@ -80,6 +85,9 @@ from langgraph_memory.write.types import (
     Turn,
     check_roles,
 )
+
+if TYPE_CHECKING:
+    from langgraph_memory.store import MemoryStore
 
 log = logging.getLogger("langgraph_memory")
 
@@ -182,7 +190,7 @@ class MemoryWriter:
         episode_roles: Sequence[Role] = ("user",),
         episode_retention: Retention | None = None,
     ) -> None:
-        check_store(store)
+        stores.check_store(store)
         if reconcile not in RECONCILE_CALLS:
             raise InvalidArgumentError(
                 f"reconcile must be 'per_fact' or 'batched', got {reconcile!r}"
@@ -240,6 +248,7 @@ class MemoryWriter:
         >>> from datetime import datetime, timezone
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.write.rules import RulesModel
+        >>> from langgraph_memory.store import MemoryStore
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> day = datetime(2026, 1, 5, tzinfo=timezone.utc)
         >>> turns = [Turn.of([("user", said)], when=day, turn_id=f"t{i}", thread_id="chat-1")
@@ -260,15 +269,15 @@ class MemoryWriter:
                 f"got {type(bad[0]).__name__}: {bad[0]!r}"
             )
         logged: list[Decision] = []
-        generation = self.store.scope_generation(scope)
+        generation = stores.internals(self.store).scope_generation(scope)
         for start in range(0, len(listed), batch):
             chunk = listed[start : start + batch]
             extracted = [self._extract(scope, turn) for turn in chunk]
             # Compare-decide-apply is atomic per scope: two turns stating the same new
             # fact at once must not both see "nothing like it" and both ADD. The
             # episodes' replay check needs the lock too.
-            with self.store.scope_lock(scope):
-                if self.store.scope_generation(scope) != generation:
+            with stores.internals(self.store).scope_lock(scope):
+                if stores.internals(self.store).scope_generation(scope) != generation:
                     # The scope was purged (here or by another process) while these
                     # turns were read: writing them now would bring back what the
                     # purge erased.
@@ -285,7 +294,7 @@ class MemoryWriter:
                     logged += self._reconcile(scope, turn, ready)
                 if start + batch < len(listed):
                     # This batch may have made the scope: the next compares with that.
-                    generation = self.store.scope_generation(scope)
+                    generation = stores.internals(self.store).scope_generation(scope)
             for turn in chunk:
                 self._retain(scope, turn)
         return logged
@@ -576,7 +585,7 @@ class MemoryWriter:
                 kind=fact.kind,
                 event_time=fact.event_time,
             )
-            with self.store.scope_lock(scope):
+            with stores.internals(self.store).scope_lock(scope):
                 decisions.append(self._reconcile_one(scope, turn, fact, pinned=pinned or None))
         return decisions
 
@@ -617,6 +626,7 @@ class MemoryWriter:
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
         >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
         >>> m = store.add("user:a", "User likes tea.")
         >>> MemoryWriter(store, model=RulesModel()).find_one("user:a", m.id).text
@@ -639,11 +649,11 @@ class MemoryWriter:
     def _one_match(self, scope: Scope, query: str) -> Memory:
         # A fact is what is forgotten by description: the episode that said it
         # would match as well and make every such request ambiguous.
-        hits = self.store.nearest(scope, query, k=5, episodes=False)
+        hits = stores.internals(self.store).nearest(scope, query, k=5, episodes=False)
         ids = {h.memory.id for h in hits}
         keyword = [
             h
-            for h in self.store.keyword(scope, query, k=3, episodes=False)
+            for h in stores.internals(self.store).keyword(scope, query, k=3, episodes=False)
             if h.memory.id not in ids
         ]
         if not hits and not keyword:
@@ -662,7 +672,9 @@ class MemoryWriter:
         )
 
     def _log(self, scope: Scope, turn: Turn, decision: Decision) -> Decision:
-        return self.store.log(scope, decision.with_(turn_id=turn.id), now=turn.when)[0]
+        return stores.internals(self.store).log(
+            scope, decision.with_(turn_id=turn.id), now=turn.when
+        )[0]
 
 
 def _now(now: datetime | None) -> datetime | None:

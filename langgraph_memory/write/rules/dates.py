@@ -16,13 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
+from langgraph_memory.text import MONTHS, WEEKDAYS, month_number
+
 __all__ = ["FoundDate", "find_date", "resolve_date", "without_date"]
 
-_MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -45,7 +42,7 @@ def _on(day: date) -> tuple[str, datetime]:
 
 
 def _in_month(year: int, month: int) -> tuple[str, datetime]:
-    return f"in {_MONTHS[month - 1]} {year}", datetime(year, month, 1, tzinfo=timezone.utc)
+    return f"in {MONTHS[month - 1]} {year}", datetime(year, month, 1, tzinfo=timezone.utc)
 
 
 def _in_year(year: int) -> tuple[str, datetime]:
@@ -79,8 +76,8 @@ def _shift(day: date, n: int, unit: str) -> tuple[str, datetime]:
     return _in_year(day.year + n)
 
 
-_WD = "|".join(_WEEKDAYS)
-_MON = "|".join(_MONTHS)
+_WD = "|".join(WEEKDAYS)
+_MON = "|".join(MONTHS)
 _DATE_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], date], tuple[str, datetime]]]] = [
     (re.compile(r"\bon (\d{4}-\d{2}-\d{2})\b"), lambda m, d: _on(date.fromisoformat(m[1]))),
     (
@@ -89,7 +86,7 @@ _DATE_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], date], tuple[s
     ),
     (
         re.compile(rf"\bin ({_MON}) (\d{{4}})\b", re.I),
-        lambda m, d: _in_month(int(m[2]), _MONTHS.index(m[1].capitalize()) + 1),
+        lambda m, d: _in_month(int(m[2]), month_number(m[1])),
     ),
     (re.compile(r"\bin (\d{4})\b"), lambda m, d: _in_year(int(m[1]))),
     (
@@ -108,16 +105,12 @@ _DATE_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str], date], tuple[s
     (re.compile(r"\byesterday\b", re.I), lambda m, d: _on(d - timedelta(days=1))),
     (
         re.compile(rf"\blast ({_WD})\b", re.I),
-        lambda m, d: _on(
-            d - timedelta(days=(d.weekday() - _WEEKDAYS.index(m[1].lower())) % 7 or 7)
-        ),
+        lambda m, d: _on(d - timedelta(days=(d.weekday() - WEEKDAYS.index(m[1].lower())) % 7 or 7)),
     ),
     (
         # "next Friday" is the first Friday after today: on Monday 2026-03-02, 2026-03-06.
         re.compile(rf"\b(?:next|this|coming|this coming|on) ({_WD})\b", re.I),
-        lambda m, d: _on(
-            d + timedelta(days=(_WEEKDAYS.index(m[1].lower()) - d.weekday()) % 7 or 7)
-        ),
+        lambda m, d: _on(d + timedelta(days=(WEEKDAYS.index(m[1].lower()) - d.weekday()) % 7 or 7)),
     ),
     (re.compile(r"\bnext week\b", re.I), lambda m, d: _week_of(d + timedelta(weeks=1))),
     (re.compile(r"\blast week\b", re.I), lambda m, d: _week_of(d - timedelta(weeks=1))),

@@ -1,10 +1,10 @@
-"""A scope's lexical index: BM25 over its active records, in SQLite FTS5.
+"""One scope's lexical index: BM25 over its active records, in SQLite FTS5.
 
 One index per scope, in a SQLite database of its own (a file of the store's directory, or
 memory), so a query's cost depends on its scope's size alone. It knows nothing of
-Chroma: ``lexicon`` keeps it in step with the scope's active collection.
+Chroma: ``indexes`` keeps it in step with the scope's active collection.
 
-An entry is a record's id, its own terms (see ``terms``) and the ids it names as its
+An entry is a record's id, its own terms (see ``entries``) and the ids it names as its
 ``sources``. An episodic record is indexed under its own terms plus those of every
 entry that names it (fact-augmented keys: a fact taken from a turn makes the turn
 findable by the fact's words); any other record under its own terms.
@@ -37,7 +37,7 @@ from pathlib import Path
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.store.compaction import SQLITE_FILE
 
-__all__ = ["K1", "SCHEMA", "Entry", "LexicalIndex"]
+__all__ = ["K1", "SCHEMA", "Entry", "LexicalIndex", "erase"]
 
 #: FTS5's ``bm25()`` term-frequency saturation (its default; b is 0.75).
 K1 = 1.2
@@ -48,7 +48,8 @@ COMMON_SHARE = 0.5
 #: ... once the scope holds this many records (a small scope keeps every term).
 COMMON_MIN_RECORDS = 20
 #: The layout of an index file and the way its terms are made: bump it whenever either
-#: changes (``terms``, the stop words, the stemmer), and older files are rebuilt from Chroma.
+#: changes (``text.words``, the stop words, the stemmer of ``text.stemming``, ``entries``),
+#: and older files are rebuilt from Chroma (``tests/test_text.py`` pins the terms).
 SCHEMA = 4
 #: An episode is also indexed under this many episodes before and after it in its
 #: thread: the evidence for a question is often a short reply whose topic sits in the
@@ -77,7 +78,7 @@ class Entry:
     """One active record as the index holds it."""
 
     id: str
-    terms: str  # its own terms, space-separated (``" ".join(terms.tokenize(...))``)
+    terms: str  # its own terms, space-separated (``" ".join(tokenize(...))``)
     sources: tuple[str, ...] = ()  # ids it names as where it came from
     episodic: bool = False
     thread: str | None = None  # an episode's conversation (thread id), if known
@@ -119,7 +120,7 @@ class LexicalIndex:
         con = sqlite3.connect(where, isolation_level=None, check_same_thread=False)
         try:
             # WAL: a crashed process leaves the file whole; NORMAL: no fsync per write
-            # (the index is derived from Chroma and repaired from it, see ``lexicon``).
+            # (the index is derived from Chroma and repaired from it, see ``indexes``).
             # secure_delete and temp_store: deleted text is zeroed, never spilled to /tmp.
             for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON"):
                 con.execute(f"PRAGMA {pragma}")

@@ -1,7 +1,7 @@
 """Keyword search: BM25 over a scope's lexical index, and memories named by their id.
 
 A query is a text or a list of terms; either is tokenised as the index is (see
-``terms``). An 8-hex-digit term also finds the active memory with that id, first,
+``text.words.tokenize``). An 8-hex-digit term also finds the active memory with that id, first,
 with score 1.0. The index returns ids; the records are read from the scope's active
 collection, so what a search shows is always what Chroma holds now.
 
@@ -15,20 +15,42 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
+
+from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.checks import check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.scope import Scope
+from langgraph_memory.store import layout
 from langgraph_memory.store.collection_io import fetch
-from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.terms import tokenize
+from langgraph_memory.store.lexical.indexes import Lexicon
 from langgraph_memory.store.version import Hit
+from langgraph_memory.text import tokenize
 
-__all__ = ["query_of", "search", "shares"]
+__all__ = ["StoreCoreLike", "query_of", "search", "shares"]
+
+
+class _EngineLike(Protocol):
+    @property
+    def lexicon(self) -> Lexicon: ...
+    @property
+    def registry(self) -> Collection: ...
+
+
+class StoreCoreLike(Protocol):
+    """What a search reads of the store: its ``StoreCore``. A protocol, not the class:
+    the store's engine holds the lexical indexes, so the index cannot import it back."""
+
+    @property
+    def engine(self) -> _EngineLike: ...
+    def live(self) -> _EngineLike: ...
+    def collections(
+        self, scope: Scope, *, create: bool = False
+    ) -> layout.ScopeCollections | None: ...
+
 
 _ID = re.compile(r"^[0-9a-f]{8}$")
-_WORD = re.compile(r"\S+")
 
 
 def query_of(terms: Any) -> tuple[list[str], list[str]]:
@@ -41,12 +63,12 @@ def query_of(terms: Any) -> tuple[list[str], list[str]]:
         raise InvalidArgumentError(
             f"terms must be a text or a list of terms, got {type(terms).__name__}: {terms!r}"
         )
-    words = [w.strip(".,;:!?\"'()[]") for g in given for w in _WORD.findall(g)]
+    words = [w.strip(".,;:!?\"'()[]") for g in given for w in g.split()]
     ids = list(dict.fromkeys(w for w in words if _ID.match(w)))
     return list(dict.fromkeys(t for g in given for t in tokenize(g))), ids
 
 
-def search(core: StoreCore, scope: Scope, terms: Any, k: int) -> list[Hit]:
+def search(core: StoreCoreLike, scope: Scope, terms: Any, k: int) -> list[Hit]:
     """The ``k`` active memories of ``scope`` that best match ``terms``, best first."""
     wanted, ids = query_of(terms)
     cols = core.collections(scope)
@@ -63,7 +85,7 @@ def search(core: StoreCore, scope: Scope, terms: Any, k: int) -> list[Hit]:
     return hits[:k]
 
 
-def shares(core: StoreCore, scope: Scope, words: Sequence[str]) -> dict[str, float]:
+def shares(core: StoreCoreLike, scope: Scope, words: Sequence[str]) -> dict[str, float]:
     """The share of ``scope``'s active memories that hold each word (as the index
     tokenises it; a word that tokenises to nothing has share 0)."""
     cols = core.collections(scope)

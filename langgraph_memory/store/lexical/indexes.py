@@ -3,7 +3,7 @@
 Chroma 1.5 has no BM25 of its own outside its distributed and hosted editions (local
 and ``chroma run`` refuse sparse indexes), and its ``$contains`` filter scans one
 full-text table shared by every collection, so the store keeps a BM25 index per scope
-itself (see ``lexical``). Chroma stays the truth: the index is derived from each
+itself (see ``index``). Chroma stays the truth: the index is derived from each
 scope's active collection, and repaired from it.
 
 - **Embedded store** (a directory): each scope's index is a SQLite file under
@@ -44,15 +44,14 @@ from typing import Any
 
 from chromadb.api.models.Collection import Collection
 
-from langgraph_memory.records import Kind
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
 from langgraph_memory.store.collection_io import chunks, fetch
-from langgraph_memory.store.lexical import SCHEMA, Entry, LexicalIndex, erase
-from langgraph_memory.store.terms import lexical_text, tokenize
+from langgraph_memory.store.lexical.entries import entry_of
+from langgraph_memory.store.lexical.index import SCHEMA, LexicalIndex, erase
 from langgraph_memory.store.version import Version
 
-__all__ = ["INDEX_DIR", "Lexicon", "entry_of"]
+__all__ = ["INDEX_DIR", "Lexicon"]
 
 log = logging.getLogger("langgraph_memory")
 
@@ -67,23 +66,6 @@ STAMP_MAX_AGE_S = 24 * 3600.0
 STAMP_PREFIX = "lex."
 #: Beside a scope's index file while a purge of the scope runs.
 PURGE_SUFFIX = ".purging"
-
-
-def entry_of(version: Version) -> Entry:
-    """The index entry of a stored version."""
-    m = version.memory
-    thread = m.metadata.get("thread_id")
-    speaker = m.metadata.get("speaker")
-    return Entry(
-        m.id,
-        " ".join(tokenize(lexical_text(m))),
-        m.sources,
-        m.kind == Kind.EPISODIC,
-        thread=thread if isinstance(thread, str) else None,
-        at=(m.event_time or m.created_at).timestamp(),
-        pinned=m.pinned,
-        speaker=speaker if isinstance(speaker, str) else None,
-    )
 
 
 class _Slot:

@@ -1,0 +1,19 @@
+"""The lexical index: BM25 over each scope's active memories, kept in step with Chroma.
+
+The rest of the store uses it through the names below; the modules inside are its own:
+
+- ``index``: one scope's index, BM25 in SQLite FTS5 (:class:`LexicalIndex`, ``SCHEMA``);
+- ``indexes``: the indexes of one store location, kept in step with Chroma
+  (:class:`Lexicon`: files of an embedded store, memory on a Chroma server);
+- ``entries``: what a memory is indexed under (its terms come from ``text.words``);
+- ``search``: keyword search (:func:`search`, :func:`shares`) and a query's terms and
+  named ids (:func:`query_of`).
+
+Fusing its finds with the dense index's is the read's candidates (``store/candidates.py``).
+"""
+
+from langgraph_memory.store.lexical.index import SCHEMA, LexicalIndex
+from langgraph_memory.store.lexical.indexes import Lexicon
+from langgraph_memory.store.lexical.search import query_of, search, shares
+
+__all__ = ["SCHEMA", "LexicalIndex", "Lexicon", "query_of", "search", "shares"]
