@@ -297,3 +297,94 @@ def test_a_moved_store_name_still_answers_with_a_warning_until_it_goes(tmp_path:
     with pytest.warns(DeprecationWarning, match="DecisionOp"):
         from langgraph_memory import Op  # type: ignore[attr-defined]
     assert Op is langgraph_memory.DecisionOp
+
+
+#: The one module that may reach into Chroma's internals (its SQLite file, private
+#: attributes, its Rust bindings) and glibc's heap (``ctypes``, ``malloc_trim``).
+CHROMA_INTERNALS = "langgraph_memory.store.chroma_internals"
+#: Modules that may import ``sqlite3`` for files of their own (not Chroma's): the
+#: package's lexical index, wherever it lives under ``store.lexical``.
+OWN_SQLITE = ("langgraph_memory.store.lexical",)
+#: Imports that reach into Chroma or the process's heap.
+INTERNAL_IMPORTS = ("ctypes", "chromadb_rust_bindings", "chromadb.api.shared_system_client")
+#: Code in a string (a script a child runs) that reaches the same.
+INTERNAL_CODE = ("import sqlite3", "sqlite3.connect", "malloc_trim", "ctypes", "chromadb_rust")
+
+
+def _owns_sqlite(name: str) -> bool:
+    return name in OWN_SQLITE or name.startswith("langgraph_memory.store.lexical.")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes of a module, its classes and functions."""
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        doc = node.body[0] if node.body else None
+        if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant):
+            found.add(id(doc.value))
+    return found
+
+
+def internals_reaches(name: str, tree: ast.AST) -> list[str]:
+    """Where a module reaches into Chroma's internals or the heap: an import of
+    ``sqlite3`` (allowed for the lexical index's own files), ``ctypes`` or a
+    private Chroma module; ``getattr``/``hasattr``/``setattr``/``delattr`` of a
+    private name (``"_x"``, not ``"__x__"``) on anything but ``self``/``cls``, which
+    the private-member test cannot see; code for a child in a string."""
+    found = []
+    docstrings = _docstrings(tree)
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        for imported_name in names:
+            if imported_name == "sqlite3" and not _owns_sqlite(name):
+                found.append(f"{name}:{node.lineno} imports sqlite3")
+            elif any(
+                imported_name == m or imported_name.startswith(m + ".") for m in INTERNAL_IMPORTS
+            ):
+                found.append(f"{name}:{node.lineno} imports {imported_name}")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "hasattr", "setattr", "delattr")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            attr = node.args[1].value
+            on_self = isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")
+            dunder = attr.startswith("__") and attr.endswith("__")
+            if attr.startswith("_") and not dunder and not on_self:
+                found.append(f"{name}:{node.lineno} {node.func.id}(..., {attr!r})")
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
+            for code in INTERNAL_CODE:
+                if code in node.value and not (code.endswith("sqlite3") and _owns_sqlite(name)):
+                    found.append(f"{name}:{node.lineno} holds code with {code!r} in a string")
+    return found
+
+
+def test_only_the_internals_module_reaches_into_chroma() -> None:
+    """Chroma's SQLite file, its private attributes and bindings, and glibc's heap
+    are reached from ``store/chroma_internals.py`` only, where a version check and
+    tests/test_chroma_internals.py guard each reach (issue 21, point 6)."""
+    offences = []
+    for name, path in MODULES.items():
+        if name == CHROMA_INTERNALS:
+            continue
+        offences += internals_reaches(name, ast.parse(path.read_text()))
+    assert offences == []
+    # The scan sees what it is for: the internals module trips every rule.
+    reaches = internals_reaches(CHROMA_INTERNALS, ast.parse(MODULES[CHROMA_INTERNALS].read_text()))
+    assert any("imports ctypes" in r for r in reaches), reaches
+    assert any("'_identifier_to_system'" in r for r in reaches), reaches
+    assert any("'import sqlite3'" in r for r in reaches), reaches
+    assert any("'chromadb_rust'" in r for r in reaches), reaches

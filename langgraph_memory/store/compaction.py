@@ -13,17 +13,19 @@ persist directory for a marker string; see the tests):
 
 So a hard delete here (1) rebuilds each collection that lost records: it copies
 the survivors into a new collection that takes the old one's place (see
-``rebuild``: crash-safe), which discards its log entries and segment folder;
-then, where the directory is reachable, (2)
-removes segment folders no live segment owns, (3) rebuilds the full-text index
-from its content and (4) runs SQLite ``VACUUM``, which rewrites the file
-without free pages. Steps 2-4 need the directory: for a Chroma server, stop
-it and run :func:`compact_directory` on its ``--path``.
+``rebuild``: crash-safe; Chroma's public API only), which discards its log
+entries and rows; then, where the directory is reachable, (2) removes segment
+folders no live segment owns and rebuilds the full-text index from its content
+(Chroma has no supported way for these: ``chroma_internals``) and (3) runs
+Chroma's own ``chroma vacuum``, which purges its log and runs SQLite ``VACUUM``,
+so the file keeps no free pages. Steps 2-3 need the directory: for a Chroma
+server, stop it and run :func:`compact_directory` on its ``--path``.
 
-Steps 2-4 open ``chroma.sqlite3`` with Python's ``sqlite3``, so they run only
-when no Chroma has the file open: a second SQLite library on the file beside
-Chroma's corrupted stores. :func:`compact_directory` checks that and refuses
-otherwise.
+Steps 2-3 open ``chroma.sqlite3``, so they run only when no Chroma has the file
+open: a second SQLite library on the file beside Chroma's corrupted stores.
+:func:`compact_directory` checks that and refuses otherwise. Every reach into
+Chroma's internals lives in ``chroma_internals``, whose ``check`` runs first and
+refuses a chromadb it was not checked against.
 
 Chroma's hnswlib writes parts of new index files (``data_level0.bin``,
 ``length.bin``) from uninitialised heap memory, which can hold bytes of freed
@@ -45,9 +47,6 @@ that file once the compaction is done; :func:`finish_interrupted_rebuild`, run
 when the store opens, finishes a rebuild and compaction that a killed process left
 undone, and :func:`recover_staged` finishes or undoes any rebuild a kill stopped
 halfway (see ``rebuild``).
-
->>> UUID_DIR.match("0c6c9a2e-1a6f-4f4b-9d0e-3f1f2a1b2c3d") is not None
-True
 """
 
 from __future__ import annotations
@@ -55,7 +54,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -66,11 +64,11 @@ from chromadb.api import ClientAPI
 
 from langgraph_memory.checks import check_seconds
 from langgraph_memory.errors import CompactionError, InvalidTypeError
-from langgraph_memory.store import layout, rebuild
+from langgraph_memory.store import chroma_internals, layout, rebuild
 from langgraph_memory.store.lock import DirectoryLock, processes_holding
 
-UUID_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-SQLITE_FILE = "chroma.sqlite3"
+#: Chroma's database file in a persist directory.
+SQLITE_FILE = chroma_internals.SQLITE_FILE
 #: glibc settings under which freed memory is overwritten and the per-thread
 #: cache (which skips that overwrite) is off: a process started with them cannot
 #: write stale heap bytes of deleted records into the index files it writes.
@@ -78,27 +76,6 @@ SCRUBBED_HEAP = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.per
 #: The collections a rebuild under way will rebuild, one name a line: there while
 #: its children run, so that the next open finishes what a killed process left.
 REBUILD_JOURNAL = "langgraph_memory.rebuilding"
-
-
-#: Run by ``compact_directory`` in a child process; stdlib only, so it starts fast.
-_COMPACT_SCRIPT = r"""
-import re, shutil, sqlite3, sys
-from pathlib import Path
-directory = Path(sys.argv[1])
-uuid_dir = re.compile(sys.argv[2])
-con = sqlite3.connect(directory / "chroma.sqlite3", timeout=120, isolation_level=None)
-try:
-    live = {row[0] for row in con.execute("SELECT id FROM segments")}
-    for entry in directory.iterdir():
-        if entry.is_dir() and uuid_dir.match(entry.name) and entry.name not in live:
-            shutil.rmtree(entry)
-    con.execute(
-        "INSERT INTO embedding_fulltext_search(embedding_fulltext_search) VALUES('rebuild')"
-    )
-    con.execute("VACUUM")
-finally:
-    con.close()
-"""
 
 
 def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> None:
@@ -131,26 +108,46 @@ def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> 
     database = directory / SQLITE_FILE
     if not database.exists():
         return
+    chroma_internals.check()
     lock = DirectoryLock.acquire(directory)  # no embedded store of another process
     try:
         _check_closed(database)
+        # What Chroma has no supported way for (segment folders, full-text index) ...
         _run(
-            [sys.executable, "-I", "-S", "-c", _COMPACT_SCRIPT, str(directory), UUID_DIR.pattern],
+            [sys.executable, "-I", "-S", "-c", chroma_internals.COMPACT_SCRIPT, str(directory)],
             f"compacting {directory}",
             timeout,
             lock,
         )
+        # ... then Chroma's own vacuum: its log purged, the file rewritten without free pages.
+        out = _run(
+            [
+                sys.executable,
+                "-I",
+                "-c",
+                chroma_internals.VACUUM_SCRIPT,
+                str(directory),
+                str(max(1, int(timeout))),
+            ],
+            f"vacuuming {directory} (chroma vacuum)",
+            timeout,
+            lock,
+            _scrubbed_env(),
+        )
+        if chroma_internals.VACUUM_DONE not in out:
+            raise CompactionError(
+                f"vacuuming {directory} (chroma vacuum) did not finish: {out.strip()[-1000:]}. "
+                "The purged records are deleted; their bytes may remain on disk until a "
+                "purge compacts again."
+            )
     finally:
         lock.release()
 
 
 def _check_closed(database: Path) -> None:
     """Refuse when Chroma (this process or another) has ``database`` open."""
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    systems = getattr(SharedSystemClient, "_identifier_to_system", {})
     holders = processes_holding(database)
-    if str(database.parent) in systems or os.getpid() in holders:
+    if chroma_internals.open_in_process(str(database.parent)) or os.getpid() in holders:
         raise CompactionError(
             f"{database} is open in this process; close every Chroma client and "
             "MemoryStore on it first (MemoryStore.close(), client.close())"
@@ -160,6 +157,13 @@ def _check_closed(database: Path) -> None:
             f"{database} is open in process {', '.join(map(str, sorted(holders)))} "
             "(a `chroma run` server or another app); stop it, then compact"
         )
+
+
+def _scrubbed_env() -> dict[str, str]:
+    """This process's environment with ``SCRUBBED_HEAP`` added to its glibc settings."""
+    tunables = os.environ.get("GLIBC_TUNABLES")
+    ours = SCRUBBED_HEAP["GLIBC_TUNABLES"]
+    return {**os.environ, "GLIBC_TUNABLES": f"{tunables}:{ours}" if tunables else ours}
 
 
 def rebuild_in_child(path: Path, names: Iterable[str], *, timeout: float = 600) -> None:
@@ -186,14 +190,12 @@ def rebuild_in_child(path: Path, names: Iterable[str], *, timeout: float = 600) 
     ['b']
     """
     wanted = list(names)
+    chroma_internals.check()
     lock = DirectoryLock.acquire(path)  # counted: the store that purges holds it already
     try:
         if wanted:
             _check_closed(path.resolve() / SQLITE_FILE)
             _journal(path, wanted)
-            tunables = os.environ.get("GLIBC_TUNABLES")
-            ours = SCRUBBED_HEAP["GLIBC_TUNABLES"]
-            env = {**os.environ, "GLIBC_TUNABLES": f"{tunables}:{ours}" if tunables else ours}
             # run_path, not `python file.py`: the script's folder on sys.path would let
             # this package's keyword.py shadow the standard library's.
             code = (
@@ -201,7 +203,8 @@ def rebuild_in_child(path: Path, names: Iterable[str], *, timeout: float = 600) 
                 "runpy.run_path(sys.argv[0], run_name='__main__')"
             )
             command = [sys.executable, "-c", code, rebuild.__file__, str(path), *wanted]
-            _run(command, f"rebuilding {', '.join(wanted)} in {path}", timeout, lock, env)
+            what = f"rebuilding {', '.join(wanted)} in {path}"
+            _run(command, what, timeout, lock, _scrubbed_env())
         compact_directory(path, timeout=timeout)
         (path / REBUILD_JOURNAL).unlink(missing_ok=True)
     finally:
@@ -278,29 +281,6 @@ def recover_staged(
     ]
 
 
-#: Lists the collections whose index files were written at or after a time.
-#: Stdlib only, run in a child like the compaction: Python's ``sqlite3`` never
-#: opens the file in a process where Chroma runs.
-_WRITTEN_SCRIPT = r"""
-import json, sqlite3, sys
-from pathlib import Path
-directory, since = Path(sys.argv[1]), float(sys.argv[2])
-con = sqlite3.connect(f"file:{directory / 'chroma.sqlite3'}?mode=ro", uri=True)
-try:
-    rows = con.execute(
-        "SELECT s.id, c.name FROM segments s JOIN collections c ON s.collection = c.id"
-    ).fetchall()
-finally:
-    con.close()
-names = set()
-for segment, name in rows:
-    folder = directory / segment
-    if folder.is_dir() and any(f.stat().st_mtime >= since for f in folder.iterdir()):
-        names.add(name)
-print(json.dumps(sorted(names)))
-"""
-
-
 def scrub_written_since(path: Path, since: float, *, timeout: float = 600) -> list[str]:
     """Rebuild, with a scrubbed heap, every collection whose index files were
     written at or after ``since`` (epoch seconds), then compact; their names.
@@ -313,11 +293,20 @@ def scrub_written_since(path: Path, since: float, *, timeout: float = 600) -> li
     database = path.resolve() / SQLITE_FILE
     if not database.exists():
         return []
+    chroma_internals.check()
     lock = DirectoryLock.acquire(path)  # counted: the store that runs this holds it already
     try:
         _check_closed(database)
         out = _run(
-            [sys.executable, "-I", "-S", "-c", _WRITTEN_SCRIPT, str(path), repr(since)],
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                chroma_internals.WRITTEN_SCRIPT,
+                str(path),
+                repr(since),
+            ],
             f"listing what was written to {path}",
             timeout,
             lock,
@@ -359,6 +348,13 @@ def _run(
         err.seek(0)
         stdout = out.read().decode("utf-8", "replace")
         stderr = err.read().decode("utf-8", "replace")
+    if done.returncode == chroma_internals.SCHEMA_EXIT:
+        raise chroma_internals.ChromaInternalsError(
+            f"{what} refused: {stderr.strip()[-1000:]}: Chroma's database is not laid out "
+            "as the chromadb versions langgraph-memory-kit was checked on "
+            "(langgraph_memory.store.chroma_internals). The purged records are deleted; "
+            "their bytes may remain on disk until a release that knows this layout compacts."
+        )
     if done.returncode != 0:
         raise CompactionError(
             f"{what} failed "

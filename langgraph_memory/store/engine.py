@@ -50,7 +50,7 @@ from chromadb.config import Settings
 
 from langgraph_memory.errors import NestedPurgeError, StoreClosedError
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import compaction, formats, layout, migrations
+from langgraph_memory.store import chroma_internals, compaction, formats, layout, migrations
 from langgraph_memory.store.collection_io import finish_interrupted_moves
 from langgraph_memory.store.lexical import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
@@ -246,7 +246,7 @@ class Engine:
         closed = self.owns_client and self.path is not None and _close_client(self.client)
         try:
             if closed:
-                _return_free_memory()
+                chroma_internals.return_free_memory()
             yield closed
         finally:
             if closed:
@@ -384,21 +384,6 @@ def scrub_after_purge(directory: Path) -> None:
     mark.unlink()
 
 
-def _return_free_memory() -> None:
-    """Hand free heap pages back to the system (glibc's ``malloc_trim``): the
-    kernel gives them back zeroed, so index files this process writes later
-    cannot carry the bytes of records it freed (deleted text among them)."""
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return
-    trim = getattr(ctypes.CDLL(name), "malloc_trim", None)  # glibc only
-    if trim is not None:
-        trim(0)
-
-
 def _persistent_client(directory: Path) -> ClientAPI:
     return chromadb.PersistentClient(
         path=str(directory), settings=Settings(anonymized_telemetry=False)
@@ -415,11 +400,7 @@ def _close_client(client: ClientAPI) -> bool:
     if not callable(close):
         return False
     close()
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    systems = getattr(SharedSystemClient, "_identifier_to_system", None)
-    settings = client.get_settings()
-    return isinstance(systems, dict) and settings.persist_directory not in systems
+    return chroma_internals.open_in_process(client.get_settings().persist_directory) is False
 
 
 def _persist_directory(client: ClientAPI) -> Path | None:

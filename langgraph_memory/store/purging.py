@@ -22,7 +22,7 @@ from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.records import Decision, Kind, Review
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import compaction, dependents, layout, reviews
+from langgraph_memory.store import chroma_internals, compaction, dependents, layout, reviews
 from langgraph_memory.store.codec import (
     CHAIN_KEY,
     SOURCES,
@@ -51,7 +51,13 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
     """Hard-delete the chains of ``wanted`` (ids or keys) in ``scope``, or the whole
     scope when None, with their reviews and the copies approved from them (see
     ``follow_reviews``); then rebuild what held them so that no file keeps their
-    text, and tell the engine's companions. Returns the counts deleted."""
+    text, and tell the engine's companions. Returns the counts deleted.
+
+    An embedded store's compaction reaches into Chroma's internals: a chromadb
+    they were not checked on is refused here, before anything is deleted
+    (``chroma_internals.check``)."""
+    if engine.owns_client and engine.path is not None:
+        chroma_internals.check()
     with engine.gate.shared():
         copied_into = {Scope.parse(r.to_scope) for r in reviews.involving(engine.client, scope)}
     # The scopes' locks (this one's and those that hold copies approved from it, in
