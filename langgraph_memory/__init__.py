@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from langgraph_memory.errors import (
     AdminRequiredError,
     AmbiguousMemoryError,
+    ChromaInternalsError,
     CompactionError,
     EmbedderError,
     EmbeddingMismatchError,
@@ -116,6 +117,7 @@ __all__ = [
     "AdminRequiredError",
     "AmbiguousMemoryError",
     "BackgroundWriter",
+    "ChromaInternalsError",
     "CompactionError",
     "Decision",
     "DecisionOp",

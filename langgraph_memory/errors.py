@@ -102,6 +102,12 @@ class CompactionError(MemoryKitError, RuntimeError):
     """Purged records are deleted, but the files could not be compacted yet."""
 
 
+class ChromaInternalsError(CompactionError):
+    """The installed chromadb is not one whose internals the hard delete was checked
+    against, or lacks one of them: a purge refuses before it deletes anything
+    (``store/chroma_internals.py``); install a chromadb the package supports."""
+
+
 class NestedPurgeError(MemoryKitError, RuntimeError):
     """A purge (or another call that needs the store alone) called from inside a
     store operation of the same thread, which it would wait for forever: call it

@@ -61,7 +61,7 @@ import importlib
 import importlib.metadata
 import re
 
-from langgraph_memory.errors import CompactionError
+from langgraph_memory.errors import ChromaInternalsError
 
 __all__ = [
     "CHECKED",
@@ -181,11 +181,6 @@ chromadb_rust_bindings.cli(
     ["chroma", "vacuum", "--path", sys.argv[1], "--force", "--timeout", sys.argv[2]]
 )
 """
-
-
-class ChromaInternalsError(CompactionError):
-    """The installed chromadb is not one whose internals the hard delete was checked
-    against, or lacks one of them: a purge refuses before it deletes anything."""
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
