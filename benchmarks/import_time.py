@@ -14,8 +14,9 @@ MemoryMiddleware, memory_tools``: it must load no Chroma (building a ``MemorySto
 does) and take at most ``BUDGET_S`` on an idle machine. Baselines: the bare
 interpreter, ``import langgraph`` (a namespace package: nearly nothing),
 ``import langgraph.graph``, ``from langchain.agents import create_agent`` (what
-``MemoryMiddleware`` plugs into), and ``from langgraph_memory import MemoryStore``
-(the store, with Chroma).
+``MemoryMiddleware`` plugs into), the three names' dependencies together (what they
+cost before any module of the kit loads), and ``from langgraph_memory import
+MemoryStore`` (the store, with Chroma).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ from benchmarks.reports import publish
 FLOOR = "import langgraph.graph"
 #: The kit's graph names: what a graph that adds memory imports.
 OURS = "from langgraph_memory import add_memory, MemoryMiddleware, memory_tools"
+#: What the kit's graph names import of others (LangGraph's graph, langchain's agents for
+#: the middleware, LangChain's tools): the kit's own cost is the difference.
+DEPENDENCIES = "their dependencies alone"
 #: Seconds the kit's graph import may take on an idle machine (issue 21).
 BUDGET_S = 0.8
 IMPORTS = {
@@ -43,6 +47,7 @@ IMPORTS = {
     "import langgraph": "import langgraph",
     FLOOR: FLOOR,
     "from langchain.agents import create_agent": "from langchain.agents import create_agent",
+    DEPENDENCIES: "import langgraph.graph, langchain.agents, langchain_core.tools",
     OURS: OURS,
     "from langgraph_memory import MemoryStore": "from langgraph_memory import MemoryStore",
 }
