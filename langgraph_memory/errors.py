@@ -176,3 +176,17 @@ class ReviewDecidedError(MemoryKitError, ValueError):
 class JournalError(MemoryKitError, ValueError):
     """A journal record that cannot be read back, a damaged journal that cannot be
     kept, or a journal used after ``close()``."""
+
+
+class LockConfigError(MemoryKitError, ValueError):
+    """A cross-process scope lock that cannot be set up from what was given
+    (``MemoryStore(lock=...)`` or ``$LANGGRAPH_MEMORY_LOCK_URL``): a URL of an
+    unknown kind, or a server that does not answer. The message says what to pass."""
+
+
+class ScopeLockError(MemoryKitError, RuntimeError):
+    """A write whose cross-process scope lock could not be taken within its bound
+    (``lock_timeout``), or was lost while held (a Redis lease that ran out, a
+    Postgres session that dropped): the write stopped before it was applied, and
+    nothing was written unlocked. Retry the write (a deferred turn is retried
+    from its queue)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import time
@@ -27,11 +28,13 @@ def serving(
     log_path: Path,
     what: str,
     timeout: float = 60,
+    stop: signal.Signals = signal.SIGTERM,
     **popen: Any,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``command`` (output to ``log_path``) until ``ready()``; stop it on exit.
     A process that exits or is not ready in ``timeout`` seconds fails the test
-    with the end of its log."""
+    with the end of its log. ``stop`` is the signal that asks it to end (Postgres
+    ends at once on SIGINT, but waits for its clients on SIGTERM)."""
     log = open(log_path, "wb")  # noqa: SIM115 - closed in finally
     proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, **popen)
     deadline = time.monotonic() + timeout
@@ -43,7 +46,8 @@ def serving(
             time.sleep(0.2)
         yield proc
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.send_signal(stop)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:

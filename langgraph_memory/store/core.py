@@ -58,6 +58,7 @@ from langgraph_memory.store import decision_log, dependents, layout
 from langgraph_memory.store.codec import CHAIN_KEY
 from langgraph_memory.store.collection_io import fetch, free_ids, insert, max_batch
 from langgraph_memory.store.engine import Engine, open_engine
+from langgraph_memory.store.scope_locks import CrossProcessLocks
 from langgraph_memory.store.version import Version
 
 __all__ = ["StoreCore", "fresh_method", "read_method"]
@@ -80,6 +81,7 @@ class StoreCore:
         embeddings: Embeddings,
         *,
         dims: int | None = None,
+        lock: str | CrossProcessLocks | None = None,
     ) -> None:
         from langgraph_memory.embeddings import embedder_name
 
@@ -90,7 +92,7 @@ class StoreCore:
         #: The dimension the caller says the embedder has (``index={"dims": ...}``).
         self.dims = dims
         self._closed = False
-        self.engine = open_engine(path, client)
+        self.engine = open_engine(path, client, lock)
         try:
             with self.engine.gate.shared():
                 self._check_embedder()
@@ -148,9 +150,14 @@ class StoreCore:
 
     @contextmanager
     def writing(self, scope: Scope) -> Iterator[Engine]:
-        """The scope's lock, then the gate shared (always in this order: see ``engine``)."""
+        """The scope's lock, then the gate shared (always in this order: see ``engine``).
+
+        Every store write method enters it right before it touches Chroma: the place
+        of the fencing check (``ScopeLock.check``), which stops a write whose
+        cross-process lock was lost before anything of it is applied."""
         engine = self.live()
-        with engine.scope_lock(scope), engine.gate.shared():
+        with engine.scope_lock(scope) as held, engine.gate.shared():
+            held.check()
             yield engine
 
     def fresh(self, run: Callable[[], _T]) -> _T:

@@ -48,12 +48,19 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 
-from langgraph_memory.errors import NestedPurgeError, StoreClosedError
+from langgraph_memory.errors import InvalidArgumentError, NestedPurgeError, StoreClosedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import chroma_internals, compaction, formats, layout, migrations
 from langgraph_memory.store.collection_io import finish_interrupted_moves
 from langgraph_memory.store.lexical import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
+from langgraph_memory.store.scope_locks import (
+    LOCK_URL_ENV,
+    CrossProcessLocks,
+    ScopeLock,
+    ScopeLocks,
+    open_cross_process_locks,
+)
 
 log = logging.getLogger("langgraph_memory")
 
@@ -171,6 +178,8 @@ class Engine:
         *,
         owns_client: bool,
         lock: DirectoryLock | None,
+        scope_locks: ScopeLocks | None = None,
+        lock_source: str | CrossProcessLocks | None = None,
     ) -> None:
         self.key = key
         self.client = client
@@ -183,7 +192,10 @@ class Engine:
         self._lock = lock
         self._guard = threading.Lock()
         self._opening = threading.Lock()
-        self._scope_locks: dict[str, threading.RLock] = {}
+        #: The scopes' write locks: in-process, and across processes when configured.
+        self.scope_locks = scope_locks if scope_locks is not None else ScopeLocks(None)
+        #: What configured them (``lock=`` or ``$LANGGRAPH_MEMORY_LOCK_URL``; None: in-process).
+        self.lock_source = lock_source
         self._erasures: dict[str, int] = {}  # scope key -> whole-scope purges in this process
         self._scopes: dict[str, layout.ScopeCollections] = {}
         self._companions: list[weakref.ref[Any]] = []
@@ -231,6 +243,7 @@ class Engine:
             if self._lock is not None:
                 self._lock.release()
                 self._lock = None
+            self.scope_locks.close()
         return True
 
     @contextmanager
@@ -257,10 +270,10 @@ class Engine:
 
     # -- locks ------------------------------------------------------------------------
 
-    def scope_lock(self, scope: Scope) -> threading.RLock:
-        """The re-entrant lock that serialises writes to ``scope`` in this process."""
-        with self._guard:
-            return self._scope_locks.setdefault(scope.key, threading.RLock())
+    def scope_lock(self, scope: Scope) -> ScopeLock:
+        """The re-entrant lock that serialises writes to ``scope``: in this process, and
+        across processes when a lock URL is configured (see ``scope_locks``)."""
+        return self.scope_locks.get(scope.key)
 
     def erasures(self, scope: Scope) -> int:
         """How many times this process purged the whole ``scope`` (see ``erased``)."""
@@ -416,14 +429,21 @@ def is_open(directory: Path) -> bool:
         return ("path", str(directory.resolve())) in Engine._open
 
 
-def open_engine(path: str | os.PathLike[str] | None, client: ClientAPI | None) -> Engine:
+def open_engine(
+    path: str | os.PathLike[str] | None,
+    client: ClientAPI | None,
+    lock: str | CrossProcessLocks | None = None,
+) -> Engine:
     """The engine of a location: shared with every store open on it in this process.
 
     ``client=None`` opens an embedded store at ``path`` (default:
     ``$LANGGRAPH_MEMORY_PATH`` or ``./.langgraph_memory``). A persistent client
     passed in shares the engine of its directory; any other client gets an
-    engine of its own object.
+    engine of its own object. ``lock`` (default ``$LANGGRAPH_MEMORY_LOCK_URL``)
+    names the cross-process scope locks (see ``scope_locks``); a second store on
+    a location must name the same ones.
     """
+    source = lock if lock is not None else (os.environ.get(LOCK_URL_ENV) or None)
     if client is None:
         directory: Path | None = Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).resolve()
     else:
@@ -432,15 +452,33 @@ def open_engine(path: str | os.PathLike[str] | None, client: ClientAPI | None) -
     with Engine._open_guard:
         engine = Engine._open.get(key)
         if engine is not None:
+            if source is not None and source != engine.lock_source:
+                raise InvalidArgumentError(
+                    "this store location is open in this process with scope locks "
+                    f"{engine.scope_locks.describe()!r}; every store on one location in a "
+                    "process shares them: pass the same lock= (or none) to each"
+                )
             engine.users += 1
             return engine
-        engine = _start(key, directory, client)
+        engine = _start(key, directory, client, source)
         Engine._open[key] = engine
         return engine
 
 
-def _start(key: Hashable, directory: Path | None, client: ClientAPI | None) -> Engine:
-    lock = DirectoryLock.acquire(directory) if directory is not None else None
+def _start(
+    key: Hashable,
+    directory: Path | None,
+    client: ClientAPI | None,
+    source: str | CrossProcessLocks | None,
+) -> Engine:
+    # Before the directory's lock: a bad lock URL must not leave the directory locked.
+    cross = open_cross_process_locks(source)
+    scope_locks = ScopeLocks(cross)
+    try:
+        lock = DirectoryLock.acquire(directory) if directory is not None else None
+    except BaseException:
+        scope_locks.close()
+        raise
     owns = client is None
     try:
         if client is None:
@@ -449,8 +487,17 @@ def _start(key: Hashable, directory: Path | None, client: ClientAPI | None) -> E
             finish_interrupted_rebuild(directory)
             scrub_after_purge(directory)
             client = _persistent_client(directory)
-        return Engine(key, client, directory, owns_client=owns, lock=lock)
+        return Engine(
+            key,
+            client,
+            directory,
+            owns_client=owns,
+            lock=lock,
+            scope_locks=scope_locks,
+            lock_source=source,
+        )
     except BaseException:
         if lock is not None:
             lock.release()  # a refused open must not keep the directory locked
+        scope_locks.close()
         raise

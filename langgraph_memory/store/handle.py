@@ -22,7 +22,6 @@ a method may change when the read or write path needs it to.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -39,6 +38,7 @@ from langgraph_memory.store.codec import NOT_EPISODE, all_of, metadata_clauses, 
 from langgraph_memory.store.collection_io import fetch, query, similar
 from langgraph_memory.store.core import StoreCore, fresh_method, read_method
 from langgraph_memory.store.engine import Companion
+from langgraph_memory.store.scope_locks import ScopeLock
 from langgraph_memory.store.version import Hit
 
 __all__ = ["Internals"]
@@ -76,8 +76,10 @@ class Internals:
         """
         return self._core.embed_query(query)
 
-    def scope_lock(self, scope: ScopeLike) -> threading.RLock:
-        """The lock that serialises writes to one scope within this process.
+    def scope_lock(self, scope: ScopeLike) -> ScopeLock:
+        """The lock that serialises writes to one scope: within this process, and
+        across processes when the store has a lock URL (``MemoryStore(lock=...)``,
+        ``$LANGGRAPH_MEMORY_LOCK_URL``; see ``store/scope_locks.py``).
 
         Hold it to make a read-decide-write sequence atomic (the write path
         does: two turns stating the same new fact at once make one memory).

@@ -92,6 +92,7 @@ from langgraph_memory.store.handle import Internals
 from langgraph_memory.store.indexing import read_index
 from langgraph_memory.store.namespaces import check_namespace_type, langgraph_namespace_errors
 from langgraph_memory.store.reviews import Reviews
+from langgraph_memory.store.scope_locks import CrossProcessLocks
 from langgraph_memory.store.ttl import TTL, check_ttl_config
 
 __all__ = ["DEFAULT_PATH", "PATH_ENV", "PUBLIC", "MemoryStore", "check_store", "internals"]
@@ -133,7 +134,11 @@ class MemoryStore(BaseStore):
     ``MemoryStore()`` opens an embedded store at ``$LANGGRAPH_MEMORY_PATH`` or
     ``./.langgraph_memory`` and locks that directory for this process.
     ``MemoryStore(client=chromadb.HttpClient(...))`` uses a Chroma server,
-    which many processes can share. ``embeddings`` is any LangChain
+    which many processes can share; ``lock=`` (default
+    ``$LANGGRAPH_MEMORY_LOCK_URL``), a ``postgresql://`` or ``redis://`` URL,
+    serialises their writes to each scope across processes (see
+    ``store/scope_locks.py``); without it, writes are serialised per scope within
+    a process only. ``embeddings`` is any LangChain
     ``Embeddings``; the default is the offline MiniLM embedder. The store
     records which embedder built it and refuses another.
 
@@ -174,6 +179,7 @@ class MemoryStore(BaseStore):
         embeddings: Embeddings | None = None,
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
+        lock: str | CrossProcessLocks | None = None,
     ) -> None:
         if path is not None and client is not None:
             raise InvalidArgumentError(
@@ -192,7 +198,7 @@ class MemoryStore(BaseStore):
         self._fields = indexing.fields
         # Every store on one location in this process shares one engine: its
         # client, collection handles, scope locks and gate (see ``engine``).
-        self._core = StoreCore(path, client, embeddings, dims=indexing.dims)
+        self._core = StoreCore(path, client, embeddings, dims=indexing.dims, lock=lock)
         self._internals = Internals(self._core)
         #: Reviews between scopes: call it to list them; propose, approve, reject.
         self.reviews = Reviews(self._core)

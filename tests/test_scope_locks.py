@@ -1,0 +1,288 @@
+"""Scope locks across processes (store/scope_locks.py): configured by one URL, real
+PostgreSQL and Redis servers (tests/lock_servers.py), real processes on one `chroma run`
+server (tests/scope_lock_worker.py). No mock of the lock's semantics."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import ChromaServer
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from lock_servers import LockServer, running_postgres, running_redis
+
+from langgraph_memory import InvalidTypeError, LockConfigError, MemoryStore, ScopeLockError
+from langgraph_memory.store import internals
+from langgraph_memory.store.scope_locks import (
+    LOCK_URL_ENV,
+    RedisLocks,
+    ScopeLocks,
+    open_cross_process_locks,
+)
+
+WORKER = Path(__file__).with_name("scope_lock_worker.py")
+FACT = "User lives in Delhi."
+
+
+def embedded(path: Path, **kw: object) -> MemoryStore:
+    return MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8), **kw)  # type: ignore[arg-type]
+
+
+# -- configuration --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["mysql://db/x", "postgresql://", "redis", "http://127.0.0.1:6379"])
+def test_a_bad_lock_url_says_what_to_pass(url: str, tmp_path: Path) -> None:
+    with pytest.raises(LockConfigError, match=r"lock='postgresql://.*lock='redis://"):
+        embedded(tmp_path / "s", lock=url)
+    embedded(tmp_path / "s").close()  # the refused open left the directory free
+
+
+def test_the_lock_url_comes_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(LOCK_URL_ENV, "bogus://nowhere")
+    with pytest.raises(LockConfigError, match="is not a lock URL"):
+        embedded(tmp_path / "s")
+
+
+def test_bad_lock_options_and_types_are_refused() -> None:
+    with pytest.raises(LockConfigError, match="lock_timeout='-1'"):
+        open_cross_process_locks("redis://127.0.0.1:1/0?lock_timeout=-1")
+    with pytest.raises(LockConfigError, match="lease='x'"):
+        open_cross_process_locks("redis://127.0.0.1:1/0?lease=x")
+    with pytest.raises(InvalidTypeError, match="lock must be a URL"):
+        open_cross_process_locks(5)  # type: ignore[arg-type]
+
+
+def test_a_server_that_does_not_answer_is_a_config_error() -> None:
+    pytest.importorskip("redis")
+    with pytest.raises(LockConfigError, match="does not answer"):
+        open_cross_process_locks("redis://127.0.0.1:1/0")
+
+
+def test_the_default_lock_is_in_process_and_reentrant(tmp_path: Path) -> None:
+    with embedded(tmp_path / "s") as store:
+        lock = internals(store).scope_lock("user:a")
+        entered = threading.Event()
+
+        def other() -> None:
+            with internals(store).scope_lock("user:a"):
+                entered.set()
+
+        with lock:
+            store.add("user:a", "Likes tea.")  # re-entrant: the store's own hold works
+            thread = threading.Thread(target=other)
+            thread.start()
+            assert not entered.wait(0.2)  # another thread queues
+        thread.join(5)
+        assert entered.is_set()
+
+
+# -- the servers ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[LockServer]:
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[LockServer]:
+    with running_redis() as server:
+        yield server
+
+
+@pytest.fixture(params=["postgres", "redis"])
+def lock_url(request: pytest.FixtureRequest) -> str:
+    server: LockServer = request.getfixturevalue(
+        "postgres" if request.param == "postgres" else "redis_server"
+    )
+    return server.url
+
+
+def two_sessions(url: str) -> tuple[ScopeLocks, ScopeLocks]:
+    """Two holders as two processes would be: each its own connection."""
+    a = open_cross_process_locks(f"{url}?lock_timeout=0.3&lease=2")
+    b = open_cross_process_locks(f"{url}?lock_timeout=0.3&lease=2")
+    return ScopeLocks(a), ScopeLocks(b)
+
+
+def test_one_holder_at_a_time_per_scope(lock_url: str) -> None:
+    a, b = two_sessions(lock_url)
+    try:
+        with a.get("user:a"), a.get("user:a"):  # re-entrant within a thread
+            a.get("user:a").check()
+            started = time.monotonic()
+            with pytest.raises(ScopeLockError, match=r"not free within 0\.3 s"), b.get("user:a"):
+                pass
+            assert time.monotonic() - started >= 0.25
+            with b.get("user:b"):  # another scope is free
+                pass
+        with b.get("user:a"):  # given back on the outermost exit
+            pass
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_waiting_holder_gets_the_lock_when_it_is_released(lock_url: str) -> None:
+    a = ScopeLocks(open_cross_process_locks(lock_url))
+    b = ScopeLocks(open_cross_process_locks(f"{lock_url}?lock_timeout=10"))
+    order: list[str] = []
+
+    def wait_for_it() -> None:
+        with b.get("user:w"):
+            order.append("b")
+
+    try:
+        with a.get("user:w"):
+            waiter = threading.Thread(target=wait_for_it)
+            waiter.start()
+            time.sleep(0.3)
+            order.append("a done")
+        waiter.join(10)
+        assert order == ["a done", "b"]
+    finally:
+        a.close()
+        b.close()
+
+
+def test_postgres_lock_ids_are_stable_across_processes(postgres: LockServer) -> None:
+    code = "from langgraph_memory.store.scope_locks import lock_id; print(lock_id('user:a'))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    from langgraph_memory.store.scope_locks import lock_id
+
+    assert int(out.stdout) == lock_id("user:a")
+
+
+def test_a_lost_redis_lease_stops_the_write_before_it_is_applied(
+    redis_server: LockServer, tmp_path: Path
+) -> None:
+    locks = open_cross_process_locks(redis_server.url)
+    assert isinstance(locks, RedisLocks)
+    with embedded(tmp_path / "s", lock=redis_server.url) as store:
+        with internals(store).scope_lock("user:a"):
+            locks.client.delete(RedisLocks.name("user:a"))  # the lease ran out, say
+            with pytest.raises(ScopeLockError, match="was lost"):
+                store.add("user:a", "Likes tea.")
+        assert store.count("user:a") == 0
+        store.add("user:a", "Likes tea.")  # a new hold: a new lease
+        assert store.count("user:a") == 1
+    locks.close()
+
+
+def test_a_dropped_postgres_session_stops_the_write(postgres: LockServer, tmp_path: Path) -> None:
+    import psycopg
+
+    with embedded(tmp_path / "s", lock=postgres.url) as store:
+        with internals(store).scope_lock("user:a"):
+            with psycopg.connect(postgres.url, autocommit=True) as admin:
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND pid <> pg_backend_pid()"
+                )
+            with pytest.raises(ScopeLockError, match="session dropped"):
+                store.add("user:a", "Likes tea.")
+        assert store.count("user:a") == 0
+        store.add("user:a", "Likes tea.")
+        assert store.count("user:a") == 1
+
+
+# -- real processes on one `chroma run` server -------------------------------------------------
+
+
+def worker(
+    mode: str, lock: str, server: ChromaServer, db: str, scope: str, signal_file: Path
+) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(WORKER),
+            mode,
+            lock,
+            server.host,
+            str(server.port),
+            db,
+            scope,
+            str(signal_file),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def server_store(server: ChromaServer, db: str, lock: str) -> MemoryStore:
+    """A store on database ``db`` of the server (made if new)."""
+    return MemoryStore(
+        client=server.client(db), embeddings=DeterministicFakeEmbedding(size=8), lock=lock
+    )
+
+
+@pytest.mark.server
+def test_a_killed_holder_never_blocks_the_scope_past_its_lease(
+    lock_url: str, chroma_server: ChromaServer, tmp_path: Path
+) -> None:
+    db = f"db{uuid.uuid4().hex}"
+    store = server_store(chroma_server, db, f"{lock_url}?lock_timeout=0.5")
+    ready = tmp_path / "held"
+    holder = worker("hold", f"{lock_url}?lease=1", chroma_server, db, "user:a", ready)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert holder.poll() is None, holder.communicate()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        with pytest.raises(ScopeLockError, match="another process is writing it"):
+            store.add("user:a", "Likes tea.")
+        assert store.count("user:a") == 0
+        store.add("user:b", "Likes coffee.")  # other scopes are free
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+        killed = time.monotonic()
+        while True:
+            try:
+                store.add("user:a", "Likes tea.")
+                break
+            except ScopeLockError:
+                assert time.monotonic() - killed < 5, "the scope stayed blocked"
+        assert time.monotonic() - killed < 2.5  # Postgres: at once; Redis: within the 1 s lease
+        assert store.count("user:a") == 1
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.communicate()
+        store.close()
+
+
+@pytest.mark.server
+def test_processes_writing_one_fact_at_once_store_it_once(
+    lock_url: str, chroma_server: ChromaServer, tmp_path: Path
+) -> None:
+    db = f"db{uuid.uuid4().hex}"
+    scopes = [f"user:p{i}" for i in range(6)]
+    go = tmp_path / "go"
+    store = server_store(chroma_server, db, lock_url)  # makes the database
+    workers = [worker("write", lock_url, chroma_server, db, ",".join(scopes), go) for _ in range(3)]
+    time.sleep(3)  # let them import and open the store
+    go.write_text("go")
+    for proc in workers:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert out.split()[-1] == str(len(scopes))
+    try:
+        for scope in scopes:
+            facts = [m.text for m in store.active(scope, episodes=False)]
+            assert facts.count(FACT) == 1, (scope, facts)
+    finally:
+        store.close()
