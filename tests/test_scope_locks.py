@@ -19,7 +19,13 @@ from conftest import ChromaServer
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from lock_servers import LockServer, running_postgres, running_redis
 
-from langgraph_memory import InvalidTypeError, LockConfigError, MemoryStore, ScopeLockError
+from langgraph_memory import (
+    InvalidArgumentError,
+    InvalidTypeError,
+    LockConfigError,
+    MemoryStore,
+    ScopeLockError,
+)
 from langgraph_memory.store import internals
 from langgraph_memory.store.scope_locks import (
     LOCK_URL_ENV,
@@ -286,3 +292,28 @@ def test_processes_writing_one_fact_at_once_store_it_once(
             assert facts.count(FACT) == 1, (scope, facts)
     finally:
         store.close()
+
+
+def test_stores_on_one_location_share_one_lock_configuration(
+    redis_server: LockServer, tmp_path: Path
+) -> None:
+    with embedded(tmp_path / "s", lock=redis_server.url) as store:
+        with pytest.raises(InvalidArgumentError, match="pass the same lock="):
+            embedded(tmp_path / "s", lock=f"{redis_server.url}?lock_timeout=1")
+        with embedded(tmp_path / "s") as same:  # none given: the location's own
+            assert internals(same).scope_lock("user:a") is internals(store).scope_lock("user:a")
+
+
+@pytest.mark.server
+def test_other_databases_never_wait_for_each_other(
+    lock_url: str, chroma_server: ChromaServer
+) -> None:
+    first = server_store(chroma_server, f"db{uuid.uuid4().hex}", lock_url)
+    second = server_store(chroma_server, f"db{uuid.uuid4().hex}", f"{lock_url}?lock_timeout=0.3")
+    try:
+        with internals(first).scope_lock("user:a"):
+            second.add("user:a", "Likes tea.")  # the same scope key, other data
+        assert second.count("user:a") == 1
+    finally:
+        first.close()
+        second.close()

@@ -465,6 +465,15 @@ def open_engine(
         return engine
 
 
+def _data_name(client: ClientAPI | None) -> str:
+    """What a client's scopes live in, named the same by every process that reaches
+    them: its tenant and database ("" for an embedded store, one process's alone)."""
+    if client is None:
+        return ""
+    tenant, database = getattr(client, "tenant", None), getattr(client, "database", None)
+    return f"{tenant}/{database}" if tenant and database else ""
+
+
 def _start(
     key: Hashable,
     directory: Path | None,
@@ -473,7 +482,7 @@ def _start(
 ) -> Engine:
     # Before the directory's lock: a bad lock URL must not leave the directory locked.
     cross = open_cross_process_locks(source)
-    scope_locks = ScopeLocks(cross)
+    scope_locks = ScopeLocks(cross, _data_name(client))
     try:
         lock = DirectoryLock.acquire(directory) if directory is not None else None
     except BaseException:

@@ -65,9 +65,10 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
     # collections new ids and the compaction rewrites the database file, so
     # nothing else may touch Chroma meanwhile. Other operations wait; none fails.
     with ExitStack() as held:
-        for locked in sorted({scope, *copied_into}):
-            held.enter_context(engine.scope_lock(locked))
+        locks = [held.enter_context(engine.scope_lock(s)) for s in sorted({scope, *copied_into})]
         held.enter_context(engine.gate.exclusive())
+        for lock in locks:
+            lock.check()  # the fencing check (see ``scope_locks``), before anything goes
         held.enter_context(engine.lexicon.purging(scope))
         cols = engine.collections(scope, create=False)
         if wanted is None:

@@ -342,9 +342,10 @@ def _both_scopes(core: StoreCore, scopes: Sequence[Scope]) -> Iterator[None]:
     deadlock), then the gate shared."""
     engine = core.live()
     with ExitStack() as stack:
-        for scope in sorted(set(scopes)):
-            stack.enter_context(engine.scope_lock(scope))
+        locks = [stack.enter_context(engine.scope_lock(scope)) for scope in sorted(set(scopes))]
         stack.enter_context(engine.gate.shared())
+        for lock in locks:
+            lock.check()  # the fencing check (see ``scope_locks``)
         yield
 
 

@@ -183,10 +183,16 @@ class ScopeLock:
 
 
 class ScopeLocks:
-    """The scope locks of one engine: one ``ScopeLock`` per scope key."""
+    """The scope locks of one engine: one ``ScopeLock`` per scope key.
 
-    def __init__(self, cross: CrossProcessLocks | None) -> None:
+    ``where`` names the data the scopes live in (a Chroma server's tenant and
+    database), so that stores on other databases sharing one lock server never
+    wait for each other: the cross-process key is the scope key ``in`` it.
+    """
+
+    def __init__(self, cross: CrossProcessLocks | None, where: str = "") -> None:
         self.cross = cross
+        self.where = where
         self._guard = threading.Lock()
         self._locks: dict[str, ScopeLock] = {}
 
@@ -195,7 +201,8 @@ class ScopeLocks:
         with self._guard:
             lock = self._locks.get(key)
             if lock is None:
-                lock = self._locks[key] = ScopeLock(key, self.cross)
+                shared = f"{key} in {self.where}" if self.where else key
+                lock = self._locks[key] = ScopeLock(shared, self.cross)
             return lock
 
     def describe(self) -> str:
@@ -324,7 +331,19 @@ class PostgresLocks:
         conn.close()
 
     def acquire(self, key: str) -> Held:
-        conn = self._connection()
+        try:
+            return self._acquire(key, self._connection())
+        except self.psycopg.OperationalError:
+            pass  # a kept connection the server dropped meanwhile (a restart): one new try
+        try:
+            return self._acquire(key, self._connection())
+        except self.psycopg.OperationalError as exc:
+            raise ScopeLockError(
+                f"could not take the lock of scope {key} ({self.describe()}: {exc}); "
+                "nothing was written, retry the write"
+            ) from exc
+
+    def _acquire(self, key: str, conn: Any) -> Held:
         number = lock_id(key)
         errors = self.psycopg.errors
         try:
@@ -338,6 +357,9 @@ class PostgresLocks:
                 f"({self.describe()}): another process is writing it; nothing was written, "
                 "retry the write (or raise lock_timeout in the lock URL)"
             ) from exc
+        except self.psycopg.OperationalError:
+            conn.close()
+            raise  # acquire tries once more on a new connection
         except self.psycopg.Error as exc:
             conn.close()
             raise ScopeLockError(
