@@ -14,7 +14,9 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import chromadb
 import pytest
+from chromadb.config import Settings
 from conftest import ChromaServer
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from lock_servers import LockServer, running_postgres, running_redis
@@ -24,8 +26,10 @@ from langgraph_memory import (
     InvalidTypeError,
     LockConfigError,
     MemoryStore,
+    MemoryWriter,
     ScopeLockError,
 )
+from langgraph_memory.lifecycle.decay import forget_stale
 from langgraph_memory.store import internals
 from langgraph_memory.store.scope_locks import (
     LOCK_URL_ENV,
@@ -33,6 +37,7 @@ from langgraph_memory.store.scope_locks import (
     ScopeLocks,
     open_cross_process_locks,
 )
+from langgraph_memory.write import RulesModel
 
 WORKER = Path(__file__).with_name("scope_lock_worker.py")
 FACT = "User lives in Delhi."
@@ -228,11 +233,19 @@ def worker(
     )
 
 
-def server_store(server: ChromaServer, db: str, lock: str) -> MemoryStore:
-    """A store on database ``db`` of the server (made if new)."""
-    return MemoryStore(
-        client=server.client(db), embeddings=DeterministicFakeEmbedding(size=8), lock=lock
+def server_store(server: ChromaServer, db: str, lock: str, *, new: bool = True) -> MemoryStore:
+    """A store on database ``db`` of the server (made when ``new``), on a client of its own."""
+    client = (
+        server.client(db)
+        if new
+        else chromadb.HttpClient(
+            host=server.host,
+            port=server.port,
+            database=db,
+            settings=Settings(anonymized_telemetry=False),
+        )
     )
+    return MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8), lock=lock)
 
 
 @pytest.mark.server
@@ -317,3 +330,51 @@ def test_other_databases_never_wait_for_each_other(
     finally:
         first.close()
         second.close()
+
+
+WRITES = {
+    "add": lambda s: s.add("user:a", "Likes tea."),
+    "basestore put": lambda s: s.put(("user", "a"), "k", {"text": "Likes tea."}),
+    "write_turn": lambda s: MemoryWriter(s, RulesModel()).write_turn(
+        "user:a", [("user", "I live in Delhi.")]
+    ),
+    "lifecycle (forget_stale)": lambda s: forget_stale(s, "user:a"),
+    "purge": lambda s: s.purge("user:a"),
+}
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("write", list(WRITES))
+def test_every_write_path_waits_for_another_processs_hold(
+    write: str, postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """Two stores on two clients of one database are what two processes are: two engines,
+    two lock sessions."""
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, f"{postgres.url}?lock_timeout=0.3", new=False)
+    try:
+        with (
+            internals(first).scope_lock("user:a"),
+            pytest.raises(ScopeLockError, match="another process is writing it"),
+        ):
+            WRITES[write](second)
+        assert first.count("user:a") == 0  # nothing written unlocked
+        WRITES[write](second)  # free again
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_redis_lease_is_renewed_while_held(redis_server: LockServer) -> None:
+    a = ScopeLocks(open_cross_process_locks(f"{redis_server.url}?lease=0.3"))
+    b = ScopeLocks(open_cross_process_locks(f"{redis_server.url}?lock_timeout=0.2"))
+    try:
+        with a.get("user:r"):
+            time.sleep(1.0)  # three leases long
+            a.get("user:r").check()  # still ours
+            with pytest.raises(ScopeLockError, match="not free"), b.get("user:r"):
+                pass
+    finally:
+        a.close()
+        b.close()
