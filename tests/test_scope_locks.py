@@ -378,3 +378,37 @@ def test_a_redis_lease_is_renewed_while_held(redis_server: LockServer) -> None:
     finally:
         a.close()
         b.close()
+
+
+def _hold_then_report(locks: ScopeLocks, hold_s: float, result: Path) -> None:
+    """In a forked child: take user:f's lock and hold it ``hold_s`` s; write what happened."""
+    try:
+        with locks.get("user:f"):
+            result.write_text("held")
+            time.sleep(hold_s)
+    except ScopeLockError:
+        result.write_text("refused")
+
+
+def test_forked_children_never_share_a_postgres_session(
+    postgres: LockServer, tmp_path: Path
+) -> None:
+    """A store opened before a fork (gunicorn --preload): each child locks on a session
+    of its own, or two children would both hold one scope."""
+    import multiprocessing
+
+    locks = ScopeLocks(open_cross_process_locks(f"{postgres.url}?lock_timeout=0.3"))
+    fork = multiprocessing.get_context("fork")
+    first = fork.Process(target=_hold_then_report, args=(locks, 2.0, tmp_path / "first"))
+    first.start()
+    deadline = time.monotonic() + 10
+    while not (tmp_path / "first").exists():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    second = fork.Process(target=_hold_then_report, args=(locks, 0.0, tmp_path / "second"))
+    second.start()
+    second.join(10)
+    first.join(10)
+    assert (tmp_path / "first").read_text() == "held"
+    assert (tmp_path / "second").read_text() == "refused"
+    locks.close()

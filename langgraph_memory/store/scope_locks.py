@@ -298,6 +298,7 @@ class PostgresLocks:
         self._guard = threading.Lock()
         self._idle: list[Any] = []
         self._closed = False
+        self._pid = os.getpid()
         self._idle.append(self._connect())  # a bad URL fails here, not at the first write
 
     def describe(self) -> str:
@@ -314,6 +315,12 @@ class PostgresLocks:
 
     def _connection(self) -> Any:
         with self._guard:
+            if os.getpid() != self._pid:
+                # A forked child (gunicorn --preload, multiprocessing): the kept
+                # connections are its parent's sessions, and a session holds an
+                # advisory lock for everyone using it. Leave them to the parent
+                # (closing one here would end the parent's session) and open our own.
+                self._idle, self._pid = [], os.getpid()
             while self._idle:
                 conn = self._idle.pop()
                 if not conn.closed:
@@ -325,7 +332,7 @@ class PostgresLocks:
 
     def give_back(self, conn: Any) -> None:
         with self._guard:
-            if not self._closed and not conn.closed:
+            if not self._closed and not conn.closed and os.getpid() == self._pid:
                 self._idle.append(conn)
                 return
         conn.close()
