@@ -412,3 +412,55 @@ def test_forked_children_never_share_a_postgres_session(
     assert (tmp_path / "first").read_text() == "held"
     assert (tmp_path / "second").read_text() == "refused"
     locks.close()
+
+
+@pytest.mark.server
+def test_a_deferred_turn_waits_out_another_processs_hold_and_is_written_once(
+    postgres: LockServer, chroma_server: ChromaServer, tmp_path: Path
+) -> None:
+    """A scope held past lock_timeout, again and again (more tries than max_attempts),
+    is no failure of the turn: it is written when the scope frees. A writer closed
+    while the scope is still held keeps the turn in its journal, neither written nor
+    recorded as failed."""
+    from langgraph_memory import BackgroundWriter
+
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, f"{postgres.url}?lock_timeout=0.2", new=False)
+    writer = MemoryWriter(second, model=RulesModel())
+    try:
+        hold = internals(first).scope_lock("user:a")
+        hold.__enter__()
+        try:
+            bg = BackgroundWriter(
+                writer, journal=tmp_path / "j.jsonl", max_attempts=2, backoff_s=0.05
+            )
+            bg.submit("user:a", [("user", "I live in Delhi.")])
+            deadline = time.monotonic() + 30
+            while bg.stats.lock_waits < 4 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert bg.stats.lock_waits >= 4 and bg.stats.failed == 0, bg.stats
+        finally:
+            hold.__exit__(None, None, None)
+        assert bg.flush(timeout=30)
+        assert (bg.stats.applied, bg.stats.failed) == (1, 0)
+        assert [m.text for m in second.active("user:a", episodes=False)] == [FACT]
+        bg.close()
+        # Closed while the scope is held: the turn stays in the journal, unwritten.
+        with internals(first).scope_lock("user:b"):
+            bg = BackgroundWriter(
+                writer, journal=tmp_path / "k.jsonl", max_attempts=2, backoff_s=0.05
+            )
+            bg.submit("user:b", [("user", "I live in Pune.")])
+            while bg.stats.lock_waits < 1 and time.monotonic() < deadline + 30:
+                time.sleep(0.05)
+            assert not bg.close(timeout=30)
+            assert (bg.stats.failed, bg.stats.unrecorded) == (0, 1), bg.stats
+        assert second.count("user:b") == 0 and second.decisions("user:b") == []
+        replay = BackgroundWriter(writer, journal=tmp_path / "k.jsonl")
+        assert replay.flush(timeout=30) and replay.stats.applied == 1
+        replay.close()
+        assert [m.text for m in second.active("user:b", episodes=False)] == ["User lives in Pune."]
+    finally:
+        first.close()
+        second.close()

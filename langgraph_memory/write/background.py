@@ -102,8 +102,6 @@ from tenacity import (
     RetryError,
     Retrying,
     retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential,
 )
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
@@ -112,6 +110,7 @@ from langgraph_memory.errors import (
     InvalidArgumentError,
     InvalidTypeError,
     QueueFullError,
+    ScopeLockError,
     StoreLockedError,
     WriterClosedError,
 )
@@ -139,6 +138,8 @@ log = logging.getLogger("langgraph_memory")
 OnFull = Literal["wait", "raise"]
 #: How long the interpreter's exit waits for queued turns, by default.
 EXIT_TIMEOUT_S = 10.0
+#: Seconds at most between two tries of a turn whose scope another process holds locked.
+MAX_LOCK_WAIT_S = 5.0
 
 
 def journal_path(store: MemoryStore) -> Path | None:
@@ -165,10 +166,13 @@ class BackgroundStats:
     on start; ``applied``: ``write_turn`` returned; ``resumed``: replayed turns
     the decision log shows were started (``write_turn`` applies only their
     undecided facts); ``retries``: attempts repeated
-    after an exception; ``failed``: recorded as failed decisions after the
-    last attempt; ``unrecorded``: failed, and the failure could not be logged
-    either (kept in the journal); ``purged``: queued turns dropped because their
-    scope was purged; ``pending``: queued or in flight now.
+    after an exception; ``lock_waits``: attempts that found the scope's
+    cross-process lock held past its bound (``ScopeLockError``), retried without
+    counting as a failed attempt; ``failed``: recorded as failed decisions after the
+    last attempt; ``unrecorded``: neither written nor logged, kept in the journal
+    (a failure that could not be logged, or a scope still locked when the writer
+    closed); ``purged``: queued turns dropped because their scope was purged;
+    ``pending``: queued or in flight now.
 
     >>> BackgroundStats().pending
     0
@@ -179,6 +183,7 @@ class BackgroundStats:
     applied: int = 0
     resumed: int = 0
     retries: int = 0
+    lock_waits: int = 0
     failed: int = 0
     unrecorded: int = 0
     purged: int = 0
@@ -566,10 +571,15 @@ class BackgroundWriter:
     def _process(self, item: _Item) -> None:
         """Apply one turn: replay check, attempts with backoff, then record a failure.
 
-        The attempts are tenacity's: ``max_attempts`` in all, on any ``Exception``,
-        waiting ``backoff_s * backoff_factor ** (n - 1)`` after the n-th failure
-        (``wait_exponential``), each failure logged, each wait counted as a retry."""
+        The attempts are tenacity's: ``max_attempts`` failures in all, on any
+        ``Exception``, waiting ``backoff_s * backoff_factor ** (n - 1)`` after the n-th
+        (as ``wait_exponential``), each failure logged, each wait counted as a retry. A
+        scope whose cross-process lock another process holds past its bound
+        (``ScopeLockError``) is no failure of the turn: it is tried again, at most
+        ``MAX_LOCK_WAIT_S`` apart, for as long as the writer is open; a writer that
+        closes meanwhile leaves the turn in its journal for the next start."""
         checked = not item.replayed
+        failures = 0  # attempts that failed for another reason than a busy scope lock
 
         def attempt() -> None:
             nonlocal checked
@@ -579,31 +589,79 @@ class BackgroundWriter:
                 checked = True
             self.writer.write_turn(item.scope, item.turn)
 
+        def locked(state: RetryCallState) -> bool:
+            outcome = state.outcome
+            return outcome is not None and isinstance(outcome.exception(), ScopeLockError)
+
         def failed(state: RetryCallState) -> None:
+            nonlocal failures
+            if locked(state):
+                self._count("lock_waits")
+                log.info(
+                    "langgraph_memory: turn %s in %s waits for its scope's lock: %r",
+                    item.turn.id,
+                    item.scope.key,
+                    state.outcome.exception() if state.outcome is not None else None,
+                )
+                return
+            failures += 1
             log.warning(
                 "langgraph_memory: background write of turn %s in %s failed (attempt %d of %d): %r",
                 item.turn.id,
                 item.scope.key,
-                state.attempt_number,
+                failures,
                 self.max_attempts,
                 state.outcome.exception() if state.outcome is not None else None,
             )
 
+        def stop(state: RetryCallState) -> bool:
+            if locked(state):
+                with self._cond:
+                    return self._closed  # closing: the journal keeps the turn
+            return failures >= self.max_attempts
+
+        def wait(state: RetryCallState) -> float:
+            if locked(state):
+                return min(
+                    MAX_LOCK_WAIT_S, self.backoff_s * self.backoff_factor**state.attempt_number
+                )
+            return float(self.backoff_s * self.backoff_factor ** (failures - 1))
+
         retrying = Retrying(
             retry=retry_if_exception_type(Exception),  # retried, then recorded: never dropped
-            stop=stop_after_attempt(self.max_attempts),
-            wait=wait_exponential(multiplier=self.backoff_s, exp_base=self.backoff_factor),
+            stop=stop,
+            wait=wait,
             after=failed,
-            before_sleep=lambda state: self._count("retries"),
+            before_sleep=lambda state: None if locked(state) else self._count("retries"),
         )
         try:
             retrying(attempt)
         except RetryError as exc:
             error = exc.last_attempt.exception()
+            if isinstance(error, ScopeLockError):
+                self._keep_for_next_start(item, error)
+                return
             self._record_failure(item, error if isinstance(error, Exception) else None)
             return
         self._count("applied")
         self._done(item)
+
+    def _keep_for_next_start(self, item: _Item, error: Exception) -> None:
+        """A turn not written because its scope stayed locked until the writer closed:
+        neither applied nor failed; the journal replays it on the next start."""
+        self._count("unrecorded")
+        with self._cond:
+            self._unrecorded.add(item.seq)
+        log.warning(
+            "langgraph_memory: turn %s in %s was not written: its scope was still locked "
+            "when the writer closed (%r); %s",
+            item.turn.id,
+            item.scope.key,
+            error,
+            "it stays in the journal for the next start"
+            if self._journal is not None
+            else "it is lost (no journal)",
+        )
 
     def _started(self, item: _Item) -> bool:
         """Whether the decision log already has decisions of this turn."""
