@@ -639,25 +639,25 @@ class BackgroundWriter:
         except RetryError as exc:
             error = exc.last_attempt.exception()
             if isinstance(error, ScopeLockError):
-                self._keep_for_next_start(item, error)
+                why = f"was not written: its scope was still locked at close ({error!r})"
+                self._keep_for_next_start(item, why)
                 return
             self._record_failure(item, error if isinstance(error, Exception) else None)
             return
         self._count("applied")
         self._done(item)
 
-    def _keep_for_next_start(self, item: _Item, error: Exception) -> None:
-        """A turn not written because its scope stayed locked until the writer closed:
-        neither applied nor failed; the journal replays it on the next start."""
+    def _keep_for_next_start(self, item: _Item, why: str) -> None:
+        """A turn neither applied nor recorded as failed (``why`` says what stopped
+        it): counted as unrecorded; the journal replays it on the next start."""
         self._count("unrecorded")
         with self._cond:
             self._unrecorded.add(item.seq)
-        log.warning(
-            "langgraph_memory: turn %s in %s was not written: its scope was still locked "
-            "when the writer closed (%r); %s",
+        log.error(
+            "langgraph_memory: turn %s in %s %s; %s",
             item.turn.id,
             item.scope.key,
-            error,
+            why,
             "it stays in the journal for the next start"
             if self._journal is not None
             else "it is lost (no journal)",
@@ -678,19 +678,8 @@ class BackgroundWriter:
         try:
             stores.internals(self.writer.store).log(item.scope, decision, now=item.turn.when)
         except Exception as exc:
-            self._count("unrecorded")
-            with self._cond:
-                self._unrecorded.add(item.seq)
-            log.error(
-                "langgraph_memory: turn %s in %s failed (%r) and its failure could not be "
-                "logged (%r); %s",
-                item.turn.id,
-                item.scope.key,
-                error,
-                exc,
-                "it stays in the journal for the next start"
-                if self._journal is not None
-                else "it is lost (no journal)",
+            self._keep_for_next_start(
+                item, f"failed ({error!r}) and its failure could not be logged ({exc!r})"
             )
             return
         self._count("failed")
