@@ -2,7 +2,7 @@
 
 Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
 (ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes``, ``cli``
-(cli_startup), ``imports`` (import_time) and ``maintenance``; evaluations:
+(cli_startup), ``imports`` (import_time), ``maintenance`` and ``multiprocess``; evaluations:
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -29,6 +29,7 @@ BENCHES: dict[str, str] = {
     "cli": "cli_startup",
     "imports": "import_time",
     "maintenance": "maintenance",
+    "multiprocess": "multiprocess",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",

@@ -11,7 +11,9 @@ holds::
 - the store benchmark (``benchmarks.store_latency --out``): read latency against scope size,
   and one scope among many against the naive single collection;
 - the peers benchmark (``benchmarks.peers --out``): recall@10 and read latency per system;
-- a QA run (``benchmarks.qa``'s ``results.json``): F1 and J per question group.
+- a QA run (``benchmarks.qa``'s ``results.json``): F1 and J per question group;
+- the multi-process benchmark (``benchmarks.multiprocess --out``): turns/s, write latency
+  and duplicates per lock kind against the worker count, and the fault test's unblock times.
 
 matplotlib is a development dependency (``pip install -e ".[dev]"``), not the package's; it is
 imported when a chart is drawn, never when this module is imported.
@@ -20,6 +22,8 @@ imported when a chart is drawn, never when this module is imported.
 'retrieval'
 >>> kind_of({"single": {}, "many": {}})
 'store'
+>>> kind_of({"load": [], "fault": []})
+'multiprocess'
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ __all__ = [
     "draw",
     "kind_of",
     "main",
+    "multiprocess_chart",
     "peers_chart",
     "pyplot",
     "qa_chart",
@@ -72,7 +77,7 @@ def pyplot() -> Any:
 
 
 def kind_of(data: Mapping[str, Any]) -> str:
-    """Which result a loaded JSON object is: retrieval, store, peers or qa.
+    """Which result a loaded JSON object is: retrieval, store, peers, qa or multiprocess.
 
     Raises ValueError for anything else.
     """
@@ -86,9 +91,12 @@ def kind_of(data: Mapping[str, Any]) -> str:
         return "peers"
     if "aggregates" in data and "items" in data:
         return "qa"
+    if "load" in data and "fault" in data:
+        return "multiprocess"
     raise ValueError(
         "not a result this module draws: expected the JSON of benchmarks.retrieval, benchmarks.qa, "
-        f"benchmarks.store_latency or benchmarks.peers (top-level keys: {sorted(data)[:8]})"
+        "benchmarks.store_latency, benchmarks.peers or benchmarks.multiprocess "
+        f" (top-level keys: {sorted(data)[:8]})"
     )
 
 
@@ -227,6 +235,46 @@ def qa_chart(aggregates: Sequence[Mapping[str, Any]], path: Path) -> Path:
     return _save(fig, plt, path)
 
 
+def multiprocess_chart(report: Mapping[str, Any], path: Path) -> Path:
+    """Per lock kind against the worker count: turns/s, p50 and p95 of one write, live
+    duplicates; and each kill's unblock time in the fault test."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 4, figsize=(17.0, 4.2))
+    speed, latency, duplicates, unblock = axes
+    rows = report["load"]
+    kinds = list(dict.fromkeys(r["lock"] for r in rows))
+    for kind in kinds:
+        mine = sorted((r for r in rows if r["lock"] == kind), key=lambda r: r["workers"])
+        ws = [r["workers"] for r in mine]
+        speed.plot(ws, [r["turns_per_s"] for r in mine], marker="o", label=kind)
+        line = latency.plot(ws, [r["p50_ms"] for r in mine], marker="o", label=f"{kind} p50")
+        latency.plot(
+            ws, [r["p95_ms"] for r in mine], marker="x", ls="--", color=line[0].get_color(),
+            label=f"{kind} p95",
+        )  # fmt: skip
+        duplicates.plot(ws, [r["duplicates"] for r in mine], marker="o", label=kind)
+    for ax, title, unit in (
+        (speed, "Throughput", "acknowledged turns/s"),
+        (latency, "One write_turn", "ms"),
+        (duplicates, "Live duplicates after the run", "facts beyond one per slot"),
+    ):
+        ax.set_title(title)
+        ax.set_xlabel("worker processes")
+        ax.set_ylabel(unit)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small")
+    faults = report["fault"]
+    unblock.boxplot(
+        [r["unblock_ms"] or [0.0] for r in faults], tick_labels=[r["lock"] for r in faults]
+    )
+    unblock.set_title("Fault: kill to the next holder's lock")
+    unblock.set_ylabel("ms")
+    unblock.grid(axis="y", alpha=0.3)
+    fig.suptitle("Processes writing one memory on one chroma run")
+    return _save(fig, plt, path)
+
+
 def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
     """Draw the chart for one loaded result into ``out/<stem>.png``; return its path."""
     kind = kind_of(data)
@@ -237,6 +285,8 @@ def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
         return store_chart(data, path)
     if kind == "peers":
         return peers_chart(data, path)
+    if kind == "multiprocess":
+        return multiprocess_chart(data, path)
     return qa_chart(data["aggregates"], path)
 
 

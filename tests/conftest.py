@@ -7,21 +7,17 @@ Chroma server that this file starts once per test session.
 
 from __future__ import annotations
 
-import os
-import shutil
-import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-import chromadb
 import pytest
-from chromadb.config import Settings
 from openai_stub import OpenAIStub, serve
-from processes import free_port, serving
+from processes import in_pytest
 
+from benchmarks import servers
+from benchmarks.servers import ChromaServer
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM, default_embeddings
 
@@ -38,56 +34,18 @@ def embedder() -> LocalMiniLM:
 
 
 def chroma_binary() -> str:
-    found = shutil.which("chroma") or str(Path(sys.executable).with_name("chroma"))
-    if not Path(found).exists():
-        pytest.fail("the `chroma` CLI (from the chromadb package) is not installed")
-    return found
-
-
-@dataclass
-class ChromaServer:
-    host: str
-    port: int
-    path: Path
-
-    def client(self, database: str | None = None) -> chromadb.api.ClientAPI:
-        settings = Settings(anonymized_telemetry=False)
-        if database is not None:
-            admin = chromadb.AdminClient(
-                Settings(
-                    chroma_api_impl="chromadb.api.fastapi.FastAPI",
-                    chroma_server_host=self.host,
-                    chroma_server_http_port=self.port,
-                    anonymized_telemetry=False,
-                )
-            )
-            admin.create_database(database)
-            return chromadb.HttpClient(
-                host=self.host, port=self.port, database=database, settings=settings
-            )
-        return chromadb.HttpClient(host=self.host, port=self.port, settings=settings)
+    """The `chroma` CLI; the test fails when chromadb did not install it."""
+    try:
+        return servers.chroma_binary()
+    except servers.ServerMissing as exc:
+        pytest.fail(str(exc))
 
 
 @contextmanager
 def running_server(path: Path) -> Iterator[ChromaServer]:
     """A real `chroma run` server on ``path`` and a free loopback port, stopped on exit."""
-    port = free_port()
-    server = ChromaServer("127.0.0.1", port, path)
-
-    def answers() -> bool:
-        try:
-            server.client().heartbeat()
-            return True
-        except Exception:
-            return False
-
-    with serving(
-        [chroma_binary(), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-        ready=answers,
-        log_path=path.parent / f"chroma-server-{port}.log",
-        what="`chroma run` (its heartbeat)",
-        env={**os.environ, **PERTURB_ENV},
-    ):
+    chroma_binary()  # not installed: a failure, not a skip (chromadb is a dependency)
+    with in_pytest(), servers.running_chroma(path, env=PERTURB_ENV) as server:
         yield server
 
 
