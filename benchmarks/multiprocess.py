@@ -19,6 +19,8 @@ copy is a real duplicate). Then, per scope, from its export:
 
 - ``duplicates``: live facts beyond one per slot (where the user lives, works ...);
 - ``lost``: acknowledged turns (``write_turn`` returned) with no decision in the log;
+- ``failed_decisions``: decisions logged as failed: the turn is in the log, but its
+  fact was not applied (``failed_errors`` says why);
 - ``order_ok``: no memory closed by two decisions and no two live versions of one
   memory: the history is one chain, decided in one order;
 - ``turns_per_s`` (acknowledged turns over the time from the start signal to the last
@@ -320,6 +322,7 @@ class Checked:
     lost: int = 0
     order_violations: int = 0
     failed_decisions: int = 0
+    failed_errors: list[str] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)
 
     @property
@@ -350,7 +353,9 @@ def check_scopes(store: Any, acknowledged: dict[str, list[str]]) -> Checked:
         found.lost += len(lost)
         if lost and len(found.examples) < 5:
             found.examples.append(f"{scope}: no decision for turns {lost}")
-        found.failed_decisions += sum(1 for d in decisions if d["status"] == "failed")
+        failed = [d for d in decisions if d["status"] == "failed"]
+        found.failed_decisions += len(failed)
+        found.failed_errors += [f"{scope}: {d['error']}" for d in failed]
         # One order: no version closed by two decisions, and one live version per memory.
         closing = Counter(
             d["target_id"]
@@ -383,11 +388,16 @@ def by_scope(acks: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
     return out
 
 
-def server_store(chroma: ChromaServer, database: str, lock: str | None, emb: str) -> Any:
-    """A store of this process on ``database`` (made here), with ``lock``."""
-    from langgraph_memory import MemoryStore
+def server_store(
+    chroma: ChromaServer, database: str, lock: str | None, emb: str, *, new: bool = True
+) -> Any:
+    """A store on ``database`` (made first when ``new``), on an HTTP client of its own
+    (two of them in one process are what two processes are), with ``lock``."""
 
-    return MemoryStore(client=chroma.client(database), embeddings=embedder(emb), lock=lock)
+    if new:
+        chroma.client(database)
+    spec = WorkerSpec(0, lock, chroma.host, chroma.port, database, [], [], "", "", "", "", emb)
+    return open_store(spec)
 
 
 def new_database(kind: str) -> str:
@@ -476,6 +486,7 @@ def load_run(
         "order_violations": found.order_violations,
         "order_ok": found.order_ok,
         "failed_decisions": found.failed_decisions,
+        "failed_errors": found.failed_errors,
         "seconds": seconds,
         "turns_per_s": len(written) / seconds if seconds > 0 else 0.0,
         "p50_ms": percentile(ms, 50),
@@ -586,6 +597,8 @@ def fault_run(
         "duplicates": found.duplicates,
         "order_ok": found.order_ok,
         "order_violations": found.order_violations,
+        "failed_decisions": found.failed_decisions,
+        "failed_errors": found.failed_errors,
         "unblock_ms": unblock_ms,
         "unblock_p50_ms": statistics.median(unblock_ms) if unblock_ms else 0.0,
         "unblock_max_ms": max(unblock_ms, default=0.0),
@@ -664,16 +677,16 @@ def render_markdown(report: dict[str, Any]) -> str:
     out = [
         "## Processes writing one memory on one `chroma run`",
         "",
-        "| lock | workers | turns | duplicates | lost (dropped as purged) | order ok | turns/s "
-        "| p50 ms | p95 ms |",
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
+        "| lock | workers | turns | duplicates | lost (dropped as purged) | failed decisions "
+        "| order ok | turns/s | p50 ms | p95 ms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
     ]
     for r in report["load"]:
         out.append(
             f"| {r['lock']} | {r['workers']} | {r['acknowledged']}/{r['turns']} | "
             f"{r['duplicates']} | {r['lost']} ({r['dropped_as_purged']}) | "
-            f"{'yes' if r['order_ok'] else 'no'} | {r['turns_per_s']:.1f} | "
-            f"{r['p50_ms']:.0f} | {r['p95_ms']:.0f} |"
+            f"{r['failed_decisions']} | {'yes' if r['order_ok'] else 'no'} | "
+            f"{r['turns_per_s']:.1f} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} |"
         )
     out += [
         "",

@@ -1,0 +1,232 @@
+"""Processes writing one memory on one `chroma run` (benchmarks/multiprocess.py), quick
+mode: real worker processes, real PostgreSQL and Redis, SIGKILL while a lock is held.
+
+Under either lock no acknowledged turn is lost, no fact is live twice, and every scope
+was decided in one order; a killed holder frees its scope at once (Postgres) or within
+its 1 s lease (Redis). The checks themselves are shown to fail on a store that is wrong.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import ChromaServer
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from lock_servers import LockServer, running_postgres, running_redis
+
+from benchmarks import multiprocess as mp
+from langgraph_memory import MemoryStore, MemoryWriter
+from langgraph_memory.store import internals
+from langgraph_memory.write import RulesModel
+
+pytestmark = pytest.mark.server
+#: How a decision fails when its turn's time is before the version it would close.
+CLOSES_BEFORE_IT_OPENS = "a version cannot close before it opens"
+
+
+def fake_store(tmp_path: Any) -> MemoryStore:
+    return MemoryStore(tmp_path / "s", embeddings=DeterministicFakeEmbedding(size=8))
+
+
+def test_every_phrasing_of_a_step_is_read_as_one_fact(tmp_path: Any) -> None:
+    """The script's restatements are duplicates only if the rules read them alike."""
+    with fake_store(tmp_path) as store:
+        writer = MemoryWriter(store, RulesModel())
+        for step, phrasings in enumerate(mp.SCRIPT):
+            facts = set()
+            for n, said in enumerate(phrasings):
+                decisions = writer.write_turn("user:a", [("user", said)], turn_id=f"t{step}-{n}")
+                assert len(decisions) == 1, (said, decisions)
+                facts.add(mp.slot_of(decisions[0].fact))
+            assert len(facts) == 1 and facts <= set(mp.SLOTS.values()), (step, facts)
+        live = [mp.slot_of(m.text) for m in store.active("user:a", episodes=False)]
+        assert sorted(live) == ["employer", "location"]
+
+
+class Exported:
+    """A store that exports one made-up scope."""
+
+    def __init__(self, memories: list[dict[str, Any]], decisions: list[dict[str, Any]]) -> None:
+        self.data = {"memories": memories, "decisions": decisions}
+
+    def export(self, scope: str) -> dict[str, Any]:
+        return self.data
+
+
+def fact(mid: str, text: str, *, key: str = "", closed: bool = False) -> dict[str, Any]:
+    return {
+        "id": mid,
+        "key": key or mid,
+        "text": text,
+        "valid_until": "2026-01-01T00:00:00+00:00" if closed else None,
+        "metadata": {},
+    }
+
+
+def decision(op: str, turn: str, target: str | None = None) -> dict[str, Any]:
+    return {"op": op, "turn_id": turn, "target_id": target, "status": "applied"}
+
+
+def test_the_checks_find_duplicates_lost_turns_and_two_orders() -> None:
+    right = Exported(
+        [fact("a", "User lives in Delhi.", closed=True), fact("b", "User lives in Pune.", key="a")],
+        [decision("ADD", "t1"), decision("UPDATE", "t2", "a")],
+    )
+    assert mp.check_scopes(right, {"user:a": ["t1", "t2"]}) == mp.Checked()
+    # Two processes both UPDATE the Delhi version: two live versions of it, closed twice.
+    forked = Exported(
+        [
+            fact("a", "User lives in Delhi.", closed=True),
+            fact("b", "User lives in Pune.", key="a"),
+            fact("c", "User lives in Pune.", key="a"),
+            fact("d", "User works at Acme."),
+            fact("e", "User works at Acme."),
+        ],
+        [decision("ADD", "t1"), decision("UPDATE", "t2", "a"), decision("UPDATE", "t3", "a")],
+    )
+    found = mp.check_scopes(forked, {"user:a": ["t1", "t2", "t3", "t4"]})
+    assert (found.duplicates, found.duplicate_scopes, found.lost) == (2, 1, 1)
+    assert found.order_violations == 2 and not found.order_ok
+
+
+# -- the quick run ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lock_urls() -> Iterator[dict[str, LockServer]]:
+    with running_postgres() as postgres, running_redis() as redis:
+        yield {"postgres": postgres, "redis": redis}
+
+
+@pytest.fixture(scope="module")
+def quick(chroma_server: ChromaServer, lock_urls: dict[str, LockServer]) -> dict[str, Any]:
+    """One quick run: 2 workers x 8 scopes per lock kind, 3 kills per lock. The scopes are
+    made before the race (see test_a_first_turn_racing_a_new_scope_is_written)."""
+    locks: dict[str, str | None] = {k: s.url for k, s in lock_urls.items()}
+    locks["none"] = None
+    return mp.measure(chroma_server, locks, workers=[2], scopes=8, kills=3, fresh=False)
+
+
+def load_row(report: dict[str, Any], kind: str) -> dict[str, Any]:
+    [row] = [r for r in report["load"] if r["lock"] == kind]
+    return row
+
+
+@pytest.mark.parametrize("kind", ["postgres", "redis"])
+def test_under_a_lock_every_turn_is_written_once_in_one_order(
+    quick: dict[str, Any], kind: str
+) -> None:
+    row = load_row(quick, kind)
+    assert row["acknowledged"] == row["turns"] == 2 * 8 * len(mp.SCRIPT), row["errors"]
+    assert (row["duplicates"], row["lost"], row["dropped_as_purged"]) == (0, 0, 0), row
+    assert row["order_ok"], row
+    # The only failure seen: a turn stamped before it waited for the lock meets a version
+    # another process made meanwhile (test_a_turn_that_waited_for_the_lock_is_applied).
+    assert all(CLOSES_BEFORE_IT_OPENS in e for e in row["failed_errors"]), row["failed_errors"]
+    assert row["turns_per_s"] > 0 and 0 < row["p50_ms"] <= row["p95_ms"]
+
+
+@pytest.mark.parametrize("kind", ["postgres", "redis"])
+def test_a_holder_killed_mid_write_loses_nothing_and_frees_the_scope(
+    quick: dict[str, Any], kind: str
+) -> None:
+    [row] = [r for r in quick["fault"] if r["lock"] == kind]
+    assert row["kills"] == len(row["unblock_ms"]) == 3
+    # Each victim acknowledged its two turns before the held one; this process one each.
+    assert row["acknowledged"] >= 3 * 3, row
+    assert (row["lost"], row["duplicates"], row["order_ok"]) == (0, 0, True), row
+    assert all(CLOSES_BEFORE_IT_OPENS in e for e in row["failed_errors"]), row["failed_errors"]
+    # Postgres frees a dead session's locks at once; Redis waits out the 1 s lease.
+    bound_ms = 1000 if kind == "postgres" else 1000 * mp.FAULT_LEASE_S + 1000
+    assert row["unblock_max_ms"] < bound_ms, row["unblock_ms"]
+
+
+def test_the_baseline_without_a_lock_is_measured(quick: dict[str, Any]) -> None:
+    row = load_row(quick, "none")
+    assert row["acknowledged"] + row["refused"] == row["turns"]
+    if row["duplicates"] + row["order_violations"] == 0:
+        # Seen in every run so far, but a race: not asserted.
+        warnings.warn("this run's no-lock baseline made no duplicate", stacklevel=1)
+    assert [r["lock"] for r in quick["fault"]] == ["postgres", "redis"]  # no fault run unlocked
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a process's first turn to a scope another process makes meanwhile is dropped as "
+    "if the scope were purged (write_turns' scope_generation: None -> registered), yet "
+    "write_turn returns",
+)
+def test_a_first_turn_racing_a_new_scope_is_written(
+    chroma_server: ChromaServer, lock_urls: dict[str, LockServer]
+) -> None:
+    import psycopg
+
+    url = lock_urls["postgres"].url
+    database = f"db{uuid.uuid4().hex}"
+    first = mp.server_store(chroma_server, database, url, "hashed")
+    second = mp.server_store(chroma_server, database, url, "hashed", new=False)
+    written: list[Any] = []
+    try:
+        with internals(first).scope_lock("user:new"), psycopg.connect(url) as admin:
+            turn = threading.Thread(
+                target=lambda: written.append(
+                    MemoryWriter(second, RulesModel()).write_turn(
+                        "user:new", [("user", "I live in Delhi.")], turn_id="racer"
+                    )
+                )
+            )
+            turn.start()  # reads the scope's generation (none yet), then waits for the lock
+            deadline = time.monotonic() + 30
+            while not admin.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()[0]:  # type: ignore[index]
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            first.add("user:new", "Likes tea.")  # the other process makes the scope
+        turn.join(30)
+        assert [d.op.value for d in second.decisions("user:new", turn_id="racer")] == ["ADD"]
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a turn's time is taken when write_turn is called, before it waits for the scope's "
+    "lock: an UPDATE of a version another process made meanwhile fails (InvalidMemoryError: "
+    "a version cannot close before it opens), logged as a failed decision",
+)
+def test_a_turn_that_waited_for_the_lock_is_applied(
+    chroma_server: ChromaServer, lock_urls: dict[str, LockServer]
+) -> None:
+    url = lock_urls["postgres"].url
+    database = f"db{uuid.uuid4().hex}"
+    first = mp.server_store(chroma_server, database, url, "hashed")
+    second = mp.server_store(chroma_server, database, url, "hashed", new=False)
+    MemoryWriter(first, RulesModel()).write_turn("user:w", [("user", "I live in Delhi.")])
+    done: list[Any] = []
+    try:
+        with internals(first).scope_lock("user:w"):
+            turn = threading.Thread(
+                target=lambda: done.append(
+                    MemoryWriter(second, RulesModel()).write_turn(
+                        "user:w", [("user", "I moved to Pune.")], turn_id="waiter"
+                    )
+                )
+            )
+            turn.start()  # its time is now; it waits for the lock
+            time.sleep(0.3)
+            # Meanwhile the other process moves the user on (a version made after "now").
+            MemoryWriter(first, RulesModel()).write_turn("user:w", [("user", "I moved to Goa.")])
+        turn.join(30)
+        [decided] = second.decisions("user:w", turn_id="waiter")
+        assert decided.status.value == "applied", decided.error
+    finally:
+        first.close()
+        second.close()
