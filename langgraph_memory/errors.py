@@ -150,6 +150,18 @@ class QueueFullError(MemoryKitError, RuntimeError):
     """The background writer already holds ``max_pending`` turns."""
 
 
+class QueueConfigError(MemoryKitError, ValueError):
+    """A shared queue for deferred turns that cannot be set up from what was given
+    (``BackgroundWriter(queue=...)`` or ``$LANGGRAPH_MEMORY_QUEUE_URL``): a URL of an
+    unknown kind, a server that does not answer, or a store it cannot serve. The
+    message says what to pass."""
+
+
+class QueueError(MemoryKitError, RuntimeError):
+    """The shared queue did not answer while a turn was handed to it: the turn was
+    not accepted (nothing was queued); retry the submit."""
+
+
 class WriterClosedError(MemoryKitError, RuntimeError):
     """The background writer was closed; it takes no more turns."""
 

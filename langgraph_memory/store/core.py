@@ -82,6 +82,7 @@ class StoreCore:
         *,
         dims: int | None = None,
         lock: str | CrossProcessLocks | None = None,
+        queue: str | None = None,
     ) -> None:
         from langgraph_memory.embeddings import embedder_name
 
@@ -92,7 +93,7 @@ class StoreCore:
         #: The dimension the caller says the embedder has (``index={"dims": ...}``).
         self.dims = dims
         self._closed = False
-        self.engine = open_engine(path, client, lock)
+        self.engine = open_engine(path, client, lock, queue)
         try:
             with self.engine.gate.shared():
                 self._check_embedder()

@@ -48,7 +48,12 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
 
-from langgraph_memory.errors import InvalidArgumentError, NestedPurgeError, StoreClosedError
+from langgraph_memory.errors import (
+    InvalidArgumentError,
+    NestedPurgeError,
+    QueueConfigError,
+    StoreClosedError,
+)
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import chroma_internals, compaction, formats, layout, migrations
 from langgraph_memory.store.collection_io import finish_interrupted_moves
@@ -60,7 +65,9 @@ from langgraph_memory.store.scope_locks import (
     ScopeLock,
     ScopeLocks,
     open_cross_process_locks,
+    redacted,
 )
+from langgraph_memory.store.shared_queue import SharedQueue, queue_url
 
 log = logging.getLogger("langgraph_memory")
 
@@ -180,6 +187,7 @@ class Engine:
         lock: DirectoryLock | None,
         scope_locks: ScopeLocks | None = None,
         lock_source: str | CrossProcessLocks | None = None,
+        shared_queue: SharedQueue | None = None,
     ) -> None:
         self.key = key
         self.client = client
@@ -196,9 +204,14 @@ class Engine:
         self.scope_locks = scope_locks if scope_locks is not None else ScopeLocks(None)
         #: What configured them (``lock=`` or ``$LANGGRAPH_MEMORY_LOCK_URL``; None: in-process).
         self.lock_source = lock_source
+        #: Where deferred turns wait when processes share them (``queue=``; None: each
+        #: background writer's own queue and journal). See ``shared_queue``.
+        self.shared_queue = shared_queue
         self._erasures: dict[str, int] = {}  # scope key -> whole-scope purges in this process
         self._scopes: dict[str, layout.ScopeCollections] = {}
         self._companions: list[weakref.ref[Any]] = []
+        if shared_queue is not None:
+            self.attach(shared_queue)  # exports list its turns (held by the line above)
         where = f"the store at {path}" if path is not None else "the store on this Chroma client"
         # Before the registry is read (or created): a rebuild killed after it dropped
         # the registry left the whole copy under another name. With the directory
@@ -244,6 +257,8 @@ class Engine:
                 self._lock.release()
                 self._lock = None
             self.scope_locks.close()
+            if self.shared_queue is not None:
+                self.shared_queue.close()
         return True
 
     @contextmanager
@@ -433,6 +448,7 @@ def open_engine(
     path: str | os.PathLike[str] | None,
     client: ClientAPI | None,
     lock: str | CrossProcessLocks | None = None,
+    queue: str | None = None,
 ) -> Engine:
     """The engine of a location: shared with every store open on it in this process.
 
@@ -441,9 +457,12 @@ def open_engine(
     passed in shares the engine of its directory; any other client gets an
     engine of its own object. ``lock`` (default ``$LANGGRAPH_MEMORY_LOCK_URL``)
     names the cross-process scope locks (see ``scope_locks``); a second store on
-    a location must name the same ones.
+    a location must name the same ones. ``queue`` (default
+    ``$LANGGRAPH_MEMORY_QUEUE_URL``) names a shared queue of deferred turns (see
+    ``shared_queue``); without a lock, its Postgres serves as the lock too.
     """
-    source = lock if lock is not None else (os.environ.get(LOCK_URL_ENV) or None)
+    queue = queue_url(queue)
+    source = lock if lock is not None else (os.environ.get(LOCK_URL_ENV) or queue)
     if client is None:
         directory: Path | None = Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).resolve()
     else:
@@ -458,9 +477,18 @@ def open_engine(
                     f"{engine.scope_locks.describe()!r}; every store on one location in a "
                     "process shares them: pass the same lock= (or none) to each"
                 )
+            if queue is not None and (
+                engine.shared_queue is None or engine.shared_queue.url != queue
+            ):
+                raise InvalidArgumentError(
+                    "this store location is open in this process with "
+                    f"{'no shared queue' if engine.shared_queue is None else 'another queue'}; "
+                    "every store on one location in a process shares it: pass the same "
+                    "queue= (or none) to each"
+                )
             engine.users += 1
             return engine
-        engine = _start(key, directory, client, source)
+        engine = _start(key, directory, client, source, queue)
         Engine._open[key] = engine
         return engine
 
@@ -479,14 +507,30 @@ def _start(
     directory: Path | None,
     client: ClientAPI | None,
     source: str | CrossProcessLocks | None,
+    queue: str | None,
 ) -> Engine:
+    data_name = _data_name(client)
+    if queue is not None and (directory is not None or not data_name):
+        raise QueueConfigError(
+            f"queue={redacted(queue)!r} serves processes that share a store on a Chroma "
+            "server; this store is embedded (one process's alone), and a background "
+            "writer's journal keeps its turns: leave queue= and $LANGGRAPH_MEMORY_QUEUE_URL "
+            "unset, or build the store with MemoryStore(client=chromadb.HttpClient(...))"
+        )
     # Before the directory's lock: a bad lock URL must not leave the directory locked.
     cross = open_cross_process_locks(source)
-    scope_locks = ScopeLocks(cross, _data_name(client))
+    scope_locks = ScopeLocks(cross, data_name)
+    try:
+        shared = None if queue is None else SharedQueue(queue, data_name)
+    except BaseException:
+        scope_locks.close()
+        raise
     try:
         lock = DirectoryLock.acquire(directory) if directory is not None else None
     except BaseException:
         scope_locks.close()
+        if shared is not None:
+            shared.close()
         raise
     owns = client is None
     try:
@@ -504,9 +548,12 @@ def _start(
             lock=lock,
             scope_locks=scope_locks,
             lock_source=source,
+            shared_queue=shared,
         )
     except BaseException:
         if lock is not None:
             lock.release()  # a refused open must not keep the directory locked
         scope_locks.close()
+        if shared is not None:
+            shared.close()
         raise

@@ -39,6 +39,7 @@ from langgraph_memory.store.collection_io import fetch, query, similar
 from langgraph_memory.store.core import StoreCore, fresh_method, read_method
 from langgraph_memory.store.engine import Companion
 from langgraph_memory.store.scope_locks import ScopeLock
+from langgraph_memory.store.shared_queue import SharedQueue
 from langgraph_memory.store.version import Hit
 
 __all__ = ["Internals"]
@@ -62,6 +63,51 @@ class Internals:
     def client(self) -> ClientAPI:
         """The Chroma client this store writes through."""
         return self._core.engine.client
+
+    @property
+    def data_name(self) -> str:
+        """What other processes' stores on the same data share: a Chroma server's tenant
+        and database (``"tenant/database"``), or ``""`` for an embedded store, which is
+        one process's alone. Shared locks and queues key their entries by it.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> internals(MemoryStore(tempfile.mkdtemp(),
+        ...                       embeddings=DeterministicFakeEmbedding(size=8))).data_name
+        ''
+        """
+        return self._core.engine.scope_locks.where
+
+    @property
+    def cross_process_lock(self) -> str | None:
+        """What serialises a scope's writes across processes (for messages), or None
+        when only this process's own lock does (no ``lock=`` URL).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> print(internals(MemoryStore(tempfile.mkdtemp(),
+        ...                 embeddings=DeterministicFakeEmbedding(size=8))).cross_process_lock)
+        None
+        """
+        locks = self._core.engine.scope_locks
+        return None if locks.cross is None else locks.describe()
+
+    @property
+    def shared_queue(self) -> SharedQueue | None:
+        """Where deferred turns of this store wait when processes share them
+        (``MemoryStore(queue=...)``, ``$LANGGRAPH_MEMORY_QUEUE_URL``); None: each
+        background writer keeps its own queue and journal.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> print(internals(MemoryStore(tempfile.mkdtemp(),
+        ...                 embeddings=DeterministicFakeEmbedding(size=8))).shared_queue)
+        None
+        """
+        return self._core.engine.shared_queue
 
     def embed_query(self, query: str | Sequence[float]) -> list[float]:
         """A query's vector from the store's embedder (a vector passes through,

@@ -138,7 +138,11 @@ class MemoryStore(BaseStore):
     ``$LANGGRAPH_MEMORY_LOCK_URL``), a ``postgresql://`` or ``redis://`` URL,
     serialises their writes to each scope across processes (see
     ``store/scope_locks.py``); without it, writes are serialised per scope within
-    a process only. ``embeddings`` is any LangChain
+    a process only. ``queue=`` (default ``$LANGGRAPH_MEMORY_QUEUE_URL``), a
+    ``postgresql://`` URL, keeps the deferred turns of every process's
+    ``BackgroundWriter`` in one table there, drained by any of them (see
+    ``store/shared_queue.py``; its Postgres serves as the lock when ``lock=`` is
+    unset). ``embeddings`` is any LangChain
     ``Embeddings``; the default is the offline MiniLM embedder. The store
     records which embedder built it and refuses another.
 
@@ -180,6 +184,7 @@ class MemoryStore(BaseStore):
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
         lock: str | CrossProcessLocks | None = None,
+        queue: str | None = None,
     ) -> None:
         if path is not None and client is not None:
             raise InvalidArgumentError(
@@ -198,7 +203,7 @@ class MemoryStore(BaseStore):
         self._fields = indexing.fields
         # Every store on one location in this process shares one engine: its
         # client, collection handles, scope locks and gate (see ``engine``).
-        self._core = StoreCore(path, client, embeddings, dims=indexing.dims, lock=lock)
+        self._core = StoreCore(path, client, embeddings, dims=indexing.dims, lock=lock, queue=queue)
         self._internals = Internals(self._core)
         #: Reviews between scopes: call it to list them; propose, approve, reject.
         self.reviews = Reviews(self._core)

@@ -69,6 +69,11 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
         held.enter_context(engine.gate.exclusive())
         for lock in locks:
             lock.check()  # the fencing check (see ``scope_locks``), before anything goes
+        if wanted is None and engine.shared_queue is not None:
+            # Under the lock, before anything is erased: no worker holds these turns
+            # now, and none accepted before the purge can be written after it. A queue
+            # that does not answer stops the purge here, with nothing deleted.
+            engine.shared_queue.discard(scope.key)
         held.enter_context(engine.lexicon.purging(scope))
         cols = engine.collections(scope, create=False)
         if wanted is None:

@@ -77,8 +77,10 @@ __all__ = [
     "RedisLocks",
     "ScopeLock",
     "ScopeLocks",
+    "import_extra",
     "lock_id",
     "open_cross_process_locks",
+    "redacted",
 ]
 
 log = logging.getLogger("langgraph_memory")
@@ -151,7 +153,16 @@ class ScopeLock:
         self._held: Held | None = None
 
     def __enter__(self) -> ScopeLock:
-        self._local.acquire()
+        # With a cross-process lock, a thread queued behind this process's own holder
+        # waits no longer than the cross-process wait would: a write never waits
+        # without bound for either (the embedded store's in-process lock alone does).
+        bound = getattr(self._cross, "timeout", None)
+        if not self._local.acquire(timeout=-1 if bound is None else bound):
+            raise ScopeLockError(
+                f"the lock of scope {self.key} was not free within {bound:g} s: another "
+                "thread of this process is writing it; nothing was written, retry the write "
+                "(or raise lock_timeout in the lock URL)"
+            )
         if self._depth == 0 and self._cross is not None:
             try:
                 self._held = self._cross.acquire(self.key)
@@ -238,7 +249,7 @@ def open_cross_process_locks(
     scheme = parts.scheme.lower()
     if scheme not in ("postgresql", "postgres", "redis", "rediss") or not parts.netloc:
         raise LockConfigError(
-            f"lock={_redacted(lock)!r} is not a lock URL this store knows: {_WHAT_TO_PASS}"
+            f"lock={redacted(lock)!r} is not a lock URL this store knows: {_WHAT_TO_PASS}"
         )
     options = dict(parse_qsl(parts.query, keep_blank_values=True))
     timeout = _seconds(options.pop("lock_timeout", None), DEFAULT_TIMEOUT, "lock_timeout", lock)
@@ -258,13 +269,17 @@ def _seconds(value: str | None, default: float, name: str, url: str) -> float:
         seconds = -1.0
     if not 0 < seconds < float("inf"):
         raise LockConfigError(
-            f"{name}={value!r} in lock={_redacted(url)!r} must be a positive number of seconds"
+            f"{name}={value!r} in lock={redacted(url)!r} must be a positive number of seconds"
         )
     return seconds
 
 
-def _redacted(url: str) -> str:
-    """``url`` without its password, for messages and logs."""
+def redacted(url: str) -> str:
+    """``url`` without its password, for messages and logs.
+
+    >>> redacted("postgresql://app:s3cret@db:5432/memory")
+    'postgresql://app:***@db:5432/memory'
+    """
     parts = urlsplit(url)
     if parts.password is None:
         return url
@@ -272,14 +287,19 @@ def _redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def _import(module: str, extra: str) -> Any:
+def import_extra(module: str, extra: str, what: str = "scope lock") -> Any:
+    """``module``, or ``MissingDependencyError`` naming the extra that installs it.
+
+    >>> import_extra("json", "postgres").__name__
+    'json'
+    """
     import importlib
 
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingDependencyError(
-            f"a {extra} scope lock needs {module}: pip install 'langgraph-memory-kit[{extra}]'"
+            f"a {extra} {what} needs {module}: pip install 'langgraph-memory-kit[{extra}]'"
         ) from exc
 
 
@@ -292,7 +312,7 @@ class PostgresLocks:
     Connections are kept between holds (a few, as many as threads held at once)."""
 
     def __init__(self, url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.psycopg = _import("psycopg", "postgres")
+        self.psycopg = import_extra("psycopg", "postgres")
         self.url = url
         self.timeout = timeout
         self._guard = threading.Lock()
@@ -302,14 +322,14 @@ class PostgresLocks:
         self._idle.append(self._connect())  # a bad URL fails here, not at the first write
 
     def describe(self) -> str:
-        return f"Postgres advisory locks at {_redacted(self.url)}"
+        return f"Postgres advisory locks at {redacted(self.url)}"
 
     def _connect(self) -> Any:
         try:
             return self.psycopg.connect(self.url, autocommit=True, connect_timeout=10)
         except self.psycopg.Error as exc:
             raise LockConfigError(
-                f"the scope lock's Postgres at {_redacted(self.url)} does not answer ({exc}): "
+                f"the scope lock's Postgres at {redacted(self.url)} does not answer ({exc}): "
                 f"start it or fix the URL; {_WHAT_TO_PASS}"
             ) from exc
 
@@ -444,7 +464,7 @@ class RedisLocks:
     def __init__(
         self, url: str, *, timeout: float = DEFAULT_TIMEOUT, lease: float = DEFAULT_LEASE
     ) -> None:
-        redis = _import("redis", "redis")
+        redis = import_extra("redis", "redis")
         self.url = url
         self.timeout = timeout
         self.lease_ms = max(int(lease * 1000), 30)
@@ -454,7 +474,7 @@ class RedisLocks:
             self.client.ping()
         except (redis.RedisError, ValueError) as exc:
             raise LockConfigError(
-                f"the scope lock's Redis at {_redacted(url)} does not answer ({exc}): "
+                f"the scope lock's Redis at {redacted(url)} does not answer ({exc}): "
                 f"start it or fix the URL; {_WHAT_TO_PASS}"
             ) from exc
         self.renew = self.client.register_script(_RENEW)
@@ -462,7 +482,7 @@ class RedisLocks:
         self.delete = self.client.register_script(_RELEASE)
 
     def describe(self) -> str:
-        return f"a Redis lease at {_redacted(self.url)}"
+        return f"a Redis lease at {redacted(self.url)}"
 
     @staticmethod
     def name(key: str) -> str:

@@ -91,7 +91,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -109,6 +109,8 @@ from langgraph_memory.checks import check_instance, check_int, check_seconds
 from langgraph_memory.errors import (
     InvalidArgumentError,
     InvalidTypeError,
+    QueueConfigError,
+    QueueError,
     QueueFullError,
     ScopeLockError,
     StoreLockedError,
@@ -123,6 +125,7 @@ from langgraph_memory.write.writer import MemoryWriter, MessageLike
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
+    from langgraph_memory.store.shared_queue import SharedQueue
 
 __all__ = [
     "EXIT_TIMEOUT_S",
@@ -140,6 +143,13 @@ OnFull = Literal["wait", "raise"]
 EXIT_TIMEOUT_S = 10.0
 #: Seconds at most between two tries of a turn whose scope another process holds locked.
 MAX_LOCK_WAIT_S = 5.0
+#: Seconds an idle worker on a shared queue sleeps between two looks at it, when no
+#: announcement of a new turn (Postgres NOTIFY) wakes it earlier.
+SHARED_POLL_S = 1.0
+#: Seconds between two looks at a shared queue by flush() and wait().
+SHARED_CHECK_S = 0.02
+
+Outcome = Literal["applied", "failed", "kept"]
 
 
 def journal_path(store: MemoryStore) -> Path | None:
@@ -257,6 +267,7 @@ class BackgroundWriter:
         # None is refused too: at exit it would wait for ever.
         _check_number(exit_timeout, "exit_timeout", 0, " seconds")
         _check_journal(journal)
+        shared = _shared_queue(writer.store, journal)
         # Checked here, before any thread starts; started last.
         self._idle = None if when_idle is None else IdleRunner(when_idle, writer, self._queued)
         self.writer = writer
@@ -266,7 +277,10 @@ class BackgroundWriter:
         self.backoff_s = backoff_s
         self.backoff_factor = backoff_factor
         self.exit_timeout = exit_timeout
-        self._journal = _open_journal(journal, writer.store)
+        self._shared = shared
+        self._mine: set[int] = set()  # shared queue: turns this writer put there, not seen done
+        self._cooling: dict[str, float] = {}  # shared queue: scope -> when to look at it again
+        self._journal = None if shared is not None else _open_journal(journal, writer.store)
         self._owns_journal = self._journal is not None and self._journal is not journal
         self._cond = threading.Condition()  # guards everything below
         # Held from journal append to enqueue, so the queue order is the journal
@@ -293,15 +307,21 @@ class BackgroundWriter:
                     self._counts["replayed"] += 1
         # Daemon threads: a process that exits without close() must not hang on
         # them; what they had not done stays in the journal, if there is one.
+        work = self._work if shared is None else self._work_shared
         self._threads = [
-            threading.Thread(target=self._work, name=f"langgraph-memory-writer-{i}", daemon=True)
+            threading.Thread(target=work, name=f"langgraph-memory-writer-{i}", daemon=True)
             for i in range(workers)
         ]
+        if shared is not None:
+            self._threads.append(
+                threading.Thread(target=self._listen, name="langgraph-memory-listener", daemon=True)
+            )
         for thread in self._threads:
             thread.start()
-        stores.internals(writer.store).attach(
-            self
-        )  # purges reach the queue and journal; exports list turns
+        if shared is None:  # a shared queue is the store's: it answers for its turns itself
+            stores.internals(writer.store).attach(
+                self
+            )  # purges reach the queue and journal; exports list turns
         atexit.register(self._close_at_exit)  # unregistered by close()
         if self._idle is not None:
             self._idle.start()
@@ -332,6 +352,8 @@ class BackgroundWriter:
         # The turn is checked here (and its id and time fixed: a replay reuses both).
         when = utc(now, "now") if now is not None else None
         turn = Turn.of(messages, when=when, turn_id=turn_id, thread_id=thread_id)
+        if self._shared is not None:
+            return self._submit_shared(self._shared, scope, turn, timeout)
         with self._cond:
             seq = self._reserve(turn.id, scope.key, timeout)
         try:
@@ -404,6 +426,40 @@ class BackgroundWriter:
         self._unfinished[seq] = (turn_id, scope_key)
         return seq
 
+    def _submit_shared(
+        self, shared: SharedQueue, scope: Scope, turn: Turn, timeout: float | None
+    ) -> str:
+        """``submit`` on a shared queue: wait for room in the table (``max_pending``
+        turns of this store, all processes together), then insert the turn."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._cond:
+                if self._closed:
+                    raise WriterClosedError(
+                        "this BackgroundWriter is closed; it takes no more turns"
+                    )
+            held = shared.depth()
+            if held < self.max_pending:
+                break
+            full = (
+                f"{shared.describe()} holds {held} turns of this store, the background "
+                f"writer's max_pending ({self.max_pending})"
+            )
+            if self.on_full == "raise":
+                raise QueueFullError(
+                    f"{full}: the workers are slower than the turns arrive. Retry later, "
+                    "raise max_pending, add workers or processes, or use on_full='wait'."
+                )
+            if deadline is not None and time.monotonic() >= deadline:
+                raise QueueFullError(f"{full}, and no room came within {timeout} s")
+            time.sleep(SHARED_CHECK_S * 10)
+        seq = shared.put(JournalEntry.of(scope.key, turn))
+        with self._cond:
+            self._mine.add(seq)
+            self._counts["submitted"] += 1
+            self._cond.notify_all()  # an idle worker of this process takes it at once
+        return turn.id
+
     def _enqueue(self, item: _Item) -> None:
         """Queue an item behind its scope's others (caller holds the condition)."""
         key = item.scope.key
@@ -417,7 +473,9 @@ class BackgroundWriter:
 
     @property
     def pending(self) -> int:
-        """Turns queued or in flight."""
+        """Turns queued or in flight (on a shared queue: this store's, every process's)."""
+        if self._shared is not None:
+            return self._shared.depth()
         with self._cond:
             return len(self._unfinished)
 
@@ -427,13 +485,16 @@ class BackgroundWriter:
     @property
     def stats(self) -> BackgroundStats:
         """A snapshot of the counts (see ``BackgroundStats``)."""
+        pending = self.pending
         with self._cond:
-            return BackgroundStats(**{**self._counts, "pending": len(self._unfinished)})
+            return BackgroundStats(**{**self._counts, "pending": pending})
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every turn submitted before this call is applied or recorded
         as failed; False if ``timeout`` seconds passed first (or the writer stopped)."""
         timeout = check_seconds(timeout)
+        if self._shared is not None:
+            return self._flush_shared(self._shared, timeout)
         with self._cond:
             mark = self._seq
 
@@ -444,6 +505,31 @@ class BackgroundWriter:
             # A turn that failed and whose failure could not be logged either is
             # not done: it stays in the journal (or is lost without one).
             return drained() and not any(seq < mark for seq in self._unrecorded)
+
+    def _flush_shared(self, shared: SharedQueue, timeout: float | None) -> bool:
+        """``flush`` on a shared queue: the turns this writer put there so far are
+        gone from it (written, by any process's worker, or recorded as failed)."""
+        with self._cond:
+            mark = set(self._mine)
+
+        def gone() -> bool:
+            left = shared.left(mark)
+            with self._cond:
+                self._mine -= mark - left
+            mark.intersection_update(left)
+            return not left
+
+        return self._poll(gone, timeout)
+
+    def _poll(self, done: Callable[[], bool], timeout: float | None) -> bool:
+        """Ask ``done`` every ``SHARED_CHECK_S`` until it says True (True) or ``timeout``
+        seconds pass (False)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not done():
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(SHARED_CHECK_S)
+        return True
 
     async def aflush(self, timeout: float | None = None) -> bool:
         """``flush`` without blocking the event loop."""
@@ -468,6 +554,11 @@ class BackgroundWriter:
         """
         key = Scope.of(scope).key
         timeout = check_seconds(timeout)
+        shared = self._shared
+        if shared is not None:
+            # Any process may have accepted the scope's last turn: wait for them all.
+            last = shared.last(key)
+            return last == 0 or self._poll(lambda: not shared.any_left(key, last), timeout)
         with self._cond:
             mark = self._seq
 
@@ -499,18 +590,24 @@ class BackgroundWriter:
             self._idle.stop(None if deadline is None else max(0.0, deadline - time.monotonic()))
         with self._cond:
             self._stop = True
-            left = len(self._unfinished)
+            left = len(self._unfinished) + len(self._mine)
             self._cond.notify_all()
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
         if left:
-            where = (
-                f"kept in the journal {self._journal.path} and replayed by the next "
-                "BackgroundWriter on it"
-                if self._journal is not None
-                else "lost (no journal: pass journal=<a file> to keep them)"
-            )
+            if self._shared is not None:
+                where = (
+                    f"kept in {self._shared.describe()}, where any BackgroundWriter on it "
+                    "writes them"
+                )
+            elif self._journal is not None:
+                where = (
+                    f"kept in the journal {self._journal.path} and replayed by the next "
+                    "BackgroundWriter on it"
+                )
+            else:
+                where = "lost (no journal: pass journal=<a file> to keep them)"
             log.warning(
                 "langgraph_memory: BackgroundWriter %s with %d turns not written after "
                 "waiting %s s: %s",
@@ -538,6 +635,8 @@ class BackgroundWriter:
         self.close()
 
     def __repr__(self) -> str:
+        if self._shared is not None:
+            return f"BackgroundWriter(workers={len(self._threads) - 1}, queue={self._shared!r})"
         return (
             f"BackgroundWriter(workers={len(self._threads)}, pending={self.pending}, "
             f"journal={self._journal!r})"
@@ -556,7 +655,11 @@ class BackgroundWriter:
                 self._busy.add(key)
                 self._inflight[key] = item
             try:
-                self._process(item)
+                if self._process(item) == "kept":
+                    with self._cond:
+                        self._unrecorded.add(item.seq)  # the journal replays it next start
+                else:
+                    self._done(item)
             finally:
                 with self._cond:
                     self._busy.discard(key)
@@ -568,7 +671,114 @@ class BackgroundWriter:
                     self._unfinished.pop(item.seq, None)
                     self._cond.notify_all()
 
-    def _process(self, item: _Item) -> None:
+    def _work_shared(self) -> None:
+        """A worker on a shared queue: take the oldest turn of a scope no worker of
+        any process holds, under the scope's lock, until the writer stops."""
+        shared = self._shared
+        assert shared is not None
+        conn: Any = None
+        try:
+            while True:
+                now = time.monotonic()
+                with self._cond:
+                    if self._stop:
+                        return
+                    self._cooling = {k: t for k, t in self._cooling.items() if t > now}
+                    skip = self._busy | set(self._cooling)
+                try:
+                    if conn is None or conn.closed:
+                        conn = shared.connect()
+                    key = shared.peek(conn, skip)
+                    if key is None:
+                        self._sleep(SHARED_POLL_S)
+                        continue
+                    with self._cond:
+                        if self._stop or key in self._busy:
+                            continue
+                        self._busy.add(key)
+                    try:
+                        self._take(shared, conn, key)
+                    finally:
+                        with self._cond:
+                            self._busy.discard(key)
+                            self._cond.notify_all()
+                except ScopeLockError as exc:
+                    # Another process writes the scope (not through this queue) past
+                    # lock_timeout: its turn waits in the table; look again later.
+                    self._count("lock_waits")
+                    log.info("langgraph_memory: a queued turn waits for its scope's lock: %r", exc)
+                except (QueueConfigError, QueueError, shared.psycopg.Error) as exc:
+                    log.warning(
+                        "langgraph_memory: %s: %r; trying again in %s s",
+                        shared.describe(),
+                        exc,
+                        MAX_LOCK_WAIT_S,
+                    )
+                    if conn is not None:
+                        conn.close()
+                    conn = None
+                    self._sleep(MAX_LOCK_WAIT_S)
+        finally:
+            if conn is not None:
+                conn.close()
+
+    def _take(self, shared: SharedQueue, conn: Any, key: str) -> None:
+        """Hold ``key``'s lock, claim its oldest queued turn and write it; the claim
+        is deleted when the turn is written or recorded as failed, else given back."""
+        scope = Scope.parse(key)
+        with (
+            stores.internals(self.writer.store).scope_lock(scope),
+            shared.claim(conn, key) as claim,
+        ):
+            if claim is None:
+                return  # written meanwhile by another worker (it held the lock)
+            turn = JournalEntry.from_record(claim.record).turn()
+            item = _Item(claim.seq, scope, turn, replayed=True)  # a worker may have died in it
+            with self._cond:
+                self._inflight[key] = item
+            try:
+                if self._process(item, lock_lost="give back") == "kept":
+                    claim.give_back()
+                    with self._cond:
+                        self._cooling[key] = time.monotonic() + MAX_LOCK_WAIT_S
+            finally:
+                with self._cond:
+                    self._inflight.pop(key, None)
+
+    def _listen(self) -> None:
+        """Wake the idle workers when any process announces a turn of this store."""
+        shared = self._shared
+        assert shared is not None
+        conn: Any = None
+        try:
+            while not self._stopped():
+                try:
+                    if conn is None or conn.closed:
+                        conn = shared.connect()
+                        shared.listen(conn)
+                    if shared.announced(conn, SHARED_POLL_S):
+                        with self._cond:
+                            self._cond.notify_all()
+                except (QueueConfigError, QueueError, shared.psycopg.Error):
+                    if conn is not None:
+                        conn.close()
+                    conn = None  # the workers still poll; listen again after a pause
+                    self._sleep(MAX_LOCK_WAIT_S)
+        finally:
+            if conn is not None:
+                conn.close()
+
+    def _sleep(self, seconds: float) -> None:
+        """Sleep up to ``seconds``, woken early by a submit, an announcement or close."""
+        with self._cond:
+            if not self._stop:
+                self._cond.wait(seconds)
+
+    def _stopped(self) -> bool:
+        with self._cond:
+            return self._stop
+
+    def _process(self, item: _Item, *, lock_lost: Literal["wait", "give back"] = "wait") -> Outcome:
         """Apply one turn: replay check, attempts with backoff, then record a failure.
 
         The attempts are tenacity's: ``max_attempts`` failures in all, on any
@@ -577,7 +787,10 @@ class BackgroundWriter:
         scope whose cross-process lock another process holds past its bound
         (``ScopeLockError``) is no failure of the turn: it is tried again, at most
         ``MAX_LOCK_WAIT_S`` apart, for as long as the writer is open; a writer that
-        closes meanwhile leaves the turn in its journal for the next start."""
+        closes meanwhile leaves the turn in its journal for the next start
+        (``"kept"``). With ``lock_lost="give back"`` (a shared queue's worker, which
+        holds the scope's lock around this), a ``ScopeLockError`` ends the tries at
+        once (``"kept"``): the worker gives the turn back to the queue."""
         checked = not item.replayed
         failures = 0  # attempts that failed for another reason than a busy scope lock
 
@@ -616,6 +829,8 @@ class BackgroundWriter:
 
         def stop(state: RetryCallState) -> bool:
             if locked(state):
+                if lock_lost == "give back":
+                    return True
                 with self._cond:
                     return self._closed  # closing: the journal keeps the turn
             return failures >= self.max_attempts
@@ -639,26 +854,27 @@ class BackgroundWriter:
         except RetryError as exc:
             error = exc.last_attempt.exception()
             if isinstance(error, ScopeLockError):
+                if lock_lost == "give back":
+                    return "kept"  # counted as a lock wait already; the queue keeps it
                 why = f"was not written: its scope was still locked at close ({error!r})"
                 self._keep_for_next_start(item, why)
-                return
-            self._record_failure(item, error if isinstance(error, Exception) else None)
-            return
+                return "kept"
+            return self._record_failure(item, error if isinstance(error, Exception) else None)
         self._count("applied")
-        self._done(item)
+        return "applied"
 
     def _keep_for_next_start(self, item: _Item, why: str) -> None:
         """A turn neither applied nor recorded as failed (``why`` says what stopped
         it): counted as unrecorded; the journal replays it on the next start."""
         self._count("unrecorded")
-        with self._cond:
-            self._unrecorded.add(item.seq)
         log.error(
             "langgraph_memory: turn %s in %s %s; %s",
             item.turn.id,
             item.scope.key,
             why,
-            "it stays in the journal for the next start"
+            f"it stays in {self._shared.describe()} for any writer on it"
+            if self._shared is not None
+            else "it stays in the journal for the next start"
             if self._journal is not None
             else "it is lost (no journal)",
         )
@@ -667,7 +883,7 @@ class BackgroundWriter:
         """Whether the decision log already has decisions of this turn."""
         return bool(self.writer.store.decisions(item.scope, turn_id=item.turn.id))
 
-    def _record_failure(self, item: _Item, error: Exception | None) -> None:
+    def _record_failure(self, item: _Item, error: Exception | None) -> Outcome:
         decision = Decision(
             op=DecisionOp.NOOP,
             fact=_said(item.turn),
@@ -681,7 +897,7 @@ class BackgroundWriter:
             self._keep_for_next_start(
                 item, f"failed ({error!r}) and its failure could not be logged ({exc!r})"
             )
-            return
+            return "kept"
         self._count("failed")
         log.error(
             "langgraph_memory: turn %s in %s failed after %d attempts, logged as failed: %r",
@@ -690,7 +906,7 @@ class BackgroundWriter:
             self.max_attempts,
             error,
         )
-        self._done(item)
+        return "failed"
 
     # -- the store's companion: purges, exports, imports ---------------------------------------
 
@@ -814,3 +1030,18 @@ def _open_journal(
             "close it first (one background writer per store), or give this one "
             "journal=<another file> or journal=False"
         ) from None
+
+
+def _shared_queue(
+    store: MemoryStore, journal: Journal | str | os.PathLike[str] | bool | None
+) -> SharedQueue | None:
+    """The store's shared queue (``MemoryStore(queue=...)``), which replaces a writer's
+    journal; None when the store has none."""
+    shared = stores.internals(store).shared_queue
+    if shared is not None and journal is not True:
+        raise InvalidArgumentError(
+            f"this store's deferred turns go to {shared.describe()} (MemoryStore(queue=...) "
+            "or $LANGGRAPH_MEMORY_QUEUE_URL), which replaces the journal: leave journal= "
+            "unset"
+        )
+    return shared
