@@ -37,9 +37,19 @@ its lock is the ``unblock`` time (Postgres frees a dead session's locks at once;
 Redis lease, here ``?lease=1``, runs out). It then writes a turn of its own. Checked
 as above: no acknowledged turn lost, no duplicate, one order.
 
-Each process's write path is one ``Writes`` (``InlineWrites``: ``write_turn``, a turn
-acknowledged when it returns); a deferred mode, a ``BackgroundWriter`` on a shared
-queue, is another ``Writes`` whose acknowledgement is the queue's.
+**Deferred** (lock kind ``deferred``): each process submits its turns to a
+``BackgroundWriter`` on a store whose deferred turns sit in one Postgres table
+(``MemoryStore(client=..., queue=URL)``; its scope locks are that Postgres's), and any
+process's workers drain any scope. A turn is acknowledged when ``submit`` returns (the
+p50/p95 are those of ``submit``); each process drains until the queue is empty, and
+turns/s counts to the last process's drain. Its fault test kills a process that has
+just submitted turns to three scopes (0-100 ms after, with its workers inside the
+first): another process's ``BackgroundWriter`` writes them (``drained_ms``: from the
+kill to an empty queue), each once (``decided_twice``: a turn with a fact decided
+twice).
+
+Each process's write path is one ``Writes``: ``InlineWrites`` (``write_turn``, a turn
+acknowledged when it returns) or ``DeferredWrites`` (``submit``).
 
 The embedder is the shipped offline default (``LocalMiniLM``, ~5 ms a turn here),
 ``--embedder hashed`` for a cheap stand-in.
@@ -85,8 +95,15 @@ SCRIPT: tuple[tuple[str, ...], ...] = (
 )
 #: The slot of a fact by its opening words: one live fact per slot is right.
 SLOTS = {"User lives in ": "location", "User works at ": "employer"}
-#: The lock kinds measured; ``none`` is the in-process lock alone.
-LOCK_KINDS = ("postgres", "redis", "none")
+#: The lock kinds measured; ``none`` is the in-process lock alone; ``deferred`` is the
+#: shared Postgres queue (with that Postgres's locks).
+LOCK_KINDS = ("postgres", "redis", "none", "deferred")
+#: How the tables name the lock kinds.
+LABELS = {"none": "none (in-process)", "deferred": "postgres, deferred (shared queue)"}
+#: Environment variables that would give a store a lock or a queue it was not given.
+STORE_ENV = ("LANGGRAPH_MEMORY_LOCK_URL", "LANGGRAPH_MEMORY_QUEUE_URL")
+#: How long a deferred process waits for the shared queue to drain.
+DRAIN_TIMEOUT_S = 600.0
 #: The lease of the fault test's Redis lock: a killed holder blocks the scope this long.
 FAULT_LEASE_S = 1.0
 #: The fault test's kill comes this long (at most, uniformly) after the lock is held.
@@ -146,7 +163,9 @@ class WorkerSpec:
     go: str  # the worker starts writing when this file exists
     acks: str  # one JSON line per acknowledged (or refused) turn
     embedder: str = "minilm"
+    #: ``inline`` (``write_turn``) or ``deferred`` (``submit`` to the shared ``queue``).
     mode: str = "inline"
+    queue: str | None = None
     #: Fault test: take the lock of this scope before the last step's turn, touch
     #: ``held``, write the turn, and hold the lock until killed.
     hold_last: bool = False
@@ -186,6 +205,34 @@ class InlineWrites:
         pass
 
 
+class DeferredWrites:
+    """``BackgroundWriter.submit`` on a store with a shared queue: a turn returned is a
+    turn in the Postgres table, written by whichever process's worker takes it."""
+
+    def __init__(self, store: Any) -> None:
+        from langgraph_memory import BackgroundWriter, MemoryWriter
+        from langgraph_memory.write import RulesModel
+
+        self.bg = BackgroundWriter(MemoryWriter(store, RulesModel()))
+
+    def write(self, scope: str, text: str, turn: str) -> None:
+        self.bg.submit(scope, [("user", text)], turn_id=turn)
+
+    def drain(self) -> None:
+        # Every process's turns, not only ours: each process drains until none is left.
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        while self.bg.pending and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.bg.close(timeout=DRAIN_TIMEOUT_S)
+
+
+def writes_for(spec: WorkerSpec, store: Any) -> Writes:
+    """The write path of ``spec.mode``."""
+    if spec.mode == "deferred":
+        return DeferredWrites(store)
+    return InlineWrites(store)
+
+
 def embedder(name: str) -> Any:
     """The embedder ``name`` (``minilm``: the shipped default; ``hashed``: a stand-in)."""
     if name == "hashed":
@@ -210,7 +257,9 @@ def open_store(spec: WorkerSpec) -> Any:
         database=spec.database,
         settings=Settings(anonymized_telemetry=False),
     )
-    return MemoryStore(client=client, embeddings=embedder(spec.embedder), lock=spec.lock)
+    return MemoryStore(
+        client=client, embeddings=embedder(spec.embedder), lock=spec.lock, queue=spec.queue
+    )
 
 
 def run_worker(spec: WorkerSpec) -> None:
@@ -218,7 +267,7 @@ def run_worker(spec: WorkerSpec) -> None:
     from langgraph_memory.store import internals
 
     store = open_store(spec)
-    writes: Writes = InlineWrites(store)
+    writes = writes_for(spec, store)
     Path(spec.ready).touch()
     while not Path(spec.go).exists():
         time.sleep(0.002)
@@ -249,7 +298,12 @@ def run_worker(spec: WorkerSpec) -> None:
                 one(scope, spec.steps[-1])
                 while True:  # held until killed
                     time.sleep(60)
-    writes.drain()
+        if spec.held:  # deferred fault test: submitted; killed while the workers write
+            Path(spec.held).touch()
+            while True:
+                time.sleep(60)
+        writes.drain()
+        acks.write(json.dumps({"drained": time.time()}) + "\n")
     store.close()
 
 
@@ -275,7 +329,7 @@ class Worker:
 
 def spawn(spec: WorkerSpec) -> Worker:
     """Start a worker process for ``spec``; its output goes beside its acks file."""
-    env = {k: v for k, v in os.environ.items() if k != "LANGGRAPH_MEMORY_LOCK_URL"}
+    env = {k: v for k, v in os.environ.items() if k not in STORE_ENV}
     root = Path(__file__).resolve().parents[1]
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
     log_path = Path(spec.acks).with_suffix(".log")
@@ -310,7 +364,17 @@ def read_acks(paths: Sequence[str]) -> list[dict[str, Any]]:
                 lines.append(json.loads(raw))
             except json.JSONDecodeError:
                 continue
-    return lines
+    return [line for line in lines if "turn" in line]
+
+
+def drained_at(paths: Sequence[str]) -> list[float]:
+    """When each process that finished saw the queue drained (its acks file's last line)."""
+    out = []
+    for path in paths:
+        for raw in Path(path).read_text(encoding="utf-8").splitlines():
+            if raw.startswith('{"drained"'):
+                out.append(float(json.loads(raw)["drained"]))
+    return out
 
 
 @dataclass
@@ -323,11 +387,12 @@ class Checked:
     order_violations: int = 0
     failed_decisions: int = 0
     failed_errors: list[str] = field(default_factory=list)
+    decided_twice: int = 0
     examples: list[str] = field(default_factory=list)
 
     @property
     def order_ok(self) -> bool:
-        return self.order_violations == 0
+        return self.order_violations == 0 and self.decided_twice == 0
 
 
 def check_scopes(store: Any, acknowledged: dict[str, list[str]]) -> Checked:
@@ -362,6 +427,10 @@ def check_scopes(store: Any, acknowledged: dict[str, list[str]]) -> Checked:
             for d in decisions
             if d["op"] in ("UPDATE", "DELETE") and d["status"] == "applied"
         )
+        # A turn replayed (a killed worker's claim taken again) decides only what the
+        # log does not have: a fact decided twice for one turn was written twice.
+        twice = Counter((d["turn_id"], d["fact"]) for d in decisions if d["status"] != "failed")
+        found.decided_twice += sum(n - 1 for n in twice.values() if n > 1)
         live_keys = Counter(m["key"] for m in live)
         found.order_violations += sum(n - 1 for n in closing.values() if n > 1)
         found.order_violations += sum(n - 1 for n in live_keys.values() if n > 1)
@@ -389,15 +458,30 @@ def by_scope(acks: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
 
 
 def server_store(
-    chroma: ChromaServer, database: str, lock: str | None, emb: str, *, new: bool = True
+    chroma: ChromaServer,
+    database: str,
+    lock: str | None,
+    emb: str,
+    *,
+    new: bool = True,
+    queue: str | None = None,
 ) -> Any:
     """A store on ``database`` (made first when ``new``), on an HTTP client of its own
-    (two of them in one process are what two processes are), with ``lock``."""
-
+    (two of them in one process are what two processes are), with ``lock`` and
+    ``queue``."""
     if new:
         chroma.client(database)
     spec = WorkerSpec(0, lock, chroma.host, chroma.port, database, [], [], "", "", "", "", emb)
+    spec.queue = queue
     return open_store(spec)
+
+
+def options(kind: str, url: str | None) -> dict[str, Any]:
+    """A worker's lock, queue and mode for lock kind ``kind`` on server ``url``."""
+    if kind == "deferred":
+        # The queue's Postgres gives the store its scope locks too.
+        return {"lock": None, "queue": url, "mode": "deferred"}
+    return {"lock": url, "queue": None, "mode": "inline"}
 
 
 def new_database(kind: str) -> str:
@@ -438,7 +522,6 @@ def load_run(
         spawn(
             WorkerSpec(
                 worker=w,
-                lock=lock,
                 host=chroma.host,
                 port=chroma.port,
                 database=database,
@@ -449,6 +532,7 @@ def load_run(
                 go=str(go),
                 acks=str(folder / f"acks-{w}.jsonl"),
                 embedder=emb,
+                **options(kind, lock),
             )
         )
         for w in range(workers)
@@ -469,7 +553,9 @@ def load_run(
                 w.proc.kill()
                 w.proc.wait()
         store.close()
-    seconds = max((a["at"] for a in written), default=began) - began
+    # Inline, the last acknowledgement; deferred, the last process to see the queue empty.
+    ends = [a["at"] for a in written] + drained_at([w.spec.acks for w in started])
+    seconds = max(ends, default=began) - began
     ms = [a["ms"] for a in written]
     return {
         "lock": kind,
@@ -485,6 +571,7 @@ def load_run(
         "dropped_as_purged": dropped([w.log_path for w in started]),
         "order_violations": found.order_violations,
         "order_ok": found.order_ok,
+        "decided_twice": found.decided_twice,
         "failed_decisions": found.failed_decisions,
         "failed_errors": found.failed_errors,
         "seconds": seconds,
@@ -597,6 +684,7 @@ def fault_run(
         "duplicates": found.duplicates,
         "order_ok": found.order_ok,
         "order_violations": found.order_violations,
+        "decided_twice": found.decided_twice,
         "failed_decisions": found.failed_decisions,
         "failed_errors": found.failed_errors,
         "unblock_ms": unblock_ms,
@@ -606,17 +694,122 @@ def fault_run(
     }
 
 
+def deferred_fault_run(
+    chroma: ChromaServer, url: str, kills: int, *, emb: str, root: Path
+) -> dict[str, Any]:
+    """``kills`` processes each killed just after submitting turns to three scopes of a
+    shared queue, its workers inside the first; another process's ``BackgroundWriter``
+    then writes what it left."""
+    from langgraph_memory import BackgroundWriter, MemoryWriter
+    from langgraph_memory.store import internals
+    from langgraph_memory.write import RulesModel
+
+    database = new_database("fault_deferred")
+    store = server_store(chroma, database, None, emb, queue=url)
+    run = uuid.uuid4().hex[:8]
+    folder = root / f"fault-deferred-{run}"
+    folder.mkdir()
+    rng = random.Random(kills)
+
+    def victim(i: int) -> Worker:
+        return spawn(
+            WorkerSpec(
+                worker=i,
+                host=chroma.host,
+                port=chroma.port,
+                database=database,
+                scopes=[f"user:f{i}{part}" for part in "abc"],
+                steps=list(range(len(SCRIPT))),
+                run=run,
+                ready=str(folder / f"ready-{i}"),
+                go=str(folder / f"go-{i}"),
+                acks=str(folder / f"acks-{i}.jsonl"),
+                embedder=emb,
+                held=str(folder / f"submitted-{i}"),
+                **options("deferred", url),
+            )
+        )
+
+    ahead = 3
+    pending = [victim(i) for i in range(min(ahead, kills))]
+    spawned = list(pending)
+    unblock_ms: list[float] = []
+    drained_ms: list[float] = []
+    queued_at_kill: list[int] = []
+    try:
+        for i in range(kills):
+            current = pending.pop(0)
+            if i + ahead < kills:
+                pending.append(victim(i + ahead))
+                spawned.append(pending[-1])
+            wait_ready([current])
+            Path(current.spec.go).touch()
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not Path(current.spec.held).exists():
+                if current.proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"victim {i} never submitted:\n{current.tail()}")
+                time.sleep(0.001)
+            time.sleep(rng.uniform(0, KILL_DELAY_S))
+            os.kill(current.proc.pid, signal.SIGKILL)
+            killed = time.monotonic()
+            current.proc.wait()
+            with internals(store).scope_lock(current.spec.scopes[0]):
+                unblock_ms.append((time.monotonic() - killed) * 1000)
+            survivor = BackgroundWriter(MemoryWriter(store, RulesModel()))
+            queued_at_kill.append(survivor.pending)
+            deadline = time.monotonic() + DRAIN_TIMEOUT_S
+            while survivor.pending:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the queue kept {survivor.pending} turns of victim {i}")
+                time.sleep(0.02)
+            drained_ms.append((time.monotonic() - killed) * 1000)
+            survivor.close(timeout=60)
+        acknowledged = by_scope(read_acks([f"{folder}/acks-{i}.jsonl" for i in range(kills)]))
+        found = check_scopes(store, acknowledged)
+    finally:
+        for w in pending:
+            w.proc.kill()
+            w.proc.wait()
+        store.close()
+    return {
+        "lock": "deferred",
+        "lock_url_options": "",
+        "kills": kills,
+        "killed_mid_write": 0,  # not known: the turns in flight are the queue's
+        "queued_at_kill": queued_at_kill,
+        "acknowledged": sum(len(t) for t in acknowledged.values()),
+        "lost": found.lost,
+        "dropped_as_purged": dropped([w.log_path for w in spawned]),
+        "duplicates": found.duplicates,
+        "order_ok": found.order_ok,
+        "order_violations": found.order_violations,
+        "decided_twice": found.decided_twice,
+        "failed_decisions": found.failed_decisions,
+        "failed_errors": found.failed_errors,
+        "unblock_ms": unblock_ms,
+        "unblock_p50_ms": statistics.median(unblock_ms) if unblock_ms else 0.0,
+        "unblock_max_ms": max(unblock_ms, default=0.0),
+        "drained_ms": drained_ms,
+        "drained_p50_ms": statistics.median(drained_ms) if drained_ms else 0.0,
+        "drained_max_ms": max(drained_ms, default=0.0),
+        "examples": found.examples,
+    }
+
+
 # -- the whole run ---------------------------------------------------------------------------
 
 
 @contextmanager
 def lock_servers(kinds: Sequence[str]) -> Iterator[dict[str, str | None]]:
-    """The lock URL of each kind in ``kinds``, its server started (``none``: None)."""
+    """The server URL of each kind in ``kinds``, its server started (``none``: None;
+    ``deferred``: the Postgres of ``postgres``, one server for both)."""
     with ExitStack() as stack:
         urls: dict[str, str | None] = {}
+        postgres: str | None = None
         for kind in kinds:
-            if kind == "postgres":
-                urls[kind] = stack.enter_context(running_postgres()).url
+            if kind in ("postgres", "deferred"):
+                postgres = postgres or stack.enter_context(running_postgres()).url
+                urls[kind] = postgres
             elif kind == "redis":
                 urls[kind] = stack.enter_context(running_redis()).url
             else:
@@ -650,8 +843,11 @@ def measure(
     for kind, url in locks.items():
         if url is None or kills <= 0:
             continue
-        fault_url = f"{url}?lease={FAULT_LEASE_S:g}" if kind == "redis" else url
-        row = fault_run(chroma, kind, fault_url, kills, emb=emb, root=root)
+        if kind == "deferred":
+            row = deferred_fault_run(chroma, url, kills, emb=emb, root=root)
+        else:
+            fault_url = f"{url}?lease={FAULT_LEASE_S:g}" if kind == "redis" else url
+            row = fault_run(chroma, kind, fault_url, kills, emb=emb, root=root)
         log(f"fault {kind}: lost {row['lost']} dup {row['duplicates']} {row['unblock_ms']}")
         fault.append(row)
     report: dict[str, Any] = {
@@ -683,7 +879,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     ]
     for r in report["load"]:
         out.append(
-            f"| {r['lock']} | {r['workers']} | {r['acknowledged']}/{r['turns']} | "
+            f"| {LABELS.get(r['lock'], r['lock'])} | {r['workers']} | "
+            f"{r['acknowledged']}/{r['turns']} | "
             f"{r['duplicates']} | {r['lost']} ({r['dropped_as_purged']}) | "
             f"{r['failed_decisions']} | {'yes' if r['order_ok'] else 'no'} | "
             f"{r['turns_per_s']:.1f} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} |"
@@ -691,14 +888,17 @@ def render_markdown(report: dict[str, Any]) -> str:
     out += [
         "",
         "| lock | kills (mid-write) | acknowledged | lost | duplicates | order ok | "
-        "unblock p50 ms | unblock max ms |",
-        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+        "unblock p50 ms | unblock max ms | queue drained p50 ms |",
+        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
     ]
     for r in report["fault"]:
+        mid = "?" if r["lock"] == "deferred" else r["killed_mid_write"]
+        drained = f"{r['drained_p50_ms']:.0f}" if "drained_p50_ms" in r else "-"
         out.append(
-            f"| {r['lock']} | {r['kills']} ({r['killed_mid_write']}) | {r['acknowledged']} | "
-            f"{r['lost']} | {r['duplicates']} | {'yes' if r['order_ok'] else 'no'} | "
-            f"{r['unblock_p50_ms']:.0f} | {r['unblock_max_ms']:.0f} |"
+            f"| {LABELS.get(r['lock'], r['lock'])} | {r['kills']} ({mid}) | "
+            f"{r['acknowledged']} | {r['lost']} | {r['duplicates']} | "
+            f"{'yes' if r['order_ok'] else 'no'} | {r['unblock_p50_ms']:.0f} | "
+            f"{r['unblock_max_ms']:.0f} | {drained} |"
         )
     return "\n".join(out)
 
@@ -715,10 +915,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Processes writing one memory on one chroma run, with and without a lock.",
     )
     p.add_argument("--quick", action="store_true", help="2 workers x 8 scopes, 3 kills")
+    p.add_argument("--locks", nargs="+", choices=LOCK_KINDS, default=list(LOCK_KINDS))
     p.add_argument("--workers", type=int, nargs="+", help="worker counts (default 1 2 4)")
     p.add_argument("--scopes", type=int, help="scopes each worker writes (default 50)")
     p.add_argument("--kills", type=int, help="kills per lock kind (default 10)")
-    p.add_argument("--locks", nargs="+", choices=LOCK_KINDS, default=list(LOCK_KINDS))
     p.add_argument("--embedder", choices=["minilm", "hashed"], default="minilm")
     p.add_argument(
         "--made-first",
@@ -731,6 +931,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scopes = args.scopes or (8 if args.quick else 50)
     kills = args.kills if args.kills is not None else (3 if args.quick else 10)
     began = time.perf_counter()
+    for name in STORE_ENV:  # this process's stores get only what they are given
+        os.environ.pop(name, None)
     with (
         tempfile.TemporaryDirectory(prefix="lgm-chroma-") as data,
         running_chroma(Path(data) / "chroma") as chroma,

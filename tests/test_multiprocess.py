@@ -1,9 +1,11 @@
 """Processes writing one memory on one `chroma run` (benchmarks/multiprocess.py), quick
 mode: real worker processes, real PostgreSQL and Redis, SIGKILL while a lock is held.
 
-Under either lock no acknowledged turn is lost, no fact is live twice, and every scope
-was decided in one order; a killed holder frees its scope at once (Postgres) or within
-its 1 s lease (Redis). The checks themselves are shown to fail on a store that is wrong.
+Under either lock, and with deferred turns on the shared Postgres queue, no acknowledged
+turn is lost, no fact is live twice, and every scope was decided in one order; a killed
+holder frees its scope at once (Postgres) or within its 1 s lease (Redis), and a killed
+process's queued turns are written once by another. The checks themselves are shown to
+fail on a store that is wrong.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from langgraph_memory.store import internals
 from langgraph_memory.write import RulesModel
 
 pytestmark = pytest.mark.server
+#: Kills per lock kind in the quick run.
+KILLS = 2
 #: How a decision fails when its turn's time is before the version it would close.
 CLOSES_BEFORE_IT_OPENS = "a version cannot close before it opens"
 
@@ -69,8 +73,14 @@ def fact(mid: str, text: str, *, key: str = "", closed: bool = False) -> dict[st
     }
 
 
-def decision(op: str, turn: str, target: str | None = None) -> dict[str, Any]:
-    return {"op": op, "turn_id": turn, "target_id": target, "status": "applied"}
+def decision(op: str, turn: str, target: str | None = None, said: str = "") -> dict[str, Any]:
+    return {
+        "op": op,
+        "turn_id": turn,
+        "fact": said or f"fact of {turn}",
+        "target_id": target,
+        "status": "applied",
+    }
 
 
 def test_the_checks_find_duplicates_lost_turns_and_two_orders() -> None:
@@ -93,6 +103,16 @@ def test_the_checks_find_duplicates_lost_turns_and_two_orders() -> None:
     found = mp.check_scopes(forked, {"user:a": ["t1", "t2", "t3", "t4"]})
     assert (found.duplicates, found.duplicate_scopes, found.lost) == (2, 1, 1)
     assert found.order_violations == 2 and not found.order_ok
+    # A replayed turn that decided its fact again: written twice.
+    replayed = Exported(
+        [fact("a", "User lives in Delhi.")],
+        [
+            decision("ADD", "t1", said="User lives in Delhi."),
+            decision("NOOP", "t1", "a", said="User lives in Delhi."),
+        ],
+    )
+    found = mp.check_scopes(replayed, {"user:a": ["t1"]})
+    assert (found.decided_twice, found.duplicates, found.order_ok) == (1, 0, False)
 
 
 # -- the quick run ---------------------------------------------------------------------------
@@ -106,11 +126,12 @@ def lock_urls() -> Iterator[dict[str, LockServer]]:
 
 @pytest.fixture(scope="module")
 def quick(chroma_server: ChromaServer, lock_urls: dict[str, LockServer]) -> dict[str, Any]:
-    """One quick run: 2 workers x 8 scopes per lock kind, 3 kills per lock. The scopes are
+    """One quick run: 2 workers x 8 scopes per lock kind, ``KILLS`` kills per lock. The scopes are
     made before the race (see test_a_first_turn_racing_a_new_scope_is_written)."""
     locks: dict[str, str | None] = {k: s.url for k, s in lock_urls.items()}
     locks["none"] = None
-    return mp.measure(chroma_server, locks, workers=[2], scopes=8, kills=3, fresh=False)
+    locks["deferred"] = lock_urls["postgres"].url
+    return mp.measure(chroma_server, locks, workers=[2], scopes=8, kills=KILLS, fresh=False)
 
 
 def load_row(report: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -118,7 +139,7 @@ def load_row(report: dict[str, Any], kind: str) -> dict[str, Any]:
     return row
 
 
-@pytest.mark.parametrize("kind", ["postgres", "redis"])
+@pytest.mark.parametrize("kind", ["postgres", "redis", "deferred"])
 def test_under_a_lock_every_turn_is_written_once_in_one_order(
     quick: dict[str, Any], kind: str
 ) -> None:
@@ -132,17 +153,21 @@ def test_under_a_lock_every_turn_is_written_once_in_one_order(
     assert row["turns_per_s"] > 0 and 0 < row["p50_ms"] <= row["p95_ms"]
 
 
-@pytest.mark.parametrize("kind", ["postgres", "redis"])
+@pytest.mark.parametrize("kind", ["postgres", "redis", "deferred"])
 def test_a_holder_killed_mid_write_loses_nothing_and_frees_the_scope(
     quick: dict[str, Any], kind: str
 ) -> None:
     [row] = [r for r in quick["fault"] if r["lock"] == kind]
-    assert row["kills"] == len(row["unblock_ms"]) == 3
-    # Each victim acknowledged its two turns before the held one; this process one each.
-    assert row["acknowledged"] >= 3 * 3, row
+    assert row["kills"] == len(row["unblock_ms"]) == KILLS
+    if kind == "deferred":  # each victim submitted every step to three scopes
+        assert row["acknowledged"] == KILLS * 3 * len(mp.SCRIPT), row
+        assert len(row["drained_ms"]) == KILLS and row["decided_twice"] == 0, row
+    else:  # each victim's two turns before the held one; this process's one after
+        assert row["acknowledged"] >= KILLS * 3, row
     assert (row["lost"], row["duplicates"], row["order_ok"]) == (0, 0, True), row
     assert all(CLOSES_BEFORE_IT_OPENS in e for e in row["failed_errors"]), row["failed_errors"]
-    # Postgres frees a dead session's locks at once; Redis waits out the 1 s lease.
+    # Postgres frees a dead session's locks at once; Redis waits out the 1 s lease. The
+    # deferred run's first hold also opens this process's lock session.
     bound_ms = 1000 if kind == "postgres" else 1000 * mp.FAULT_LEASE_S + 1000
     assert row["unblock_max_ms"] < bound_ms, row["unblock_ms"]
 
@@ -153,7 +178,7 @@ def test_the_baseline_without_a_lock_is_measured(quick: dict[str, Any]) -> None:
     if row["duplicates"] + row["order_violations"] == 0:
         # Seen in every run so far, but a race: not asserted.
         warnings.warn("this run's no-lock baseline made no duplicate", stacklevel=1)
-    assert [r["lock"] for r in quick["fault"]] == ["postgres", "redis"]  # no fault run unlocked
+    assert "none" not in [r["lock"] for r in quick["fault"]]  # no fault run unlocked
 
 
 @pytest.mark.xfail(
