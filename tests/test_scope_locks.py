@@ -340,7 +340,22 @@ WRITES = {
     ),
     "lifecycle (forget_stale)": lambda s: forget_stale(s, "user:a"),
     "purge": lambda s: s.purge("user:a"),
+    "import": lambda s: s.import_scope(_an_export()),
 }
+
+
+def _an_export() -> dict[str, object]:
+    """An export of ``user:a`` holding one memory (made once, on an embedded store)."""
+    import tempfile
+
+    if not _EXPORT:
+        with embedded(Path(tempfile.mkdtemp()) / "s") as source:
+            source.add("user:a", "Likes tea.")
+            _EXPORT.update(source.export("user:a"))
+    return dict(_EXPORT)
+
+
+_EXPORT: dict[str, object] = {}
 
 
 @pytest.mark.server
@@ -464,3 +479,36 @@ def test_a_deferred_turn_waits_out_another_processs_hold_and_is_written_once(
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.server
+def test_a_thread_waits_for_another_thread_of_its_process_no_longer_than_the_bound(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """With a cross-process lock, the process's own part is bounded by lock_timeout too:
+    a write queued behind a long hold of this process fails clearly, writing nothing."""
+    store = server_store(chroma_server, f"db{uuid.uuid4().hex}", f"{postgres.url}?lock_timeout=0.3")
+    try:
+        outcome: list[BaseException | None] = []
+
+        def write() -> None:
+            try:
+                store.add("user:a", "Likes tea.")
+                outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        with internals(store).scope_lock("user:a"):
+            started = time.monotonic()
+            thread = threading.Thread(target=write)
+            thread.start()
+            thread.join(10)
+            waited = time.monotonic() - started
+        assert isinstance(outcome[0], ScopeLockError), outcome
+        assert "another thread of this process" in str(outcome[0])
+        assert 0.25 < waited < 3, waited
+        assert store.count("user:a") == 0
+        store.add("user:a", "Likes tea.")  # free again once the hold ends
+        assert store.count("user:a") == 1
+    finally:
+        store.close()
