@@ -512,3 +512,42 @@ def test_a_thread_waits_for_another_thread_of_its_process_no_longer_than_the_bou
         assert store.count("user:a") == 1
     finally:
         store.close()
+
+
+@pytest.mark.server
+def test_new_scopes_made_by_another_process_during_purges_are_kept(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """A whole-scope purge rebuilds the registry every scope is listed in: a scope
+    another process makes meanwhile must neither be lost with the old copy nor fail the
+    purge (both hold the lock of what scopes share)."""
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, postgres.url, new=False)
+    made: list[str] = []
+    stop = threading.Event()
+
+    def make_scopes() -> None:
+        while not stop.is_set():
+            key = f"user:new{len(made)}"
+            second.add(key, "Likes coffee.")
+            made.append(key)
+
+    try:
+        for i in range(3):
+            first.add(f"user:gone{i}", "Likes tea.")
+        maker = threading.Thread(target=make_scopes)
+        maker.start()
+        try:
+            for i in range(3):
+                time.sleep(0.2)
+                first.purge(f"user:gone{i}")
+        finally:
+            stop.set()
+            maker.join(60)
+        listed = {s.key for s in first.scopes()}
+        assert len(made) >= 3 and set(made) <= listed, set(made) - listed
+        assert not any(key.startswith("user:gone") for key in listed)
+    finally:
+        first.close()
+        second.close()
