@@ -551,3 +551,71 @@ def test_new_scopes_made_by_another_process_during_purges_are_kept(
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.server
+def test_a_first_turn_racing_another_process_making_its_scope_is_written(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """The scope did not exist when the turn began; another process made it while the
+    turn waited for the lock. That is no purge: the turn is written (found by the
+    multi-process benchmark: it was dropped as if the scope had been purged)."""
+    import psycopg
+
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, postgres.url, new=False)
+    try:
+        with internals(first).scope_lock("user:new"), psycopg.connect(postgres.url) as admin:
+            turn = threading.Thread(
+                target=MemoryWriter(second, RulesModel()).write_turn,
+                args=("user:new", [("user", "I live in Delhi.")]),
+                kwargs={"turn_id": "racer"},
+            )
+            turn.start()  # reads the scope's generation (none yet), then waits for the lock
+            deadline = time.monotonic() + 30
+            while not admin.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()[0]:  # type: ignore[index]
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            first.add("user:new", "Likes tea.")  # the other process makes the scope
+        turn.join(30)
+        assert [d.op.value for d in second.decisions("user:new", turn_id="racer")] == ["ADD"]
+        assert FACT in [m.text for m in second.active("user:new", episodes=False)]
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_a_turn_older_than_the_version_it_updates_is_applied_in_lock_order(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """The turn's time was taken before it waited for the lock, and another process
+    made a newer version meanwhile: the update applies when that version opened (found
+    by the multi-process benchmark: it failed, a version cannot close before it opens)."""
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, postgres.url, new=False)
+    MemoryWriter(first, RulesModel()).write_turn("user:w", [("user", "I live in Delhi.")])
+    try:
+        with internals(first).scope_lock("user:w"):
+            turn = threading.Thread(
+                target=MemoryWriter(second, RulesModel()).write_turn,
+                args=("user:w", [("user", "I moved to Pune.")]),
+                kwargs={"turn_id": "waiter"},
+            )
+            turn.start()  # its time is now; it waits for the lock
+            time.sleep(0.3)
+            MemoryWriter(first, RulesModel()).write_turn("user:w", [("user", "I moved to Goa.")])
+        turn.join(30)
+        [decided] = second.decisions("user:w", turn_id="waiter")
+        assert decided.status.value == "applied", decided.error
+        [live] = second.active("user:w", episodes=False)
+        assert live.text == "User lives in Pune."  # the lock's order: Goa, then Pune
+        chain = [m.text for m in second.history("user:w", live.id)]
+        assert chain == ["User lives in Delhi.", "User lives in Goa.", "User lives in Pune."]
+    finally:
+        first.close()
+        second.close()
