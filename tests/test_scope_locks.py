@@ -340,7 +340,22 @@ WRITES = {
     ),
     "lifecycle (forget_stale)": lambda s: forget_stale(s, "user:a"),
     "purge": lambda s: s.purge("user:a"),
+    "import": lambda s: s.import_scope(_an_export()),
 }
+
+
+def _an_export() -> dict[str, object]:
+    """An export of ``user:a`` holding one memory (made once, on an embedded store)."""
+    import tempfile
+
+    if not _EXPORT:
+        with embedded(Path(tempfile.mkdtemp()) / "s") as source:
+            source.add("user:a", "Likes tea.")
+            _EXPORT.update(source.export("user:a"))
+    return dict(_EXPORT)
+
+
+_EXPORT: dict[str, object] = {}
 
 
 @pytest.mark.server
@@ -461,6 +476,146 @@ def test_a_deferred_turn_waits_out_another_processs_hold_and_is_written_once(
         assert replay.flush(timeout=30) and replay.stats.applied == 1
         replay.close()
         assert [m.text for m in second.active("user:b", episodes=False)] == ["User lives in Pune."]
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_a_thread_waits_for_another_thread_of_its_process_no_longer_than_the_bound(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """With a cross-process lock, the process's own part is bounded by lock_timeout too:
+    a write queued behind a long hold of this process fails clearly, writing nothing."""
+    store = server_store(chroma_server, f"db{uuid.uuid4().hex}", f"{postgres.url}?lock_timeout=0.3")
+    try:
+        outcome: list[BaseException | None] = []
+
+        def write() -> None:
+            try:
+                store.add("user:a", "Likes tea.")
+                outcome.append(None)
+            except BaseException as exc:
+                outcome.append(exc)
+
+        with internals(store).scope_lock("user:a"):
+            started = time.monotonic()
+            thread = threading.Thread(target=write)
+            thread.start()
+            thread.join(10)
+            waited = time.monotonic() - started
+        assert isinstance(outcome[0], ScopeLockError), outcome
+        assert "another thread of this process" in str(outcome[0])
+        assert 0.25 < waited < 3, waited
+        assert store.count("user:a") == 0
+        store.add("user:a", "Likes tea.")  # free again once the hold ends
+        assert store.count("user:a") == 1
+    finally:
+        store.close()
+
+
+@pytest.mark.server
+def test_new_scopes_made_by_another_process_during_purges_are_kept(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """A whole-scope purge rebuilds the registry every scope is listed in: a scope
+    another process makes meanwhile must neither be lost with the old copy nor fail the
+    purge (both hold the lock of what scopes share)."""
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, postgres.url, new=False)
+    made: list[str] = []
+    stop = threading.Event()
+
+    def make_scopes() -> None:
+        while not stop.is_set():
+            key = f"user:new{len(made)}"
+            second.add(key, "Likes coffee.")
+            made.append(key)
+
+    try:
+        for i in range(3):
+            first.add(f"user:gone{i}", "Likes tea.")
+        maker = threading.Thread(target=make_scopes)
+        maker.start()
+        try:
+            for i in range(3):
+                time.sleep(0.2)
+                first.purge(f"user:gone{i}")
+        finally:
+            stop.set()
+            maker.join(60)
+        listed = {s.key for s in first.scopes()}
+        assert len(made) >= 3 and set(made) <= listed, set(made) - listed
+        assert not any(key.startswith("user:gone") for key in listed)
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_a_first_turn_racing_another_process_making_its_scope_is_written(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """The scope did not exist when the turn began; another process made it while the
+    turn waited for the lock. That is no purge: the turn is written (found by the
+    multi-process benchmark: it was dropped as if the scope had been purged)."""
+    import psycopg
+
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, postgres.url, new=False)
+    try:
+        with internals(first).scope_lock("user:new"), psycopg.connect(postgres.url) as admin:
+            turn = threading.Thread(
+                target=MemoryWriter(second, RulesModel()).write_turn,
+                args=("user:new", [("user", "I live in Delhi.")]),
+                kwargs={"turn_id": "racer"},
+            )
+            turn.start()  # reads the scope's generation (none yet), then waits for the lock
+            deadline = time.monotonic() + 30
+            while not admin.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()[0]:  # type: ignore[index]
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            first.add("user:new", "Likes tea.")  # the other process makes the scope
+        turn.join(30)
+        assert [d.op.value for d in second.decisions("user:new", turn_id="racer")] == ["ADD"]
+        assert FACT in [m.text for m in second.active("user:new", episodes=False)]
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_a_turn_older_than_the_version_it_updates_is_applied_in_lock_order(
+    postgres: LockServer, chroma_server: ChromaServer
+) -> None:
+    """The turn's time was taken before it waited for the lock, and another process
+    made a newer version meanwhile: the update applies when that version opened (found
+    by the multi-process benchmark: it failed, a version cannot close before it opens)."""
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, postgres.url)
+    second = server_store(chroma_server, db, postgres.url, new=False)
+    MemoryWriter(first, RulesModel()).write_turn("user:w", [("user", "I live in Delhi.")])
+    try:
+        with internals(first).scope_lock("user:w"):
+            turn = threading.Thread(
+                target=MemoryWriter(second, RulesModel()).write_turn,
+                args=("user:w", [("user", "I moved to Pune.")]),
+                kwargs={"turn_id": "waiter"},
+            )
+            turn.start()  # its time is now; it waits for the lock
+            time.sleep(0.3)
+            MemoryWriter(first, RulesModel()).write_turn("user:w", [("user", "I moved to Goa.")])
+        turn.join(30)
+        [decided] = second.decisions("user:w", turn_id="waiter")
+        assert decided.status.value == "applied", decided.error
+        [live] = second.active("user:w", episodes=False)
+        assert live.text == "User lives in Pune."  # the lock's order: Goa, then Pune
+        chain = [m.text for m in second.history("user:w", live.id)]
+        assert chain == ["User lives in Delhi.", "User lives in Goa.", "User lives in Pune."]
     finally:
         first.close()
         second.close()

@@ -209,16 +209,18 @@ def _write(
 ) -> int:
     """Write the scope's records, then the reviews the store lacks; how many reviews."""
     if not versions and not decisions:
-        return reviewing.restore(core.live().client, held)
+        with core.live().shared_lock():
+            return reviewing.restore(core.live().client, held)
     cols = core.writable(scope)
     restored = 0
     try:
         core.add_active(cols, [v for v in versions if v.memory.active])
         insert(cols.history, [v for v in versions if not v.memory.active])
         core.append_log(scope, decisions, now_utc())  # ids and times given, so kept
-        if any(v.ttl is not None for v in versions):
-            layout.mark_ttl(core.live().registry, scope)  # for the TTL sweep to visit
-        restored = reviewing.restore(core.live().client, held)
+        with core.live().shared_lock():
+            if any(v.ttl is not None for v in versions):
+                layout.mark_ttl(core.live().registry, scope)  # for the TTL sweep to visit
+            restored = reviewing.restore(core.live().client, held)
     except BaseException:
         # The write's own error is the one to report; if the undo fails too, the
         # partial scope it leaves makes the next import refuse and say to purge.

@@ -455,7 +455,8 @@ def _apply_puts(core: StoreCore, scope: Scope, puts: list[_Put]) -> None:
             core.replace(cols, pairs, when)
         core.add_active(cols, fresh)
         if any(op.ttl is not None for op in writes):
-            layout.mark_ttl(core.live().registry, scope)
+            with core.live().shared_lock():
+                layout.mark_ttl(core.live().registry, scope)
 
 
 def _latest_closed(versions: list[Version]) -> dict[str, Version]:

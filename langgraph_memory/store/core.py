@@ -178,7 +178,8 @@ class StoreCore:
         engine = self.engine
         config = layout.read_config(engine.registry)
         if config is None:
-            layout.write_config(engine.registry, embedder=self.embedder_name, dimension=0)
+            with engine.shared_lock():
+                layout.write_config(engine.registry, embedder=self.embedder_name, dimension=0)
             return
         if config.get("embedder") != self.embedder_name:
             raise EmbeddingMismatchError(
@@ -199,7 +200,7 @@ class StoreCore:
             if self.dims is not None and len(vector) != self.dims:
                 self._dims_mismatch(len(vector), "the embedder returned")
             if engine.dimension == 0:
-                with engine.gate.shared():
+                with engine.gate.shared(), engine.shared_lock():
                     layout.write_config(
                         engine.registry, embedder=self.embedder_name, dimension=len(vector)
                     )

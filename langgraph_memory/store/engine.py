@@ -290,6 +290,15 @@ class Engine:
         across processes when a lock URL is configured (see ``scope_locks``)."""
         return self.scope_locks.get(scope.key)
 
+    def shared_lock(self) -> ScopeLock:
+        """The lock of what every scope shares: the registry and the reviews. Writes to
+        them hold it, and a purge holds it while it deletes from them and rebuilds them,
+        so that, across processes on one server, no registration or review lands in a
+        collection a purge is copying (it would be lost with the old copy). Always the
+        innermost lock (taken with the gate held, never waiting for a scope lock or the
+        gate while held): no deadlock with either. Its key is no scope's (no colon)."""
+        return self.scope_locks.get(SHARED_KEY)
+
     def erasures(self, scope: Scope) -> int:
         """How many times this process purged the whole ``scope`` (see ``erased``)."""
         with self._guard:
@@ -326,7 +335,8 @@ class Engine:
             if cols is None:
                 if not create:
                     return None
-                cols = layout.create_scope(self.client, self.registry, scope)
+                with self.shared_lock():  # the registry entry: see ``shared_lock``
+                    cols = layout.create_scope(self.client, self.registry, scope)
             else:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
@@ -354,6 +364,9 @@ class Engine:
             alive = [r() for r in self._companions]
         return [companion for companion in alive if companion is not None]
 
+
+#: The key of ``Engine.shared_lock``: no scope key, which always has a colon.
+SHARED_KEY = "langgraph_memory registry and reviews"
 
 #: A file in an embedded store's directory, written by a process's first purge,
 #: removed when that process lets go of the store: while it is there, index

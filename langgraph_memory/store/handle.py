@@ -169,6 +169,32 @@ class Internals:
             return str(purged_here)
         return f"{purged_here}:{live.registered_at(scope)}"
 
+    def purged_since(self, scope: ScopeLike, generation: str) -> bool:
+        """Whether the whole scope was purged since ``scope_generation`` gave
+        ``generation`` (call it holding ``scope_lock``). A scope that had no registry
+        entry then and has one now was made meanwhile, by another process, not purged:
+        what is left unseen is another process making it, purging it and making it
+        again within one write's work.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> before = internals(s).scope_generation("user:a")
+        >>> _ = s.add("user:a", "Likes tea.")
+        >>> internals(s).purged_since("user:a", before)
+        False
+        >>> _ = s.purge("user:a")
+        >>> internals(s).purged_since("user:a", before)
+        True
+        """
+        now = self.scope_generation(scope)
+        if now == generation:
+            return False
+        here_then, _, registered_then = generation.partition(":")
+        here_now, _, _ = now.partition(":")
+        return here_then != here_now or registered_then != "None"
+
     @fresh_method
     def touch(
         self, scope: ScopeLike, memory_ids: Iterable[str], *, now: datetime | None = None

@@ -130,18 +130,14 @@ def open_reviews(client: ClientAPI, *, create: bool) -> Collection | None:
 
 
 def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> ScopeCollections:
-    """Create (or open) a scope's collections and list it in the registry."""
-    names = collection_names(scope)
-    handles = []
-    for name, role in zip(names, ("mem", "hist", "log"), strict=True):
-        handles.append(
-            client.get_or_create_collection(
-                name,
-                embedding_function=None,
-                configuration=_COSINE if role != "log" else None,  # type: ignore[arg-type]
-                metadata=formats.stamp({"lgm_scope": scope.key, "lgm_role": role}),
-            )
-        )
+    """List a scope in the registry, then create (or open) its collections.
+
+    The registry first: a registry handle another process's purge made stale fails
+    here (Chroma's ``NotFoundError``) before any collection exists, so the retry with
+    fresh handles (``StoreCore.fresh``) finds no collections and registers the scope
+    again. In the other order the retry would find the collections, take the scope
+    for made and never list it. A crash between the two leaves a listed scope with
+    no collections, which reads as empty."""
     registry.upsert(
         ids=[scope_hash(scope)],
         embeddings=dummy_vectors(1),
@@ -155,6 +151,17 @@ def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> Scope
             }
         ],
     )
+    names = collection_names(scope)
+    handles = []
+    for name, role in zip(names, ("mem", "hist", "log"), strict=True):
+        handles.append(
+            client.get_or_create_collection(
+                name,
+                embedding_function=None,
+                configuration=_COSINE if role != "log" else None,  # type: ignore[arg-type]
+                metadata=formats.stamp({"lgm_scope": scope.key, "lgm_role": role}),
+            )
+        )
     return ScopeCollections(scope, handles[0], handles[1], handles[2])
 
 

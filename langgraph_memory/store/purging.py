@@ -67,6 +67,9 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
     with ExitStack() as held:
         locks = [held.enter_context(engine.scope_lock(s)) for s in sorted({scope, *copied_into})]
         held.enter_context(engine.gate.exclusive())
+        # Innermost: what every scope shares (the registry, the reviews) is deleted from
+        # and rebuilt below, and no other process may write it meanwhile.
+        locks.append(held.enter_context(engine.shared_lock()))
         for lock in locks:
             lock.check()  # the fencing check (see ``scope_locks``), before anything goes
         if wanted is None and engine.shared_queue is not None:

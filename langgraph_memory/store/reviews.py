@@ -332,7 +332,8 @@ def propose(
             ],
             when,
         )
-        save(engine.client, [review])
+        with engine.shared_lock():
+            save(engine.client, [review])
     return review
 
 
@@ -429,7 +430,8 @@ def decide(
                 )
         for scope, decision in logged:
             core.append_log(scope, [decision], when)
-        save(core.live().client, [decided])
+        with core.live().shared_lock():
+            save(core.live().client, [decided])
     return decided
 
 

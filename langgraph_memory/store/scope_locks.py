@@ -24,7 +24,9 @@ Both take query parameters of their own, stripped before the URL reaches the cli
 ``lease`` (seconds; default 10).
 
 A write that cannot take its lock within ``lock_timeout`` raises ``ScopeLockError``
-and writes nothing: it never goes on unlocked.
+and writes nothing: it never goes on unlocked. The bound holds for each part: a thread
+queued behind another thread of its own process waits no longer than it would for
+another process (the in-process lock alone, with no URL, waits as long as it takes).
 
 The fencing check. Chroma cannot check a fencing token, so the check runs on our side,
 at the last point before a write is applied: ``StoreCore.writing``, entered by every

@@ -94,6 +94,14 @@ def apply(
     when = utc(now) if now is not None else now_utc()
     result_id = None
     try:
+        old = None
+        if decision.op in (DecisionOp.UPDATE, DecisionOp.DELETE) and decision.target_id:
+            old = store.get_memory(scope, decision.target_id)
+            # The turn's time was taken before its write waited for the scope's lock;
+            # another process may have made this version since. A version cannot close
+            # before it opens: the change applies when the version opened, in the order
+            # the lock gave (the timeline never runs backwards).
+            when = max(when, old.created_at)
         if decision.op is DecisionOp.ADD and decision.text:
             item = {
                 "text": decision.text,
@@ -111,8 +119,7 @@ def apply(
             result_id = added.id
         elif decision.op is DecisionOp.UPDATE and decision.text and decision.target_id:
             extra: dict[str, object] = {} if pinned is None else {"pinned": pinned}
-            if episode_id is not None:
-                old = store.get_memory(scope, decision.target_id)
+            if episode_id is not None and old is not None:
                 extra["sources"] = linked(old.sources, episode_id)
             result_id = store.update(
                 scope,

@@ -21,6 +21,16 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
   there the queue is in memory unless ``journal=`` names a file (on a disk of
   this machine; one writer per file). ``journal=False`` turns it off: turns
   queued when the process dies are then lost.
+- **Shared by processes: a Postgres queue.** A store built with ``queue=URL``
+  (or ``$LANGGRAPH_MEMORY_QUEUE_URL``) keeps the turns in a table there instead
+  (``store/shared_queue.py``): ``submit`` returns once the insert is committed,
+  and the workers of every ``BackgroundWriter`` on the store, in any process,
+  drain any scope, its oldest turn first, one worker per scope (under the
+  scope's cross-process lock), so a turn a dead process accepted is written by
+  another. ``flush``/``close`` wait for the turns this writer submitted,
+  ``wait(scope)`` for the scope's turns whoever accepted them, ``pending`` counts
+  the table's turns of the store and ``max_pending`` bounds them. The journal,
+  ``purged`` and ``pending_turns`` are then the store's queue's business.
 - **Flushed at exit.** A writer that is not closed is closed when the
   interpreter exits (``atexit``): it waits up to ``exit_timeout`` seconds (10
   by default) for the queued turns. If turns are still pending then, a warning

@@ -277,7 +277,7 @@ class MemoryWriter:
             # fact at once must not both see "nothing like it" and both ADD. The
             # episodes' replay check needs the lock too.
             with stores.internals(self.store).scope_lock(scope):
-                if stores.internals(self.store).scope_generation(scope) != generation:
+                if stores.internals(self.store).purged_since(scope, generation):
                     # The scope was purged (here or by another process) while these
                     # turns were read: writing them now would bring back what the
                     # purge erased.
