@@ -51,7 +51,7 @@ twice).
 Each process's write path is one ``Writes``: ``InlineWrites`` (``write_turn``, a turn
 acknowledged when it returns) or ``DeferredWrites`` (``submit``).
 
-The embedder is the shipped offline default (``LocalMiniLM``, ~5 ms a turn here),
+The embedder is the shipped offline default (``LocalMiniLM``, a few ms a turn here),
 ``--embedder hashed`` for a cheap stand-in.
 
 >>> turn_text(0, 1), slot_of("User lives in Pune."), slot_of("User likes tea.")
@@ -108,10 +108,9 @@ DRAIN_TIMEOUT_S = 600.0
 FAULT_LEASE_S = 1.0
 #: The fault test's kill comes this long (at most, uniformly) after the lock is held.
 KILL_DELAY_S = 0.1
-#: The write path's warning for turns it drops because their scope's generation changed
-#: while they were read (a purge, it assumes). On a Chroma server another process
-#: making a new scope changes it too: a process's first turn to a scope that another
-#: process makes meanwhile is dropped, though ``write_turn`` returns (counted as lost).
+#: The write path's warning for turns it drops because their scope was purged while
+#: they were read: ``write_turn`` returns, so they count as lost. Until f7f0bfa a scope
+#: another process made meanwhile was taken for a purge (the first runs here found it).
 DROPPED = "dropped: the scope was purged while they were being written"
 #: A process (its imports, the embedder, the store) must be ready within this.
 START_TIMEOUT_S = 120.0
@@ -497,14 +496,9 @@ def load_run(
     *,
     emb: str,
     root: Path,
-    fresh: bool = True,
 ) -> dict[str, Any]:
-    """W processes writing every scope's script at once; what the checks found.
-
-    ``fresh``: the processes' first turns make the scopes; else this process makes
-    each scope first (one turn with no fact: an episode), so that no turn meets a
-    scope being made (see ``DROPPED``).
-    """
+    """W processes writing every scope's script at once, their first turns making the
+    scopes; what the checks found."""
     database = new_database(kind)
     store = server_store(chroma, database, None, emb)  # no lock: no worker is running yet
     run = uuid.uuid4().hex[:8]
@@ -512,12 +506,6 @@ def load_run(
     folder.mkdir()
     go = folder / "go"
     names = [f"user:u{i}" for i in range(scopes)]
-    if not fresh:
-        from langgraph_memory import MemoryWriter
-        from langgraph_memory.write import RulesModel
-
-        for name in names:
-            MemoryWriter(store, RulesModel()).write_turn(name, [("user", "Hi there!")])
     started = [
         spawn(
             WorkerSpec(
@@ -561,7 +549,6 @@ def load_run(
         "lock": kind,
         "workers": workers,
         "scopes": scopes,
-        "fresh_scopes": fresh,
         "turns": workers * scopes * len(SCRIPT),
         "acknowledged": len(written),
         "refused": len(acks) - len(written),
@@ -825,16 +812,16 @@ def measure(
     scopes: int,
     kills: int,
     emb: str = "minilm",
-    fresh: bool = True,
 ) -> dict[str, Any]:
-    """The load runs (every lock of ``locks`` x ``workers``; ``fresh`` as for
-    ``load_run``) and the fault runs (every lock but ``none``); the report without its
-    total time."""
+    """The load runs (every lock of ``locks`` x ``workers``) and the fault runs (every
+    lock but ``none``); the report without its total time."""
     root = Path(tempfile.mkdtemp(prefix="lgm-multiprocess-"))
     load, fault = [], []
-    for kind, url in locks.items():
-        for w in workers:
-            row = load_run(chroma, kind, url, w, scopes, emb=emb, root=root, fresh=fresh)
+    # Worker count outside, lock kind inside: the kinds compared at one count run close
+    # together in time, so a machine shared with other work skews them alike.
+    for w in workers:
+        for kind, url in locks.items():
+            row = load_run(chroma, kind, url, w, scopes, emb=emb, root=root)
             log(
                 f"load {kind} x{w}: dup {row['duplicates']} lost {row['lost']} "
                 f"order {'ok' if row['order_ok'] else 'BROKEN'} {row['turns_per_s']:.1f} turns/s"
@@ -856,7 +843,6 @@ def measure(
         "config": {
             "workers": list(workers),
             "scopes": scopes,
-            "fresh_scopes": fresh,
             "steps": len(SCRIPT),
             "script": [list(s) for s in SCRIPT],
             "kills": kills,
@@ -920,11 +906,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--scopes", type=int, help="scopes each worker writes (default 50)")
     p.add_argument("--kills", type=int, help="kills per lock kind (default 10)")
     p.add_argument("--embedder", choices=["minilm", "hashed"], default="minilm")
-    p.add_argument(
-        "--made-first",
-        action="store_true",
-        help="make each scope before the race (no first turn meets a scope being made)",
-    )
     p.add_argument("--out", type=Path, help="write the report as JSON here (and a PNG beside)")
     args = p.parse_args(args_in)
     workers = args.workers or ([2] if args.quick else [1, 2, 4])
@@ -945,7 +926,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             scopes=scopes,
             kills=kills,
             emb=args.embedder,
-            fresh=not args.made_first,
         )
     status = publish(report, began=began, out=args.out, render=render_markdown)
     if args.out:
