@@ -165,9 +165,11 @@ class WorkerSpec:
     #: ``inline`` (``write_turn``) or ``deferred`` (``submit`` to the shared ``queue``).
     mode: str = "inline"
     queue: str | None = None
-    #: Fault test: take the lock of this scope before the last step's turn, touch
+    #: Fault test, inline: take the last scope's lock before the last step's turn, touch
     #: ``held``, write the turn, and hold the lock until killed.
     hold_last: bool = False
+    #: Fault test: touched once the lock is held (inline) or every turn is submitted
+    #: (deferred, whose workers then write them until the process is killed).
     held: str = ""
 
 
@@ -244,7 +246,8 @@ def embedder(name: str) -> Any:
 
 
 def open_store(spec: WorkerSpec) -> Any:
-    """The worker's store: on its own HTTP client, with the spec's lock (or none)."""
+    """The worker's store: on its own HTTP client, with the spec's lock and queue (or
+    none)."""
     import chromadb
     from chromadb.config import Settings
 
@@ -262,7 +265,8 @@ def open_store(spec: WorkerSpec) -> Any:
 
 
 def run_worker(spec: WorkerSpec) -> None:
-    """Write every scope's steps, appending one line per turn to ``spec.acks``."""
+    """Write every scope's steps, appending one line per turn to ``spec.acks`` (and,
+    once drained, a ``drained`` line); in a fault test, wait to be killed instead."""
     from langgraph_memory.store import internals
 
     store = open_store(spec)

@@ -253,13 +253,15 @@ def multiprocess_chart(report: Mapping[str, Any], path: Path) -> Path:
             label=f"{kind} p95",
         )  # fmt: skip
         duplicates.plot(ws, [r["duplicates"] for r in mine], marker="o", label=kind)
+    counts = sorted({r["workers"] for r in rows})
     for ax, title, unit in (
         (speed, "Throughput", "acknowledged turns/s"),
-        (latency, "One write_turn", "ms"),
+        (latency, "One write_turn (deferred: submit)", "ms"),
         (duplicates, "Live duplicates after the run", "facts beyond one per slot"),
     ):
         ax.set_title(title)
         ax.set_xlabel("worker processes")
+        ax.set_xticks(counts)
         ax.set_ylabel(unit)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
