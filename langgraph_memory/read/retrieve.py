@@ -180,8 +180,10 @@ def retrieve(
 ) -> list[Retrieved]:
     """Pinned memories first, then the ``k`` best facts and episodes by fused score.
 
-    With ``touch`` the results' ``last_accessed`` becomes ``now`` (in one write, for
-    those not read within a day). With ``as_of`` it reads what was valid at that time
+    With ``touch`` the results' ``last_accessed`` becomes ``now`` (for those not read
+    within a day), written after the read by a thread of the store, within a second,
+    in one write per scope (``internals(store).flush_access()`` writes it at once).
+    With ``as_of`` it reads what was valid at that time
     by the dense index alone (the lexical index holds the active memories) and
     refreshes nothing. ``now`` and ``as_of`` must be timezone-aware. ``dense_weight``
     is the dense side's share of the fusion (0: lexical alone, 1: dense alone).
@@ -238,8 +240,8 @@ def retrieve(
         # A write costs more than the rest of the read: a memory read within a day
         # keeps its time (recency moves by well under 1% on a scale of months).
         stale = [r.memory.id for r in results if (when - _seen(r.memory)).days >= REFRESH_DAYS]
-        if stale:
-            stores.internals(store).touch(scope, stale, now=when)
+        if stale:  # written after the read, off its latency (``store/access_log.py``)
+            stores.internals(store).note_access(scope, stale, now=when)
     return results
 
 
