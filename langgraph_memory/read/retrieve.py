@@ -8,7 +8,8 @@ Their scores are fused by z-score; small measured terms follow: a boost for
 memories that carry a time when the question asks about time, one for memories
 whose speaker the question names, recency on a scale of months, and importance.
 Pinned memories always come first, in a short bounded list. Reading a memory
-refreshes its ``last_accessed``, in one batched write.
+refreshes its ``last_accessed``: noted by the read, written after it by the store's
+thread, batched per scope (``store/access_log.py``).
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -183,10 +184,10 @@ def retrieve(
     With ``touch`` the results' ``last_accessed`` becomes ``now`` (for those not read
     within a day), written after the read by a thread of the store, within a second,
     in one write per scope (``internals(store).flush_access()`` writes it at once).
-    With ``as_of`` it reads what was valid at that time
-    by the dense index alone (the lexical index holds the active memories) and
-    refreshes nothing. ``now`` and ``as_of`` must be timezone-aware. ``dense_weight``
-    is the dense side's share of the fusion (0: lexical alone, 1: dense alone).
+    With ``as_of`` it reads what was valid at that time by the dense index alone (the
+    lexical index holds the active memories) and refreshes nothing. ``now`` and
+    ``as_of`` must be timezone-aware. ``dense_weight`` is the dense side's share of the
+    fusion (0: lexical alone, 1: dense alone).
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
