@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import chromadb
 import pytest
@@ -66,6 +67,25 @@ class ChromaServer:
                 host=self.host, port=self.port, database=database, settings=settings
             )
         return chromadb.HttpClient(host=self.host, port=self.port, settings=settings)
+
+    def store(self, database: str, *, new: bool, **options: Any) -> MemoryStore:
+        """A store on ``database`` (made first when ``new``) on a client of its own,
+        with a small fake embedder: what another process's store is (an engine and
+        lock sessions of its own). ``options`` go to ``MemoryStore`` (``lock=``,
+        ``queue=``)."""
+        from langchain_core.embeddings import DeterministicFakeEmbedding
+
+        client = (
+            self.client(database)
+            if new
+            else chromadb.HttpClient(
+                host=self.host,
+                port=self.port,
+                database=database,
+                settings=Settings(anonymized_telemetry=False),
+            )
+        )
+        return MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8), **options)
 
 
 @contextmanager
