@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openai_stub import OpenAIStub, serve
@@ -39,6 +40,25 @@ def chroma_binary() -> str:
         return servers.chroma_binary()
     except servers.ServerMissing as exc:
         pytest.fail(str(exc))
+
+    def store(self, database: str, *, new: bool, **options: Any) -> MemoryStore:
+        """A store on ``database`` (made first when ``new``) on a client of its own,
+        with a small fake embedder: what another process's store is (an engine and
+        lock sessions of its own). ``options`` go to ``MemoryStore`` (``lock=``,
+        ``queue=``)."""
+        from langchain_core.embeddings import DeterministicFakeEmbedding
+
+        client = (
+            self.client(database)
+            if new
+            else chromadb.HttpClient(
+                host=self.host,
+                port=self.port,
+                database=database,
+                settings=Settings(anonymized_telemetry=False),
+            )
+        )
+        return MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8), **options)
 
 
 @contextmanager

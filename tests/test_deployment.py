@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -79,18 +80,27 @@ def test_the_readme_deployment_runs_four_processes_on_one_memory(
     expected = [line[2:] for line in block.splitlines() if line.startswith("# {")]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "LANGGRAPH_"))}
     env |= {"PYTHONPATH": str(ROOT), "LANGSMITH_TRACING": "false"}
-    done = subprocess.run(
+    # A session of its own: a timeout kills the script's whole process group, workers
+    # included, not bash alone (its trap then never runs).
+    script = subprocess.Popen(
         ["bash", "-c", as_run_here(block, chroma, postgres, ports)],
         cwd=tmp_path,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=300,
+        start_new_session=True,
     )
-    assert done.returncode == 0, done.stderr
-    answers = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    assert answers == expected, done.stdout + done.stderr
-    assert done.stdout.count("serving on http://") == 4, done.stdout
+    try:
+        stdout, stderr = script.communicate(timeout=300)
+    finally:
+        if script.poll() is None:
+            os.killpg(script.pid, signal.SIGKILL)
+            script.communicate()
+    assert script.returncode == 0, stderr
+    answers = [line for line in stdout.splitlines() if line.startswith("{")]
+    assert answers == expected, stdout + stderr
+    assert stdout.count("serving on http://") == 4, stdout
     client = chromadb.HttpClient(
         host=chroma.host, port=chroma.port, settings=Settings(anonymized_telemetry=False)
     )

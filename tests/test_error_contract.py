@@ -250,6 +250,11 @@ BAD: list[Bad] = [
     Bad("MemoryStore.archive", lambda w: w.store.archive(U, w.memory.id, now=NAIVE), ARG),
     Bad("MemoryStore.archive_many", lambda w: w.store.archive_many(U, w.memory.id), ARG),
     Bad("Internals.touch", lambda w: internals(w.store).touch(U, 5), ARG),  # type: ignore[arg-type]
+    Bad("Internals.note_access", lambda w: internals(w.store).note_access(U, 5), ARG),  # type: ignore[arg-type]
+    Bad("Internals.flush_access", lambda w: internals(w.store).flush_access(5), SCOPE),  # type: ignore[arg-type]
+    Bad("Internals.flush_access", lambda w: internals(w.store).flush_access(U, "x"), TYPE),  # type: ignore[arg-type]
+    Bad("Internals.purged_since", lambda w: internals(w.store).purged_since(5, "1"), SCOPE),  # type: ignore[arg-type]
+    Bad("Internals.purged_since", lambda w: internals(w.store).purged_since(U, 1), TYPE),  # type: ignore[arg-type]
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, SURROGATE), ARG),
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, "ffffffff"), MemoryNotFoundError),
     Bad("Internals.get_memories", lambda w: internals(w.store).get_memories(U, None), ARG),  # type: ignore[arg-type]

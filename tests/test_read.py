@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import threading
+import time
 import unicodedata
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -14,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from langchain_core.embeddings import Embeddings
+from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.read import render, retrieve
@@ -179,24 +181,69 @@ def test_as_of_reads_the_past_and_touches_nothing(store: MemoryStore) -> None:
 
 
 def spy_on_touch(store: MemoryStore, monkeypatch: Any) -> list[list[str]]:
-    """The ids of every ``internals(store).touch`` call from now on (the calls still write)."""
+    """The ids of every access-time write from now on (the writes still happen); the
+    thread that made each goes to ``WRITERS``."""
     calls: list[list[str]] = []
-    real = internals(store).touch
+    log = internals(store).access_log
+    real = log.write
 
-    def spy(scope: Any, ids: Any, *, now: Any = None) -> None:
+    def spy(scope: Any, ids: Any, when: Any) -> None:
         calls.append(list(ids))
-        real(scope, ids, now=now)
+        WRITERS.append(threading.current_thread().name)
+        real(scope, ids, when)
 
-    monkeypatch.setattr(internals(store), "touch", spy)
+    WRITERS.clear()
+    monkeypatch.setattr(log, "write", spy)
     return calls
+
+
+WRITERS: list[str] = []
 
 
 def test_reading_refreshes_last_accessed_in_one_write(store: MemoryStore, monkeypatch: Any) -> None:
     store.add_many(U, ["User lives in Pune.", "User likes jazz.", "User has a cat."], now=T0)
     calls = spy_on_touch(store, monkeypatch)
     results = retrieve(store, U, "music", k=2, now=T0 + 2 * DAY)
-    assert len(calls) == 1 and calls[0] == [r.memory.id for r in results]
+    assert internals(store).flush_access()
+    assert len(calls) == 1 and sorted(calls[0]) == sorted(r.memory.id for r in results)
     assert all(store.get_memory(U, i).last_accessed == T0 + 2 * DAY for i in calls[0])
+
+
+def test_a_read_writes_nothing_itself_and_reads_coalesce(
+    store: MemoryStore, monkeypatch: Any
+) -> None:
+    """No write on the read's path (issue 23): reads only note the times; they are
+    written later, one write per scope for many reads."""
+    store.add_many(U, ["User lives in Pune.", "User likes jazz.", "User has a cat."], now=T0)
+    calls = spy_on_touch(store, monkeypatch)
+    monkeypatch.setattr(internals(store).access_log, "every", 60.0)  # no timed write now
+    for question in ("music", "pets", "home", "music"):
+        retrieve(store, U, question, k=2, now=T0 + 2 * DAY)
+    assert calls == [], "a read wrote inside retrieve"
+    assert internals(store).flush_access()
+    assert len(calls) == 1 and len(set(calls[0])) == 3  # four reads, one write, all returned
+
+
+def test_the_store_writes_noted_reads_within_a_second_on_its_own(
+    store: MemoryStore, monkeypatch: Any
+) -> None:
+    m = store.add(U, "User likes jazz.", now=T0)
+    calls = spy_on_touch(store, monkeypatch)
+    retrieve(store, U, "jazz", now=T0 + 2 * DAY)
+    deadline = time.monotonic() + 10
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert calls == [[m.id]] and WRITERS == ["langgraph-memory-access-log"]
+    assert store.get_memory(U, m.id).last_accessed == T0 + 2 * DAY
+
+
+def test_noted_reads_are_written_when_the_store_closes(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    with MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        m = store.add(U, "User likes jazz.", now=T0)
+        retrieve(store, U, "jazz", now=T0 + 5 * DAY)
+    with MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8)) as again:
+        assert again.get_memory(U, m.id).last_accessed == T0 + 5 * DAY
 
 
 def test_a_memory_seen_minutes_ago_is_not_written_again(
@@ -205,10 +252,13 @@ def test_a_memory_seen_minutes_ago_is_not_written_again(
     store.add_many(U, ["User lives in Pune.", "User likes jazz."], now=T0)
     calls = spy_on_touch(store, monkeypatch)
     first = retrieve(store, U, "music", k=2, now=T0 + 2 * DAY)
+    internals(store).flush_access()
     retrieve(store, U, "music", k=2, now=T0 + 2 * DAY + 10 * HOUR)
+    internals(store).flush_access()
     assert len(calls) == 1, "seen 10 hours ago: recency (a scale of months) barely moved"
     # After a day the time is refreshed again.
     retrieve(store, U, "music", k=2, now=T0 + 3 * DAY)
+    internals(store).flush_access()
     assert len(calls) == 2 and set(calls[1]) == {r.memory.id for r in first}
     assert all(store.get_memory(U, i).last_accessed == T0 + 3 * DAY for i in calls[1])
 

@@ -14,9 +14,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import chromadb
 import pytest
-from chromadb.config import Settings
 from conftest import ChromaServer
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from lock_servers import LockServer, running_postgres, running_redis
@@ -235,17 +233,7 @@ def worker(
 
 def server_store(server: ChromaServer, db: str, lock: str, *, new: bool = True) -> MemoryStore:
     """A store on database ``db`` of the server (made when ``new``), on a client of its own."""
-    client = (
-        server.client(db)
-        if new
-        else chromadb.HttpClient(
-            host=server.host,
-            port=server.port,
-            database=db,
-            settings=Settings(anonymized_telemetry=False),
-        )
-    )
-    return MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8), lock=lock)
+    return server.store(db, new=new, lock=lock)
 
 
 @pytest.mark.server

@@ -48,20 +48,7 @@ def postgres() -> Iterator[LockServer]:
 def server_store(server: ChromaServer, db: str, queue: str, *, new: bool = False) -> MemoryStore:
     """A store on database ``db`` of the server (made when ``new``), its deferred turns
     on the shared queue ``queue`` (its scope locks there too), on a client of its own."""
-    import chromadb
-    from chromadb.config import Settings
-
-    client = (
-        server.client(db)
-        if new
-        else chromadb.HttpClient(
-            host=server.host,
-            port=server.port,
-            database=db,
-            settings=Settings(anonymized_telemetry=False),
-        )
-    )
-    return MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8), queue=queue)
+    return server.store(db, new=new, queue=queue)
 
 
 @pytest.fixture

@@ -176,6 +176,7 @@ def consolidate(
         raise InvalidArgumentError(f"max_cluster must be an int >= 2, got {max_cluster!r}")
     exclude = set(check_ids(exclude, "exclude"))
     chosen = merger(model)
+    internals(store).flush_access(scope)  # a merge keeps the members' latest use
     facts = [
         m
         for m in store.active(scope, episodes=False)

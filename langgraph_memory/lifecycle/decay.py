@@ -158,6 +158,7 @@ def forget_stale(
     when = utc(now, "now") if now is not None else now_utc()
     _check_threshold(threshold)
     _check_half_life(half_life)
+    internals(store).flush_access(scope)  # reads noted and not written yet count as use
 
     def reason(m: Memory) -> str:
         days = idle_time(m, when) / timedelta(days=1)

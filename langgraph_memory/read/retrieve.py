@@ -8,7 +8,8 @@ Their scores are fused by z-score; small measured terms follow: a boost for
 memories that carry a time when the question asks about time, one for memories
 whose speaker the question names, recency on a scale of months, and importance.
 Pinned memories always come first, in a short bounded list. Reading a memory
-refreshes its ``last_accessed``, in one batched write.
+refreshes its ``last_accessed``: noted by the read, written after it by the store's
+thread, batched per scope (``store/access_log.py``).
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -180,11 +181,13 @@ def retrieve(
 ) -> list[Retrieved]:
     """Pinned memories first, then the ``k`` best facts and episodes by fused score.
 
-    With ``touch`` the results' ``last_accessed`` becomes ``now`` (in one write, for
-    those not read within a day). With ``as_of`` it reads what was valid at that time
-    by the dense index alone (the lexical index holds the active memories) and
-    refreshes nothing. ``now`` and ``as_of`` must be timezone-aware. ``dense_weight``
-    is the dense side's share of the fusion (0: lexical alone, 1: dense alone).
+    With ``touch`` the results' ``last_accessed`` becomes ``now`` (for those not read
+    within a day), written after the read by a thread of the store, within a second,
+    in one write per scope (``internals(store).flush_access()`` writes it at once).
+    With ``as_of`` it reads what was valid at that time by the dense index alone (the
+    lexical index holds the active memories) and refreshes nothing. ``now`` and
+    ``as_of`` must be timezone-aware. ``dense_weight`` is the dense side's share of the
+    fusion (0: lexical alone, 1: dense alone).
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -238,8 +241,8 @@ def retrieve(
         # A write costs more than the rest of the read: a memory read within a day
         # keeps its time (recency moves by well under 1% on a scale of months).
         stale = [r.memory.id for r in results if (when - _seen(r.memory)).days >= REFRESH_DAYS]
-        if stale:
-            stores.internals(store).touch(scope, stale, now=when)
+        if stale:  # written after the read, off its latency (``store/access_log.py``)
+            stores.internals(store).note_access(scope, stale, now=when)
     return results
 
 

@@ -83,6 +83,7 @@ def export_scope(core: StoreCore, scope: ScopeLike) -> dict[str, Any]:
     (3, True, None)
     """
     scope = Scope.of(scope)
+    core.live().access.flush(scope)  # the access times reads noted, written first
     with core.writing(scope) as engine:  # no write of this process lands between the reads
         versions = _stored_versions(core, scope)
         decisions = core.read_log(scope)

@@ -38,8 +38,9 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -47,6 +48,7 @@ import chromadb
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
+from chromadb.errors import NotFoundError as ChromaNotFoundError
 
 from langgraph_memory.errors import (
     InvalidArgumentError,
@@ -56,6 +58,8 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import chroma_internals, compaction, formats, layout, migrations
+from langgraph_memory.store.access_log import AccessLog
+from langgraph_memory.store.codec import to_epoch
 from langgraph_memory.store.collection_io import finish_interrupted_moves
 from langgraph_memory.store.lexical import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
@@ -212,6 +216,8 @@ class Engine:
         self._companions: list[weakref.ref[Any]] = []
         if shared_queue is not None:
             self.attach(shared_queue)  # exports list its turns (held by the line above)
+        #: Access times reads noted, written after the read (see ``access_log``).
+        self.access = AccessLog(self.touch)
         where = f"the store at {path}" if path is not None else "the store on this Chroma client"
         # Before the registry is read (or created): a rebuild killed after it dropped
         # the registry left the whole copy under another name. With the directory
@@ -242,6 +248,7 @@ class Engine:
             if self.users > 0:
                 return False
             Engine._open.pop(self.key, None)
+        self.access.close()  # before the gate: its writes hold the gate shared
         with self.gate.exclusive():  # let running operations finish first
             self.closed = True
             self.lexicon.close()
@@ -289,6 +296,27 @@ class Engine:
         """The re-entrant lock that serialises writes to ``scope``: in this process, and
         across processes when a lock URL is configured (see ``scope_locks``)."""
         return self.scope_locks.get(scope.key)
+
+    def touch(self, scope: Scope, ids: Sequence[str], when: datetime) -> None:
+        """Set ``last_accessed`` of the active memories among ``ids`` (others are
+        skipped) in one write, under the scope's lock and the gate like every write,
+        once more with fresh handles if another process's purge rebuilt a collection."""
+        for attempt in (1, 2):
+            try:
+                with self.scope_lock(scope) as held, self.gate.shared():
+                    held.check()  # the fencing check, as in ``StoreCore.writing``
+                    cols = self.collections(scope, create=False)
+                    if cols is None:
+                        return
+                    present = cols.active.get(ids=list(ids), include=[])["ids"]
+                    if present:
+                        stamp = {"last_accessed": to_epoch(when)}
+                        cols.active.update(ids=present, metadatas=[stamp] * len(present))
+                return
+            except ChromaNotFoundError:
+                if attempt == 2:
+                    raise
+                self.forget_handles()
 
     def shared_lock(self) -> ScopeLock:
         """The lock of what every scope shares: the registry and the reviews. Writes to

@@ -28,11 +28,12 @@ from typing import Any
 
 from chromadb.api import ClientAPI
 
-from langgraph_memory.checks import MAX_K, check_ids, check_k
+from langgraph_memory.checks import MAX_K, check_ids, check_k, check_seconds
 from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.records import Decision, Memory, Scalar, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import lexical
+from langgraph_memory.store.access_log import AccessLog
 from langgraph_memory.store.candidates import Candidates, gather
 from langgraph_memory.store.codec import NOT_EPISODE, all_of, metadata_clauses, to_epoch
 from langgraph_memory.store.collection_io import fetch, query, similar
@@ -188,6 +189,11 @@ class Internals:
         >>> internals(s).purged_since("user:a", before)
         True
         """
+        if not isinstance(generation, str):
+            raise InvalidTypeError(
+                "generation must be what scope_generation returned (a str), got "
+                f"{type(generation).__name__}"
+            )
         now = self.scope_generation(scope)
         if now == generation:
             return False
@@ -213,16 +219,44 @@ class Internals:
         """
         scope = Scope.of(scope)
         ids = check_ids(memory_ids, "memory_ids")
-        when = to_epoch(utc(now, "now") if now is not None else now_utc())
-        if not ids:
-            return
-        with self._core.writing(scope):
-            cols = self._core.collections(scope)
-            if cols is None:
-                return
-            present = cols.active.get(ids=ids, include=[])["ids"]
-            if present:
-                cols.active.update(ids=present, metadatas=[{"last_accessed": when}] * len(present))
+        when = utc(now, "now") if now is not None else now_utc()
+        if ids:
+            self._core.live().touch(scope, ids, when)
+
+    def note_access(
+        self, scope: ScopeLike, memory_ids: Iterable[str], *, now: datetime | None = None
+    ) -> None:
+        """Note that memories were read at ``now``: ``touch`` done after the read, by a
+        thread of the store, within a second (``store/access_log.py``); returns at once.
+        A noted time is lost only if the process dies before it is written.
+
+        >>> import tempfile
+        >>> from datetime import datetime, timezone
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Likes tea.")
+        >>> later = datetime(2030, 1, 1, tzinfo=timezone.utc)
+        >>> internals(s).note_access("user:a", [m.id], now=later)
+        >>> internals(s).flush_access("user:a")
+        True
+        >>> s.get_memory("user:a", m.id).last_accessed.year
+        2030
+        """
+        scope = Scope.of(scope)
+        ids = check_ids(memory_ids, "memory_ids")
+        self._core.live().access.note(scope, ids, utc(now, "now") if now is not None else now_utc())
+
+    @property
+    def access_log(self) -> AccessLog:
+        """The access times reads noted and a thread writes (``store/access_log.py``)."""
+        return self._core.live().access
+
+    def flush_access(self, scope: ScopeLike | None = None, timeout: float | None = 10.0) -> bool:
+        """Write the access times noted so far (of ``scope`` only, if given) now; False
+        if that took past ``timeout`` seconds. Decay and export call it first."""
+        wanted = None if scope is None else Scope.of(scope)
+        return self._core.live().access.flush(wanted, check_seconds(timeout))
 
     @read_method
     def vectors(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, list[float]]:

@@ -72,6 +72,8 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
         locks.append(held.enter_context(engine.shared_lock()))
         for lock in locks:
             lock.check()  # the fencing check (see ``scope_locks``), before anything goes
+        if wanted is None:
+            engine.access.discard(scope)  # read times of memories about to go
         if wanted is None and engine.shared_queue is not None:
             # Under the lock, before anything is erased: no worker holds these turns
             # now, and none accepted before the purge can be written after it. A queue

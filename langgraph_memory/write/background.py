@@ -536,8 +536,8 @@ class BackgroundWriter:
         seconds pass (False)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while not done():
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
+            if self._stopped() or (deadline is not None and time.monotonic() >= deadline):
+                return False  # stopped: this writer's workers take no more turns
             time.sleep(SHARED_CHECK_S)
         return True
 
@@ -708,15 +708,19 @@ class BackgroundWriter:
                         self._busy.add(key)
                     try:
                         self._take(shared, conn, key)
+                    except ScopeLockError as exc:
+                        # Another process writes the scope (not through this queue) past
+                        # lock_timeout: its turn waits in the table; other scopes first.
+                        self._count("lock_waits")
+                        with self._cond:
+                            self._cooling[key] = time.monotonic() + MAX_LOCK_WAIT_S
+                        log.info(
+                            "langgraph_memory: a queued turn of %s waits for its lock: %r", key, exc
+                        )
                     finally:
                         with self._cond:
                             self._busy.discard(key)
                             self._cond.notify_all()
-                except ScopeLockError as exc:
-                    # Another process writes the scope (not through this queue) past
-                    # lock_timeout: its turn waits in the table; look again later.
-                    self._count("lock_waits")
-                    log.info("langgraph_memory: a queued turn waits for its scope's lock: %r", exc)
                 except (QueueConfigError, QueueError, shared.psycopg.Error) as exc:
                     log.warning(
                         "langgraph_memory: %s: %r; trying again in %s s",
