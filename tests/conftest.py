@@ -13,12 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import chromadb
 import pytest
+from chromadb.config import Settings
 from openai_stub import OpenAIStub, serve
 from processes import in_pytest
 
 from benchmarks import servers
-from benchmarks.servers import ChromaServer
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM, default_embeddings
 
@@ -40,6 +41,10 @@ def chroma_binary() -> str:
         return servers.chroma_binary()
     except servers.ServerMissing as exc:
         pytest.fail(str(exc))
+
+
+class ChromaServer(servers.ChromaServer):
+    """A running `chroma run` (``benchmarks/servers.py``), and stores on it."""
 
     def store(self, database: str, *, new: bool, **options: Any) -> MemoryStore:
         """A store on ``database`` (made first when ``new``) on a client of its own,
@@ -66,7 +71,7 @@ def running_server(path: Path) -> Iterator[ChromaServer]:
     """A real `chroma run` server on ``path`` and a free loopback port, stopped on exit."""
     chroma_binary()  # not installed: a failure, not a skip (chromadb is a dependency)
     with in_pytest(), servers.running_chroma(path, env=PERTURB_ENV) as server:
-        yield server
+        yield ChromaServer(server.host, server.port, server.path)
 
 
 @pytest.fixture(scope="session")
