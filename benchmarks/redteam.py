@@ -428,7 +428,10 @@ def _fetch_tools(attack: Attack, ids: dict[str, str]) -> list[BaseTool]:
 
 
 def _state(store: MemoryStore) -> dict[str, dict[str, Memory]]:
-    """Every memory of every scope, archived ones too, by scope key and id."""
+    """Every memory of every scope, archived ones too, by scope key and id. The access
+    times reads noted are written first: a time an earlier case's read noted, landing
+    between two snapshots, is no change an attack made."""
+    internals(store).flush_access()
     return {
         s.key: {m.id: m for m in internals(store).find(s, archived=True)} for s in store.scopes()
     }

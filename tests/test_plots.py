@@ -32,7 +32,8 @@ def test_kinds_are_recognised_by_shape() -> None:
     r = ItemResult(id="q", dataset="locomo", category="4", question="Q?", gold="Pune",
                    answer="Pune", abstention=False, f1=1.0, abstained=False)  # fmt: skip
     assert plots.kind_of(to_json([r], {"model": "m"})) == "qa"
-    with pytest.raises(ValueError, match=r"benchmarks\.store_latency or benchmarks\.peers"):
+    assert plots.kind_of({"load": [], "fault": [], "config": {}}) == "multiprocess"
+    with pytest.raises(ValueError, match=r"benchmarks\.peers or benchmarks\.multiprocess"):
         plots.kind_of({"something": 1})
     with pytest.raises(ValueError, match="JSON object"):
         plots.kind_of([1, 2])  # type: ignore[arg-type]
