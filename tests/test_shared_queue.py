@@ -319,3 +319,32 @@ def test_workers_of_two_writers_never_write_one_scope_at_once(
     finally:
         for w in writers:
             w.close()
+
+
+def test_a_row_this_release_cannot_read_holds_its_scope_not_the_workers(
+    stores: list[MemoryStore], postgres: LockServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A turn a newer release queued (record version 99) is never read nor dropped: its
+    scope waits, said in the log, and the workers go on with the other scopes."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    from langgraph_memory.store.shared_queue import TABLE
+
+    record = {"t": "turn", "v": 99, "id": "future", "scope": "user:future", "messages": []}
+    with psycopg.connect(postgres.url, autocommit=True) as conn:
+        conn.execute(
+            f"INSERT INTO {TABLE} (data_name, scope, turn_id, record) VALUES (%s, %s, %s, %s)",
+            (internals(stores[0]).data_name, "user:future", "future", Jsonb(record)),
+        )
+    bg = BackgroundWriter(MemoryWriter(stores[0], RulesModel()), workers=1)
+    try:
+        bg.submit("user:now", [("user", "I live in Delhi.")])
+        assert bg.wait("user:now", timeout=30)
+        assert facts(stores[0], "user:now") == [DELHI]
+        assert [t["id"] for t in stores[0].export("user:future")["pending_turns"]] == ["future"]
+        assert "cannot be read" in caplog.text
+    finally:
+        bg.close(timeout=5)
+        stores[0].purge("user:future")  # the row goes with its scope
+    assert stores[0].export("user:future")["pending_turns"] == []

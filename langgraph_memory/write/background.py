@@ -119,6 +119,7 @@ from langgraph_memory.checks import check_instance, check_int, check_seconds
 from langgraph_memory.errors import (
     InvalidArgumentError,
     InvalidTypeError,
+    JournalError,
     QueueConfigError,
     QueueError,
     QueueFullError,
@@ -716,6 +717,18 @@ class BackgroundWriter:
                             self._cooling[key] = time.monotonic() + MAX_LOCK_WAIT_S
                         log.info(
                             "langgraph_memory: a queued turn of %s waits for its lock: %r", key, exc
+                        )
+                    except JournalError as exc:
+                        # A row this release cannot read (a newer release's, a hand edit):
+                        # it stays in the table, its scope waits, and the log says why.
+                        with self._cond:
+                            self._cooling[key] = time.monotonic() + MAX_LOCK_WAIT_S
+                        log.error(
+                            "langgraph_memory: the oldest queued turn of %s in %s cannot be "
+                            "read, so the scope's turns wait: %s",
+                            key,
+                            shared.describe(),
+                            exc,
                         )
                     finally:
                         with self._cond:
