@@ -348,3 +348,35 @@ def test_a_row_this_release_cannot_read_holds_its_scope_not_the_workers(
         bg.close(timeout=5)
         stores[0].purge("user:future")  # the row goes with its scope
     assert stores[0].export("user:future")["pending_turns"] == []
+
+
+def test_the_queue_serves_stores_whose_lock_is_a_redis_lease(
+    chroma_server: ChromaServer, postgres: LockServer
+) -> None:
+    """``lock=redis://...`` beside ``queue=postgresql://...``: the workers claim under the
+    store's lock, whichever it is; two writers still apply each scope in order."""
+    from lock_servers import running_redis
+
+    with running_redis() as redis:
+        db = f"db{uuid.uuid4().hex}"
+        made = [
+            chroma_server.store(db, new=i == 0, lock=redis.url, queue=postgres.url)
+            for i in range(2)
+        ]
+        assert internals(made[0]).cross_process_lock == f"a Redis lease at {redis.url}"
+        writers = [BackgroundWriter(MemoryWriter(s, RulesModel())) for s in made]
+        try:
+            scopes = [f"user:r{i}" for i in range(4)]
+            for key in scopes:
+                writers[0].submit(key, [("user", "I live in Delhi.")])
+                writers[1].submit(key, [("user", "I moved to Pune.")])
+            assert all(w.flush(timeout=60) for w in writers)
+            for key in scopes:
+                assert facts(made[1], key) == [PUNE], key
+                ops = [d.op for d in made[1].decisions(key) if d.op is not DecisionOp.NOOP]
+                assert ops == [DecisionOp.ADD, DecisionOp.UPDATE], (key, ops)
+        finally:
+            for w in writers:
+                w.close()
+            for s in made:
+                s.close()
