@@ -2,7 +2,7 @@
 store, two store objects on one path, and stale handles after a purge elsewhere.
 
 Each scenario runs twice: a quick round in every test run, and a long one under
-``pytest -m stress`` (the README's reliability table comes from that run). The
+``pytest -m stress`` (the reliability table of docs/reliability.md comes from that run). The
 loops are bounded in count and time. The database is checked with SQLite's
 ``quick_check`` in a child process after the store let go of it.
 """
