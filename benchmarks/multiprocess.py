@@ -397,6 +397,28 @@ class Checked:
     def order_ok(self) -> bool:
         return self.order_violations == 0 and self.decided_twice == 0
 
+    def report(self) -> dict[str, Any]:
+        """The fields every run reports (load and fault alike)."""
+        return {
+            "duplicates": self.duplicates,
+            "lost": self.lost,
+            "order_violations": self.order_violations,
+            "order_ok": self.order_ok,
+            "decided_twice": self.decided_twice,
+            "failed_decisions": self.failed_decisions,
+            "failed_errors": self.failed_errors,
+            "examples": self.examples,
+        }
+
+
+def spread(name: str, ms: list[float]) -> dict[str, Any]:
+    """``ms`` under ``<name>_ms``, with its median and maximum (0 when empty)."""
+    return {
+        f"{name}_ms": ms,
+        f"{name}_p50_ms": statistics.median(ms) if ms else 0.0,
+        f"{name}_max_ms": max(ms, default=0.0),
+    }
+
 
 def check_scopes(store: Any, acknowledged: dict[str, list[str]]) -> Checked:
     """Duplicates, lost turns and order in each scope of ``acknowledged`` (scope ->
@@ -556,20 +578,13 @@ def load_run(
         "turns": workers * scopes * len(SCRIPT),
         "acknowledged": len(written),
         "refused": len(acks) - len(written),
-        "duplicates": found.duplicates,
+        **found.report(),
         "duplicate_scopes": found.duplicate_scopes,
-        "lost": found.lost,
         "dropped_as_purged": dropped([w.log_path for w in started]),
-        "order_violations": found.order_violations,
-        "order_ok": found.order_ok,
-        "decided_twice": found.decided_twice,
-        "failed_decisions": found.failed_decisions,
-        "failed_errors": found.failed_errors,
         "seconds": seconds,
         "turns_per_s": len(written) / seconds if seconds > 0 else 0.0,
         "p50_ms": percentile(ms, 50),
         "p95_ms": percentile(ms, 95),
-        "examples": found.examples,
         "errors": sorted({a["error"] for a in acks if "error" in a})[:5],
     }
 
@@ -670,18 +685,9 @@ def fault_run(
         "kills": kills,
         "killed_mid_write": mid_write,
         "acknowledged": sum(len(t) for t in acknowledged.values()),
-        "lost": found.lost,
+        **found.report(),
         "dropped_as_purged": dropped([w.log_path for w in spawned]),
-        "duplicates": found.duplicates,
-        "order_ok": found.order_ok,
-        "order_violations": found.order_violations,
-        "decided_twice": found.decided_twice,
-        "failed_decisions": found.failed_decisions,
-        "failed_errors": found.failed_errors,
-        "unblock_ms": unblock_ms,
-        "unblock_p50_ms": statistics.median(unblock_ms) if unblock_ms else 0.0,
-        "unblock_max_ms": max(unblock_ms, default=0.0),
-        "examples": found.examples,
+        **spread("unblock", unblock_ms),
     }
 
 
@@ -769,21 +775,10 @@ def deferred_fault_run(
         "killed_mid_write": 0,  # not known: the turns in flight are the queue's
         "queued_at_kill": queued_at_kill,
         "acknowledged": sum(len(t) for t in acknowledged.values()),
-        "lost": found.lost,
+        **found.report(),
         "dropped_as_purged": dropped([w.log_path for w in spawned]),
-        "duplicates": found.duplicates,
-        "order_ok": found.order_ok,
-        "order_violations": found.order_violations,
-        "decided_twice": found.decided_twice,
-        "failed_decisions": found.failed_decisions,
-        "failed_errors": found.failed_errors,
-        "unblock_ms": unblock_ms,
-        "unblock_p50_ms": statistics.median(unblock_ms) if unblock_ms else 0.0,
-        "unblock_max_ms": max(unblock_ms, default=0.0),
-        "drained_ms": drained_ms,
-        "drained_p50_ms": statistics.median(drained_ms) if drained_ms else 0.0,
-        "drained_max_ms": max(drained_ms, default=0.0),
-        "examples": found.examples,
+        **spread("unblock", unblock_ms),
+        **spread("drained", drained_ms),
     }
 
 
