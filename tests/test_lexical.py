@@ -305,3 +305,83 @@ def test_an_index_never_opens_chromas_database_or_a_file_beside_it(tmp_path: Pat
             p.parent.name for p in (tmp_path / "m").rglob("*.sqlite3") if p.name != "chroma.sqlite3"
         ]
         assert [h.memory.text for h in internals(store).keyword("user:a", "tea")] == ["Likes tea."]
+
+
+# -- the records a read takes from the index ---------------------------------------------------
+
+
+def chroma_memories(store: MemoryStore, scope: str) -> dict[str, object]:
+    """The scope's active memories as Chroma holds them (read around the index)."""
+    cols = internals(store)._core.collections(Scope.of(scope))
+    assert cols is not None
+    got = cols.active.get(include=["documents", "metadatas"])
+    from langgraph_memory.store.codec import version_from_record
+
+    return {
+        i: version_from_record(i, d, m, scope).memory
+        for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+    }
+
+
+def test_the_records_and_vectors_a_read_takes_from_the_index_are_chromas(
+    store: MemoryStore,
+) -> None:
+    """A read takes the vectors and records of its candidates from the index (an embedded
+    store) or Chroma (a server): either way, exactly what Chroma holds, after the writes
+    that change records in place too (a read's ``last_accessed``)."""
+    a = store.add("user:a", "Alpha likes kayaking.", importance=0.8, metadata={"speaker": "Al"})
+    b = store.add("user:a", "Bravo owns a marimba.", now=T0)
+    store.update("user:a", b.id, "Bravo owns two marimbas.", now=T0 + DAY)
+    internals(store).touch("user:a", [a.id], now=T0 + 3 * DAY)
+    truth = chroma_memories(store, "user:a")
+    assert len(truth) == 2
+    read = internals(store).get_memories("user:a", [*truth, "0a0a0a0a"])
+    assert read == truth and read[a.id].last_accessed == T0 + 3 * DAY
+    found = internals(store).candidates("user:a", "kayak", "kayaking marimbas", k=5)
+    cols = internals(store)._core.collections(Scope.of("user:a"))
+    assert cols is not None
+    stored = cols.active.get(ids=list(truth), include=["embeddings"])
+    vectors = dict(zip(stored["ids"], stored["embeddings"], strict=True))
+    query = internals(store).embed_query("kayak")
+    for i, cosine in found.dense.items():
+        v = [float(x) for x in vectors[i]]
+        norm = sum(x * x for x in v) ** 0.5 * sum(x * x for x in query) ** 0.5
+        assert cosine == pytest.approx(sum(x * y for x, y in zip(v, query, strict=True)) / norm)
+
+
+def test_an_index_of_an_older_schema_is_rebuilt_with_the_records(tmp_path: Path) -> None:
+    directory = tmp_path / "memory"
+    with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        kept = store.add_many("user:a", ["Alpha likes kayaking.", "Bravo owns a marimba."])
+    (path,) = (directory / "lexical").glob("*.sqlite3")
+    index = LexicalIndex(path)
+    # What an index of the last schema held: no vectors, no records.
+    index._con.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
+    index._con.execute("UPDATE rec SET vec = NULL, document = NULL, meta = NULL")
+    index.close()
+    with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        assert found(store, "user:a", "kayaking") == ["Alpha likes kayaking."]
+        by_id = internals(store).get_memories("user:a", [m.id for m in kept])
+        assert [m.text for m in by_id.values()] == [m.text for m in kept]
+    index = LexicalIndex(path)
+    try:
+        assert index.schema() > 4
+        assert {i for i, _, _ in index.records([m.id for m in kept])} == {m.id for m in kept}
+        assert index.vectors([m.id for m in kept])[0] == [m.id for m in kept]
+    finally:
+        index.close()
+
+
+def test_an_entry_without_its_record_is_read_from_chroma(tmp_path: Path) -> None:
+    """An index entry that lacks its vector or record (written by a path that had none)
+    costs a Chroma read, never a wrong or missing answer."""
+    with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        a, b = store.add_many("user:a", ["Alpha likes kayaking.", "Bravo kayaks too."])
+        lexicon = internals(store)._core.live().lexicon
+        cols = internals(store)._core.collections(Scope.of("user:a"))
+        assert cols is not None
+        with lexicon.ready(cols, internals(store)._core.engine.registry) as index:
+            index._con.execute("UPDATE rec SET vec = NULL, meta = NULL WHERE id = ?", (a.id,))
+        assert internals(store).get_memories("user:a", [a.id, b.id]) == {a.id: a, b.id: b}
+        found_ = internals(store).candidates("user:a", "kayak", "kayaking", k=5)
+        assert set(found_.dense) == {a.id, b.id}

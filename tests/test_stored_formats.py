@@ -10,6 +10,7 @@ which release it was (``SOURCE.json``); ``rebuild.py`` makes them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -37,6 +38,7 @@ from langgraph_memory import (
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.store import formats, internals, layout, migrations
+from langgraph_memory.store.lexical import SCHEMA
 from langgraph_memory.store.upgrade import restore_backup, upgrade
 from langgraph_memory.write import RulesModel
 
@@ -328,8 +330,9 @@ def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None
 
 def signature(path: Path) -> dict[str, Any]:
     """The shape of what a store holds: each collection role's collection and
-    record metadata keys (user metadata aside), the lexical index's tables and
-    the journal's record keys. Equal shapes, equal format."""
+    record metadata keys (user metadata aside) and the journal's record keys. Equal
+    shapes, equal format. The lexical index is derived from Chroma and versioned on
+    its own (``lexical_layout``)."""
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
     shape: dict[str, Any] = {}
     for name in migrations.store_collections(client):
@@ -342,26 +345,54 @@ def signature(path: Path) -> dict[str, Any]:
         entry["collection"] |= keys
         entry["records"] |= fields
     client.close()  # type: ignore[attr-defined]
-    lexical = sorted((path / "lexical").glob("*.sqlite3"))[0]
-    with sqlite3.connect(lexical) as con:
-        shape["lexical"] = {"tables": {r[0] for r in con.execute("SELECT sql FROM sqlite_master")}}
     lines = (path / layout.JOURNAL_FILE).read_text("utf-8").splitlines()
     shape["journal"] = {"records": {k for line in lines for k in json.loads(line)}}
     return {k: {kk: sorted(map(str, vv)) for kk, vv in v.items()} for k, v in sorted(shape.items())}
 
 
-def test_what_this_release_writes_is_the_format_it_says(tmp_path: Path) -> None:
-    """Build the fixture store with this release and compare its shape with the
-    shape of the fixture of the current format: a change to what the store writes
-    needs a new format, a migration step and a fixture (rebuild.py)."""
-    built = tmp_path / "built"
+def lexical_layout(path: Path) -> tuple[int, str]:
+    """The schema number a store's lexical index file says, and a digest of its tables."""
+    lexical = sorted((path / "lexical").glob("*.sqlite3"))[0]
+    with sqlite3.connect(lexical) as con:
+        tables = sorted(r[0] for r in con.execute("SELECT sql FROM sqlite_master") if r[0])
+        (schema,) = con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    return int(schema), hashlib.sha256("\n".join(tables).encode()).hexdigest()[:16]
+
+
+#: The tables of each lexical index schema (``store.lexical.index.SCHEMA``), by digest.
+LEXICAL_LAYOUTS = {5: "119aadf5bc519f0e"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture store as this release builds it (``fixtures/stores/build.py``)."""
+    folder = tmp_path_factory.mktemp("built") / "out"  # build.py makes the folder
     subprocess.run(
-        [sys.executable, str(FIXTURES / "build.py"), str(built)],
+        [sys.executable, str(FIXTURES / "build.py"), str(folder)],
         check=True,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
+    return folder / "store"
+
+
+def test_the_lexical_index_layout_is_the_schema_it_says(built: Path) -> None:
+    """A change to the lexical index's tables needs a new ``SCHEMA``: an index file of
+    another schema is then erased and rebuilt from Chroma when its scope is next used
+    (no store format or migration: nothing in Chroma changed). Pin the new layout here."""
+    schema, digest = lexical_layout(built)
+    assert schema == SCHEMA
+    assert LEXICAL_LAYOUTS.get(schema) == digest, (
+        f"the lexical index's tables changed ({digest}): bump store.lexical.index.SCHEMA "
+        "to a new number and pin its digest in LEXICAL_LAYOUTS"
+    )
+
+
+def test_what_this_release_writes_is_the_format_it_says(built: Path, tmp_path: Path) -> None:
+    """Build the fixture store with this release and compare its shape with the
+    shape of the fixture of the current format: a change to what the store writes
+    needs a new format, a migration step and a fixture (rebuild.py)."""
     current = unpacked(f"format-{formats.FORMAT}", tmp_path / "fixture")
-    assert signature(built / "store") == signature(current), (
+    assert signature(built) == signature(current), (
         "what the store writes changed: bump store.formats.FORMAT, add a migration step "
         "(store/migrations.py) and a fixture: python tests/fixtures/stores/rebuild.py "
         f"--release <commit> --name format-{formats.FORMAT + 1}"

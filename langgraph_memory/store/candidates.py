@@ -14,15 +14,22 @@ distances, and a last lookup in the index for the candidates' speakers.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+import numpy as np
+
+from langgraph_memory.records import Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.collection_io import cosines, nearest_ids, stored_vectors
+from langgraph_memory.store import layout
+from langgraph_memory.store.codec import version_from_record
+from langgraph_memory.store.collection_io import cosines, fetch, nearest_ids, stored_vectors
 from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.lexical import query_of
+from langgraph_memory.store.lexical import LexicalIndex, query_of
 
-__all__ = ["Candidates", "gather"]
+__all__ = ["Candidates", "gather", "records"]
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,8 @@ def gather(
         # Scored from the stored vectors, read before the query's is ready: an id
         # archived or purged since the index named it (or a word that only looked
         # like an id) has none and is no candidate.
-        ids, vectors = stored_vectors(cols.active, list(dict.fromkeys([*ranked, *pinned])))
+        wanted = list(dict.fromkeys([*ranked, *pinned]))
+        ids, vectors = _vectors(cols, index, wanted, local=not core.live().lexicon.shared)
         v = vector()
         dense = nearest_ids(cols.active, v, k)
         for i, cosine in cosines(ids, vectors, v).items():
@@ -81,3 +89,43 @@ def gather(
         pinned=tuple(i for i in pinned if i in dense),
         speakers=speakers,
     )
+
+
+def _vectors(
+    cols: layout.ScopeCollections, index: LexicalIndex, ids: list[str], *, local: bool
+) -> tuple[list[str], Any]:
+    """The ids among ``ids`` that are active, and their vectors: from the index when
+    this process keeps it in step alone (a store with a directory), from Chroma on a
+    server (another process may have archived one since this one last looked) and for
+    an entry that lacks its vector."""
+    if not local:
+        return stored_vectors(cols.active, ids)
+    found, rows = index.vectors(ids)
+    if len(found) == len(ids):
+        return found, rows
+    held = set(found)
+    more, more_rows = stored_vectors(cols.active, [i for i in ids if i not in held])
+    if not found:
+        return more, more_rows
+    if not more:
+        return found, rows
+    return found + more, np.vstack([rows, more_rows])
+
+
+def records(core: StoreCore, scope: Scope, ids: Sequence[str]) -> dict[str, Memory]:
+    """The active memories with these ids, by id in the order asked (an id that names
+    no active memory is left out): from the scope's index where it holds them and
+    this process keeps it in step alone (see ``_vectors``), else from Chroma."""
+    cols = core.collections(scope)
+    if cols is None or not ids:
+        return {}
+    found: dict[str, Memory] = {}
+    lexicon = core.live().lexicon
+    if not lexicon.shared:
+        with lexicon.ready(cols, core.engine.registry) as index:
+            for i, document, meta in index.records(ids):
+                found[i] = version_from_record(i, document, json.loads(meta), scope.key).memory
+    rest = [i for i in ids if i not in found]
+    if rest:
+        found.update({v.memory.id: v.memory for v in fetch(cols.active, scope, ids=rest)})
+    return {i: found[i] for i in ids if i in found}

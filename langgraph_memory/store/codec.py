@@ -149,6 +149,25 @@ def memory_metadata(
     return meta
 
 
+def version_metadata(version: Version) -> dict[str, Scalar]:
+    """The Chroma metadata of a stored version (see ``memory_metadata``).
+
+    >>> from datetime import timezone
+    >>> m = Memory(id="0a1b2c3d", text="x", scope="user:a",
+    ...            created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    >>> version_metadata(Version(m, key="0a1b2c3d"))["key"]
+    '0a1b2c3d'
+    """
+    return memory_metadata(
+        version.memory,
+        key=version.key,
+        value_json=version.value_json,
+        chain_start=version.chain_start,
+        ttl=version.ttl,
+        expires_at=version.expires_at,
+    )
+
+
 #: A Chroma ``where`` clause that leaves episodes out (a record without the mark matches).
 NOT_EPISODE: dict[str, Any] = {USER_PREFIX + EPISODE: {"$ne": True}}
 

@@ -23,8 +23,8 @@ from langgraph_memory.store import layout
 from langgraph_memory.store.codec import (
     CHAIN_KEY,
     memory_from_record,
-    memory_metadata,
     version_from_record,
+    version_metadata,
 )
 from langgraph_memory.store.rebuild import PAGE
 from langgraph_memory.store.version import Hit, Version
@@ -186,17 +186,7 @@ def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool 
             ids=[v.memory.id for v in chunk],
             embeddings=np.asarray([v.vector for v in chunk], dtype=np.float32),
             documents=[v.memory.text for v in chunk],
-            metadatas=[
-                memory_metadata(
-                    v.memory,
-                    key=v.key,
-                    value_json=v.value_json,
-                    chain_start=v.chain_start,
-                    ttl=v.ttl,
-                    expires_at=v.expires_at,
-                )
-                for v in chunk
-            ],
+            metadatas=[version_metadata(v) for v in chunk],
         )
 
 

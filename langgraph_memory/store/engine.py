@@ -312,6 +312,7 @@ class Engine:
                     if present:
                         stamp = {"last_accessed": to_epoch(when)}
                         cols.active.update(ids=present, metadatas=[stamp] * len(present))
+                        self.lexicon.patched(scope, dict.fromkeys(present, stamp))
                 return
             except ChromaNotFoundError:
                 if attempt == 2:

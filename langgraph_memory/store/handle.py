@@ -34,7 +34,7 @@ from langgraph_memory.records import Decision, Memory, Scalar, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import lexical
 from langgraph_memory.store.access_log import AccessLog
-from langgraph_memory.store.candidates import Candidates, gather
+from langgraph_memory.store.candidates import Candidates, gather, records
 from langgraph_memory.store.codec import NOT_EPISODE, all_of, metadata_clauses, to_epoch
 from langgraph_memory.store.collection_io import fetch, query, similar
 from langgraph_memory.store.core import StoreCore, fresh_method, read_method
@@ -409,13 +409,7 @@ class Internals:
         >>> [x.text for x in internals(s).get_memories("user:a", [m.id, "0a0a0a0a"]).values()]
         ['Likes tea.']
         """
-        scope = Scope.of(scope)
-        ids = check_ids(memory_ids, "memory_ids")
-        cols = self._core.collections(scope)
-        if cols is None or not ids:
-            return {}
-        found = {v.memory.id: v.memory for v in fetch(cols.active, scope, ids=ids)}
-        return {i: found[i] for i in ids if i in found}
+        return records(self._core, Scope.of(scope), check_ids(memory_ids, "memory_ids"))
 
     @read_method
     def term_shares(self, scope: ScopeLike, words: Sequence[str]) -> dict[str, float]:

@@ -134,12 +134,12 @@ def refresh(core: StoreCore, versions: Sequence[Version], now: datetime) -> None
             present = set(cols.active.get(ids=[v.memory.id for v in found], include=[])["ids"])
             kept = [v for v in found if v.memory.id in present]
             if kept:
-                cols.active.update(
-                    ids=[v.memory.id for v in kept],
-                    metadatas=[
-                        {EXPIRES_KEY: to_epoch(now + timedelta(minutes=v.ttl or 0))} for v in kept
-                    ],
-                )
+                changes = {
+                    v.memory.id: {EXPIRES_KEY: to_epoch(now + timedelta(minutes=v.ttl or 0))}
+                    for v in kept
+                }
+                cols.active.update(ids=list(changes), metadatas=list(changes.values()))
+                core.live().lexicon.patched(scope, changes)
 
 
 def sweep(core: StoreCore, now: datetime) -> int:

@@ -15,7 +15,12 @@ query's words do, so they meet on the same terms.
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
+
 from langgraph_memory.records import Kind, Memory
+from langgraph_memory.store.codec import version_metadata
 from langgraph_memory.store.lexical.index import Entry
 from langgraph_memory.store.version import Version
 from langgraph_memory.text import date_words, tokenize
@@ -30,7 +35,8 @@ def lexical_text(memory: Memory) -> str:
 
 
 def entry_of(version: Version) -> Entry:
-    """The index entry of a stored version."""
+    """The index entry of a stored version, with its record as Chroma holds it (its
+    vector only when the version carries it)."""
     m = version.memory
     thread = m.metadata.get("thread_id")
     speaker = m.metadata.get("speaker")
@@ -43,4 +49,9 @@ def entry_of(version: Version) -> Entry:
         at=(m.event_time or m.created_at).timestamp(),
         pinned=m.pinned,
         speaker=speaker if isinstance(speaker, str) else None,
+        vector=None
+        if version.vector is None
+        else np.asarray(version.vector, dtype=np.float32).tobytes(),
+        document=m.text,
+        meta=json.dumps(version_metadata(version)),
     )

@@ -1,13 +1,19 @@
-"""One scope's lexical index: BM25 over its active records, in SQLite FTS5.
+"""One scope's lexical index: BM25 over its active records, in SQLite FTS5, and a copy of
+those records (vector, text and metadata) that a read takes instead of asking Chroma.
 
 One index per scope, in a SQLite database of its own (a file of the store's directory, or
 memory), so a query's cost depends on its scope's size alone. It knows nothing of
 Chroma: ``indexes`` keeps it in step with the scope's active collection.
 
-An entry is a record's id, its own terms (see ``entries``) and the ids it names as its
-``sources``. An episodic record is indexed under its own terms plus those of every
-entry that names it (fact-augmented keys: a fact taken from a turn makes the turn
-findable by the fact's words); any other record under its own terms.
+An entry is a record's id, its own terms (see ``entries``), the ids it names as its
+``sources`` and, when known, the record as Chroma holds it: its vector (float32 bytes),
+its document and its metadata (JSON). A read finds the vectors of what the keyword side
+found, and the records of what it ranks, here: one lookup each by id in a local file,
+where the same reads from Chroma took longer than the nearest-neighbour query itself.
+
+An episodic record is indexed under its own terms plus those of every entry that names
+it (fact-augmented keys: a fact taken from a turn makes the turn findable by the fact's
+words); any other record under its own terms.
 
 FTS5 gets the terms already tokenised (its ``ascii`` tokenizer splits them on the
 spaces between them only), so a query's terms are looked up exactly as indexed.
@@ -26,13 +32,17 @@ into [0, 1] by the query's attainable maximum (see there).
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.store.compaction import SQLITE_FILE
@@ -50,7 +60,7 @@ COMMON_MIN_RECORDS = 20
 #: The layout of an index file and the way its terms are made: bump it whenever either
 #: changes (``text.words``, the stop words, the stemmer of ``text.stemming``, ``entries``),
 #: and older files are rebuilt from Chroma (``tests/test_text.py`` pins the terms).
-SCHEMA = 4
+SCHEMA = 5
 #: An episode is also indexed under this many episodes before and after it in its
 #: thread: the evidence for a question is often a short reply whose topic sits in the
 #: turn before it ("Yes, last Friday!").
@@ -60,7 +70,8 @@ _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS rec(
     n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, episodic INTEGER NOT NULL, own TEXT NOT NULL,
-    thread TEXT, at REAL NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0, speaker TEXT
+    thread TEXT, at REAL NOT NULL DEFAULT 0, pinned INTEGER NOT NULL DEFAULT 0, speaker TEXT,
+    vec BLOB, document TEXT, meta TEXT
 );
 CREATE INDEX IF NOT EXISTS rec_thread ON rec(thread, at) WHERE thread IS NOT NULL;
 CREATE INDEX IF NOT EXISTS rec_pinned ON rec(id) WHERE pinned = 1;
@@ -85,6 +96,9 @@ class Entry:
     at: float = 0.0  # an episode's time (epoch seconds): its place in the thread
     pinned: bool = False  # read first (the store lists pinned ids from here, not a scan)
     speaker: str | None = None  # who said it (``metadata["speaker"]``), if known
+    vector: bytes | None = None  # its vector as Chroma holds it: float32, native order
+    document: str | None = None  # its document (the memory's text) ...
+    meta: str | None = None  # ... and its Chroma metadata as JSON (``codec``)
 
 
 class LexicalIndex:
@@ -171,8 +185,8 @@ class LexicalIndex:
             touched = self._delete(con, [e.id for e in entries])
             for e in entries:
                 n = con.execute(
-                    "INSERT INTO rec(id, episodic, own, thread, at, pinned, speaker) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO rec(id, episodic, own, thread, at, pinned, speaker, vec, "
+                    "document, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         e.id,
                         int(e.episodic),
@@ -181,6 +195,9 @@ class LexicalIndex:
                         e.at,
                         int(e.pinned),
                         e.speaker,
+                        e.vector,
+                        e.document,
+                        e.meta,
                     ),
                 ).lastrowid
                 con.executemany(
@@ -203,6 +220,24 @@ class LexicalIndex:
             return
         with self._transaction() as con:
             self._reindex(con, self._delete(con, wanted))
+
+    def patch(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Merge metadata changes into the records of these ids (a None value removes
+        the key), as Chroma's ``update`` of the same records did.
+
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "tea", document="Likes tea.", meta='{"x": 1, "y": 2}')])
+        >>> index.patch({"a1": {"x": 3, "y": None}, "zz": {"x": 0}})
+        >>> index.records(["a1"])
+        [('a1', 'Likes tea.', '{"x":3}')]
+        """
+        if not changes:
+            return
+        with self._transaction() as con:
+            con.executemany(
+                "UPDATE rec SET meta = json_patch(meta, ?) WHERE id = ? AND meta NOTNULL",
+                [(json.dumps(dict(fields)), i) for i, fields in changes.items()],
+            )
 
     def _delete(self, con: sqlite3.Connection, ids: list[str]) -> dict[str, None]:
         """Delete the entries and their links as facts; the episodes they named."""
@@ -297,14 +332,40 @@ class LexicalIndex:
         >>> index.speakers(["a1", "b2", "zz"])
         {'a1': 'Ann'}
         """
-        found: dict[str, str] = {}
+        return dict(self._lookup("id, speaker", "speaker NOTNULL", ids))
+
+    def vectors(self, ids: Sequence[str]) -> tuple[list[str], Any]:
+        """The listed entries' ids that have a vector, and their vectors (a float32
+        matrix, one row per id); the others are left out.
+
+        >>> import numpy as np
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "tea", vector=np.float32([0.6, 0.8]).tobytes())])
+        >>> found, rows = index.vectors(["a1", "b2"])
+        >>> found, rows.tolist()
+        (['a1'], [[0.6000000238418579, 0.800000011920929]])
+        """
+        found: list[str] = []
+        rows: list[Any] = []
+        for part in self._lookup("id, vec", "vec NOTNULL", ids):
+            found.append(part[0])
+            rows.append(np.frombuffer(part[1], dtype=np.float32))
+        return found, np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    def records(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(id, document, metadata JSON)`` of the listed entries that hold their
+        record, in no particular order."""
+        return [(i, d, m) for i, d, m in self._lookup("id, document, meta", "meta NOTNULL", ids)]
+
+    def _lookup(self, columns: str, where: str, ids: Sequence[str]) -> list[Any]:
+        rows: list[Any] = []
         with self.lock:
             for start in range(0, len(ids), 500):  # well under SQLite's variable limit
                 part = list(ids[start : start + 500])
                 marks = ",".join("?" * len(part))
-                query = f"SELECT id, speaker FROM rec WHERE speaker NOTNULL AND id IN ({marks})"
-                found.update(self._con.execute(query, part).fetchall())
-        return found
+                query = f"SELECT {columns} FROM rec WHERE {where} AND id IN ({marks})"
+                rows += self._con.execute(query, part).fetchall()
+        return rows
 
     def search(self, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best entries for ``terms`` by BM25, best first, scores in [0, 1].

@@ -38,7 +38,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +180,18 @@ class Lexicon:
         if self.shared:
             self._stamp(registry, scope)
 
+    def patched(self, scope: Scope, changes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Follow an update of records' metadata that Chroma has taken (a read's
+        ``last_accessed``, a TTL's expiry: the only fields changed in place), so that
+        the records the index holds stay Chroma's; a failure is logged and leaves the
+        scope to be compared again."""
+        try:
+            with self._use(scope) as slot:
+                slot.index.patch(changes)
+        except sqlite3.Error as exc:
+            log.warning("langgraph_memory: lexical index of %s not updated (%r)", scope.key, exc)
+            self.stale(scope)
+
     def stale(self, scope: Scope) -> None:
         """Compare the scope's index with its collection on its next read (after a
         write that failed midway, or that this process cannot follow)."""
@@ -274,7 +286,8 @@ class Lexicon:
         missing = sorted(active - held)
         extra = held - active
         for part in chunks(missing, 1000):
-            index.put([entry_of(v) for v in fetch(cols.active, cols.scope, ids=list(part))])
+            found = fetch(cols.active, cols.scope, ids=list(part), with_vector=True)
+            index.put([entry_of(v) for v in found])
         if extra:
             index.remove(extra)
             if not self.shared:
