@@ -126,7 +126,7 @@ def average_length(index: LexicalIndex) -> float:
 def _kept(index: LexicalIndex, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
     """The scope's size and the df of each query term ``search`` keeps (today's cut)."""
     total = len(index)
-    df = {t: index._document_frequency(t) for t in dict.fromkeys(t for t in terms if t)}
+    df = {t: index._document_frequency(t, None) for t in dict.fromkeys(t for t in terms if t)}
     common = total >= COMMON_MIN_RECORDS
     return total, {t: d for t, d in df.items() if d and not (common and d > COMMON_SHARE * total)}
 

@@ -12,8 +12,10 @@ Chroma write and the index write is repaired on the next open.
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -26,6 +28,7 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store import internals
 from langgraph_memory.store.layout import scope_hash
 from langgraph_memory.store.lexical import LexicalIndex
+from langgraph_memory.store.lexical.index import Entry
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
@@ -385,3 +388,69 @@ def test_an_entry_without_its_record_is_read_from_chroma(tmp_path: Path) -> None
         assert internals(store).get_memories("user:a", [a.id, b.id]) == {a.id: a, b.id: b}
         found_ = internals(store).candidates("user:a", "kayak", "kayaking", k=5)
         assert set(found_.dense) == {a.id, b.id}
+
+
+# -- postings in memory rank as FTS5 does --------------------------------------------------------
+
+
+def _zipf_entries(rng: random.Random, start: int, n: int, vocab: list[str]) -> list[Entry]:
+    """Episodes of a few threads and facts naming some of them, in words of Zipf-like
+    frequencies (some in most documents, most in few), like a long conversation."""
+    weights = [1.0 / (rank + 1) for rank in range(len(vocab))]
+    out = []
+    for i in range(start, start + n):
+        words = rng.choices(vocab, weights, k=rng.randint(3, 25))
+        if i % 5 == 4:  # a fact taken from an earlier episode
+            source = f"e{rng.randrange(max(1, i - 20), i):07d}"
+            out.append(Entry(f"f{i:07d}", " ".join(words), (source,)))
+        else:
+            thread = f"t{i % 3}"
+            out.append(Entry(f"e{i:07d}", " ".join(words), episodic=True, thread=thread, at=i))
+    return out
+
+
+def test_postings_in_memory_rank_as_fts5_does_through_every_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from langgraph_memory.store.lexical import index as index_module
+
+    rng = random.Random(23)
+    vocab = [f"w{n}" for n in range(400)]
+    index = LexicalIndex(None)
+    index.put(_zipf_entries(rng, 0, 600, vocab))
+    index.build_postings()
+    queries = [rng.sample(vocab[:60], 2) + rng.sample(vocab, 3) for _ in range(25)]
+
+    def ranked(terms: list[str], *, postings: bool) -> list[tuple[str, float]]:
+        monkeypatch.setattr(index_module, "POSTINGS_FROM", 0 if postings else 10**9)
+        return index.search(terms, 20)
+
+    def check(step: str) -> None:
+        for terms in queries:
+            mine, fts5 = ranked(terms, postings=True), ranked(terms, postings=False)
+            assert [s for _, s in mine] == pytest.approx([s for _, s in fts5], abs=1e-9), step
+            kth = fts5[-1][1] if fts5 else 0.0  # ties at the cut may differ, nothing else
+            assert {i for i, s in mine if s > kth + 1e-9} == {
+                i for i, s in fts5 if s > kth + 1e-9
+            }, step
+
+    check("built")
+    assert index._postings is not None and index._postings.drift == 0
+    index.put(_zipf_entries(rng, 600, 150, vocab))  # new episodes re-index their neighbours
+    check("after adds")
+    index.remove([f"e{i:07d}" for i in range(0, 600, 7)] + [f"f{i:07d}" for i in range(4, 600, 35)])
+    check("after removals")
+    index.put([Entry("e0000001", "w1 w2 w399", episodic=True, thread="t1", at=1)])  # replaced
+    check("after a replacement")
+    assert index._postings.drift > 0  # still the first build, carrying the changes
+    # Many more changes: a rebuild in a thread, the changes made meanwhile applied after.
+    monkeypatch.setattr(index_module, "POSTINGS_FROM", 0)
+    index.put(_zipf_entries(rng, 750, 700, vocab))
+    first = index._postings
+    index.search(["w399"], 5)  # starts the rebuild (a rare word: a common one is no query)
+    index.put(_zipf_entries(rng, 1450, 40, vocab))
+    deadline = time.monotonic() + 30
+    while index._postings is first and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert index._postings is not first and 0 < index._postings.drift < 200
+    check("after the rebuild")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import os
 import sqlite3
@@ -46,17 +47,26 @@ import numpy as np
 
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.store.compaction import SQLITE_FILE
+from langgraph_memory.store.lexical.postings import K1, Postings
 
 __all__ = ["K1", "SCHEMA", "Entry", "LexicalIndex", "erase"]
 
-#: FTS5's ``bm25()`` term-frequency saturation (its default; b is 0.75).
-K1 = 1.2
+log = logging.getLogger("langgraph_memory")
+
 #: A term found in more than this share of a scope's records weighs nothing in BM25
 #: (FTS5 floors its idf at 1e-6): it is left out of the query, which then reads
 #: fewer postings...
 COMMON_SHARE = 0.5
 #: ... once the scope holds this many records (a small scope keeps every term).
 COMMON_MIN_RECORDS = 20
+#: From this many records a search ranks from postings in memory (``postings``), built
+#: in a thread at the index's first search; FTS5 answers until they are ready. Below it
+#: FTS5's own ranking costs well under a millisecond.
+POSTINGS_FROM = 2_000
+#: The postings are rebuilt once the documents changed since their build exceed this
+#: share of them (a change costs a little in every search until then).
+REBUILD_SHARE = 0.1
+REBUILD_MIN = 500
 #: The layout of an index file and the way its terms are made: bump it whenever either
 #: changes (``text.words``, the stop words, the stemmer of ``text.stemming``, ``entries``),
 #: and older files are rebuilt from Chroma (``tests/test_text.py`` pins the terms).
@@ -128,6 +138,10 @@ class LexicalIndex:
         self.lock = threading.RLock()
         self._con = self._open()
         self._count = int(self._con.execute("SELECT count(*) FROM rec").fetchone()[0])
+        self._postings: Postings | None = None
+        # While postings are being built: the changes committed since their snapshot.
+        self._backlog: list[tuple[int, str | None]] | None = None
+        self._changes: list[tuple[int, str | None]] = []  # of the open transaction
 
     def _open(self) -> sqlite3.Connection:
         where = ":memory:" if self.path is None else str(self.path)
@@ -152,6 +166,7 @@ class LexicalIndex:
         """Close the database (a file's WAL is folded back into it)."""
         with self.lock:
             self._con.close()
+            self._postings = self._backlog = None
 
     def __len__(self) -> int:
         return self._count
@@ -165,14 +180,31 @@ class LexicalIndex:
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self.lock:
+            self._changes = []
             self._con.execute("BEGIN")
             try:
                 yield self._con
             except BaseException:
                 self._con.execute("ROLLBACK")
                 self._count = int(self._con.execute("SELECT count(*) FROM rec").fetchone()[0])
+                # Built again from what FTS5 holds when next needed.
+                self._postings = self._backlog = None
                 raise
             self._con.execute("COMMIT")
+            for rowid, document in self._changes:
+                if self._postings is not None:
+                    self._postings.changed(rowid, document)
+                if self._backlog is not None:
+                    self._backlog.append((rowid, document))
+            self._changes = []
+
+    def _document(self, con: sqlite3.Connection, rowid: int, body: str | None) -> None:
+        """Write (or, with None, delete) the full-text document at ``rowid``; the
+        postings in memory follow once the transaction commits."""
+        con.execute("DELETE FROM doc WHERE rowid = ?", (rowid,))
+        if body is not None:
+            con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (rowid, body))
+        self._changes.append((rowid, body))
 
     # -- writes ----------------------------------------------------------------------
 
@@ -184,7 +216,7 @@ class LexicalIndex:
         with self._transaction() as con:
             touched = self._delete(con, [e.id for e in entries])
             for e in entries:
-                n = con.execute(
+                inserted = con.execute(
                     "INSERT INTO rec(id, episodic, own, thread, at, pinned, speaker, vec, "
                     "document, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
@@ -200,6 +232,9 @@ class LexicalIndex:
                         e.meta,
                     ),
                 ).lastrowid
+                if inserted is None:  # an INSERT always sets it; said for the type checker
+                    raise sqlite3.DatabaseError(f"no rowid for the index entry {e.id}")
+                n = inserted
                 con.executemany(
                     "INSERT OR IGNORE INTO link(episode, fact) VALUES (?, ?)",
                     [(s, e.id) for s in e.sources if s != e.id],
@@ -209,7 +244,7 @@ class LexicalIndex:
                     touched[e.id] = None  # its linked entries may be here already
                     touched.update(dict.fromkeys(self._around(con, e.id)))
                 else:
-                    con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (n, e.terms))
+                    self._document(con, n, e.terms)
                 touched.update(dict.fromkeys(e.sources))
             self._reindex(con, touched)
 
@@ -249,7 +284,7 @@ class LexicalIndex:
             named.update(dict.fromkeys(e for (e,) in episodes))
             con.execute("DELETE FROM link WHERE fact = ?", (record_id,))
             if row is not None:
-                con.execute("DELETE FROM doc WHERE rowid = ?", row)
+                self._document(con, row[0], None)
                 con.execute("DELETE FROM rec WHERE n = ?", row)
                 self._count -= 1
         return named
@@ -294,8 +329,7 @@ class LexicalIndex:
                 for i in self._around(con, record_id)
             ]
             body = " ".join([row[1], row[1], *around, *(own for (own,) in linked)])
-            con.execute("DELETE FROM doc WHERE rowid = ?", (row[0],))
-            con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (row[0], body))
+            self._document(con, row[0], body)
 
     def scrub(self) -> None:
         """Leave nothing of removed entries in the file: rebuild the full-text index
@@ -381,7 +415,8 @@ class LexicalIndex:
             total = self._count
             if not wanted or not total:
                 return []
-            df = {t: self._document_frequency(t) for t in wanted}
+            postings = self._ready_postings()
+            df = {t: self._document_frequency(t, postings) for t in wanted}
             kept = [
                 t
                 for t in wanted
@@ -390,23 +425,96 @@ class LexicalIndex:
             if not kept:
                 return []
             bound = sum(_idf(total, df[t]) for t in kept) * (K1 + 1.0)
-            match = " OR ".join(f'"{t}"' for t in kept)  # terms hold letters and digits only
-            # The k best rowids first, then their ids: joining before the sort would
-            # look up every match's id (a third of a 100k-record query's time).
-            rows = self._con.execute(
-                "SELECT rec.id, s FROM (SELECT rowid AS r, bm25(doc) AS s FROM doc "
-                "WHERE doc MATCH ? ORDER BY s LIMIT ?) JOIN rec ON rec.n = r ORDER BY s",
-                (match, k),
-            ).fetchall()
+            if postings is None:
+                rows = self._fts5_top(kept, k)
+            else:
+                documents, tokens = postings.totals()
+                idf = {t: _idf(documents, df[t]) for t in kept}
+                best = postings.top(idf, tokens / documents if documents else 0.0, k)
+                ids = self._ids_of([rowid for rowid, _ in best])
+                rows = [(ids[rowid], -score) for rowid, score in best if rowid in ids]
         return [(record_id, min(1.0, max(0.0, -score / bound))) for record_id, score in rows]
+
+    def _fts5_top(self, kept: Sequence[str], k: int) -> list[tuple[str, float]]:
+        """FTS5's own ranking: ids and ``bm25()`` (negative) of the ``k`` best."""
+        match = " OR ".join(f'"{t}"' for t in kept)  # terms hold letters and digits only
+        # The k best rowids first, then their ids: joining before the sort would
+        # look up every match's id (a third of a 100k-record query's time).
+        rows: list[tuple[str, float]] = self._con.execute(
+            "SELECT rec.id, s FROM (SELECT rowid AS r, bm25(doc) AS s FROM doc "
+            "WHERE doc MATCH ? ORDER BY s LIMIT ?) JOIN rec ON rec.n = r ORDER BY s, rec.n",
+            (match, k),
+        ).fetchall()
+        return rows
+
+    def _ids_of(self, rowids: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for start in range(0, len(rowids), 500):
+            part = list(rowids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            found.update(self._con.execute(f"SELECT n, id FROM rec WHERE n IN ({marks})", part))
+        return found
+
+    # -- postings in memory (see ``postings``) --------------------------------------------
+
+    def _ready_postings(self) -> Postings | None:
+        """The postings to rank from, when the index is big enough and they are built;
+        starts their build (or rebuild, once they carry many changes) in a thread."""
+        if self._count < POSTINGS_FROM:
+            return None
+        postings = self._postings
+        stale = postings is not None and postings.drift > max(
+            REBUILD_MIN, REBUILD_SHARE * len(postings)
+        )
+        if (postings is None or stale) and self._backlog is None:
+            self._start_build()
+        return postings
+
+    def _start_build(self) -> None:
+        """Snapshot FTS5's documents (with the lock held) and build their postings in a
+        thread; the changes committed meanwhile are kept and applied before they serve."""
+        documents = self._con.execute("SELECT rowid, body FROM doc").fetchall()
+        backlog: list[tuple[int, str | None]] = []
+        self._backlog = backlog
+
+        def build() -> None:
+            try:
+                built = Postings.build(documents)
+            except Exception as exc:  # FTS5 keeps answering; the next search tries again
+                log.warning("langgraph_memory: lexical postings not built (%r)", exc)
+                built = None
+            with self.lock:
+                if self._backlog is not backlog:  # rolled back or closed meanwhile
+                    return
+                self._backlog = None
+                if built is not None:
+                    for rowid, document in backlog:
+                        built.changed(rowid, document)
+                    self._postings = built
+
+        threading.Thread(target=build, name="langgraph-memory-postings", daemon=True).start()
+
+    def build_postings(self) -> None:
+        """Build the postings now, in this thread (a search would start it in another);
+        for an index of any size."""
+        with self.lock:
+            self._postings = Postings.build(
+                self._con.execute("SELECT rowid, body FROM doc").fetchall()
+            )
+            self._backlog = None
 
     def shares(self, terms: Sequence[str]) -> dict[str, float]:
         """Each term's share of the entries (its document frequency over their count)."""
         with self.lock:
             total = self._count
-            return {t: self._document_frequency(t) / total if total else 0.0 for t in terms}
+            postings = self._ready_postings()
+            return {
+                t: self._document_frequency(t, postings) / total if total else 0.0 for t in terms
+            }
 
-    def _document_frequency(self, term: str) -> int:
+    def _document_frequency(self, term: str, postings: Postings | None) -> int:
+        if postings is not None:
+            return postings.df(term)
         row = self._con.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
         return int(row[0]) if row else 0
 
