@@ -52,8 +52,9 @@ The components, each timed alone on the same questions, as the read does them:
   without memory (p50s of the same run).
 
 Reported per size: p50 and p95 of each (ms), the process's RSS and the store's disk use (as
-``du`` counts it), each also per memory stored; and the targets, each a ratio of p50s of
-the same run with the absolute p50s beside it:
+``du`` counts it), each also per memory stored and per memory added since the last size
+(which leaves out the fixed costs: the model, Chroma, 300 small collections); and the
+targets, each a ratio of p50s of the same run with the absolute p50s beside it:
 
 1. ``retrieve / (embed + nearest)`` at 10k and at 100k: <= 1.5x;
 2. growth of ``retrieve`` from 10k to 100k: <= 1.3x;
@@ -64,7 +65,7 @@ A target whose size was not run (100k in ``--quick``) is reported as not measure
 Markdown goes to stdout, progress to stderr, everything to ``--out``; ``python -m
 benchmarks plots scale.json`` draws the growth curves (p50 of each component against the
 scope size). RSS includes what the process holds besides the store (the corpus, the vector
-cache, the model): the per-memory figure is its growth since the store was opened.
+cache, the model): the growth is counted from just before the store was opened.
 """
 
 from __future__ import annotations
@@ -349,7 +350,7 @@ def component_paths(
 
 
 def size_row(
-    size: int, components: Mapping[str, Stats], memory: Mapping[str, float]
+    size: int, components: Mapping[str, Stats], memory: Mapping[str, float | None]
 ) -> dict[str, Any]:
     """One size's report: the components' stats, the ratios the targets read (p50s of
     this run), and RSS and disk.
@@ -476,7 +477,10 @@ def run(
     chat = ScriptedChatModel(default="Noted.")
     rows: list[dict[str, Any]] = []
     ingest: list[dict[str, Any]] = []
+    embeddings.embed_query("warm up")  # the model is loaded before RSS is first read
+    forget_queries(embeddings)
     rss_before = rss_bytes()
+    last: tuple[int, int, int] | None = None  # memories, RSS, disk at the last size
     with MemoryStore(root / "store", embeddings=embeddings) as store:
         handle = internals(store)
         seconds = 0.0
@@ -510,15 +514,24 @@ def run(
             handle.flush_access()
             memories = size + others
             rss, disk = rss_bytes(), disk_bytes(root / "store")
-            memory = {
+            added = None if last is None else (memories - last[0], rss - last[1], disk - last[2])
+            last = (memories, rss, disk)
+            memory: dict[str, float | None] = {
                 "memories_in_store": memories,
                 "rss_mb": rss / 2**20,
                 "rss_growth_mb": (rss - rss_before) / 2**20,
                 "rss_growth_kb_per_memory": (rss - rss_before) / 1024 / memories,
                 "disk_mb": disk / 2**20,
                 "disk_kb_per_memory": disk / 1024 / memories,
+                # Since the last size: what each memory added costs, without fixed costs.
+                "rss_added_kb_per_memory": None if added is None else added[1] / 1024 / added[0],
+                "disk_added_kb_per_memory": None if added is None else added[2] / 1024 / added[0],
             }
             row = size_row(size, {n: stats(t.seconds) for n, t in timed.items()}, memory)
+            row["read_shape"] = {  # what the records and lexical vectors paths read, per read
+                "contenders_mean": float(np.mean([len(c) for c in ready.contenders])),
+                "lexical_candidates_mean": float(np.mean([len(c) for c in ready.lexical_ids])),
+            }
             rows.append(row)
             log(
                 f"{size:,}: retrieve p50 {row['components']['retrieve']['p50_ms']:.1f} ms, "
@@ -605,16 +618,27 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         ("RSS growth per memory, KB", "rss_growth_kb_per_memory", "{:.2f}"),
         ("disk, MB", "disk_mb", "{:,.1f}"),
         ("disk per memory, KB", "disk_kb_per_memory", "{:.2f}"),
+        ("RSS per memory added since the last size, KB", "rss_added_kb_per_memory", "{:.2f}"),
+        ("disk per memory added since the last size, KB", "disk_added_kb_per_memory", "{:.2f}"),
     )
     for label, key, fmt in memory:
         shown = []
         for r in rows:
-            cell = fmt.format(r["memory"][key])
+            value = r["memory"].get(key)
+            cell = "-" if value is None else fmt.format(value)
             if key == "rss_mb":
                 cell += f" (+{r['memory']['rss_growth_mb']:,.0f})"
             shown.append(cell)
         lines.append(f"| {label} | " + " | ".join(shown) + " |")
+    shape = ", ".join(
+        f"{r['size']:,}: {r['read_shape']['contenders_mean']:.1f} contenders, "
+        f"{r['read_shape']['lexical_candidates_mean']:.1f} lexical candidates"
+        for r in rows
+        if "read_shape" in r
+    )
     lines += [
+        "",
+        f"Records read per question (mean): {shape}.",
         "",
         "| target | value | limit | result | p50s (same run) |",
         "|---|---:|---:|:---:|---|",

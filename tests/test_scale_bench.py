@@ -86,6 +86,8 @@ def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         memory = row["memory"]
         assert memory["memories_in_store"] == row["size"] + 5 * 20
         assert memory["disk_kb_per_memory"] > 0 and memory["rss_mb"] > 0
+    first, second = (r["memory"] for r in report["rows"])
+    assert first["rss_added_kb_per_memory"] is None and second["disk_added_kb_per_memory"] > 0
     growth = report["growth"][0]
     retrieve = [r["components"]["retrieve"]["p50_ms"] for r in report["rows"]]
     assert growth["retrieve_p50"] == pytest.approx(retrieve[1] / retrieve[0])
