@@ -21,7 +21,7 @@ What is stored. The memories are LongMemEval-S's distinct chat turns, in the fix
 ``user:big``, holds the first N turns of that stream; 100 other scopes
 (``user:other-<i>``, ``--per-scope`` turns each, taken from after the largest N) sit in the
 same store, one Chroma directory. Each turn is stored as the write path stores what was
-said: an episode built by ``write.episodes.episode_fields`` (its thread is the session, so
+said: an episode with the fields of ``write/episodes.py`` (its thread is the session, so
 the lexical index sees threads; its role sets source and trust), created at its session's
 date, with its event time a few seconds per turn later. The vectors come from the vector
 cache (the shipped LocalMiniLM's, computed once: ``add_many(..., vectors=...)``), so that
@@ -44,7 +44,7 @@ The components, each timed alone on the same questions, as the read does them:
 
 - ``embed``: the store's embedder on the question (``internals(store).embed_query``);
 - ``nearest``: the Chroma query of the scope's active collection for the read's candidate
-  count (50 for k=5), ids and distances only (``collection_io.nearest_ids``);
+  count (50 for k=5), ids and distances only (the call of ``collection_io.nearest_ids``);
 - ``lexical``: the scope's BM25 lookup for the same 50, with the pinned ids (the lexical
   index's ``search`` and ``pinned``, as ``store/candidates.py`` calls them);
 - ``lexical vectors``: the Chroma read of those candidates' stored vectors (scored against
@@ -100,18 +100,11 @@ from benchmarks.ingest import TURN_GAP
 from benchmarks.real_text import RealCorpus, RealTurn, VectorCache, default_cache, load_corpus
 from benchmarks.reports import machine, publish
 from benchmarks.store_latency import QueryPath, Stats, summarize, time_paths
+from langgraph_memory import Kind, Scope, Source, Trust
 from langgraph_memory.embeddings import LocalMiniLM, embedder_name
 from langgraph_memory.read import retrieve
-from langgraph_memory.read.retrieve import CANDIDATES_PER_RESULT, MIN_CANDIDATES
-from langgraph_memory.scope import Scope
-from langgraph_memory.store import MemoryStore, internals
-from langgraph_memory.store.collection_io import nearest_ids, stored_vectors
-from langgraph_memory.store.handle import Internals
-from langgraph_memory.store.layout import collection_names
-from langgraph_memory.store.lexical import query_of
+from langgraph_memory.store import Internals, MemoryStore, internals, tokenize
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write.episodes import episode_fields
-from langgraph_memory.write.types import Turn
 
 __all__ = [
     "BIG",
@@ -131,7 +124,7 @@ USER = "big"
 BIG = f"user:{USER}"
 #: retrieve's default k, and the candidates it takes from each index for it.
 K = 5
-CANDIDATES = max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * K)
+CANDIDATES = 50  # read/retrieve.py: max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k); a test checks
 #: Memories per ``add_many`` while the store grows.
 BATCH = 1000
 #: The targets: ratios of p50s (see the module docstring).
@@ -222,9 +215,10 @@ def disk_bytes(folder: Path) -> int:
 
 
 def episode_items(turns: Sequence[RealTurn]) -> list[dict[str, Any]]:
-    """``add_many`` items for turns, as the write path stores what was said: an episode
-    (``episode_fields``) of the turn's role, in its session's thread, created at the
-    session's date (``now``) and happening ``TURN_GAP`` per turn after it.
+    """``add_many`` items for turns, as the write path stores what was said (the fields of
+    ``write/episodes.py``'s ``episode_fields``; a test holds them equal): an episode of the
+    turn's role (its source and trust), in its session's thread, created at the session's
+    date (``now``) and happening ``TURN_GAP`` per turn after it.
 
     >>> t = RealTurn("I moved to Pune.", "user", "s1", 2, 1_700_000_000.0)
     >>> item = episode_items([t])[0]
@@ -236,15 +230,22 @@ def episode_items(turns: Sequence[RealTurn]) -> list[dict[str, Any]]:
     out = []
     for t in turns:
         date = datetime.fromtimestamp(t.at, timezone.utc)
-        turn = Turn.of(
-            [(t.role, t.text)],
-            when=date + TURN_GAP * t.index,
-            turn_id=f"{t.session}-{t.index}",
-            thread_id=t.session,
+        user = t.role == "user"
+        out.append(
+            {
+                "text": t.text,
+                "kind": Kind.EPISODIC,
+                "source": Source.USER if user else Source.ASSISTANT,
+                "trust": Trust.HIGH if user else Trust.MEDIUM,
+                "event_time": date + TURN_GAP * t.index,
+                "metadata": {
+                    "episode": True,
+                    "turn_id": f"{t.session}-{t.index}",
+                    "thread_id": t.session,
+                },
+                "now": date,
+            }
         )
-        fields = episode_fields(turn, "user" if t.role == "user" else "assistant")
-        if fields is not None:
-            out.append({**fields, "now": date})
     return out
 
 
@@ -282,15 +283,17 @@ class Prepared:
 
 def _lexical_ids(store: MemoryStore, scope: Scope, question: str) -> list[str]:
     """The candidate ids the read's lexical side finds (lookup + pinned), as
-    ``store/candidates.py`` does it. The internals handle has no lookup that skips the
-    records, so this reaches the read's own objects through the store's core."""
+    ``store/candidates.py`` does it (the question's terms as ``lexical.query_of`` makes
+    them; real questions name no memory id). The internals handle has no lookup that
+    skips the records (``keyword`` reads them), so this reaches the read's own index
+    through the store's core: the one private reach of this benchmark."""
     core = internals(store)._core
     cols = core.collections(scope)
     if cols is None:
         return []
-    words, named = query_of(question)
+    words = list(dict.fromkeys(tokenize(question)))
     with core.live().lexicon.ready(cols, core.engine.registry) as index:
-        ranked = dict.fromkeys(named, 1.0)
+        ranked: dict[str, float] = {}
         for record_id, score in index.search(words, CANDIDATES):
             ranked.setdefault(record_id, score)
         pinned = index.pinned()
@@ -316,6 +319,17 @@ def prepare(store: MemoryStore, scope: str, questions: Sequence[str], now: datet
     return Prepared(vectors, lexical, contenders)
 
 
+def active_collection(store: MemoryStore, scope: Scope) -> Any:
+    """The Chroma collection of the scope's active memories, found by the scope and role
+    the store stamps on its collections' metadata."""
+    client = internals(store).client
+    for col in client.list_collections():
+        meta = col.metadata or {}
+        if meta.get("lgm_scope") == scope.key and meta.get("lgm_role") == "mem":
+            return client.get_collection(col.name, embedding_function=None)  # as the store
+    raise LookupError(f"no active collection for {scope.key}")
+
+
 def graph_config(clock: Clock) -> Any:
     """The run config of a graph invoke: the big scope's user, the clock's time."""
     return {"configurable": {"user_id": USER, "memory_now": clock.now}}
@@ -331,7 +345,17 @@ def component_paths(
     """One path per component of ``COMPONENTS``, answering question ``i``."""
     handle = internals(store)
     scope = Scope.of(BIG)
-    active = handle.client.get_collection(collection_names(scope)[0], embedding_function=None)
+    active = active_collection(store, scope)
+
+    def nearest(i: int) -> Any:  # collection_io.nearest_ids: the index alone, no record
+        vector = np.asarray([ready.vectors[i]], dtype=np.float32)
+        return active.query(query_embeddings=vector, n_results=CANDIDATES, include=["distances"])
+
+    def lexical_vectors(i: int) -> Any:  # collection_io.stored_vectors, one page
+        ids = ready.lexical_ids[i]
+        if not ids:  # no candidate, no read
+            return np.zeros((0, 0))
+        return np.asarray(active.get(ids=ids, include=["embeddings"])["embeddings"], np.float64)
 
     def lexical(i: int) -> list[str]:
         return _lexical_ids(store, scope, questions[i])
@@ -341,9 +365,9 @@ def component_paths(
 
     calls: dict[str, Callable[[int], Any]] = {
         "embed": lambda i: handle.embed_query(questions[i]),
-        "nearest": lambda i: nearest_ids(active, ready.vectors[i], CANDIDATES),
+        "nearest": nearest,
         "lexical": lexical,
-        "lexical_vectors": lambda i: stored_vectors(active, ready.lexical_ids[i]),
+        "lexical_vectors": lexical_vectors,
         "records": lambda i: handle.get_memories(BIG, ready.contenders[i]),
         "retrieve": lambda i: retrieve(store, BIG, questions[i], now=clock.now),
         "graph_plain": invoke(graphs["plain"]),

@@ -99,3 +99,23 @@ def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert draw(report, tmp_path, "scale").exists()
     # The cache kept the vectors: a second run would embed nothing.
     assert list((tmp_path / "cache").glob("*.npy"))
+
+
+def test_items_and_candidates_are_the_products() -> None:
+    """The benchmark restates two things it may not import (benchmarks use the public API):
+    the episode fields the write path stores, and the read's candidate count."""
+    from datetime import datetime, timezone
+
+    from benchmarks.ingest import TURN_GAP
+    from benchmarks.real_text import RealTurn
+    from langgraph_memory.read.retrieve import CANDIDATES_PER_RESULT, MIN_CANDIDATES
+    from langgraph_memory.write import Turn
+    from langgraph_memory.write.episodes import episode_fields
+
+    assert max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * scale.K) == scale.CANDIDATES
+    for role in ("user", "assistant"):
+        t = RealTurn("I moved to Pune.", role, "s1", 3, 1_700_000_000.0)
+        date = datetime.fromtimestamp(t.at, timezone.utc)
+        turn = Turn.of([(role, t.text)], when=date + TURN_GAP * 3, turn_id="s1-3", thread_id="s1")
+        fields = episode_fields(turn, "user" if role == "user" else "assistant")
+        assert scale.episode_items([t]) == [{**(fields or {}), "now": date}]
