@@ -1,15 +1,15 @@
 """The product read at scale, on real text: scopes of 1k, 10k and 100k real chat turns.
 
-Full run (sizes 1k, 10k and 100k, 100 scopes x 50 beside them, 200 questions: about 6
-minutes on 2 cores once the vector cache holds the stream's vectors, 3 of them growing the
-scope from 10k to 100k; filling the cache takes 20 to 45 minutes on 2 cores, once, and the
-run does it itself, or ahead with ``python -m benchmarks.real_text``)::
+Full run (sizes 1k, 10k and 100k, 100 scopes x 50 beside them, 200 questions: 4 to 6
+minutes on 2 cores once the vector cache holds the stream's vectors, 2 to 3 of them growing
+the scope from 10k to 100k; filling the cache takes 20 to 45 minutes on 2 cores, once, and
+the run does it itself, or ahead with ``python -m benchmarks.real_text``)::
 
     python -m benchmarks scale --out scale.json
 
-Quick run (sizes 1k and 10k, 100 scopes x 5 beside them, 50 questions: about 40 s with the
-vectors cached; from an empty cache it first embeds 10,500 texts, 2 to 6 minutes on 2 cores
-depending on what else runs)::
+Quick run (sizes 1k and 10k, 100 scopes x 5 beside them, 50 questions: about 35 s with the
+vectors cached; from an empty cache it first embeds 10,500 texts: 3.7 minutes in all on 2
+idle-ish cores, 6.5 when other work shared them)::
 
     python -m benchmarks scale --quick
 
