@@ -2,7 +2,8 @@
 
 Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
 (ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes``, ``cli``
-(cli_startup), ``imports`` (import_time), ``maintenance`` and ``multiprocess``; evaluations:
+(cli_startup), ``imports`` (import_time), ``maintenance``, ``multiprocess`` and ``scale``
+(the product read at scale, on real text); evaluations:
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -30,6 +31,7 @@ BENCHES: dict[str, str] = {
     "imports": "import_time",
     "maintenance": "maintenance",
     "multiprocess": "multiprocess",
+    "scale": "scale",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",

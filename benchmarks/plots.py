@@ -13,7 +13,9 @@ holds::
 - the peers benchmark (``benchmarks.peers --out``): recall@10 and read latency per system;
 - a QA run (``benchmarks.qa``'s ``results.json``): F1 and J per question group;
 - the multi-process benchmark (``benchmarks.multiprocess --out``): turns/s, write latency
-  and duplicates per lock kind against the worker count, and the fault test's unblock times.
+  and duplicates per lock kind against the worker count, and the fault test's unblock times;
+- the scale benchmark (``benchmarks.scale --out``): p50 of each component of the read
+  against the scope size (log x), and ``retrieve`` against embed + nearest.
 
 matplotlib is a development dependency (``pip install -e ".[dev]"``), not the package's; it is
 imported when a chart is drawn, never when this module is imported.
@@ -24,6 +26,8 @@ imported when a chart is drawn, never when this module is imported.
 'store'
 >>> kind_of({"load": [], "fault": []})
 'multiprocess'
+>>> kind_of({"rows": [], "targets": []})
+'scale'
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ __all__ = [
     "pyplot",
     "qa_chart",
     "retrieval_chart",
+    "scale_chart",
     "store_chart",
 ]
 
@@ -77,7 +82,8 @@ def pyplot() -> Any:
 
 
 def kind_of(data: Mapping[str, Any]) -> str:
-    """Which result a loaded JSON object is: retrieval, store, peers, qa or multiprocess.
+    """Which result a loaded JSON object is: retrieval, store, peers, qa, multiprocess
+    or scale.
 
     Raises ValueError for anything else.
     """
@@ -93,9 +99,12 @@ def kind_of(data: Mapping[str, Any]) -> str:
         return "qa"
     if "load" in data and "fault" in data:
         return "multiprocess"
+    if "rows" in data and "targets" in data:
+        return "scale"
     raise ValueError(
         "not a result this module draws: expected the JSON of benchmarks.retrieval, benchmarks.qa, "
-        "benchmarks.store_latency, benchmarks.peers or benchmarks.multiprocess "
+        "benchmarks.store_latency, benchmarks.scale, benchmarks.peers or "
+        "benchmarks.multiprocess"
         f" (top-level keys: {sorted(data)[:8]})"
     )
 
@@ -277,6 +286,50 @@ def multiprocess_chart(report: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, plt, path)
 
 
+def scale_chart(report: Mapping[str, Any], path: Path) -> Path:
+    """p50 of each component of the read against the scope size (log x); and ``retrieve``
+    and the read node against embed + nearest, the floor the targets measure from."""
+    from benchmarks.scale import COMPONENTS
+
+    plt = pyplot()
+    rows = sorted(report["rows"], key=lambda r: r["size"])
+    sizes = [r["size"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13.0, 4.8))
+    for key, label in COMPONENTS.items():
+        if key in ("graph_plain", "graph_read"):
+            continue
+        left.plot(sizes, [r["components"][key]["p50_ms"] for r in rows], marker="o", label=label)
+    left.set_title("Components of the read, p50")
+    right.plot(
+        sizes, [r["ratios"]["embed_plus_nearest_ms"] for r in rows], marker="o", ls="--",
+        color="tab:gray", label="embed + nearest",
+    )  # fmt: skip
+    right.plot(
+        sizes, [r["components"]["retrieve"]["p50_ms"] for r in rows], marker="o",
+        label="retrieve",
+    )  # fmt: skip
+    right.plot(
+        sizes, [r["ratios"]["read_node_ms"] for r in rows], marker="o",
+        label="read node in a graph (with - without)",
+    )  # fmt: skip
+    right.set_title("The read against embed + nearest, p50")
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.minorticks_off()
+        ax.set_xticks(sizes, [f"{s:,}" for s in sizes])
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("memories in the scope (real turns)")
+        ax.set_ylabel("p50 ms")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small")
+    cfg = report["config"]
+    fig.suptitle(
+        f"The product read at scale: {cfg['questions']} real questions, "
+        f"{cfg['scopes']} other scopes in the store"
+    )
+    return _save(fig, plt, path)
+
+
 def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
     """Draw the chart for one loaded result into ``out/<stem>.png``; return its path."""
     kind = kind_of(data)
@@ -289,6 +342,8 @@ def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
         return peers_chart(data, path)
     if kind == "multiprocess":
         return multiprocess_chart(data, path)
+    if kind == "scale":
+        return scale_chart(data, path)
     return qa_chart(data["aggregates"], path)
 
 

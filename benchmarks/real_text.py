@@ -44,7 +44,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from benchmarks.datasets import DATASETS, missing_data, parse_lme_date
-from langgraph_memory.checks import strip_controls
+from langgraph_memory.store import strip_controls
 
 __all__ = [
     "MAX_REPLY_CHARS",
