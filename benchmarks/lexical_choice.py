@@ -67,8 +67,7 @@ import numpy as np
 
 from benchmarks.datasets import DATASETS, iter_longmemeval, load_locomo
 from benchmarks.ingest import TURN_GAP, lme_corpus, lme_gold_turns, turn_text
-from langgraph_memory.store.lexical import index as index_module
-from langgraph_memory.store.lexical.index import (
+from langgraph_memory.store.lexical import (
     COMMON_MIN_RECORDS,
     COMMON_SHARE,
     K1,
@@ -164,7 +163,7 @@ def fts5_now(index: LexicalIndex) -> Search:
 def postings(index: LexicalIndex) -> Search:
     """What ships: ``LexicalIndex.search`` ranking from its postings in memory, built
     here up front (the store builds them in a thread at a big scope's first search)."""
-    index_module.POSTINGS_FROM = 0  # every size, so recall is measured through them too
+    index.postings_from = 0  # every size, so recall is measured through them too
     index.build_postings()
     return lambda terms, k: [i for i, _ in index.search(terms, k)]
 

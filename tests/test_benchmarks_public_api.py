@@ -32,6 +32,7 @@ PUBLIC_MODULES = frozenset(
         ".read",
         ".scope",
         ".store",
+        ".store.lexical",
         ".testing",
         ".tracing",
         ".write",

@@ -2,7 +2,9 @@
 
 The rest of the store uses it through the names below; the modules inside are its own:
 
-- ``index``: one scope's index, BM25 in SQLite FTS5 (:class:`LexicalIndex`, ``SCHEMA``);
+- ``index``: one scope's index, BM25 in SQLite FTS5 (:class:`LexicalIndex`, ``SCHEMA``),
+  an :class:`Entry` per record, and the constants of its ranking;
+- ``postings``: BM25 top-k from postings in memory, ranking a big scope's searches;
 - ``indexes``: the indexes of one store location, kept in step with Chroma
   (:class:`Lexicon`: files of an embedded store, memory on a Chroma server);
 - ``entries``: what a memory is indexed under (its terms come from ``text.words``);
@@ -12,8 +14,28 @@ The rest of the store uses it through the names below; the modules inside are it
 Fusing its finds with the dense index's is the read's candidates (``store/candidates.py``).
 """
 
-from langgraph_memory.store.lexical.index import SCHEMA, LexicalIndex
+from langgraph_memory.store.lexical.index import (
+    COMMON_MIN_RECORDS,
+    COMMON_SHARE,
+    K1,
+    POSTINGS_FROM,
+    SCHEMA,
+    Entry,
+    LexicalIndex,
+)
 from langgraph_memory.store.lexical.indexes import Lexicon
 from langgraph_memory.store.lexical.search import query_of, search, shares
 
-__all__ = ["SCHEMA", "LexicalIndex", "Lexicon", "query_of", "search", "shares"]
+__all__ = [
+    "COMMON_MIN_RECORDS",
+    "COMMON_SHARE",
+    "K1",
+    "POSTINGS_FROM",
+    "SCHEMA",
+    "Entry",
+    "LexicalIndex",
+    "Lexicon",
+    "query_of",
+    "search",
+    "shares",
+]

@@ -49,7 +49,16 @@ from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.store.compaction import SQLITE_FILE
 from langgraph_memory.store.lexical.postings import K1, Postings
 
-__all__ = ["K1", "SCHEMA", "Entry", "LexicalIndex", "erase"]
+__all__ = [
+    "COMMON_MIN_RECORDS",
+    "COMMON_SHARE",
+    "K1",
+    "POSTINGS_FROM",
+    "SCHEMA",
+    "Entry",
+    "LexicalIndex",
+    "erase",
+]
 
 log = logging.getLogger("langgraph_memory")
 
@@ -63,10 +72,13 @@ COMMON_MIN_RECORDS = 20
 #: in a thread at the index's first search; FTS5 answers until they are ready. Below it
 #: FTS5's own ranking costs well under a millisecond.
 POSTINGS_FROM = 2_000
-#: The postings are rebuilt once the documents changed since their build exceed this
-#: share of them (a change costs a little in every search until then).
-REBUILD_SHARE = 0.1
-REBUILD_MIN = 500
+#: The postings are rebuilt (in a thread) once the documents changed since their build
+#: exceed this share of them, or ``REBUILD_MIN``: each changed document holding a query
+#: term costs a search a few microseconds of Python until then. Beyond ``BULK`` times
+#: that (an import), FTS5 ranks until the rebuild is done.
+REBUILD_SHARE = 0.02
+REBUILD_MIN = 200
+BULK = 4
 #: The layout of an index file and the way its terms are made: bump it whenever either
 #: changes (``text.words``, the stop words, the stemmer of ``text.stemming``, ``entries``),
 #: and older files are rebuilt from Chroma (``tests/test_text.py`` pins the terms).
@@ -138,6 +150,8 @@ class LexicalIndex:
         self.lock = threading.RLock()
         self._con = self._open()
         self._count = int(self._con.execute("SELECT count(*) FROM rec").fetchone()[0])
+        #: From this many records a search ranks from postings (``POSTINGS_FROM``).
+        self.postings_from = POSTINGS_FROM
         self._postings: Postings | None = None
         # While postings are being built: the changes committed since their snapshot.
         self._backlog: list[tuple[int, str | None]] | None = None
@@ -460,14 +474,14 @@ class LexicalIndex:
     def _ready_postings(self) -> Postings | None:
         """The postings to rank from, when the index is big enough and they are built;
         starts their build (or rebuild, once they carry many changes) in a thread."""
-        if self._count < POSTINGS_FROM:
+        if self._count < self.postings_from:
             return None
         postings = self._postings
-        stale = postings is not None and postings.drift > max(
-            REBUILD_MIN, REBUILD_SHARE * len(postings)
-        )
-        if (postings is None or stale) and self._backlog is None:
+        limit = max(REBUILD_MIN, REBUILD_SHARE * len(postings)) if postings is not None else 0
+        if (postings is None or postings.drift > limit) and self._backlog is None:
             self._start_build()
+        if postings is not None and postings.drift > BULK * limit:
+            return None
         return postings
 
     def _start_build(self) -> None:

@@ -59,7 +59,7 @@ class Postings:
         self._tfs = tfs
         self._dead = np.zeros(len(rowids), dtype=bool)  # slots changed or removed since
         self._fresh: dict[int, tuple[Counter[str], int]] = {}  # rowid -> terms, length
-        self._fresh_df: Counter[str] = Counter()  # term -> fresh documents holding it
+        self._fresh_with: dict[str, set[int]] = {}  # term -> fresh rowids holding it
         # What FTS5's "averages" record holds (bm25's N and average length): kept here.
         self._documents = len(rowids)
         self._tokens = int(lengths.sum())
@@ -113,14 +113,16 @@ class Postings:
             self._tokens -= int(self._lengths[slot])
         old = self._fresh.pop(rowid, None)
         if old is not None:
-            self._fresh_df.subtract(old[0].keys())
+            for term in old[0]:
+                self._fresh_with[term].discard(rowid)
             self._documents -= 1
             self._tokens -= old[1]
         if document is not None:
             words = document.split()
             counts = Counter(words)
             self._fresh[rowid] = (counts, len(words))
-            self._fresh_df.update(counts.keys())
+            for term in counts:
+                self._fresh_with.setdefault(term, set()).add(rowid)
             self._documents += 1
             self._tokens += len(words)
 
@@ -144,7 +146,7 @@ class Postings:
         if at is not None:
             slots = self._slots[self._offsets[at] : self._offsets[at + 1]]
             held = len(slots) - int(np.count_nonzero(self._dead[slots]))
-        return held + self._fresh_df[term]
+        return held + len(self._fresh_with.get(term, ()))
 
     def top(self, idf: Mapping[str, float], avgdl: float, k: int) -> list[tuple[int, float]]:
         """The ``k`` best ``(rowid, score)`` by BM25 over the terms of ``idf``, best
@@ -165,14 +167,13 @@ class Postings:
             kth = -np.partition(-scores[hit], k - 1)[k - 1]
             hit = hit[scores[hit] >= kth]
         found = [(int(self._rowids[s]), float(scores[s])) for s in hit]
-        for rowid, (counts, length) in self._fresh.items():
-            norm = K1 * (1.0 - B + B * length / avgdl)
-            score = sum(
-                weight * counts[t] * (K1 + 1.0) / (counts[t] + norm)
-                for t, weight in idf.items()
-                if counts[t]
-            )
-            if score > 0:
-                found.append((rowid, score))
+        fresh: dict[int, float] = {}  # the changed documents holding a term, scored here
+        for term, weight in idf.items():
+            for rowid in self._fresh_with.get(term, ()):
+                counts, length = self._fresh[rowid]
+                n = counts[term]
+                norm = K1 * (1.0 - B + B * length / avgdl)
+                fresh[rowid] = fresh.get(rowid, 0.0) + weight * n * (K1 + 1.0) / (n + norm)
+        found += [(rowid, score) for rowid, score in fresh.items() if score > 0]
         found.sort(key=lambda pair: (-pair[1], pair[0]))
         return found[:k]
