@@ -663,6 +663,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 latency[f"{key}/{mode}"] = {name: t.stats() for name, t in timed.items()}
                 log(f"timed {key}/{mode}")
             emb.live = False
+            if args.out:  # what is done so far, should the run be stopped
+                partial = {**report, "partial": f"after {key}", "recall_at_10": recall}
+                partial |= {"load": load, "capped": capped}
+                partial["latency"] = {k: _with_ratios(v) for k, v in latency.items()}
+                args.out.write_text(json.dumps(partial, indent=2) + "\n", encoding="utf-8")
 
         active = list(systems.loaders)
         top_up("locomo", docs, active)
