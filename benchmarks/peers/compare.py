@@ -55,6 +55,15 @@ Two latency modes per system, medians over the same ``--queries`` questions afte
 are forgotten before each system's block, so none reuses another's). In-process systems take
 turns block by block (``store_latency.time_paths``); the peer engine is timed in its own process
 on the same machine right after. Ratios are p50 against ours (``retrieve``) in the same run.
+A system whose read is too slow to answer a set's questions within ``--read-budget`` seconds
+(default 60; judged by one probe call: ``InMemoryStore`` scans its whole namespace, seconds a
+question at 100k) is timed on the first 20 or more of the same timed questions, after 2 warm-up
+calls; the report gives each p50's ``n``.
+
+Outputs: the Markdown tables on stdout (first a summary per mode: system, LoCoMo R@10, p50 at
+each size and its ratio to ours), everything raw in ``--out`` (JSON, also written after every
+timed set while the run goes, with ``"partial"`` saying how far it got). ``--quick``: 2
+conversations, 50 questions, the 1k scope only.
 """
 
 from __future__ import annotations
