@@ -292,3 +292,18 @@ def test_a_runner_without_its_data_says_what_to_put_there(
     message = capsys.readouterr().err
     assert f"{tmp_path / 'nowhere'} not found" in message
     assert "locomo/locomo10.json: LoCoMo-10" in message and "../shared/data" in message
+
+
+def test_peers_loads_a_text_said_twice_in_one_scope(tmp_path: Path) -> None:
+    """LoCoMo repeats turns within a conversation: every system keeps each as a memory."""
+    emb = peers.TableEmbeddings(peers.HashedUnitEmbeddings(), {})
+    systems = peers.InProcess(tmp_path, emb, mem0=False, langmem=True)
+    try:
+        docs = [peers.Doc("conv-x", "Alice: ok", f"D1:{i}") for i in (1, 2)]
+        took = systems.add(docs, systems.loaders)
+        assert set(took) == {"ours", "naive", "lg"}
+        paths = systems.paths(["conv-x"], ["Alice: ok"], systems.loaders)
+        for name, path in paths.items():
+            assert sorted(path.texts(path.call(0))) == ["D1:1", "D1:2"], name
+    finally:
+        systems.close()
