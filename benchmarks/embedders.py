@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterator, MutableMapping, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -70,7 +71,7 @@ class TableEmbeddings(Embeddings):
     ([[1.0, 0.0]], [1.0, 0.0])
     """
 
-    def __init__(self, model: Embeddings, table: dict[str, list[float]]) -> None:
+    def __init__(self, model: Embeddings, table: MutableMapping[str, list[float]]) -> None:
         self.model = model
         self.table = table
         self.live = False
@@ -90,6 +91,53 @@ class TableEmbeddings(Embeddings):
         if self.live:
             return self.model.embed_query(text)
         return self.embed_documents([text])[0]
+
+
+class VectorTable(MutableMapping[str, list[float]]):
+    """A text -> vector table over the rows of one float32 matrix (a ``TableEmbeddings``
+    table for 100k texts without 100k lists of Python floats: a row becomes a list only
+    when asked for). Texts set later are kept apart; the first row of a repeated text wins.
+
+    >>> t = VectorTable(["a", "b", "a"], np.eye(3, 2, dtype=np.float32))
+    >>> t["b"], len(t), "c" in t
+    ([0.0, 1.0], 2, False)
+    >>> t["c"] = [0.5, 0.5]; sorted(t)
+    ['a', 'b', 'c']
+    """
+
+    def __init__(self, texts: Sequence[str], matrix: np.ndarray) -> None:
+        if len(texts) != len(matrix):
+            raise ValueError(f"{len(texts)} texts for {len(matrix)} rows")
+        self.matrix = matrix
+        self.rows: dict[str, int] = {}
+        for i, text in enumerate(texts):
+            self.rows.setdefault(text, i)
+        self.extra: dict[str, list[float]] = {}
+
+    def __getitem__(self, text: str) -> list[float]:
+        row = self.rows.get(text)
+        if row is None:
+            return self.extra[text]
+        vector: list[float] = self.matrix[row].tolist()
+        return vector
+
+    def __setitem__(self, text: str, vector: list[float]) -> None:
+        self.rows.pop(text, None)
+        self.extra[text] = vector
+
+    def __delitem__(self, text: str) -> None:
+        if self.rows.pop(text, None) is None:
+            del self.extra[text]
+
+    def __contains__(self, text: object) -> bool:
+        return text in self.rows or text in self.extra
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.rows
+        yield from self.extra
+
+    def __len__(self) -> int:
+        return len(self.rows) + len(self.extra)
 
 
 def forget_queries(embeddings: object) -> None:

@@ -60,6 +60,8 @@ PEER_LABELS = {
     "naive_chroma": "naive Chroma (where=scope)",
     "lg_inmemory": "LangGraph InMemoryStore",
     "peer_engine": "langgraph-memory 0.1.0",
+    "langmem_tool": "LangMem search tool",
+    "mem0": "mem0 OSS (infer=False)",
 }
 _DPI = 120
 

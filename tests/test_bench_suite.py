@@ -2,15 +2,20 @@
 every runner that reads a dataset says what to put in a missing data folder.
 
 No timing is asserted (benchmarks measure, tests check behaviour). The data is a tiny
-LoCoMo-shaped file written here, and the embedder is the bench's hashed fake, so nothing needs
-the shared data folder or the model. The PyPI peer (``langgraph-memory==0.1.0`` in its own
-virtualenv, installed by pip) is left out unless ``LGM_BENCH_PEER=1`` is set.
+LoCoMo-shaped file and a tiny LongMemEval-S-shaped one written here, and the embedder is the
+bench's hashed fake, so nothing needs the shared data folder or the model. The PyPI peer
+(``langgraph-memory==0.1.0`` in its own virtualenv, installed by pip) is left out unless
+``LGM_BENCH_PEER=1`` is set; mem0 (``mem0ai``, benchmark-only, not a package dependency) takes
+part when it is installed, and LangMem (in the dev extra) always.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import lzma
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -30,6 +35,7 @@ from benchmarks.peers import compare as peers
 from benchmarks.plots import draw
 
 PEER = os.environ.get("LGM_BENCH_PEER") == "1"
+MEM0 = importlib.util.find_spec("mem0") is not None
 
 _SENTENCES = [
     "I moved to Pune last week.",
@@ -78,13 +84,52 @@ def data(tmp_path: Path) -> Path:
     folder = tmp_path / "data"
     (folder / "locomo").mkdir(parents=True)
     (folder / "locomo" / "locomo10.json").write_text(json.dumps(samples), encoding="utf-8")
+    # LongMemEval-S's shape for the real-text scope: 12 sessions of 6 distinct turns.
+    sessions = {
+        f"s{n}": [
+            {"role": "user" if i % 2 == 0 else "assistant", "content": f"{text} (s{n}-{i})"}
+            for i, text in enumerate(_SENTENCES)
+        ]
+        for n in range(12)
+    }
+    questions = [
+        {
+            "question": f"Where did I move? ({q})",
+            "haystack_session_ids": ["s0"],
+            "haystack_dates": ["2023/05/20 (Sat) 10:00"],
+        }
+        for q in range(24)
+    ]
+    (folder / "longmemeval").mkdir()
+    (folder / "longmemeval" / "longmemeval_s_cleaned.dedup.json.xz").write_bytes(
+        lzma.compress(json.dumps({"questions": questions, "sessions": sessions}).encode("utf-8"))
+    )
     return folder
 
 
-def test_peers_bench_reports_recall_and_ratios(data: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every attempt to connect a socket off this machine fails, and is recorded."""
+    tried: list[object] = []
+    connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> None:
+        host = address[0] if isinstance(address, tuple) else None
+        if host is not None and host not in ("127.0.0.1", "::1", "localhost"):
+            tried.append(address)
+            raise OSError(f"the peers benchmark tried the network: {address!r}")
+        connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    return tried
+
+
+def test_peers_bench_reports_recall_and_ratios(
+    data: Path, tmp_path: Path, no_network: list[object]
+) -> None:
     out = tmp_path / "peers.json"
-    args = ["--data", str(data), "--queries", "4", "--synthetic", "40", "--fake-embedder"]
-    args += ["--out", str(out)]
+    args = ["--data", str(data), "--queries", "4", "--sizes", "20,60", "--fake-embedder"]
+    args += ["--out", str(out), "--cache", str(tmp_path / "cache")]
     if PEER:
         args += ["--peer-venv", str(tmp_path / "peer-venv")]
     else:
@@ -92,27 +137,57 @@ def test_peers_bench_reports_recall_and_ratios(data: Path, tmp_path: Path) -> No
     assert peers.main(args) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert report["config"]["memories"] == 72 and report["config"]["questions"] == 16
-    systems = {"ours_retrieve", "ours_nearest", "naive_chroma", "lg_inmemory"}
+    assert report["config"]["sizes"] == [20, 60] and report["config"]["real_questions"] == 24
+    systems = {"ours_retrieve", "ours_nearest", "naive_chroma", "lg_inmemory", "langmem_tool"}
+    if MEM0:
+        systems.add("mem0")
+        assert report["systems"]["mem0"].startswith("mem0ai ")
+    else:
+        assert report["systems"]["mem0"].startswith("not installed")
     assert systems <= set(report["recall_at_10"])
     for r in report["recall_at_10"].values():
         assert 0.0 <= r["recall"] <= r["hit"] <= 1.0 and r["n"] == 16
     # The same data and vectors: plain vector search finds the same turns in every system.
-    assert report["recall_at_10"]["ours_nearest"] == report["recall_at_10"]["naive_chroma"]
+    recall = report["recall_at_10"]
+    assert recall["ours_nearest"] == recall["naive_chroma"] == recall["lg_inmemory"]
+    assert recall["langmem_tool"] == recall["lg_inmemory"]  # the tool searches that store
+    if MEM0:
+        assert recall["mem0"] == recall["naive_chroma"]
     assert set(report["latency"]) == {
         "locomo/vector",
         "locomo/embed",
-        "synthetic/vector",
-        "synthetic/embed",
+        "real-20/vector",
+        "real-20/embed",
+        "real-60/vector",
+        "real-60/embed",
     }
     for stats in report["latency"].values():
         assert systems <= set(stats)
         assert stats["ours_retrieve"]["ratio_over_ours_retrieve"]["p50"] == pytest.approx(1.0)
+    assert report["load"]["ours"]["real-60"]["total"] == 72 + 60
+    assert report["capped"] == {}
     if PEER:
         assert "peer_engine" in report["recall_at_10"]
+        assert "peer_engine" in report["latency"]["real-60/vector"]
         assert report["peer"]["embedder_max_abs_diff"] < 1e-5
     else:
         assert report["peer"]["status"].startswith("skipped")
     assert draw(report, tmp_path, "peers").read_bytes()[:4] == b"\x89PNG"
+    assert no_network == []  # mem0 without telemetry, LangMem, the stores: all offline
+
+
+def test_peers_bench_stops_a_slow_system_at_its_ingest_budget(data: Path, tmp_path: Path) -> None:
+    """A zero budget: every system but ours stops after LoCoMo, with its rate as the reason."""
+    out = tmp_path / "peers.json"
+    args = ["--data", str(data), "--queries", "4", "--sizes", "20", "--fake-embedder"]
+    args += ["--out", str(out), "--skip-peer-package", "--skip-mem0", "--ingest-budget", "0"]
+    assert peers.main(args) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert set(report["capped"]) == {"naive", "lg"}
+    assert report["capped"]["lg"]["stopped_at"] == 0 and report["capped"]["lg"]["rate_per_s"] > 0
+    assert set(report["latency"]["real-20/vector"]) == {"ours_retrieve", "ours_nearest"}
+    assert "lg_inmemory" in report["latency"]["locomo/vector"]
+    assert "not run: ingest" in peers.render_markdown(report)
 
 
 def test_graph_bench_reports_invoke_ratio_and_write_path(
@@ -217,3 +292,18 @@ def test_a_runner_without_its_data_says_what_to_put_there(
     message = capsys.readouterr().err
     assert f"{tmp_path / 'nowhere'} not found" in message
     assert "locomo/locomo10.json: LoCoMo-10" in message and "../shared/data" in message
+
+
+def test_peers_loads_a_text_said_twice_in_one_scope(tmp_path: Path) -> None:
+    """LoCoMo repeats turns within a conversation: every system keeps each as a memory."""
+    emb = peers.TableEmbeddings(peers.HashedUnitEmbeddings(), {})
+    systems = peers.InProcess(tmp_path, emb, mem0=False, langmem=True)
+    try:
+        docs = [peers.Doc("conv-x", "Alice: ok", f"D1:{i}") for i in (1, 2)]
+        took = systems.add(docs, systems.loaders)
+        assert set(took) == {"ours", "naive", "lg"}
+        paths = systems.paths(["conv-x"], ["Alice: ok"], systems.loaders)
+        for name, path in paths.items():
+            assert sorted(path.texts(path.call(0))) == ["D1:1", "D1:2"], name
+    finally:
+        systems.close()

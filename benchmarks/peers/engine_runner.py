@@ -15,9 +15,11 @@ Then it takes this checkout off ``sys.path`` and out of ``sys.modules``, so that
 ``import langgraph_memory`` finds the peer, and checks that it did.
 
 The request holds the memories (text, namespace, LoCoMo turn id), their vectors and the
-questions' vectors (computed once by the benchmark), and the jobs to run: each job asks the
-peer's ``MemoryEngine.recall`` every query of a list, either with the vector given (the
-embedder answers from the table) or embedding the question inside the call (``live``).
+questions' vectors (computed once by the benchmark), and the stages: load the memories up to
+``upto``, then run the stage's jobs. Each job asks the peer's ``MemoryEngine.recall`` every
+query of a list, either with the vector given (the embedder answers from the table) or
+embedding the question inside the call (``live``). A stage that the ingest rate measured so
+far could not reach within ``ingest_budget_s`` ends the run (``capped`` says why).
 """
 
 from __future__ import annotations
@@ -52,9 +54,10 @@ def _import_ours(module: str) -> Any:
     return importlib.import_module(module)
 
 
-def load_embedders(kind: str) -> tuple[Any, type[Any]]:
+def load_embedders(kind: str) -> tuple[Any, Any]:
     """The live embedder (``"minilm"``: our LocalMiniLM, loaded; ``"hashed"``: the stand-in)
-    and the table embedder class, both from this checkout, which then leaves this process."""
+    and the ``benchmarks.embedders`` module (the table embedder, the vector table), both from
+    this checkout, which then leaves this process."""
     sys.path.insert(0, str(REPO))
     try:
         embedders = importlib.import_module("benchmarks.embedders")
@@ -68,7 +71,7 @@ def load_embedders(kind: str) -> tuple[Any, type[Any]]:
         for name in [n for n in sys.modules if n.split(".")[0] == "langgraph_memory"]:
             del sys.modules[name]
         importlib.invalidate_caches()
-    return model, embedders.TableEmbeddings
+    return model, embedders
 
 
 def import_peer() -> tuple[Any, Any]:
@@ -80,48 +83,89 @@ def import_peer() -> tuple[Any, Any]:
     return peer, importlib.import_module("langgraph_memory.types")
 
 
+def run_job(engine: Any, emb: Any, job: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
+    """Ask the engine every query of a job; the timed calls' seconds and turn ids. Like the
+    benchmark's ``time_within``: when one probe call says the job would take more than
+    ``read_budget_s``, only the first of its timed queries are timed (at least
+    ``min_timed_slow``), after ``slow_warmup`` warm-up calls."""
+    emb.live = job["live"]
+    calls = [(tuple(ns), q) for ns, q in job["queries"]]
+    warm, timed = calls[: job["warmup"]], calls[job["warmup"] :]
+    if warm and "read_budget_s" in request:
+        began = time.perf_counter()
+        engine.recall(warm[0][1], warm[0][0], limit=job["k"])
+        probe = time.perf_counter() - began
+        if probe * len(calls) > request["read_budget_s"]:
+            keep = max(request["min_timed_slow"], int(request["read_budget_s"] / probe))
+            warm, timed = warm[len(warm) - request["slow_warmup"] :], timed[:keep]
+    for ns, q in warm:
+        engine.recall(q, ns, limit=job["k"])
+    seconds, keys = [], []
+    for ns, q in timed:
+        began = time.perf_counter()
+        got = engine.recall(q, ns, limit=job["k"])
+        seconds.append(time.perf_counter() - began)
+        keys.append([m.record.metadata.get("dia_id", "") for m in got])
+    emb.live = False
+    return {"seconds": seconds, "keys": keys}
+
+
 def run(request: dict[str, Any]) -> dict[str, Any]:
-    """Load the memories into the peer, run the jobs; timings and returned turn ids."""
-    model, table_embeddings = load_embedders(request["embedder"])
+    """Load the memories into the peer stage by stage, running each stage's jobs after its
+    load; a stage the measured ingest rate cannot reach within the budget is left out."""
+    model, embedders = load_embedders(request["embedder"])
     peer, types = import_peer()
     from langgraph.store.memory import InMemoryStore
 
-    doc_vectors: list[list[float]] = np.load(request["doc_vectors"]).tolist()
-    query_vectors: list[list[float]] = np.load(request["query_vectors"]).tolist()
-    table = {d["text"]: v for d, v in zip(request["docs"], doc_vectors, strict=True)}
-    table.update(zip(request["query_texts"], query_vectors, strict=True))
-    emb = table_embeddings(model, table)
-    store = InMemoryStore(index={"embed": emb, "dims": len(doc_vectors[0]), "fields": FIELDS})
+    docs = request["docs"]
+    doc_vectors = np.load(request["doc_vectors"])
+    query_vectors = np.load(request["query_vectors"])
+    table = embedders.VectorTable(
+        [d["text"] for d in docs] + list(request["query_texts"]),
+        np.concatenate([doc_vectors, query_vectors]),
+    )
+    emb = embedders.TableEmbeddings(model, table)
+    store = InMemoryStore(index={"embed": emb, "dims": doc_vectors.shape[1], "fields": FIELDS})
     engine = peer.MemoryEngine(
         store,
         extractor=lambda text: [],
         consolidator=lambda fact, similar: types.ConsolidationDecision(action="insert"),
         config=types.MemoryConfig(consolidation_threshold=1.0),  # memories loaded as they are
     )
-    started = time.perf_counter()
-    for d in request["docs"]:
-        engine.remember_facts(
-            [types.ExtractedFact(content=d["text"])],
-            tuple(d["ns"]),
-            metadata={"dia_id": d["dia_id"]},
-        )
-    result: dict[str, Any] = {
-        "load_seconds": time.perf_counter() - started,
-        "probes": model.embed_documents(list(request["probes"])),
-        "jobs": {},
-    }
-    for job in request["jobs"]:
-        emb.live = job["live"]
-        calls = [(tuple(ns), q) for ns, q in job["queries"]]
-        for ns, q in calls[: job["warmup"]]:
-            engine.recall(q, ns, limit=job["k"])
-        seconds, keys = [], []
-        for ns, q in calls[job["warmup"] :]:
-            began = time.perf_counter()
-            got = engine.recall(q, ns, limit=job["k"])
-            seconds.append(time.perf_counter() - began)
-            keys.append([m.record.metadata.get("dia_id", "") for m in got])
-        result["jobs"][job["name"]] = {"seconds": seconds, "keys": keys}
+    result: dict[str, Any] = {"load": {}, "capped": None, "jobs": {}}
+    loaded, spent, previous = 0, 0.0, 0
+    for stage in request["stages"]:
+        more = stage["upto"] - loaded
+        rate = loaded / spent if spent > 0 else float("inf")
+        if loaded and more / rate > request["ingest_budget_s"]:
+            result["capped"] = {
+                "stopped_at": previous,
+                "next_size": stage["upto"] - request["stages"][0]["upto"],
+                "rate_per_s": rate,
+                "projected_s": more / rate,
+                "budget_s": request["ingest_budget_s"],
+            }
+            break
+        started = time.perf_counter()
+        for d in docs[loaded : stage["upto"]]:
+            engine.remember_facts(
+                [types.ExtractedFact(content=d["text"])],
+                tuple(d["ns"]),
+                metadata={"dia_id": d["dia_id"]},
+            )
+        seconds = time.perf_counter() - started
+        spent += seconds
+        result["load"][stage["name"]] = {
+            "memories": more,
+            "seconds": seconds,
+            "per_s": more / seconds if seconds > 0 else None,
+            "total": stage["upto"],
+        }
+        loaded = stage["upto"]
+        previous = loaded - request["stages"][0]["upto"]
+        for job in stage["jobs"]:
+            result["jobs"][job["name"]] = run_job(engine, emb, job, request)
+    result["probes"] = model.embed_documents(list(request["probes"]))
     result["versions"] = {
         p: importlib.metadata.version(p) for p in ("langgraph-memory", "langgraph", "onnxruntime")
     }
