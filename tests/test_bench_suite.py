@@ -257,6 +257,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "cli",
         "imports",
         "multiprocess",
+        "scale",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots"}

@@ -5,17 +5,17 @@ A fused ranking compares every candidate on both sides, so a memory that only th
 lexical index found needs its cosine too, and the pinned memories come along. Their
 records (text and metadata, most of what a read costs) are not needed to fuse the
 scores: the ranking reads them afterwards for the few candidates that can still make
-its first places (``MemoryStore.get_memories``). Here it takes one lookup in the
-scope's lexical index (scores, and the pinned ids it keeps) and one Chroma read of
-those candidates' stored vectors, both made while the query is being embedded
-(``embed_query_soon``), then one Chroma query for the nearest ids and their
-distances, and a last lookup in the index for the candidates' speakers.
+its first places (``records``). Here it takes one lookup in the scope's lexical index
+(scores, and the pinned ids it keeps), the stored vectors of those candidates (from
+the index's copy of its records on an embedded store, from Chroma on a server), one
+Chroma query for the nearest ids and their distances, and a last lookup in the index
+for the candidates' speakers.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,19 +49,17 @@ class Candidates:
 def gather(
     core: StoreCore,
     scope: Scope,
-    vector: Callable[[], list[float]],
+    vector: list[float],
     terms: str,
     k: int,
     *,
     lexical: bool,
 ) -> Candidates:
-    """The ``k`` nearest to ``vector()`` (called once the lexical side is read: it
-    may still be embedding), the ``k`` best for ``terms`` (when ``lexical``) and
-    every pinned memory of ``scope``, each once, with their scores."""
+    """The ``k`` nearest to ``vector``, the ``k`` best for ``terms`` (when ``lexical``)
+    and every pinned memory of ``scope``, each once, with their scores."""
     cols = core.collections(scope)
     if cols is None:
         core.live().lexicon.forget(scope)  # purged by another process: let go of its index
-        vector()  # an embedder that fails, fails whatever the scope holds
         return Candidates()
     ranked: dict[str, float] = {}
     # One ``ready`` for the whole read: on a server each one reads the scope's
@@ -73,14 +71,12 @@ def gather(
             for record_id, score in index.search(words, k):
                 ranked.setdefault(record_id, score)
         pinned = index.pinned()
-        # Scored from the stored vectors, read before the query's is ready: an id
-        # archived or purged since the index named it (or a word that only looked
-        # like an id) has none and is no candidate.
+        # Scored from the stored vectors: an id archived or purged since the index
+        # named it (or a word that only looked like an id) has none and is no candidate.
         wanted = list(dict.fromkeys([*ranked, *pinned]))
         ids, vectors = _vectors(cols, index, wanted, local=not core.live().lexicon.shared)
-        v = vector()
-        dense = nearest_ids(cols.active, v, k)
-        for i, cosine in cosines(ids, vectors, v).items():
+        dense = nearest_ids(cols.active, vector, k)
+        for i, cosine in cosines(ids, vectors, vector).items():
             dense.setdefault(i, cosine)
         speakers = index.speakers(list(dense))
     return Candidates(

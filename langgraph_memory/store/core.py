@@ -19,13 +19,10 @@ helpers it is built on.
 
 from __future__ import annotations
 
-import contextvars
 import copy
 import functools
 import os
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -250,36 +247,6 @@ class StoreCore:
             vector = check_vector(query, "query (a str or a vector)")
         self._check_vectors([vector], 1)
         return vector
-
-    def embed_query_soon(self, query: str | Sequence[float]) -> Callable[[], list[float]]:
-        """``embed_query`` started in a thread of its own; calling the result waits
-        for the vector (and raises what the embedder raised). A read searches the
-        lexical index and reads the stored vectors of what it found meanwhile: the
-        embedder spends its time outside the GIL (onnxruntime) or on the network. A
-        vector passes through.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> core = StoreCore(tempfile.mkdtemp(), None, DeterministicFakeEmbedding(size=8))
-        >>> vector = core.embed_query_soon("Where do I live?")
-        >>> len(vector())
-        8
-        >>> core.close()
-        """
-        if not isinstance(query, str):
-            ready = self.embed_query(query)
-            return lambda: ready
-        future: Future[list[float]] = Future()
-        context = contextvars.copy_context()  # tracing and callbacks see the caller's run
-
-        def embed() -> None:
-            try:
-                future.set_result(context.run(self.embed_query, query))
-            except BaseException as exc:  # handed to the caller, raised there
-                future.set_exception(exc)
-
-        threading.Thread(target=embed, name="langgraph-memory-embed", daemon=True).start()
-        return future.result
 
     # -- scopes and collections --------------------------------------------------------
 

@@ -56,6 +56,7 @@ VISIBLE_FORMAT = frozenset(
 # Invisible, though not Cf: Hangul fillers (used for blank-looking names) and
 # the combining grapheme joiner.
 _INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u034f")
+_INVISIBLE_RUN = re.compile("[\u115f\u1160\u3164\uffa0\u034f]")
 # Variation selectors pick a glyph for the character before them; a run of them
 # shows nothing and can smuggle bytes to a model, so a run keeps its first one.
 _SELECTOR_RUN = re.compile(
@@ -84,8 +85,13 @@ def _clean(text: str, *, squeeze: bool) -> str:
 
     Whitespace becomes spaces; ``squeeze`` also collapses runs of it and trims.
     """
-    text = _ESCAPE_SEQUENCE.sub("", text)
-    kept = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or _shown(ch))
+    if text.isprintable() and not _INVISIBLE_RUN.search(text):
+        # The common case, checked in C: no control, format or surrogate character
+        # (not printable), so no escape sequence, and no space but " ".
+        kept = text
+    else:
+        text = _ESCAPE_SEQUENCE.sub("", text)
+        kept = "".join(" " if ch.isspace() else ch for ch in text if ch.isspace() or _shown(ch))
     kept = _SELECTOR_RUN.sub(r"\1", kept)
     return " ".join(kept.split()) if squeeze else kept.rstrip()
 
