@@ -230,9 +230,9 @@ class LexicalIndex:
         with self._transaction() as con:
             touched = self._delete(con, [e.id for e in entries])
             for e in entries:
-                inserted = con.execute(
+                (n,) = con.execute(
                     "INSERT INTO rec(id, episodic, own, thread, at, pinned, speaker, vec, "
-                    "document, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "document, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING n",
                     (
                         e.id,
                         int(e.episodic),
@@ -245,10 +245,7 @@ class LexicalIndex:
                         e.document,
                         e.meta,
                     ),
-                ).lastrowid
-                if inserted is None:  # an INSERT always sets it; said for the type checker
-                    raise sqlite3.DatabaseError(f"no rowid for the index entry {e.id}")
-                n = inserted
+                ).fetchone()
                 con.executemany(
                     "INSERT OR IGNORE INTO link(episode, fact) VALUES (?, ?)",
                     [(s, e.id) for s in e.sources if s != e.id],
