@@ -402,13 +402,13 @@ class LexicalIndex:
         record, in no particular order."""
         return [(i, d, m) for i, d, m in self._lookup("id, document, meta", "meta NOTNULL", ids)]
 
-    def _lookup(self, columns: str, where: str, ids: Sequence[str]) -> list[Any]:
+    def _lookup(self, columns: str, where: str, ids: Sequence[Any], *, by: str = "id") -> list[Any]:
         rows: list[Any] = []
         with self.lock:
             for start in range(0, len(ids), 500):  # well under SQLite's variable limit
                 part = list(ids[start : start + 500])
                 marks = ",".join("?" * len(part))
-                query = f"SELECT {columns} FROM rec WHERE {where} AND id IN ({marks})"
+                query = f"SELECT {columns} FROM rec WHERE {where} AND {by} IN ({marks})"
                 rows += self._con.execute(query, part).fetchall()
         return rows
 
@@ -459,12 +459,7 @@ class LexicalIndex:
         return rows
 
     def _ids_of(self, rowids: Sequence[int]) -> dict[int, str]:
-        found: dict[int, str] = {}
-        for start in range(0, len(rowids), 500):
-            part = list(rowids[start : start + 500])
-            marks = ",".join("?" * len(part))
-            found.update(self._con.execute(f"SELECT n, id FROM rec WHERE n IN ({marks})", part))
-        return found
+        return dict(self._lookup("n, id", "1", rowids, by="n"))
 
     # -- postings in memory (see ``postings``) --------------------------------------------
 
