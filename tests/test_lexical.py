@@ -29,6 +29,7 @@ from langgraph_memory.store import internals
 from langgraph_memory.store.layout import scope_hash
 from langgraph_memory.store.lexical import LexicalIndex
 from langgraph_memory.store.lexical.index import Entry
+from langgraph_memory.store.lexical.postings import Postings
 
 REPO = Path(__file__).resolve().parents[1]
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
@@ -407,6 +408,27 @@ def _zipf_entries(rng: random.Random, start: int, n: int, vocab: list[str]) -> l
             thread = f"t{i % 3}"
             out.append(Entry(f"e{i:07d}", " ".join(words), episodic=True, thread=thread, at=i))
     return out
+
+
+def test_postings_top_k_is_every_documents_top_k() -> None:
+    # The top k is taken above a bar from one term's documents: whatever the terms'
+    # lengths, overlaps and ties, it is the top k of every document's score.
+    rng = random.Random(5)
+    for case in range(300):
+        n = rng.randint(1, 60)
+        vocab = [f"w{i}" for i in range(rng.randint(1, 8))]
+        docs = [
+            (r + 1, " ".join(rng.choices(vocab, k=rng.randint(1, 6))), f"d{r}") for r in range(n)
+        ]
+        postings = Postings.build(docs)
+        for rowid in rng.sample(range(1, n + 1), rng.randint(0, n // 3)):  # some removed
+            postings.changed(rowid, f"d{rowid - 1}", None)
+        idf = {
+            t: rng.choice([0.5, 1.0, 2.0]) for t in rng.sample(vocab, rng.randint(1, len(vocab)))
+        }
+        k = rng.randint(1, 12)
+        everything = postings.top(idf, 3.0, n + 1)  # no cut: every document scored
+        assert postings.top(idf, 3.0, k) == everything[:k], case
 
 
 def test_postings_in_memory_rank_as_fts5_does_through_every_change(

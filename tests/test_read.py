@@ -413,3 +413,15 @@ def test_the_named_speakers_words_are_boosted_and_no_one_elses(store: MemoryStor
     found = retrieve(store, U, "What do Melanie's kids like?", k=5, now=T0, touch=False)
     boosted = [r.memory.id for r in found if r.boost > 0]
     assert boosted == [said_by.id]
+
+
+def test_candidates_carry_speakers_only_when_asked(store: MemoryStore) -> None:
+    # A read whose question names no one boosts no speaker: it skips the lookup.
+    ann = store.add(U, "We hiked trail 7 on Sunday.", metadata={"speaker": "Ann"}, now=T0)
+    store.add(U, "The lake trail was muddy.", now=T0)
+    asked = internals(store).candidates(U, "trail", "trail", k=5, speakers=True)
+    assert asked.speakers == {ann.id: "Ann"}
+    assert internals(store).candidates(U, "trail", "trail", k=5, speakers=False).speakers == {}
+    # retrieve asks when the question names someone, so Ann's words get the boost.
+    found = retrieve(store, U, "Which trail did Ann hike?", k=2, now=T0, touch=False)
+    assert [r.memory.id for r in found if r.boost > 0] == [ann.id]

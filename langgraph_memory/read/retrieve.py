@@ -218,7 +218,12 @@ def retrieve(
     dense_query = _dense_query(store, scope, query)
     if as_of is None:
         found = stores.internals(store).candidates(
-            scope, dense_query, query, k=n, lexical=dense_weight < 1.0
+            scope,
+            dense_query,
+            query,
+            k=n,
+            lexical=dense_weight < 1.0,
+            speakers=bool(names_in(query)),  # the speaker boost needs a named person
         )
         dense, lexical = found.dense, found.lexical
         # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.

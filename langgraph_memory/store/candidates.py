@@ -8,8 +8,8 @@ scores: the ranking reads them afterwards for the few candidates that can still 
 its first places (``records``). Here it takes one lookup in the scope's lexical index
 (scores, and the pinned ids it keeps), the stored vectors of those candidates (from
 the index's copy of its records on an embedded store, from Chroma on a server), one
-Chroma query for the nearest ids and their distances, and a last lookup in the index
-for the candidates' speakers.
+Chroma query for the nearest ids and their distances, and, when the ranking boosts
+what a named person said, a last lookup in the index for the candidates' speakers.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ class Candidates:
     to the query (the dense finds first, best first), ``lexical`` the keyword score
     (BM25 in [0, 1], see ``MemoryStore.keyword``) of those the lexical index returned
     among the best, ``pinned`` the scope's pinned memories (all candidates), and
-    ``speakers`` who said each candidate that has a speaker (``metadata["speaker"]``)."""
+    ``speakers`` who said each candidate that has a speaker (``metadata["speaker"]``;
+    empty unless asked for)."""
 
     dense: dict[str, float] = field(default_factory=dict)
     lexical: dict[str, float] = field(default_factory=dict)
@@ -54,9 +55,11 @@ def gather(
     k: int,
     *,
     lexical: bool,
+    speakers: bool,
 ) -> Candidates:
     """The ``k`` nearest to ``vector``, the ``k`` best for ``terms`` (when ``lexical``)
-    and every pinned memory of ``scope``, each once, with their scores."""
+    and every pinned memory of ``scope``, each once, with their scores (and their
+    speakers, when ``speakers``)."""
     cols = core.collections(scope)
     if cols is None:
         core.live().lexicon.forget(scope)  # purged by another process: let go of its index
@@ -78,12 +81,12 @@ def gather(
         dense = nearest_ids(cols.active, vector, k)
         for i, cosine in cosines(ids, vectors, vector).items():
             dense.setdefault(i, cosine)
-        speakers = index.speakers(list(dense))
+        said = index.speakers(list(dense)) if speakers else {}
     return Candidates(
         dense=dense,
         lexical={i: s for i, s in ranked.items() if i in dense},
         pinned=tuple(i for i in pinned if i in dense),
-        speakers=speakers,
+        speakers=said,
     )
 
 

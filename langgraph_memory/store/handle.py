@@ -367,12 +367,15 @@ class Internals:
         k: int = 50,
         *,
         lexical: bool = True,
+        speakers: bool = True,
     ) -> Candidates:
         """What a fused ranking compares, by id: the ``k`` active memories nearest
         to the query (a text or its vector), the ``k`` best for ``terms`` by keyword
         (with ``lexical``), and the pinned ones; each with its cosine and, when the
-        keyword search returned it, its keyword score. No record is read: read those
-        a ranking keeps with ``get_memories`` (see ``store/candidates.py``).
+        keyword search returned it, its keyword score; with ``speakers``, who said each
+        (a ranking that boosts no one's words can skip that lookup). No record is
+        read: read those a ranking keeps with ``get_memories`` (see
+        ``store/candidates.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -391,13 +394,13 @@ class Internals:
         # more than they overlapped (retrieve / (embed + nearest) at 10k real-text
         # turns 1.60x and 1.53x in a thread, 1.39x and 1.48x after, same runs).
         vector = self._core.embed_query(query_or_vector)
-        return self._gather(scope, vector, terms, k, lexical)
+        return self._gather(scope, vector, terms, k, lexical, speakers)
 
     @read_method
     def _gather(
-        self, scope: Scope, vector: list[float], terms: str, k: int, lexical: bool
+        self, scope: Scope, vector: list[float], terms: str, k: int, lexical: bool, speakers: bool
     ) -> Candidates:
-        return gather(self._core, scope, vector, terms, k, lexical=lexical)
+        return gather(self._core, scope, vector, terms, k, lexical=lexical, speakers=speakers)
 
     @read_method
     def get_memories(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, Memory]:

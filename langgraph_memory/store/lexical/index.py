@@ -62,6 +62,10 @@ __all__ = [
 
 log = logging.getLogger("langgraph_memory")
 
+#: A document's change in a transaction: its rowid, its entry's id, and its terms (None
+#: when it was removed).
+Change = tuple[int, str, str | None]
+
 #: A term found in more than this share of a scope's records weighs nothing in BM25
 #: (FTS5 floors its idf at 1e-6): it is left out of the query, which then reads
 #: fewer postings...
@@ -154,8 +158,8 @@ class LexicalIndex:
         self.postings_from = POSTINGS_FROM
         self._postings: Postings | None = None
         # While postings are being built: the changes committed since their snapshot.
-        self._backlog: list[tuple[int, str | None]] | None = None
-        self._changes: list[tuple[int, str | None]] = []  # of the open transaction
+        self._backlog: list[Change] | None = None
+        self._changes: list[Change] = []  # of the open transaction
 
     def _open(self) -> sqlite3.Connection:
         where = ":memory:" if self.path is None else str(self.path)
@@ -205,20 +209,20 @@ class LexicalIndex:
                 self._postings = self._backlog = None
                 raise
             self._con.execute("COMMIT")
-            for rowid, document in self._changes:
+            for rowid, entry, document in self._changes:
                 if self._postings is not None:
-                    self._postings.changed(rowid, document)
-                if self._backlog is not None:
-                    self._backlog.append((rowid, document))
+                    self._postings.changed(rowid, entry, document)
+            if self._backlog is not None:
+                self._backlog += self._changes
             self._changes = []
 
-    def _document(self, con: sqlite3.Connection, rowid: int, body: str | None) -> None:
+    def _document(self, con: sqlite3.Connection, rowid: int, entry: str, body: str | None) -> None:
         """Write (or, with None, delete) the full-text document at ``rowid``; the
         postings in memory follow once the transaction commits."""
         con.execute("DELETE FROM doc WHERE rowid = ?", (rowid,))
         if body is not None:
             con.execute("INSERT INTO doc(rowid, body) VALUES (?, ?)", (rowid, body))
-        self._changes.append((rowid, body))
+        self._changes.append((rowid, entry, body))
 
     # -- writes ----------------------------------------------------------------------
 
@@ -255,7 +259,7 @@ class LexicalIndex:
                     touched[e.id] = None  # its linked entries may be here already
                     touched.update(dict.fromkeys(self._around(con, e.id)))
                 else:
-                    self._document(con, n, e.terms)
+                    self._document(con, n, e.id, e.terms)
                 touched.update(dict.fromkeys(e.sources))
             self._reindex(con, touched)
 
@@ -295,7 +299,7 @@ class LexicalIndex:
             named.update(dict.fromkeys(e for (e,) in episodes))
             con.execute("DELETE FROM link WHERE fact = ?", (record_id,))
             if row is not None:
-                self._document(con, row[0], None)
+                self._document(con, row[0], record_id, None)
                 con.execute("DELETE FROM rec WHERE n = ?", row)
                 self._count -= 1
         return named
@@ -340,7 +344,7 @@ class LexicalIndex:
                 for i in self._around(con, record_id)
             ]
             body = " ".join([row[1], row[1], *around, *(own for (own,) in linked)])
-            self._document(con, row[0], body)
+            self._document(con, row[0], record_id, body)
 
     def scrub(self) -> None:
         """Leave nothing of removed entries in the file: rebuild the full-text index
@@ -402,13 +406,13 @@ class LexicalIndex:
         record, in no particular order."""
         return [(i, d, m) for i, d, m in self._lookup("id, document, meta", "meta NOTNULL", ids)]
 
-    def _lookup(self, columns: str, where: str, ids: Sequence[Any], *, by: str = "id") -> list[Any]:
+    def _lookup(self, columns: str, where: str, ids: Sequence[str]) -> list[Any]:
         rows: list[Any] = []
         with self.lock:
             for start in range(0, len(ids), 500):  # well under SQLite's variable limit
                 part = list(ids[start : start + 500])
                 marks = ",".join("?" * len(part))
-                query = f"SELECT {columns} FROM rec WHERE {where} AND {by} IN ({marks})"
+                query = f"SELECT {columns} FROM rec WHERE {where} AND id IN ({marks})"
                 rows += self._con.execute(query, part).fetchall()
         return rows
 
@@ -442,8 +446,7 @@ class LexicalIndex:
                 documents, tokens = postings.totals()
                 idf = {t: _idf(documents, df[t]) for t in kept}
                 best = postings.top(idf, tokens / documents if documents else 0.0, k)
-                ids = self._ids_of([rowid for rowid, _ in best])
-                rows = [(ids[rowid], -score) for rowid, score in best if rowid in ids]
+                rows = [(record_id, -score) for record_id, score in best]
         return [(record_id, min(1.0, max(0.0, -score / bound))) for record_id, score in rows]
 
     def _fts5_top(self, kept: Sequence[str], k: int) -> list[tuple[str, float]]:
@@ -457,9 +460,6 @@ class LexicalIndex:
             (match, k),
         ).fetchall()
         return rows
-
-    def _ids_of(self, rowids: Sequence[int]) -> dict[int, str]:
-        return dict(self._lookup("n, id", "1", rowids, by="n"))
 
     # -- postings in memory (see ``postings``) --------------------------------------------
 
@@ -479,8 +479,8 @@ class LexicalIndex:
     def _start_build(self) -> None:
         """Snapshot FTS5's documents (with the lock held) and build their postings in a
         thread; the changes committed meanwhile are kept and applied before they serve."""
-        documents = self._con.execute("SELECT rowid, body FROM doc").fetchall()
-        backlog: list[tuple[int, str | None]] = []
+        documents = self._documents()
+        backlog: list[Change] = []
         self._backlog = backlog
 
         def build() -> None:
@@ -494,8 +494,8 @@ class LexicalIndex:
                     return
                 self._backlog = None
                 if built is not None:
-                    for rowid, document in backlog:
-                        built.changed(rowid, document)
+                    for rowid, entry, document in backlog:
+                        built.changed(rowid, entry, document)
                     self._postings = built
 
         threading.Thread(target=build, name="langgraph-memory-postings", daemon=True).start()
@@ -504,10 +504,15 @@ class LexicalIndex:
         """Build the postings now, in this thread (a search would start it in another);
         for an index of any size."""
         with self.lock:
-            self._postings = Postings.build(
-                self._con.execute("SELECT rowid, body FROM doc").fetchall()
-            )
+            self._postings = Postings.build(self._documents())
             self._backlog = None
+
+    def _documents(self) -> list[tuple[int, str, str]]:
+        """Every full-text document: its rowid, its terms and its entry's id."""
+        rows: list[tuple[int, str, str]] = self._con.execute(
+            "SELECT doc.rowid, doc.body, rec.id FROM doc JOIN rec ON rec.n = doc.rowid"
+        ).fetchall()
+        return rows
 
     def shares(self, terms: Sequence[str]) -> dict[str, float]:
         """Each term's share of the entries (its document frequency over their count)."""

@@ -15,12 +15,19 @@ compares both on every write). FTS5 stays the durable index: this is a copy in m
 built from its documents, that follows every change the index makes (``changed``), and
 is rebuilt when the changes it carries on top of its arrays grow.
 
->>> p = Postings.build([(1, "tea tea cup"), (2, "cup"), (3, "kettle")])
->>> [(r, round(s, 3)) for r, s in p.top({"tea": 1.0, "cup": 0.5}, avgdl=5 / 3, k=2)]
-[(1, 1.499), (2, 0.598)]
->>> p.changed(1, None); p.changed(4, "tea")
->>> [r for r, _ in p.top({"tea": 1.0}, avgdl=1.0, k=5)]
-[4]
+Each document carries the id of its entry, so a ranking names its entries without a
+lookup in the database (about 0.2 ms a read at 100k). The top ``k`` is taken without
+sorting every document that holds a query word (at 100k a common word is in tens of
+thousands): the ``k``-th best score among the documents of the rarest term that has ``k``
+of them is a bar no better than the true ``k``-th, and only the documents at or above
+it are compared (1.1 ms -> 0.3 ms p50 at 100k real-text turns, the same ranking).
+
+>>> p = Postings.build([(1, "tea tea cup", "a"), (2, "cup", "b"), (3, "kettle", "c")])
+>>> [(i, round(s, 3)) for i, s in p.top({"tea": 1.0, "cup": 0.5}, avgdl=5 / 3, k=2)]
+[('a', 1.499), ('b', 0.598)]
+>>> p.changed(1, "a", None); p.changed(4, "d", "tea")
+>>> [i for i, _ in p.top({"tea": 1.0}, avgdl=1.0, k=5)]
+['d']
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ class Postings:
     def __init__(
         self,
         rowids: np.ndarray,
+        ids: list[str],
         lengths: np.ndarray,
         vocab: dict[str, int],
         offsets: np.ndarray,
@@ -51,6 +59,7 @@ class Postings:
         tfs: np.ndarray,
     ) -> None:
         self._rowids = rowids  # slot -> rowid
+        self._ids = ids  # slot -> the entry's id
         self._slot_of = {int(r): i for i, r in enumerate(rowids.tolist())}
         self._lengths = lengths  # slot -> tokens in its document
         self._vocab = vocab  # term -> its postings' place in offsets
@@ -58,24 +67,28 @@ class Postings:
         self._slots = slots
         self._tfs = tfs
         self._dead = np.zeros(len(rowids), dtype=bool)  # slots changed or removed since
-        self._fresh: dict[int, tuple[Counter[str], int]] = {}  # rowid -> terms, length
+        self._dead_count = 0
+        # rowid -> id, terms, length of the documents changed since the build
+        self._fresh: dict[int, tuple[str, Counter[str], int]] = {}
         self._fresh_with: dict[str, set[int]] = {}  # term -> fresh rowids holding it
         # What FTS5's "averages" record holds (bm25's N and average length): kept here.
         self._documents = len(rowids)
         self._tokens = int(lengths.sum())
 
     @classmethod
-    def build(cls, documents: Iterable[tuple[int, str]]) -> Postings:
-        """The postings of ``(rowid, document)`` pairs; a document is its terms, split
-        on spaces (the index's ``ascii`` tokenizer sees the same tokens)."""
+    def build(cls, documents: Iterable[tuple[int, str, str]]) -> Postings:
+        """The postings of ``(rowid, document, id)`` triples; a document is its terms,
+        split on spaces (the index's ``ascii`` tokenizer sees the same tokens)."""
         rowids: list[int] = []
+        ids: list[str] = []
         lengths: list[int] = []
         term_ids: list[int] = []
         doc_slots: list[int] = []
         vocab: dict[str, int] = {}
-        for slot, (rowid, body) in enumerate(documents):
+        for slot, (rowid, body, entry) in enumerate(documents):
             words = body.split()
             rowids.append(rowid)
+            ids.append(entry)
             lengths.append(len(words))
             term_ids.extend([vocab.setdefault(w, len(vocab)) for w in words])
             doc_slots.extend([slot] * len(words))
@@ -88,6 +101,7 @@ class Postings:
         offsets = np.searchsorted(keys // n, np.arange(len(vocab) + 1))
         return cls(
             np.asarray(rowids, dtype=np.int64),
+            ids,
             np.asarray(lengths, dtype=np.float64),
             vocab,
             offsets,
@@ -98,29 +112,30 @@ class Postings:
     @property
     def drift(self) -> int:
         """How many documents it carries outside its arrays (changed since the build)."""
-        return int(self._dead.sum()) + len(self._fresh)
+        return self._dead_count + len(self._fresh)
 
     def __len__(self) -> int:
         return len(self._rowids)
 
-    def changed(self, rowid: int, document: str | None) -> None:
-        """Follow a change of the document at ``rowid``: its new terms, or None when
-        it was removed."""
+    def changed(self, rowid: int, entry: str, document: str | None) -> None:
+        """Follow a change of the document at ``rowid`` (of the entry ``entry``): its
+        new terms, or None when it was removed."""
         slot = self._slot_of.get(rowid)
         if slot is not None and not self._dead[slot]:
             self._dead[slot] = True
+            self._dead_count += 1
             self._documents -= 1
             self._tokens -= int(self._lengths[slot])
         old = self._fresh.pop(rowid, None)
         if old is not None:
-            for term in old[0]:
+            for term in old[1]:
                 self._fresh_with[term].discard(rowid)
             self._documents -= 1
-            self._tokens -= old[1]
+            self._tokens -= old[2]
         if document is not None:
             words = document.split()
             counts = Counter(words)
-            self._fresh[rowid] = (counts, len(words))
+            self._fresh[rowid] = (entry, counts, len(words))
             for term in counts:
                 self._fresh_with.setdefault(term, set()).add(rowid)
             self._documents += 1
@@ -129,7 +144,7 @@ class Postings:
     def totals(self) -> tuple[int, int]:
         """How many documents there are, and how many tokens they hold together.
 
-        >>> Postings.build([(1, "tea tea cup"), (2, "cup")]).totals()
+        >>> Postings.build([(1, "tea tea cup", "a"), (2, "cup", "b")]).totals()
         (2, 4)
         """
         return self._documents, self._tokens
@@ -137,43 +152,85 @@ class Postings:
     def df(self, term: str) -> int:
         """How many documents hold ``term``.
 
-        >>> p = Postings.build([(1, "tea tea cup"), (2, "cup")])
-        >>> p.changed(2, "tea"); p.df("tea"), p.df("cup"), p.df("mug")
+        >>> p = Postings.build([(1, "tea tea cup", "a"), (2, "cup", "b")])
+        >>> p.changed(2, "b", "tea"); p.df("tea"), p.df("cup"), p.df("mug")
         (2, 1, 0)
         """
         at = self._vocab.get(term)
         held = 0
         if at is not None:
-            slots = self._slots[self._offsets[at] : self._offsets[at + 1]]
-            held = len(slots) - int(np.count_nonzero(self._dead[slots]))
+            start, end = self._offsets[at], self._offsets[at + 1]
+            held = int(end - start)
+            if self._dead_count:
+                held -= int(np.count_nonzero(self._dead[self._slots[start:end]]))
         return held + len(self._fresh_with.get(term, ()))
 
-    def top(self, idf: Mapping[str, float], avgdl: float, k: int) -> list[tuple[int, float]]:
-        """The ``k`` best ``(rowid, score)`` by BM25 over the terms of ``idf``, best
-        first (equal scores: lower rowid first); documents without any term are left out."""
+    def top(self, idf: Mapping[str, float], avgdl: float, k: int) -> list[tuple[str, float]]:
+        """The ``k`` best ``(id, score)`` by BM25 over the terms of ``idf``, best first
+        (equal scores: the earlier document first); documents without any term are
+        left out."""
         avgdl = avgdl or 1.0
-        scores = np.zeros(len(self._rowids), dtype=np.float64)
+        held: list[np.ndarray] = []  # each term's slots, and what it adds to their scores
+        adds: list[np.ndarray] = []
         for term, weight in idf.items():
             at = self._vocab.get(term)
             if at is None:
                 continue
-            slots = self._slots[self._offsets[at] : self._offsets[at + 1]]
-            tf = self._tfs[self._offsets[at] : self._offsets[at + 1]].astype(np.float64)
+            start, end = self._offsets[at], self._offsets[at + 1]
+            slots = self._slots[start:end]
+            tf = self._tfs[start:end].astype(np.float64)
             norm = K1 * (1.0 - B + B * self._lengths[slots] / avgdl)
-            scores[slots] += weight * tf * (K1 + 1.0) / (tf + norm)
-        scores[self._dead] = 0.0
-        hit = np.flatnonzero(scores)
-        if len(hit) > k:  # the k best, and every document tied with the k-th
-            kth = -np.partition(-scores[hit], k - 1)[k - 1]
-            hit = hit[scores[hit] >= kth]
-        found = [(int(self._rowids[s]), float(scores[s])) for s in hit]
+            held.append(slots)
+            adds.append(weight * tf * (K1 + 1.0) / (tf + norm))
+        found: list[tuple[int, str, float]] = []
+        if held:
+            # Summed term by term in the query's order, as a scatter-add per term would.
+            scores = np.bincount(
+                np.concatenate(held), weights=np.concatenate(adds), minlength=len(self._rowids)
+            )
+            if self._dead_count:
+                scores[self._dead] = 0.0
+            found = [
+                (int(self._rowids[s]), self._ids[s], float(scores[s]))
+                for s in _best(scores, held, k).tolist()
+            ]
         fresh: dict[int, float] = {}  # the changed documents holding a term, scored here
         for term, weight in idf.items():
             for rowid in self._fresh_with.get(term, ()):
-                counts, length = self._fresh[rowid]
+                _, counts, length = self._fresh[rowid]
                 n = counts[term]
                 norm = K1 * (1.0 - B + B * length / avgdl)
                 fresh[rowid] = fresh.get(rowid, 0.0) + weight * n * (K1 + 1.0) / (n + norm)
-        found += [(rowid, score) for rowid, score in fresh.items() if score > 0]
-        found.sort(key=lambda pair: (-pair[1], pair[0]))
-        return found[:k]
+        found += [(r, self._fresh[r][0], score) for r, score in fresh.items() if score > 0]
+        found.sort(key=lambda hit: (-hit[2], hit[0]))
+        return [(entry, score) for _, entry, score in found[:k]]
+
+
+def _best(scores: np.ndarray, held: list[np.ndarray], k: int) -> np.ndarray:
+    """The slots of the ``k`` best ``scores`` above 0, and every slot tied with the
+    ``k``-th. ``held`` lists the slots of each term, those that can score.
+
+    A bar comes from the rarest term that holds ``k`` live documents: the ``k``-th best
+    of their (whole) scores is at most the ``k``-th best of all, so every document of
+    the top ``k`` is at or above it, and only those are compared.
+
+    >>> scores = np.float64([0.0, 3.0, 1.0, 2.0, 0.5])
+    >>> _best(scores, [np.int32([1, 2]), np.int32([1, 2, 3, 4])], 2).tolist()
+    [1, 3]
+    """
+    for slots in sorted(held, key=len):
+        if len(slots) < k:
+            continue
+        live = scores[slots]
+        live = live[live > 0]
+        if len(live) >= k:
+            bar = np.partition(live, len(live) - k)[len(live) - k]
+            hit = np.flatnonzero(scores >= bar)
+            break
+    else:  # no term holds k live documents: together they hold few
+        hit = np.unique(np.concatenate(held))
+        hit = hit[scores[hit] > 0]
+    if len(hit) > k:  # the k best, and every document tied with the k-th
+        kth = -np.partition(-scores[hit], k - 1)[k - 1]
+        hit = hit[scores[hit] >= kth]
+    return hit
