@@ -5,11 +5,12 @@ A fused ranking compares every candidate on both sides, so a memory that only th
 lexical index found needs its cosine too, and the pinned memories come along. Their
 records (text and metadata, most of what a read costs) are not needed to fuse the
 scores: the ranking reads them afterwards for the few candidates that can still make
-its first places (``records``). Here it takes one lookup in the scope's lexical index
-(scores, and the pinned ids it keeps), the stored vectors of those candidates (from
-the index's copy of its records on an embedded store, from Chroma on a server), one
-Chroma query for the nearest ids and their distances, and, when the ranking boosts
-what a named person said, a last lookup in the index for the candidates' speakers.
+its first places (``records``). Here it takes one Chroma query for the nearest ids and
+their distances, one lookup in the scope's lexical index (scores, and the pinned ids it
+keeps), the stored vectors of the candidates the Chroma query did not return (from the
+index's copy of its records on an embedded store, from Chroma on a server), and, when
+the ranking boosts what a named person said, a last lookup in the index for the
+candidates' speakers.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def gather(
         core.live().lexicon.forget(scope)  # purged by another process: let go of its index
         return Candidates()
     ranked: dict[str, float] = {}
+    dense = nearest_ids(cols.active, vector, k)
     # One ``ready`` for the whole read: on a server each one reads the scope's
     # registry record to see whether other processes wrote.
     with core.live().lexicon.ready(cols, core.engine.registry) as index:
@@ -74,13 +76,12 @@ def gather(
             for record_id, score in index.search(words, k):
                 ranked.setdefault(record_id, score)
         pinned = index.pinned()
-        # Scored from the stored vectors: an id archived or purged since the index
-        # named it (or a word that only looked like an id) has none and is no candidate.
-        wanted = list(dict.fromkeys([*ranked, *pinned]))
+        # The others' cosines from their stored vectors (the nearest have theirs): an
+        # id archived or purged since the index named it (or a word that only looked
+        # like an id) has none and is no candidate.
+        wanted = [i for i in dict.fromkeys([*ranked, *pinned]) if i not in dense]
         ids, vectors = _vectors(cols, index, wanted, local=not core.live().lexicon.shared)
-        dense = nearest_ids(cols.active, vector, k)
-        for i, cosine in cosines(ids, vectors, vector).items():
-            dense.setdefault(i, cosine)
+        dense.update(cosines(ids, vectors, vector))
         said = index.speakers(list(dense)) if speakers else {}
     return Candidates(
         dense=dense,

@@ -76,6 +76,8 @@ COMMON_MIN_RECORDS = 20
 #: in a thread at the index's first search; FTS5 answers until they are ready. Below it
 #: FTS5's own ranking costs well under a millisecond.
 POSTINGS_FROM = 2_000
+#: How much of an index file SQLite may map into memory to read it.
+MMAP_BYTES = 1 << 30
 #: The postings are rebuilt (in a thread) once the documents changed since their build
 #: exceed this share of them, or ``REBUILD_MIN``: each changed document holding a query
 #: term costs a search a few microseconds of Python until then. Beyond ``BULK`` times
@@ -171,6 +173,10 @@ class LexicalIndex:
             for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON"):
                 con.execute(f"PRAGMA {pragma}")
             con.execute("PRAGMA temp_store=MEMORY")
+            # Reads through a memory map, not a read() per page: a read's candidates'
+            # vectors and records are ~50 rows spread over the file (0.145 -> 0.094 ms
+            # p50 for 50 vectors at 10k real-text turns). Address space, not memory.
+            con.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             con.executescript(_SCHEMA_SQL)
             con.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA),)
@@ -394,12 +400,11 @@ class LexicalIndex:
         >>> found, rows.tolist()
         (['a1'], [[0.6000000238418579, 0.800000011920929]])
         """
-        found: list[str] = []
-        rows: list[Any] = []
-        for part in self._lookup("id, vec", "vec NOTNULL", ids):
-            found.append(part[0])
-            rows.append(np.frombuffer(part[1], dtype=np.float32))
-        return found, np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+        rows = self._lookup("id, vec", "vec NOTNULL", ids)
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32)
+        return [i for i, _ in rows], matrix.reshape(len(rows), -1)
 
     def records(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """``(id, document, metadata JSON)`` of the listed entries that hold their
