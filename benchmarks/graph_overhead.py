@@ -163,15 +163,20 @@ class TimedEmbeddings(Embeddings):
             self.seconds += time.perf_counter() - start
 
 
-def agent_builder(chat: ScriptedChatModel) -> StateGraph[Any]:
-    """START -> agent -> END; the agent puts the memories (if any) in its system prompt."""
+def agent_node(chat: ScriptedChatModel) -> Any:  # a node (LangGraph types them narrowly)
+    """The agent: the memories (if any) in its system prompt, then the model's answer."""
 
     def agent(state: MemoryState) -> dict[str, Any]:
         system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
         return {"messages": [chat.invoke([system, *state["messages"]])]}
 
+    return agent
+
+
+def agent_builder(chat: ScriptedChatModel) -> StateGraph[Any]:
+    """START -> agent -> END (``agent_node``)."""
     builder = StateGraph(MemoryState)
-    builder.add_node("agent", agent)
+    builder.add_node("agent", agent_node(chat))
     builder.add_edge(START, "agent")
     builder.add_edge("agent", END)
     return builder
@@ -180,14 +185,9 @@ def agent_builder(chat: ScriptedChatModel) -> StateGraph[Any]:
 def read_only_graph(chat: ScriptedChatModel, store: MemoryStore) -> CompiledStateGraph[Any]:
     """START -> memory_read -> agent -> END."""
     builder = StateGraph(MemoryState)
-
-    def agent(state: MemoryState) -> dict[str, Any]:
-        system = SystemMessage(SYSTEM.format(memories=state.get("memories", "")))
-        return {"messages": [chat.invoke([system, *state["messages"]])]}
-
     read: Any = memory_read_node(store)
     builder.add_node("memory_read", read)
-    builder.add_node("agent", agent)
+    builder.add_node("agent", agent_node(chat))
     builder.add_edge(START, "memory_read")
     builder.add_edge("memory_read", "agent")
     builder.add_edge("agent", END)

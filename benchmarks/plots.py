@@ -298,7 +298,7 @@ def scale_chart(report: Mapping[str, Any], path: Path) -> Path:
     sizes = [r["size"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(13.0, 4.8))
     for key, label in COMPONENTS.items():
-        if key in ("graph_plain", "graph_read"):
+        if key in ("graph_plain", "graph_read", "graph_embed", "embed_nearest"):
             continue
         left.plot(sizes, [r["components"][key]["p50_ms"] for r in rows], marker="o", label=label)
     left.set_title("Components of the read, p50")

@@ -47,12 +47,20 @@ The components, each timed alone on the same questions, as the read does them:
   count (50 for k=5), ids and distances only (the call of ``collection_io.nearest_ids``);
 - ``lexical``: the scope's BM25 lookup for the same 50, with the pinned ids (the lexical
   index's ``search`` and ``pinned``, as ``store/candidates.py`` calls them);
-- ``lexical vectors``: the Chroma read of those candidates' stored vectors (scored against
-  the query without a second index query);
+- ``lexical vectors``: the read of those candidates' stored vectors (scored against the
+  query without a second index query; from the lexical index's copy on an embedded store);
 - ``records``: ``get_memories`` of the contenders, the ids the read itself asked for (found
   by an untimed read with ``touch=False`` beforehand);
 - ``retrieve``: the whole read; ``read node``: the graph with the read node minus the graph
   without memory (p50s of the same run).
+
+Two diagnostics, in no target, say where the rest goes. ``embed, then nearest``: the two
+floor calls back to back, as every read makes them (each alone, in a loop of its own, runs
+from warm caches; after the model's pass over its weights Chroma's query does not). ``graph
+with an embed-only node``: a graph whose first node only embeds the question; minus the
+graph without memory, it is what embedding alone costs inside a graph (LangGraph's own
+steps then run from cold caches too), and the read node minus it is what the rest of the
+read adds there.
 
 Reported per size: p50 and p95 of each (ms), the process's RSS and the store's disk use (as
 ``du`` counts it), each also per memory stored and per memory added since the last size
@@ -91,17 +99,19 @@ from unittest import mock
 import chromadb
 import numpy as np
 from langchain_core.embeddings import Embeddings
+from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from benchmarks.datasets import DATASETS, missing_data
 from benchmarks.embedders import HashedUnitEmbeddings, forget_queries
-from benchmarks.graph_overhead import agent_builder, read_only_graph
+from benchmarks.graph_overhead import agent_builder, agent_node, read_only_graph
 from benchmarks.ingest import TURN_GAP
 from benchmarks.real_text import RealCorpus, RealTurn, VectorCache, default_cache, load_corpus
 from benchmarks.reports import machine, publish
 from benchmarks.store_latency import QueryPath, Stats, summarize, time_paths
 from langgraph_memory import Kind, Scope, Source, Trust
 from langgraph_memory.embeddings import LocalMiniLM, embedder_name
+from langgraph_memory.graph import MemoryState
 from langgraph_memory.read import retrieve
 from langgraph_memory.store import Internals, MemoryStore, internals, tokenize
 from langgraph_memory.testing import ScriptedChatModel
@@ -142,6 +152,10 @@ COMPONENTS: dict[str, str] = {
     "retrieve": "`retrieve` (k=5, touch)",
     "graph_plain": "graph without memory",
     "graph_read": "graph with read node",
+    # Diagnostics, in no target: the floor as a read meets it (the query embedded, then
+    # Chroma asked, one after the other), and what embedding alone costs in a graph.
+    "embed_nearest": "embed, then nearest (back to back)",
+    "graph_embed": "graph with an embed-only node",
 }
 
 
@@ -364,6 +378,26 @@ def active_collection(store: MemoryStore, scope: Scope) -> Any:
     raise LookupError(f"no active collection for {scope.key}")
 
 
+def embed_only_graph(chat: ScriptedChatModel, store: MemoryStore) -> CompiledStateGraph[Any]:
+    """START -> embed -> agent -> END: a first node that embeds the last message with the
+    store's embedder and writes nothing. Beside the graph without memory it shows what
+    the embedder alone costs inside a graph, where the model's pass through its weights
+    leaves LangGraph's own code to run from cold caches."""
+    handle = internals(store)
+
+    def embed(state: Any) -> dict[str, Any]:
+        handle.embed_query(str(state["messages"][-1].content))
+        return {}
+
+    builder = StateGraph(MemoryState)
+    builder.add_node("embed", embed)
+    builder.add_node("agent", agent_node(chat))
+    builder.add_edge(START, "embed")
+    builder.add_edge("embed", "agent")
+    builder.add_edge("agent", END)
+    return builder.compile()
+
+
 def graph_config(clock: Clock) -> Any:
     """The run config of a graph invoke: the big scope's user, the clock's time."""
     return {"configurable": {"user_id": USER, "memory_now": clock.now}}
@@ -381,9 +415,12 @@ def component_paths(
     scope = Scope.of(BIG)
     active = active_collection(store, scope)
 
-    def nearest(i: int) -> Any:  # collection_io.nearest_ids: the index alone, no record
-        vector = np.asarray([ready.vectors[i]], dtype=np.float32)
-        return active.query(query_embeddings=vector, n_results=CANDIDATES, include=["distances"])
+    def nearest_of(vector: list[float]) -> Any:  # collection_io.nearest_ids: no record
+        matrix = np.asarray([vector], dtype=np.float32)
+        return active.query(query_embeddings=matrix, n_results=CANDIDATES, include=["distances"])
+
+    def nearest(i: int) -> Any:
+        return nearest_of(ready.vectors[i])
 
     def lexical_vectors(i: int) -> Any:  # candidates._vectors: the index's copy, embedded
         return _index_vectors(store, scope, ready.lexical_ids[i])
@@ -403,6 +440,8 @@ def component_paths(
         "retrieve": lambda i: retrieve(store, BIG, questions[i], now=clock.now),
         "graph_plain": invoke(graphs["plain"]),
         "graph_read": invoke(graphs["read"]),
+        "embed_nearest": lambda i: nearest_of(handle.embed_query(questions[i])),
+        "graph_embed": invoke(graphs["embed"]),
     }
     return {name: QueryPath(calls[name], lambda _: []) for name in COMPONENTS}
 
@@ -423,18 +462,23 @@ def size_row(
     base = c["embed"]["p50_ms"] + c["nearest"]["p50_ms"]
     base95 = c["embed"]["p95_ms"] + c["nearest"]["p95_ms"]
     node = c["graph_read"]["p50_ms"] - c["graph_plain"]["p50_ms"]
-    return {
-        "size": size,
-        "components": dict(c),
-        "ratios": {
-            "embed_plus_nearest_ms": base,
-            "retrieve_over_embed_nearest": c["retrieve"]["p50_ms"] / base,
-            "retrieve_over_embed_nearest_p95": c["retrieve"]["p95_ms"] / base95,
-            "read_node_ms": node,
-            "read_node_over_embed_nearest": node / base,
-        },
-        "memory": dict(memory),
+    ratios = {
+        "embed_plus_nearest_ms": base,
+        "retrieve_over_embed_nearest": c["retrieve"]["p50_ms"] / base,
+        "retrieve_over_embed_nearest_p95": c["retrieve"]["p95_ms"] / base95,
+        "read_node_ms": node,
+        "read_node_over_embed_nearest": node / base,
     }
+    if "embed_nearest" in c and "graph_embed" in c:  # the diagnostics (see COMPONENTS)
+        back_to_back = c["embed_nearest"]["p50_ms"]
+        embed_node = c["graph_embed"]["p50_ms"] - c["graph_plain"]["p50_ms"]
+        ratios |= {
+            "retrieve_over_back_to_back": c["retrieve"]["p50_ms"] / back_to_back,
+            "embed_node_ms": embed_node,
+            "embed_node_over_embed": embed_node / c["embed"]["p50_ms"],
+            "read_node_beyond_embed_node_ms": node - embed_node,
+        }
+    return {"size": size, "components": dict(c), "ratios": ratios, "memory": dict(memory)}
 
 
 def _row(rows: Sequence[Mapping[str, Any]], size: int) -> Mapping[str, Any] | None:
@@ -548,7 +592,11 @@ def run(
             seconds += add_turns(store, f"user:other-{s}", part, vectors[first : first + len(part)])
         ingest.append({"what": f"{plan.scopes} other scopes", "memories": others, "s": seconds})
         log(f"{plan.scopes} other scopes x {plan.per_scope} ({seconds:.0f} s)")
-        graphs = {"plain": agent_builder(chat).compile(), "read": read_only_graph(chat, store)}
+        graphs = {
+            "plain": agent_builder(chat).compile(),
+            "read": read_only_graph(chat, store),
+            "embed": embed_only_graph(chat, store),
+        }
         filled = 0
         for size in sizes:
             seconds = add_turns(store, BIG, turns[filled:size], vectors[filled:size])
@@ -659,8 +707,9 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     header = "| component, p50 / p95 ms | " + " | ".join(f"{r['size']:,}" for r in rows) + " |"
     lines += [header, "|---|" + "---:|" * len(rows)]
     for key, label in COMPONENTS.items():
-        cells = " | ".join(_ms(r["components"][key]) for r in rows)
-        lines.append(f"| {label} | {cells} |")
+        if all(key in r["components"] for r in rows):  # reports of older runs lack some
+            cells = " | ".join(_ms(r["components"][key]) for r in rows)
+            lines.append(f"| {label} | {cells} |")
     ratios = (
         ("embed + nearest, p50 ms", "embed_plus_nearest_ms", "{:.2f}"),
         ("read node (graph with - without), p50 ms", "read_node_ms", "{:.2f}"),
@@ -668,10 +717,17 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         ("`retrieve` / (embed + nearest), p95", "retrieve_over_embed_nearest_p95", "{:.2f}x"),
         ("read node / (embed + nearest), p50", "read_node_over_embed_nearest", "{:.2f}x"),
     )
-    for label, key, fmt in ratios:
-        lines.append(
-            f"| {label} | " + " | ".join(fmt.format(r["ratios"][key]) for r in rows) + " |"
-        )
+    diagnostics = (
+        ("`retrieve` / (embed, then nearest: back to back), p50", "retrieve_over_back_to_back",
+         "{:.2f}x"),
+        ("embed-only node (graph with - without), p50 ms", "embed_node_ms", "{:.2f}"),
+        ("embed-only node / embed, p50", "embed_node_over_embed", "{:.2f}x"),
+        ("read node - embed-only node, p50 ms", "read_node_beyond_embed_node_ms", "{:.2f}"),
+    )  # fmt: skip
+    for label, key, fmt in ratios + diagnostics:
+        if all(key in r["ratios"] for r in rows):
+            cells = " | ".join(fmt.format(r["ratios"][key]) for r in rows)
+            lines.append(f"| {label} | {cells} |")
     memory = (
         ("memories in the store", "memories_in_store", "{:,.0f}"),
         ("RSS, MB (growth since the store opened)", "rss_mb", "{:,.0f}"),
