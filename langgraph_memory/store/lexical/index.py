@@ -76,8 +76,6 @@ COMMON_MIN_RECORDS = 20
 #: in a thread at the index's first search; FTS5 answers until they are ready. Below it
 #: FTS5's own ranking costs well under a millisecond.
 POSTINGS_FROM = 2_000
-#: How much of an index file SQLite may map into memory to read it.
-MMAP_BYTES = 1 << 30
 #: The postings are rebuilt (in a thread) once the documents changed since their build
 #: exceed this share of them, or ``REBUILD_MIN``: each changed document holding a query
 #: term costs a search a few microseconds of Python until then. Beyond ``BULK`` times
@@ -173,10 +171,6 @@ class LexicalIndex:
             for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON"):
                 con.execute(f"PRAGMA {pragma}")
             con.execute("PRAGMA temp_store=MEMORY")
-            # Reads through a memory map, not a read() per page: a read's candidates'
-            # vectors and records are ~50 rows spread over the file (0.145 -> 0.094 ms
-            # p50 for 50 vectors at 10k real-text turns). Address space, not memory.
-            con.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             con.executescript(_SCHEMA_SQL)
             con.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA),)
