@@ -35,7 +35,7 @@ from langgraph.runtime import Runtime
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.graph.run import GraphMemory, PendingWrites, Submitter, store_of
 from langgraph_memory.graph.turns import last_turn, last_user_text, messages_of
-from langgraph_memory.read import render, retrieve
+from langgraph_memory.read import render, retrieve, rules_of
 from langgraph_memory.records import utc
 from langgraph_memory.scope import Scope, ScopeSpec, run_value, scope_of_run
 from langgraph_memory.write import MemoryWriter
@@ -179,11 +179,13 @@ class MemoryReader:
         context = _context(runtime)
         where = scope_of_run(self.scope, config, context)
         now = turn_time(config, context)
+        store = self.memory.store(runtime)
         if not text.strip():
-            return render([])
+            return render([], rules=rules_of(store, where))
         self._wait_for_writes(where)
-        found = retrieve(self.memory.store(runtime), where, text, k=self.k, now=now, **self.options)
-        return render(found)
+        found = retrieve(store, where, text, k=self.k, now=now, **self.options)
+        # The rules after the wait too: a turn that set one is in force on the next.
+        return render(found, rules=rules_of(store, where))
 
     def _wait_for_writes(self, where: Scope) -> None:
         seconds = self.wait_for_writes

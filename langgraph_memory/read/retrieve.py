@@ -48,7 +48,7 @@ from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
 
-__all__ = ["Retrieved", "retrieve"]
+__all__ = ["Retrieved", "retrieve", "rules_of"]
 
 #: Candidates taken from each index per result wanted, and at least this many.
 CANDIDATES_PER_RESULT = 5
@@ -249,6 +249,24 @@ def retrieve(
         if stale:  # written after the read, off its latency (``store/access_log.py``)
             stores.internals(store).note_access(scope, stale, now=when)
     return results
+
+
+def rules_of(store: MemoryStore, scope: ScopeLike) -> tuple[Memory, ...]:
+    """The scope's rules (procedural memories), pinned first, then the most recent:
+    not ranked against the question, every read renders them
+    (``render(found, rules=rules_of(store, scope))``). Kept per scope between writes,
+    so a read pays no query for them.
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
+    >>> store = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> _ = store.add("user:a", "User wants PRs opened as drafts.", kind="procedural")
+    >>> [m.text for m in rules_of(store, "user:a")]
+    ['User wants PRs opened as drafts.']
+    """
+    stores.check_store(store)
+    return stores.internals(store).rules(Scope.of(scope))
 
 
 def _share(value: float, name: str) -> float:

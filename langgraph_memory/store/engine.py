@@ -63,6 +63,7 @@ from langgraph_memory.store.codec import to_epoch
 from langgraph_memory.store.collection_io import finish_interrupted_moves
 from langgraph_memory.store.lexical import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
+from langgraph_memory.store.rules import RuleCache
 from langgraph_memory.store.scope_locks import (
     LOCK_URL_ENV,
     CrossProcessLocks,
@@ -229,6 +230,8 @@ class Engine:
         self.registry: Collection = migrations.open_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
         self.lexicon = Lexicon(path)
+        #: The scopes' rules, read once per change (``rules``).
+        self.rules = RuleCache()
 
     # -- opening and closing ----------------------------------------------------------
 

@@ -32,7 +32,7 @@ from langgraph_memory.checks import MAX_K, check_ids, check_k, check_seconds
 from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.records import Decision, Memory, Scalar, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import lexical
+from langgraph_memory.store import lexical, rules
 from langgraph_memory.store.access_log import AccessLog
 from langgraph_memory.store.candidates import Candidates, gather, records
 from langgraph_memory.store.codec import NOT_EPISODE, all_of, metadata_clauses, to_epoch
@@ -401,6 +401,25 @@ class Internals:
         self, scope: Scope, vector: list[float], terms: str, k: int, lexical: bool, speakers: bool
     ) -> Candidates:
         return gather(self._core, scope, vector, terms, k, lexical=lexical, speakers=speakers)
+
+    @read_method
+    def rules(self, scope: ScopeLike) -> tuple[Memory, ...]:
+        """The scope's active rules (procedural memories): pinned first, then the most
+        recent first. Read from Chroma once per change of the scope, then kept
+        (``store/rules.py``): what every read renders costs no query.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> _ = s.add("user:a", "User wants answers in metric units.", kind="procedural")
+        >>> _ = s.add("user:a", "User lives in Pune.")
+        >>> [m.text for m in internals(s).rules("user:a")]
+        ['User wants answers in metric units.']
+        """
+        scope = Scope.of(scope)
+        cols = self._core.collections(scope)
+        return () if cols is None else rules.rules(self._core.live(), cols, scope)
 
     @read_method
     def get_memories(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, Memory]:

@@ -121,8 +121,10 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
         # The lexical index after Chroma: a crash in between leaves the purge's mark,
         # and the next open erases the scope's index (rebuilt from Chroma on its next use).
         engine.lexicon.purged(scope, purged, engine.registry)
+        engine.rules.forget(scope.key)  # no purged text kept in memory either
         for target, ids in followed.items():
             engine.lexicon.purged(target, ids, engine.registry)
+            engine.rules.forget(target.key)
     # Copies kept outside the store (a background writer's journal) go too.
     for companion in engine.companions():
         companion.purged(scope, purged)

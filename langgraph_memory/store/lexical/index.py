@@ -32,6 +32,7 @@ into [0, 1] by the query's attainable maximum (see there).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import math
@@ -62,6 +63,8 @@ __all__ = [
 
 log = logging.getLogger("langgraph_memory")
 
+#: The generations of this process's indexes: one sequence, so none repeats.
+_GENERATIONS = itertools.count(1)
 #: A document's change in a transaction: its rowid, its entry's id, and its terms (None
 #: when it was removed).
 Change = tuple[int, str, str | None]
@@ -160,6 +163,9 @@ class LexicalIndex:
         # While postings are being built: the changes committed since their snapshot.
         self._backlog: list[Change] | None = None
         self._changes: list[Change] = []  # of the open transaction
+        #: Changes with every committed transaction, and differs between two indexes of
+        #: a process: what a cache derived from the entries compares (``store/rules.py``).
+        self.generation = next(_GENERATIONS)
 
     def _open(self) -> sqlite3.Connection:
         where = ":memory:" if self.path is None else str(self.path)
@@ -209,6 +215,7 @@ class LexicalIndex:
                 self._postings = self._backlog = None
                 raise
             self._con.execute("COMMIT")
+            self.generation = next(_GENERATIONS)
             for rowid, entry, document in self._changes:
                 if self._postings is not None:
                     self._postings.changed(rowid, entry, document)
