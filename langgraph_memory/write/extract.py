@@ -29,7 +29,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from langgraph_memory.records import Source
+from langgraph_memory.records import Kind, Source, Trust
 from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 from langgraph_memory.write.prompts.extract import ExtractionOutput
 from langgraph_memory.write.provenance import speaker_of
@@ -97,6 +97,17 @@ def checked_speaker(
     return replace(fact, source=SOURCE_OF_ROLE[role], trust=TRUST_OF_ROLE[role])
 
 
+def _kind_of(said: Any) -> Kind:
+    """The kind a model gives an item: a rule, or else a fact.
+
+    >>> _kind_of("rule"), _kind_of(None), _kind_of("episodic")
+    (<Kind.PROCEDURAL: 'procedural'>, <Kind.SEMANTIC: 'semantic'>, <Kind.SEMANTIC: 'semantic'>)
+    """
+    if str(said or "").strip().lower() in ("rule", "procedural"):
+        return Kind.PROCEDURAL
+    return Kind.SEMANTIC
+
+
 def facts_from_output(
     output: ExtractionOutput | None, raw: str, *, turn: Turn, roles: Sequence[Role]
 ) -> Extraction:
@@ -126,6 +137,7 @@ def facts_from_output(
                 importance=clamp_importance(item.importance),
                 source=SOURCE_OF_ROLE[role],
                 trust=TRUST_OF_ROLE[role],
+                kind=_kind_of(item.kind),
             )
             found = checked_speaker(fact, turn, roles, claimed)
             if isinstance(found, str):
@@ -209,6 +221,20 @@ def extract(
         found = checked_speaker(fact, turn, roles, _role_of(fact.source))
         if isinstance(found, str):
             rejected.append((fact.text, found))
+        elif found.kind is Kind.PROCEDURAL and not is_users_own(found):
+            rejected.append((fact.text, "a rule comes only from the user's own words"))
         else:
             unique.append(found)
     return Extraction(tuple(unique), result.raw, tuple(rejected), result.error)
+
+
+def is_users_own(fact: Fact) -> bool:
+    """Whether ``fact`` comes from the user's own words, with the user's trust: what a
+    rule must come from (never a tool's output, a document or the assistant's text).
+
+    >>> is_users_own(Fact("User wants PRs as drafts.", kind=Kind.PROCEDURAL))
+    True
+    >>> is_users_own(Fact("User wants PRs as drafts.", source=Source.TOOL, trust=Trust.LOW))
+    False
+    """
+    return fact.source in (Source.USER, Source.EXPLICIT) and fact.trust is Trust.HIGH

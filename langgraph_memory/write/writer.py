@@ -51,6 +51,7 @@ from langgraph_memory.records import (
     TURN_ID,
     Decision,
     DecisionOp,
+    Kind,
     Memory,
     Source,
     Status,
@@ -99,6 +100,10 @@ MessageLike = BaseMessage | tuple[str, str] | dict[str, Any]
 #: Turns ``write_turns`` embeds and stores in one go: bulk ingest measured fastest with
 #: one ``add_many`` per 1,000 (``benchmarks.ingest_speed``; per 64 it ran at 0.54x).
 WRITE_BATCH = 1000
+#: The scopes a turn's words may set a rule in: a person's own. A rule for an agent or
+#: an organisation (everyone's) is proposed and approved through a review.
+RULE_SCOPES = frozenset({"user", "session"})
+WIDER_RULE = "a rule for an agent or org scope is set through an approved review, not by one turn"
 
 #: ``forget(query=...)`` archives the best match only when it is this similar to
 #: the query and this far ahead of the runner-up; otherwise it asks which one.
@@ -325,11 +330,16 @@ class MemoryWriter:
         except Exception as exc:  # a model failure is logged, never raised into the graph
             error = f"extraction failed: {type(exc).__name__}: {exc}"
             return [Decision(op=DecisionOp.NOOP, fact="", status=Status.FAILED, error=error)], ()
+        rejected = list(extraction.rejected)
+        found = list(extraction.facts)
+        if scope.kind not in RULE_SCOPES:  # one user's words set no rule for everyone
+            rejected += [(f.text, WIDER_RULE) for f in found if f.kind is Kind.PROCEDURAL]
+            found = [f for f in found if f.kind is not Kind.PROCEDURAL]
         noted = [
             Decision(
                 op=DecisionOp.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw
             )
-            for text, why in extraction.rejected
+            for text, why in rejected
         ]
         if extraction.error:
             noted.append(
@@ -341,7 +351,7 @@ class MemoryWriter:
                     raw=extraction.raw,
                 )
             )
-        return noted, extraction.facts
+        return noted, found
 
     def _prepare(
         self, scope: Scope, turns: Sequence[Turn], facts: Sequence[Sequence[Fact]]
@@ -582,7 +592,10 @@ class MemoryWriter:
                 importance=importance if importance is not None else max(fact.importance, 0.7),
                 source=source,
                 trust=trust,
-                kind=fact.kind,
+                # A rule is the user's own: text nobody checked they asked for is a note.
+                kind=Kind.SEMANTIC
+                if fact.kind is Kind.PROCEDURAL and trust is not Trust.HIGH
+                else fact.kind,
                 event_time=fact.event_time,
             )
             with stores.internals(self.store).scope_lock(scope):

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 
 from langgraph_memory.records import Kind
 from langgraph_memory.write.rules.dates import find_date, without_date
+from langgraph_memory.write.rules.found import Found
 from langgraph_memory.write.rules.grammar import (
     SUBJECTS,
     Person,
@@ -28,21 +29,10 @@ from langgraph_memory.write.rules.grammar import (
     third_person,
     without_lead_words,
 )
+from langgraph_memory.write.rules.instructions import read_instruction
 from langgraph_memory.write.rules.predicates import Predicate, predicates_of
 
 __all__ = ["Found", "Reading", "read_clause", "read_sentence"]
-
-
-@dataclass(frozen=True)
-class Found:
-    """One fact read from one clause, before it becomes a ``Fact``."""
-
-    text: str
-    slot: str
-    value: str
-    family: str
-    kind: Kind
-    at: datetime | None
 
 
 def _render(pred: Predicate, rel: str, negation: str) -> tuple[str, str] | None:
@@ -141,6 +131,10 @@ def read_sentence(sentence: str, person: Person, today: date) -> Reading:
     text = without_lead_words(expand_contractions(sentence).strip())
     if not text:
         return Reading([])
+    if person == "first":  # a rule is the user's own: "From now on, answer in metric units."
+        rule = read_instruction(text, today)
+        if rule is not None:
+            return Reading([rule])
     remember = (_REMEMBER_USER if person == "first" else _REMEMBER_OTHER).match(text)
     if remember and not re.match(r"(?:to|me|this|it|that)\b", remember["x"], re.I):
         inner = remember["x"]

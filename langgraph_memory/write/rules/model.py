@@ -48,6 +48,7 @@ IMPORTANCE: dict[str, float] = {
     "favourite": 0.5,
     "habit": 0.5,
     "plan": 0.5,
+    "rule": 0.7,
 }
 
 

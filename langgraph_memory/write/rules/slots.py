@@ -23,6 +23,7 @@ from datetime import date
 from langgraph_memory.records import Memory
 from langgraph_memory.write.rules.facts import read_clause
 from langgraph_memory.write.rules.grammar import expand_contractions
+from langgraph_memory.write.rules.instructions import rule_slot
 from langgraph_memory.write.types import Choice, Fact
 
 __all__ = ["choose", "choose_batch", "slot_of"]
@@ -48,6 +49,9 @@ def slot_of(text: str) -> tuple[str, str] | None:
     >>> slot_of("The sky is blue.") is None
     True
     """
+    rule = rule_slot(text)
+    if rule is not None:
+        return rule
     found = read_clause(expand_contractions(text), "canonical", date(2000, 1, 1))
     return (found[0].slot, found[0].value) if found else None
 

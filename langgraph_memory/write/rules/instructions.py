@@ -1,0 +1,261 @@
+"""Standing instructions: what the user says about how the assistant should work.
+
+"From now on, always answer in metric units." is no fact about the user and no one-off
+request: it is a rule (``Kind.PROCEDURAL``), which every read renders. It is read only
+in the user's own words, and only with a mark that it stands beyond this turn ("from
+now on", "going forward", "in future", "always", "never", "do not ever", "stop ...",
+"every time", "whenever"): a plain "answer in metric units" asks for this answer alone.
+
+Its canonical text is "User wants the assistant to <action>." (the action as said, in
+the third person: "never message User before 9am", "stop summarising at the end").
+Its slot comes from the action, stemmed: its first verb and its last word
+(``rule:answer:unit``), and its value is the action ("never" before a prohibition, "!"
+before what the user asks to stop). So restating a rule is a NOOP; "always answer in
+imperial units" replaces "always answer in metric units", and "never use emojis"
+replaces "always use emojis" (UPDATE: a new value of the slot); "stop summarising at
+the end" retires "always summarise at the end" (DELETE: the held value negated).
+
+>>> from datetime import date
+>>> found = read_instruction("From now on, always answer in metric units.", date(2026, 3, 2))
+>>> found.text
+'User wants the assistant to always answer in metric units.'
+>>> found.slot, found.value
+('rule:answer:unit', 'answer in metric unit')
+>>> read_instruction("Answer in metric units.", date(2026, 3, 2)) is None  # this answer only
+True
+>>> rule_slot("User wants the assistant to stop answering in metric units.")
+('rule:answer:unit', '!answer in metric unit')
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from langgraph_memory.records import Kind
+from langgraph_memory.write.rules.found import Found
+from langgraph_memory.write.rules.grammar import expand_contractions, third_person
+
+__all__ = ["read_instruction", "rule_slot"]
+
+#: What marks an instruction as standing beyond this turn, around it.
+_LEAD = re.compile(
+    r"^(?:(?:please|ok(?:ay)?|also|and)\s*,?\s+)*"
+    r"(?:(?:from now on|going forward|moving forward|in (?:the )?future|for future reference)"
+    r"\s*,?\s+)?(?:(?:please)\s+)?",
+    re.I,
+)
+_STANDING = re.compile(
+    r"\b(?:from now on|going forward|moving forward|in (?:the )?future|from here on)\b", re.I
+)
+_TAIL = re.compile(
+    r"(?:\s*,?\s+(?:from now on|going forward|moving forward|in (?:the )?future|please"
+    r"|from here on|always))+$",
+    re.I,
+)
+#: "I want you to ...", "I would like you to ...", "can you ...": the action follows.
+_ASK = re.compile(
+    r"^(?:I (?:want|need|would like|would prefer|expect) you to|"
+    r"(?:can|could|will|would) you(?: please)?|make sure (?:that )?you|be sure to)\s+",
+    re.I,
+)
+_POLARITY = re.compile(r"^(?P<p>always|never|do not ever|do not|stop)\s+", re.I)
+#: "Every time you write code, add tests": a condition first, the action after it.
+_WHEN = re.compile(r"^(?P<cond>(?:every time|each time|whenever) [^,]+),\s*", re.I)
+#: What a "do not" is said of that sets no rule: "do not worry", "do not forget the milk".
+_ONE_OFF = frozenset(
+    ["worry", "mind", "bother", "forget", "panic", "be", "give", "know", "feel", "think",
+     "miss", "let", "get", "say", "quit"]
+)  # fmt: skip
+#: Verbs that end like adverbs.
+_LY_VERBS = frozenset(["apply", "reply", "supply", "rely", "multiply", "comply", "imply", "fly"])
+#: Words of an action about the one spoken to: encouragement between friends.
+_YOU = frozenset(["you", "your", "yourself", "yours", "yourselves"])
+_DEICTIC = frozenset(["that", "this", "it", "them", "those", "these", "so"])
+#: An action starts with a verb: never with a pronoun, an article or a filler.
+_NOT_A_VERB = frozenset(
+    (
+        "i",
+        "me",
+        "my",
+        "you",
+        "your",
+        "we",
+        "our",
+        "it",
+        "its",
+        "this",
+        "that",
+        "the",
+        "a",
+        "an",
+        "he",
+        "she",
+        "they",
+        "there",
+        "here",
+        "what",
+        "who",
+        "why",
+        "how",
+        "when",
+        "where",
+        "which",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "been",
+        "thanks",
+        "thank",
+        "sorry",
+        "hi",
+        "hello",
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "sure",
+        "up",
+        "by",
+        "on",
+        "happy",
+        "good",
+        "great",
+        "fun",
+        "just",
+        "so",
+        "very",
+        "really",
+        "saw",
+        "had",
+        "done",
+    )
+)
+
+
+def _stem(word: str) -> str:
+    """A crude stem, enough to match "answers"/"answering"/"answer" in a slot."""
+    word = re.sub(r"[^a-z0-9]", "", word.lower())
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _slot(action: str, mark: str) -> tuple[str, str] | None:
+    """The slot and value of an action said with ``mark`` ("", "always", "never",
+    "stop"): a prohibition is another value of the same slot (it replaces "always
+    X"); "stop" negates the held value (it retires "always X")."""
+    words = [_stem(w) for w in action.split()]
+    words = [w for w in words if w]
+    if len(words) < 2:
+        return None
+    value = " ".join(words)
+    if mark == "stop":
+        value = "!" + value
+    elif mark == "never":
+        value = "never " + value
+    return f"rule:{words[0]}:{words[-1]}", value
+
+
+def _is_action(words: list[str], *, stopping: bool) -> bool:
+    """Whether ``words`` read as an action for the assistant: a verb first (not a
+    pronoun, an adjective or a past form: "never had a chance", "always happy to
+    help"), one clause (no comma: "never give up, buddy"), and not about "you" (what
+    the user tells a friend: "do not limit yourself").
+
+    >>> _is_action("answer in metric units".split(), stopping=False)
+    True
+    >>> _is_action("happy to help".split(), stopping=False)
+    False
+    """
+    if not words or not words[0].isalpha() or words[0] in _NOT_A_VERB:
+        return False
+    if words[0].endswith("ed") or (words[0].endswith("ing") and not stopping):
+        return False
+    if words[0].endswith("ly") and words[0] not in _LY_VERBS:  # "hopefully it will ..."
+        return False
+    if {"yet", "either"}.intersection(w.strip(".,!;:") for w in words):
+        return False  # "do not write the outline yet": this conversation's, not a rule
+    return not any(w.endswith(",") for w in words) and not _YOU.intersection(
+        w.strip(".,!;:") for w in words
+    )
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def read_instruction(sentence: str, today: date) -> Found | None:
+    """The rule a sentence of the user's sets, or None when it sets none.
+
+    >>> read_instruction("Don't message me before 9am.", date(2026, 3, 2)).text
+    'User wants the assistant to never message User before 9am.'
+    >>> read_instruction("Never use emojis.", date(2026, 3, 2)).value
+    'never use emoji'
+    >>> read_instruction("Stop summarising at the end.", date(2026, 3, 2)).value
+    '!summaris at the end'
+    >>> read_instruction("I always run on Sundays.", date(2026, 3, 2)) is None
+    True
+    """
+    text = expand_contractions(sentence.strip()).rstrip(" .!")
+    if not text or text.endswith("?"):
+        return None
+    # A standing mark counts where a rule puts it: first or last, not mid-sentence
+    # ("here's hoping for more events like this in the future" sets nothing).
+    lead = _LEAD.match(text)
+    head = lead.group(0) if lead else ""
+    body = text[len(head) :]
+    tail = _TAIL.search(body)
+    if tail:
+        body = body[: tail.start()]
+    standing = bool(_STANDING.search(f"{head} {tail.group(0) if tail else ''}"))
+    text = body.strip(" ,")
+    text = _ASK.sub("", text)
+    when = _WHEN.match(text)
+    cond = ""
+    if when:
+        cond = " " + _lower_first(third_person(when["cond"], today).rstrip("."))
+        text = text[when.end() :]
+    marked = _POLARITY.match(text)
+    if not (marked or standing or when):
+        return None
+    negative = False
+    keep = ""
+    if marked:
+        word = marked["p"].lower()
+        negative = word in ("never", "do not ever", "do not", "stop")
+        text = text[marked.end() :]
+        keep = {"do not ever": "never", "do not": "never"}.get(word, word)
+    words = text.lower().split()
+    if not _is_action(words, stopping=keep == "stop"):
+        return None
+    if not negative and words[:2] == ["call", "me"]:
+        return None  # "call me Sam from now on": the user's name, a fact (``facts``)
+    if all(w in _DEICTIC for w in words[1:]) or (negative and words[0] in _ONE_OFF):
+        return None  # "never do that", "do not worry": said of this moment, not a rule
+    action = _lower_first(third_person(text, today).rstrip("."))
+    slot = _slot(action, keep if keep in ("never", "stop") else "")
+    if slot is None:
+        return None
+    said = f"{keep} {action}{cond}" if keep else f"{action}{cond}"
+    return Found(
+        f"User wants the assistant to {said}.", slot[0], slot[1], "rule", Kind.PROCEDURAL, None
+    )
+
+
+_CANONICAL = re.compile(
+    r"^User wants the assistant to (?:(?P<p>always|never|stop|every time|whenever [^,]+)\s+)?"
+    r"(?P<action>.+?)\.?$"
+)
+
+
+def rule_slot(text: str) -> tuple[str, str] | None:
+    """The (slot, value) of a rule's canonical text, or None for any other text."""
+    match = _CANONICAL.match(text.strip())
+    if not match:
+        return None
+    mark = match["p"] or ""
+    return _slot(match["action"], mark if mark in ("never", "stop") else "")
