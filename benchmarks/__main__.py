@@ -32,6 +32,7 @@ BENCHES: dict[str, str] = {
     "maintenance": "maintenance",
     "multiprocess": "multiprocess",
     "scale": "scale",
+    "rules": "rules_cost",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",

@@ -258,6 +258,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "imports",
         "multiprocess",
         "scale",
+        "rules",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots"}

@@ -25,6 +25,7 @@ EXPECTED = {
     "Tools only": "Remembered [",
     "The write path in ten lines": "UPDATE",
     "Lifecycle: decay, consolidation, maintenance": "'merged': 1",
+    "Rules: how to work with this user": "How to work with this user",
 }
 #: ``# -> text``: a line the example prints.
 PRINTS = re.compile(r"#\s*->\s*(.*)$")

@@ -109,3 +109,21 @@ def test_the_read_node_shows_every_rule_whatever_the_question(store: MemoryStore
     # An empty question still gets the rules.
     empty = node({"messages": [HumanMessage(" ")]}, {"configurable": {"user_id": "ann"}})
     assert "metric units" in empty["memories"]
+
+
+def test_the_rules_cost_benchmark_reads_both_scopes(tmp_path: Path) -> None:
+    from conftest import SHARED_DATA, data_file
+
+    from benchmarks import rules_cost
+    from benchmarks.datasets import DATASETS
+
+    data_file(DATASETS["longmemeval-s"])  # skips where the data is absent
+    report = rules_cost.run(
+        SHARED_DATA, tmp_path / "cache", turns=60, rules=5, questions=4, warmup=1
+    )
+    assert set(report["p50_ms"]) == {"without rules", "with 5 rules"}
+    assert report["added_ms"] == pytest.approx(
+        report["p50_ms"]["with 5 rules"] - report["p50_ms"]["without rules"]
+    )
+    assert report["rendered_rule_lines"] == 5  # all five fit the section's budget
+    assert f"**{report['added_ms']:.2f} ms**" in rules_cost.render_markdown(report)

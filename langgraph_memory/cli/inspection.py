@@ -29,7 +29,7 @@ from langgraph_memory.cli.location import (
     stopped_journal,
 )
 from langgraph_memory.cli.output import decision_line, dumps, memory_lines, progress
-from langgraph_memory.records import EPISODE, Memory
+from langgraph_memory.records import EPISODE, Kind, Memory
 from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
@@ -42,12 +42,26 @@ __all__ = ["export", "history", "output_file", "scopes", "show", "show_lines", "
 
 
 def show_lines(memories: Sequence[Memory]) -> list[str]:
-    """The facts, then the episodes (what was said), each with its id."""
-    facts = [m for m in memories if not m.is_episode]
+    """The rules, the facts, then the episodes (what was said), each with its id.
+
+    >>> from datetime import datetime, timezone
+    >>> t = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    >>> rule = Memory(id="0a1b2c3d", text="User wants PRs as drafts.", scope="user:a",
+    ...               created_at=t, kind="procedural")
+    >>> show_lines([rule])[0]
+    'Rules, how to work with this user (1):'
+    """
+    rules = [m for m in memories if m.kind == Kind.PROCEDURAL]
+    facts = [m for m in memories if not m.is_episode and m.kind != Kind.PROCEDURAL]
     episodes = [m for m in memories if m.is_episode]
     if not memories:
         return ["No active memories (archived versions: `langgraph-memory export`)."]
-    lines = [f"Facts ({len(facts)}):", *memory_lines(facts)] if facts else []
+    lines = (
+        [f"Rules, how to work with this user ({len(rules)}):", *memory_lines(rules)]
+        if rules
+        else []
+    )
+    lines += [f"Facts ({len(facts)}):", *memory_lines(facts)] if facts else []
     if episodes:
         lines += [f"Episodes, what was said ({len(episodes)}):", *memory_lines(episodes)]
     return lines

@@ -221,7 +221,7 @@ def extract(
         found = checked_speaker(fact, turn, roles, _role_of(fact.source))
         if isinstance(found, str):
             rejected.append((fact.text, found))
-        elif found.kind is Kind.PROCEDURAL and not is_users_own(found):
+        elif found.kind == Kind.PROCEDURAL and not is_users_own(found):
             rejected.append((fact.text, "a rule comes only from the user's own words"))
         else:
             unique.append(found)

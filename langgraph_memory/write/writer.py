@@ -333,8 +333,8 @@ class MemoryWriter:
         rejected = list(extraction.rejected)
         found = list(extraction.facts)
         if scope.kind not in RULE_SCOPES:  # one user's words set no rule for everyone
-            rejected += [(f.text, WIDER_RULE) for f in found if f.kind is Kind.PROCEDURAL]
-            found = [f for f in found if f.kind is not Kind.PROCEDURAL]
+            rejected += [(f.text, WIDER_RULE) for f in found if f.kind == Kind.PROCEDURAL]
+            found = [f for f in found if f.kind != Kind.PROCEDURAL]
         noted = [
             Decision(
                 op=DecisionOp.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw
@@ -594,7 +594,7 @@ class MemoryWriter:
                 trust=trust,
                 # A rule is the user's own: text nobody checked they asked for is a note.
                 kind=Kind.SEMANTIC
-                if fact.kind is Kind.PROCEDURAL and trust is not Trust.HIGH
+                if fact.kind == Kind.PROCEDURAL and trust is not Trust.HIGH
                 else fact.kind,
                 event_time=fact.event_time,
             )
