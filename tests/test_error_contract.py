@@ -492,6 +492,7 @@ BAD: list[Bad] = [
     Bad("memory_tools", lambda w: memory_tools(5), TYPE),  # type: ignore[arg-type]
     Bad("memory_hooks", lambda w: memory_hooks(store=5), TYPE),  # type: ignore[arg-type]
     Bad("memory_hooks", lambda w: memory_hooks(w.store, write="x"), ARG),  # type: ignore[arg-type]
+    Bad("memory_hooks", lambda w: memory_hooks(w.store, max_tokens=1.5), TYPE),  # type: ignore[arg-type]
     Bad(
         "memory_hooks",
         lambda w: memory_hooks(w.store)["pre_model_hook"]({}, CONFIG),
@@ -499,6 +500,7 @@ BAD: list[Bad] = [
     ),
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(store=5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(writer=5), TYPE),  # type: ignore[arg-type]
+    Bad("MemoryMiddleware", lambda w: MemoryMiddleware(w.store, max_tokens=0), ARG),
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(w.store, write="x"), ARG),  # type: ignore[arg-type]
     Bad(
         "MemoryMiddleware.before_agent",

@@ -463,3 +463,61 @@ def test_add_memory_refuses_a_bad_budget_before_changing_the_graph(
 
 def test_it_is_exported_from_the_package() -> None:
     assert langgraph_memory.memory_window_node is memory_window_node
+
+
+# -- the middleware and the hooks -------------------------------------------------------------
+
+
+def test_memory_middleware_keeps_the_agent_thread_within_the_budget(
+    tmp_path: Path, embedder: Embeddings
+) -> None:
+    from langchain.agents import create_agent
+
+    from langgraph_memory.graph import MemoryMiddleware
+
+    chat = ScriptedChatModel(default="Noted. That is good to know, thanks for sharing it.")
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as store:
+        memory = MemoryMiddleware(writer=MemoryWriter(store, model=RulesModel()), max_tokens=250)
+        agent = create_agent(chat, middleware=[memory], store=store, checkpointer=InMemorySaver())
+        agent.invoke({"messages": [("user", "I live in Hyderabad.")]}, CONFIG)
+        for i in range(1, 25):
+            agent.invoke({"messages": [("user", turn(i)[0].text)]}, CONFIG)
+        agent.invoke({"messages": [("user", "Where do I live?")]}, CONFIG)
+        state = agent.get_state(CONFIG).values["messages"]
+    assert memory._window.stats.folds > 3
+    assert len(summaries(state)) == 1 and state[0].id == SUMMARY_ID
+    assert tokens(state[:-1]) <= 250  # the thread the last answer was given on
+    assert "Hyderabad" not in " ".join(m.text for m in state[1:])  # folded long ago
+    assert "User lives in Hyderabad." in chat.prompts[-1][0].text  # and still remembered
+
+
+def test_memory_hooks_keep_the_react_agent_thread_within_the_budget(
+    tmp_path: Path, embedder: Embeddings
+) -> None:
+    import warnings
+
+    from langgraph.prebuilt import create_react_agent
+
+    from langgraph_memory.graph import memory_hooks
+
+    chat = ScriptedChatModel(default="Noted. That is good to know, thanks for sharing it.")
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as store:
+        hooks = memory_hooks(writer=MemoryWriter(store, model=RulesModel()), max_tokens=250)
+        with warnings.catch_warnings():  # create_react_agent is deprecated for create_agent
+            warnings.simplefilter("ignore")
+            agent = create_react_agent(chat, [], **hooks, store=store, checkpointer=InMemorySaver())
+        for i in range(25):
+            agent.invoke({"messages": [("user", turn(i)[0].text)]}, CONFIG)
+        state = agent.get_state(CONFIG).values["messages"]
+    assert all(tokens(prompt[1:]) <= 250 for prompt in chat.prompts)  # [0]: the memories
+    assert len(summaries(state)) == 1 and state[0].id == SUMMARY_ID
+    assert len(state) < 15
+
+
+def test_the_middleware_and_the_hooks_refuse_a_bad_budget() -> None:
+    from langgraph_memory.graph import MemoryMiddleware, memory_hooks
+
+    with pytest.raises(InvalidArgumentError, match="max_tokens"):
+        MemoryMiddleware(max_tokens=-1)
+    with pytest.raises(InvalidArgumentError, match="max_tokens"):
+        memory_hooks(max_tokens="lots")  # type: ignore[arg-type]
