@@ -521,3 +521,36 @@ def test_the_middleware_and_the_hooks_refuse_a_bad_budget() -> None:
         MemoryMiddleware(max_tokens=-1)
     with pytest.raises(InvalidArgumentError, match="max_tokens"):
         memory_hooks(max_tokens="lots")  # type: ignore[arg-type]
+
+
+def test_a_window_given_a_writer_needs_the_scope_on_every_turn(store: MemoryStore) -> None:
+    from langgraph_memory import MissingScopeKeyError
+
+    with BackgroundWriter(MemoryWriter(store, model=RulesModel()), journal=False) as background:
+        window = memory_window_node(10_000, writes=background)
+        # nothing to fold yet, and still the run without a user_id fails at once
+        with pytest.raises(MissingScopeKeyError):
+            window({"messages": [HumanMessage("hi")]}, {"configurable": {"thread_id": "t"}})
+
+
+def test_the_summary_is_a_traced_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langsmith import Client, tracing_context
+    from langsmith.utils import get_env_var
+    from langsmith_stub import LangSmithStub
+
+    with LangSmithStub() as stub:
+        monkeypatch.setenv("LANGSMITH_DISABLE_RUN_COMPRESSION", "true")
+        get_env_var.cache_clear()  # type: ignore[attr-defined]  # an lru_cache
+        client = Client(api_url=stub.url, api_key="test")
+        try:
+            model = ScriptedChatModel(default="The user asked about many topics.")
+            with tracing_context(enabled=True, client=client, project_name="window-tests"):
+                apply(memory_window_node(200, model=model), thread_of(12))
+            client.flush()
+            assert stub.wait_for(lambda s: bool(s.named("memory.summarize")))
+            [run] = stub.named("memory.summarize")
+            assert run["outputs"]["summary"] == "The user asked about many topics."
+            assert run["inputs"]["folded"] > 0
+        finally:
+            client.cleanup()
+    get_env_var.cache_clear()  # type: ignore[attr-defined]  # an lru_cache

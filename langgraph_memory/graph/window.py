@@ -32,7 +32,9 @@ What is reused, and why the rest is written here: the counting
 (``count_tokens_approximately``), the removal (``RemoveMessage``,
 ``REMOVE_ALL_MESSAGES`` for the first fold, which has to put the summary at the
 head) and the transcript for the summary model (``get_buffer_string``) are
-LangChain's and LangGraph's. langchain's ``SummarizationMiddleware`` is
+LangChain's and LangGraph's. ``trim_messages`` is not used: it returns the
+messages it keeps, while a fold needs the ones it drops (to summarise and
+remove them by id) and whole turns. langchain's ``SummarizationMiddleware`` is
 middleware for ``create_agent`` only, needs a model (no offline summary),
 rewrites the whole thread on every fold, and cannot wait for a deferred
 write. LangMem's ``SummarizationNode`` keeps its summary in a state key of its
@@ -83,6 +85,7 @@ from langchain_core.messages import (
 )
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.runtime import Runtime
 
@@ -92,7 +95,7 @@ from langgraph_memory.graph.read_write import WAIT_FOR_WRITES_S, check_wait
 from langgraph_memory.graph.run import PendingWrites
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.llm import resolve_chat_model
-from langgraph_memory.scope import ScopeSpec, scope_of_run
+from langgraph_memory.scope import Scope, ScopeSpec, scope_of_run
 from langgraph_memory.tracing import clip, scope_metadata, traced
 
 __all__ = [
@@ -132,7 +135,7 @@ class WindowStats:
 
     folds: int = 0  # turns of the node that folded messages into the summary
     folded_messages: int = 0  # messages removed from state by those folds
-    summary_calls: int = 0  # calls of the summary model
+    summary_calls: int = 0  # calls of the summary model (failed ones included)
     offline_summaries: int = 0  # extractive summaries (no model, or the model failed)
     stubbed: int = 0  # tool outputs replaced by a stub
     postponed: int = 0  # folds put off because the scope's turns were still being written
@@ -196,16 +199,19 @@ def _summary_message(text: str) -> SystemMessage:
 
 
 def _fit(text: str, tokens: int) -> str:
-    """``text`` cut (oldest lines first, then characters) so the summary message
-    counts at most ``tokens``."""
+    """``text`` cut so the summary message counts at most ``tokens``: the oldest lines
+    go first (the newest is what the next turns build on), then characters."""
     lines = [line for line in text.splitlines() if line.strip()]
-    while len(lines) > 1 and _tokens([_summary_message("\n".join(lines))]) > tokens:
-        lines.pop(0)  # the oldest line goes first: the newest is what the turn builds on
-    kept = "\n".join(lines)
-    while kept and _tokens([_summary_message(kept)]) > tokens:
-        kept = kept[: max(0, len(kept) - max(4, len(kept) // 8) - 1)] + "…"
-        kept = "" if kept == "…" else kept
-    return kept
+    kept: list[str] = []
+    for line in reversed(lines):  # newest first, so the cost grows with what is kept
+        if kept and _tokens([_summary_message("\n".join([line, *kept]))]) > tokens:
+            break
+        kept.insert(0, line)
+    fitted = "\n".join(kept)
+    while fitted and _tokens([_summary_message(fitted)]) > tokens:
+        fitted = fitted[: max(0, len(fitted) - max(4, len(fitted) // 8) - 1)] + "…"
+        fitted = "" if fitted == "…" else fitted
+    return fitted
 
 
 def _summarize_inputs(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -248,7 +254,9 @@ def summarize(
             f"{transcript}\n\nWrite the new summary in at most {words} words."
         ),
     ]
-    return _fit(model.invoke(prompt).text.strip(), tokens)
+    # nostream: the summary is bookkeeping, not part of the answer a user streams.
+    answer = model.invoke(prompt, config={"tags": [TAG_NOSTREAM]})
+    return _fit(answer.text.strip(), tokens)
 
 
 class MemoryWindow:
@@ -306,19 +314,20 @@ class MemoryWindow:
         """The state update that brings the thread inside the budget ({} if nothing to do)."""
         if self.max_tokens is None:
             return {}
-        plan = self._plan(messages_of(state), self.max_tokens)
-        if plan is None:
-            return {}
-        if not self._written(config, runtime):
+        messages = messages_of(state)
+        # The scope is resolved on every turn, so a run without one fails at once,
+        # not at its first fold.
+        context = runtime.context if runtime is not None else None
+        where = None if self.writes is None else scope_of_run(self.scope, config, context)
+        plan = self._plan(messages, self.max_tokens)
+        if plan is None or not self._written(where):
             return {}
         return {"messages": self._update(plan)}
 
-    def _written(self, config: RunnableConfig, runtime: Runtime[Any] | None) -> bool:
+    def _written(self, where: Scope | None) -> bool:
         """Whether the scope's queued turns are written (waiting up to ``wait_for_writes``)."""
-        if self.writes is None:
+        if self.writes is None or where is None:
             return True
-        context = runtime.context if runtime is not None else None
-        where = scope_of_run(self.scope, config, context)
         if self.writes.wait(where, self.wait_for_writes):
             return True
         with self._lock:
