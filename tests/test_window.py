@@ -128,7 +128,7 @@ def test_the_latest_human_message_stays_even_when_it_alone_is_over_budget() -> N
 
 
 def test_a_thread_of_one_user_message_is_never_folded() -> None:
-    window = memory_window_node(50)
+    window = memory_window_node(64)
     assert window({"messages": [HumanMessage("hi " * 300, id="latest")]}, CONFIG) == {}
     # a greeting before it may go, the user's message may not
     messages = [AIMessage("Welcome! " * 300, id="greet"), HumanMessage("hi " * 300, id="latest")]
@@ -429,7 +429,7 @@ def test_a_stuck_writer_postpones_the_fold_and_says_so(
 # -- bad arguments ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", [0, -5, 1.5, "4000", True])
+@pytest.mark.parametrize("bad", [0, -5, 63, 1.5, "4000", True])
 def test_a_bad_budget_is_refused_with_what_to_do(bad: Any) -> None:
     with pytest.raises(InvalidArgumentError, match=r"max_tokens.*e\.g\. max_tokens=4000"):
         memory_window_node(bad)
@@ -441,7 +441,8 @@ def test_a_bad_budget_is_refused_with_what_to_do(bad: Any) -> None:
         ({"max_tool_chars": 0}, "max_tool_chars must be >= 1"),
         ({"max_tool_chars": "big"}, "max_tool_chars must be an int"),
         ({"summary_tokens": 500}, "summary_tokens=500 leaves no room"),
-        ({"summary_tokens": -1}, "summary_tokens must be >= 1"),
+        ({"summary_tokens": -1}, "summary_tokens must be >= 24"),
+        ({"summary_tokens": 23}, "summary_tokens must be >= 24"),
         ({"wait_for_writes": -1}, "wait_for_writes must be a number"),
         ({"writes": object()}, "writes must be the BackgroundWriter"),
     ],
@@ -459,6 +460,17 @@ def test_add_memory_refuses_a_bad_budget_before_changing_the_graph(
         with pytest.raises(InvalidArgumentError, match="max_tokens"):
             add_memory(builder, store=store, max_tokens=0)
         assert set(builder.nodes) == {"agent"}
+
+
+def test_the_smallest_budgets_hold_an_empty_summary_and_are_kept() -> None:
+    from langgraph_memory.graph.window import MIN_MAX_TOKENS, MIN_SUMMARY_TOKENS, _summary_message
+
+    assert tokens([_summary_message("")]) < MIN_SUMMARY_TOKENS
+    for budget in range(MIN_MAX_TOKENS, MIN_MAX_TOKENS + 40, 3):
+        after = apply(
+            memory_window_node(budget), [*thread_of(10, words=0)[:-1], HumanMessage("ok")]
+        )
+        assert tokens(after) <= budget, budget
 
 
 def test_it_is_exported_from_the_package() -> None:

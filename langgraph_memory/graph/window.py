@@ -54,7 +54,6 @@ here, so the node is written here: small, and on public APIs only.
 >>> thread = add_messages(thread, window({"messages": thread}, {})["messages"])
 >>> print(thread[0].content)
 Earlier in this conversation (a summary):
-...
 User: Question 2 is here.
 Assistant: Answer 2.
 >>> [m.id for m in thread[1:]], window.stats.folds
@@ -116,6 +115,10 @@ SUMMARY_HEADER = "Earlier in this conversation (a summary):"
 MAX_TOOL_CHARS = 2_000
 #: What a stubbed tool output starts with (so a stub is never stubbed again).
 STUB_PREFIX = "[tool output elided"
+#: The smallest summary budget: the header and a few words.
+MIN_SUMMARY_TOKENS = 24
+#: The smallest thread budget: a summary and a short turn. A smaller one could not be kept.
+MIN_MAX_TOKENS = 64
 #: Longest sentence the offline summary keeps from one message, in characters.
 SENTENCE_CHARS = 160
 
@@ -156,16 +159,16 @@ def _tokens(messages: Sequence[BaseMessage]) -> int:
     return count_tokens_approximately(messages) if messages else 0
 
 
-def _check_tokens(value: Any, what: str, hint: str) -> int | None:
-    """None, or a whole number of tokens >= 1; else an error that says what to pass."""
+def _check_tokens(value: Any, what: str, low: int, hint: str) -> int | None:
+    """None, or a whole number of tokens >= ``low``; else an error that says what to pass."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidTypeError(
-            f"{what} must be an int >= 1, got {type(value).__name__}: {value!r}: {hint}"
+            f"{what} must be an int >= {low}, got {type(value).__name__}: {value!r}: {hint}"
         )
-    if value < 1:
-        raise InvalidArgumentError(f"{what} must be >= 1, got {value!r}: {hint}")
+    if value < low:
+        raise InvalidArgumentError(f"{what} must be >= {low}, got {value!r}: {hint}")
     return value
 
 
@@ -277,6 +280,7 @@ class MemoryWindow:
         self.max_tokens = _check_tokens(
             max_tokens,
             "max_tokens",
+            MIN_MAX_TOKENS,
             "pass the thread's budget in tokens (e.g. max_tokens=4000), or None to keep "
             "every message",
         )
@@ -285,10 +289,11 @@ class MemoryWindow:
         summary = _check_tokens(
             summary_tokens,
             "summary_tokens",
+            MIN_SUMMARY_TOKENS,
             "pass the summary's share of max_tokens (e.g. 500), or None for a quarter of it",
         )
         # A quarter of the budget by default: room for the summary, most of it for the turns.
-        default = min(max(32, budget // 4), budget // 2)
+        default = max(MIN_SUMMARY_TOKENS, budget // 4)
         self.summary_tokens = summary if summary is not None else default
         if self.max_tokens is not None and self.summary_tokens >= self.max_tokens:
             raise InvalidArgumentError(
@@ -457,8 +462,9 @@ def memory_window_node(
     """A node that keeps ``state["messages"]`` within ``max_tokens`` (None, the
     default: changes nothing).
 
-    Past the budget, the oldest whole turns are folded into one summary message
-    (``SUMMARY_ID``) of at most ``summary_tokens`` (default: a quarter of the
+    ``max_tokens`` is at least ``MIN_MAX_TOKENS`` (64). Past the budget, the
+    oldest whole turns are folded into one summary message (``SUMMARY_ID``) of
+    at most ``summary_tokens`` (default: a quarter of the
     budget) and removed; tool outputs of past turns longer than ``max_tool_chars``
     characters become a stub. ``model``: a chat model (or ``"provider:model"``)
     that writes the summary; None: an extractive one, offline. ``writes`` (a
@@ -473,7 +479,7 @@ def memory_window_node(
     >>> memory_window_node(0)
     Traceback (most recent call last):
     ...
-    langgraph_memory.errors.InvalidArgumentError: max_tokens must be >= 1, got 0: ...
+    langgraph_memory.errors.InvalidArgumentError: max_tokens must be >= 64, got 0: ...
     """
     return MemoryWindow(
         max_tokens,
