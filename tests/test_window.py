@@ -426,6 +426,29 @@ def test_a_stuck_writer_postpones_the_fold_and_says_so(
     assert unwritten == []
 
 
+def test_add_memory_gives_the_window_the_deferred_writer_to_wait_for(store: MemoryStore) -> None:
+    stuck = threading.Event()
+    with BackgroundWriter(slow_writer(store, lambda: stuck.wait(10)), workers=1) as background:
+        builder = chat_builder(MemoryState, [])
+        add_memory(
+            builder,
+            store=store,
+            writer=background,
+            write="deferred",
+            max_tokens=200,
+            wait_for_writes=0.05,
+        )
+        graph = builder.compile(checkpointer=InMemorySaver())
+        for text in long_turns(3):
+            graph.invoke({"messages": [HumanMessage(text)]}, CONFIG)
+        state = graph.get_state(CONFIG).values["messages"]
+        assert len(state) == 6 and not summaries(state)  # nothing folded: nothing written
+        stuck.set()
+        background.flush(10)
+        graph.invoke({"messages": [HumanMessage(long_turns(4)[3])]}, CONFIG)
+        assert summaries(graph.get_state(CONFIG).values["messages"])
+
+
 # -- bad arguments ------------------------------------------------------------------------------
 
 
