@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from langgraph_memory.graph.middleware import MemoryMiddleware
     from langgraph_memory.graph.nodes import memory_read_node, memory_write_node
     from langgraph_memory.graph.tools import memory_tools
+    from langgraph_memory.graph.window import memory_window_node
     from langgraph_memory.graph.wiring import add_memory
     from langgraph_memory.read.render import render
     from langgraph_memory.read.retrieve import Retrieved, retrieve
@@ -101,6 +102,7 @@ _LAZY = {
     "memory_read_node": "langgraph_memory.graph.nodes",
     "memory_write_node": "langgraph_memory.graph.nodes",
     "memory_tools": "langgraph_memory.graph.tools",
+    "memory_window_node": "langgraph_memory.graph.window",
     "memory_hooks": "langgraph_memory.graph.hooks",
     "MemoryMiddleware": "langgraph_memory.graph.middleware",  # needs langchain
     # records
@@ -176,6 +178,7 @@ __all__ = [
     "memory_hooks",
     "memory_read_node",
     "memory_tools",
+    "memory_window_node",
     "memory_write_node",
     "render",
     "retrieve",

@@ -71,6 +71,7 @@ from langgraph_memory import (
     memory_hooks,
     memory_read_node,
     memory_tools,
+    memory_window_node,
     memory_write_node,
     render,
     retrieve,
@@ -484,9 +485,14 @@ BAD: list[Bad] = [
     Bad(
         "memory_write_node", lambda w: memory_write_node(w.writer)({}, CONFIG), MissingStateKeyError
     ),
+    Bad("memory_window_node", lambda w: memory_window_node(0), ARG),
+    Bad("memory_window_node", lambda w: memory_window_node(True), TYPE),
+    Bad("memory_window_node", lambda w: memory_window_node(100, writes=w.writer), ARG),  # type: ignore[arg-type]
+    Bad("memory_window_node", lambda w: memory_window_node(100)({}, CONFIG), MissingStateKeyError),
     Bad("memory_tools", lambda w: memory_tools(5), TYPE),  # type: ignore[arg-type]
     Bad("memory_hooks", lambda w: memory_hooks(store=5), TYPE),  # type: ignore[arg-type]
     Bad("memory_hooks", lambda w: memory_hooks(w.store, write="x"), ARG),  # type: ignore[arg-type]
+    Bad("memory_hooks", lambda w: memory_hooks(w.store, max_tokens=1.5), TYPE),  # type: ignore[arg-type]
     Bad(
         "memory_hooks",
         lambda w: memory_hooks(w.store)["pre_model_hook"]({}, CONFIG),
@@ -494,6 +500,7 @@ BAD: list[Bad] = [
     ),
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(store=5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(writer=5), TYPE),  # type: ignore[arg-type]
+    Bad("MemoryMiddleware", lambda w: MemoryMiddleware(w.store, max_tokens=0), ARG),
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(w.store, write="x"), ARG),  # type: ignore[arg-type]
     Bad(
         "MemoryMiddleware.before_agent",
@@ -520,6 +527,12 @@ BAD: list[Bad] = [
     Bad("add_memory", lambda w: add_memory(w.builder(), store=w.store, into="notes"), ARG),
     Bad("add_memory", lambda w: add_memory(w.builder(), store=w.store, read_name="agent"), ARG),
     Bad("add_memory", lambda w: add_memory(w.builder(), store=5), TYPE),  # type: ignore[arg-type]
+    Bad("add_memory", lambda w: add_memory(w.builder(), store=w.store, max_tokens=0), ARG),
+    Bad(
+        "add_memory",
+        lambda w: add_memory(w.builder(), store=w.store, max_tokens=500, window_name="agent"),
+        ARG,
+    ),
     Bad("build_chat_graph", lambda w: build_chat_graph(w.store, chat=5), TYPE),  # type: ignore[arg-type]
     Bad("build_chat_graph", lambda w: build_chat_graph(w.store, tools=5), TYPE),  # type: ignore[arg-type]
     Bad("build_chat_graph", lambda w: build_chat_graph(w.store, write="deferred"), TYPE),

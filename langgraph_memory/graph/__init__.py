@@ -1,8 +1,10 @@
-"""LangGraph integration: read and write nodes, memory tools, ``add_memory``, the
-``create_react_agent`` hooks, (with langchain installed) ``MemoryMiddleware``, and
-``build_chat_graph``, a complete chat agent with memory.
+"""LangGraph integration: read and write nodes, the working-memory window node,
+memory tools, ``add_memory``, the ``create_react_agent`` hooks, (with langchain
+installed) ``MemoryMiddleware``, and ``build_chat_graph``, a complete chat agent
+with memory.
 
 >>> from langgraph_memory.graph import MemoryState, add_memory, memory_read_node, memory_tools
+>>> from langgraph_memory.graph import memory_window_node
 >>> from langgraph_memory.graph import MemoryMiddleware, memory_hooks
 """
 
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
     from langgraph_memory.graph.stand_in import StandInChatModel
     from langgraph_memory.graph.state import MemoryState
     from langgraph_memory.graph.tools import memory_tools
+    from langgraph_memory.graph.window import memory_window_node
     from langgraph_memory.graph.wiring import add_memory
 
 #: Where each name lives: loaded on first use (PEP 562), so that importing one of
@@ -33,6 +36,7 @@ _LAZY = {
     "memory_hooks": "langgraph_memory.graph.hooks",
     "memory_read_node": "langgraph_memory.graph.nodes",
     "memory_tools": "langgraph_memory.graph.tools",
+    "memory_window_node": "langgraph_memory.graph.window",
     "memory_write_node": "langgraph_memory.graph.nodes",
 }
 
@@ -48,6 +52,7 @@ __all__ = [
     "memory_hooks",
     "memory_read_node",
     "memory_tools",
+    "memory_window_node",
     "memory_write_node",
 ]
 

@@ -34,14 +34,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 
 from langgraph_memory.graph.nodes import Node
-from langgraph_memory.graph.read_write import WriteTiming, memory_steps
-from langgraph_memory.graph.run import Submitter
+from langgraph_memory.graph.read_write import WAIT_FOR_WRITES_S, WriteTiming, memory_steps
+from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.turns import messages_of
+from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
 from langgraph_memory.write import MemoryWriter
 
@@ -63,13 +66,17 @@ def memory_hooks(
     write: WriteTiming = "inline",
     scope: ScopeSpec = "user",
     k: int = 5,
+    max_tokens: int | None = None,
+    summary_model: BaseChatModel | str | None = None,
     **retrieve_options: Any,
 ) -> ReactHooks:
     """The ``pre_model_hook`` (read) and ``post_model_hook`` (write) for
     ``create_react_agent``, with the arguments of ``MemoryMiddleware``: ``store``
     (default: the writer's, else the agent's own), ``writer`` (a ``MemoryWriter``;
     a ``BackgroundWriter`` with ``write="deferred"``), ``scope`` (a kind or a
-    namespace template), ``k`` and ``retrieve_options`` for ``read.retrieve``.
+    namespace template), ``k`` and ``retrieve_options`` for ``read.retrieve``,
+    ``max_tokens`` and ``summary_model`` (the thread's budget: see
+    ``memory_window_node``; the pre-model hook keeps the thread within it).
 
     >>> sorted(memory_hooks())
     ['post_model_hook', 'pre_model_hook']
@@ -78,11 +85,23 @@ def memory_hooks(
         store, writer, write=write, scope=scope, k=k, who="memory_hooks", **retrieve_options
     )
 
+    window = memory_window_node(
+        max_tokens,
+        model=summary_model,
+        writes=writer if isinstance(writer, PendingWrites) else None,
+        scope=scope,
+        wait_for_writes=retrieve_options.get("wait_for_writes", WAIT_FOR_WRITES_S),
+    )
+
     def read_memories(
         state: Any, config: RunnableConfig, runtime: Runtime[Any] | None = None
     ) -> dict[str, Any]:
         block = read(state, config, runtime)
-        return {"llm_input_messages": [SystemMessage(block), *messages_of(state)]}
+        messages: list[Any] = messages_of(state)
+        update = window(state, config, runtime)  # {} when off or nothing to do
+        if update:  # the model sees the thread as it will be stored
+            messages = list(add_messages(messages, update["messages"]))
+        return {**update, "llm_input_messages": [SystemMessage(block), *messages]}
 
     def write_memories(
         state: Any, config: RunnableConfig, runtime: Runtime[Any] | None = None

@@ -41,14 +41,16 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
 from langgraph_memory.errors import MissingDependencyError
-from langgraph_memory.graph.read_write import WriteTiming, memory_steps
-from langgraph_memory.graph.run import Submitter, current_config
+from langgraph_memory.graph.read_write import WAIT_FOR_WRITES_S, WriteTiming, memory_steps
+from langgraph_memory.graph.run import PendingWrites, Submitter, current_config
 from langgraph_memory.graph.turns import messages_of
+from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
 from langgraph_memory.write import MemoryWriter
 
@@ -89,7 +91,10 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
     None makes one on the store) or a ``BackgroundWriter`` you flush and close
     (``write="deferred"``). ``scope``: a kind (``"user"``: the run's ``user_id``)
     or a namespace template like ``("user", "{user_id}")``. ``k`` and
-    ``retrieve_options`` go to ``read.retrieve``.
+    ``retrieve_options`` go to ``read.retrieve``. ``max_tokens`` (None: off)
+    keeps the thread within that many tokens before each turn, folding the
+    oldest turns into a summary (``summary_model``'s, else extractive) once they
+    are written (see ``memory_window_node``).
     """
 
     state_schema = MemoryAgentState
@@ -102,17 +107,29 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
         write: WriteTiming = "inline",
         scope: ScopeSpec = "user",
         k: int = 5,
+        max_tokens: int | None = None,
+        summary_model: BaseChatModel | str | None = None,
         **retrieve_options: Any,
     ) -> None:
         super().__init__()
         self._read, self._write = memory_steps(
             store, writer, write=write, scope=scope, k=k, who="MemoryMiddleware", **retrieve_options
         )
+        self._window = memory_window_node(
+            max_tokens,
+            model=summary_model,
+            writes=writer if isinstance(writer, PendingWrites) else None,
+            scope=scope,
+            wait_for_writes=retrieve_options.get("wait_for_writes", WAIT_FOR_WRITES_S),
+        )
         self.tools = []
 
     def before_agent(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Read this turn's memories into the state (the prompt gets them)."""
-        return {"memories": self._read(state, current_config(), runtime)}
+        """Keep the thread within ``max_tokens`` (if set), and read this turn's
+        memories into the state (the prompt gets them)."""
+        config = current_config()
+        update = self._window(state, config, runtime)  # {} when off or nothing to do
+        return {**update, "memories": self._read(state, config, runtime)}
 
     async def abefore_agent(
         self, state: MemoryAgentState, runtime: Runtime[Any]

@@ -1,5 +1,6 @@
 """``add_memory``: wire the read node before, and the write node after, a node
-of an existing ``StateGraph`` builder.
+of an existing ``StateGraph`` builder (and, with ``max_tokens``, the window node
+that keeps the thread inside a token budget before the read node).
 
 Edges that enter the node from outside its loop (from START, or from a node it
 cannot reach) now pass through the read node; edges and conditional routes that
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from langgraph_memory.checks import check_instance
@@ -42,6 +44,7 @@ from langgraph_memory.graph.nodes import (
     memory_read_node,
     memory_write_node,
 )
+from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
 from langgraph_memory.write import MemoryWriter
 
@@ -80,6 +83,9 @@ def add_memory(
     read_name: str = "memory_read",
     write_name: str = "memory_write",
     wait_for_writes: float = WAIT_FOR_WRITES_S,
+    max_tokens: int | None = None,
+    summary_model: BaseChatModel | str | None = None,
+    window_name: str = "memory_window",
 ) -> StateGraph[Any]:
     """Add memory around node ``around`` of ``builder`` (before ``compile``); returns it.
 
@@ -91,6 +97,11 @@ def add_memory(
     ``"deferred"`` (a ``BackgroundWriter`` you pass, flush and close). With a
     ``BackgroundWriter``, the read node first waits up to ``wait_for_writes``
     seconds for the scope's queued turns (see ``memory_read_node``).
+
+    ``max_tokens`` (None: off) adds ``memory_window_node`` before the read node: it
+    folds the oldest turns into a summary (written by ``summary_model``, else
+    extractive) to keep the thread within the budget, and, with a
+    ``BackgroundWriter``, never folds a turn still being written.
     """
     check_instance(builder, StateGraph, "builder", "pass the StateGraph before compile()")
     if around not in builder.nodes:
@@ -102,7 +113,17 @@ def add_memory(
             f"the graph's state has no {into!r} key for the memories: add `{into}: str` to "
             "your state schema, or build the graph on langgraph_memory.graph.MemoryState"
         )
-    for name in (read_name, write_name):
+    window: Any = memory_window_node(
+        max_tokens,
+        model=summary_model,
+        writes=writer if isinstance(writer, PendingWrites) else None,
+        scope=scope,
+        wait_for_writes=wait_for_writes,
+    )  # built (and its arguments checked) before the builder changes
+    names = (
+        (read_name, write_name, window_name) if max_tokens is not None else (read_name, write_name)
+    )
+    for name in names:
         if name in builder.nodes:
             raise InvalidArgumentError(f"the graph already has a node {name!r}; pass another name")
     if writer is None and store is not None:
@@ -116,12 +137,18 @@ def add_memory(
     write_node: Any = memory_write_node(writer, scope=scope, write=write)
     builder.add_node(read_name, read)
     builder.add_node(write_name, write_node)
+    # The turn enters through the window (when there is one), then the read node.
+    entry = read_name
+    if max_tokens is not None:
+        builder.add_node(window_name, window)
+        builder.add_edge(window_name, read_name)
+        entry = window_name
 
     in_loop = _reachable(builder, around)
     for a, b in list(builder.edges):
         if b == around and (a == START or a not in in_loop):
             builder.edges.discard((a, b))
-            builder.edges.add((a, read_name))
+            builder.edges.add((a, entry))
         if a == around and b == END:
             builder.edges.discard((a, b))
             builder.edges.add((around, write_name))
