@@ -95,6 +95,7 @@ from langgraph_memory.lifecycle import (
     strength,
 )
 from langgraph_memory.llm import resolve_chat_model
+from langgraph_memory.read import rules_of
 from langgraph_memory.store import (
     check_store,
     compact_directory,
@@ -259,6 +260,9 @@ BAD: list[Bad] = [
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, SURROGATE), ARG),
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, "ffffffff"), MemoryNotFoundError),
     Bad("Internals.get_memories", lambda w: internals(w.store).get_memories(U, None), ARG),  # type: ignore[arg-type]
+    Bad("Internals.rules", lambda w: internals(w.store).rules("nokind"), SCOPE),
+    Bad("rules_of", lambda w: rules_of(5, U), TYPE),  # type: ignore[arg-type]
+    Bad("rules_of", lambda w: rules_of(w.store, "user:"), SCOPE),
     Bad("MemoryStore.active", lambda w: w.store.active(5), SCOPE),  # type: ignore[arg-type]
     Bad("MemoryStore.pinned", lambda w: w.store.pinned(U, "x"), ARG),  # type: ignore[arg-type]
     Bad("Internals.vectors", lambda w: internals(w.store).vectors(U, "abc"), ARG),

@@ -26,6 +26,7 @@ EXPECTED = {
     "The write path in ten lines": "UPDATE",
     "Lifecycle: decay, consolidation, maintenance": "'merged': 1",
     "Rules: how to work with this user": "How to work with this user",
+    "Working memory: the thread inside a token budget": "True\nFrom what I remember: you are all",
 }
 #: ``# -> text``: a line the example prints.
 PRINTS = re.compile(r"#\s*->\s*(.*)$")

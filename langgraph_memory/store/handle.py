@@ -419,7 +419,19 @@ class Internals:
         """
         scope = Scope.of(scope)
         cols = self._core.collections(scope)
-        return () if cols is None else rules.rules(self._core.live(), cols, scope)
+        if cols is None:
+            return ()
+        engine = self._core.live()
+        with engine.lexicon.ready(cols, engine.registry) as index:
+            generation = index.generation
+        cached = engine.rules.get(scope.key, generation)
+        if cached is not None:
+            return cached
+        # Read after the generation: a write in between leaves a newer generation, so
+        # the next read reads again; the cache never holds older rules than its key.
+        found = rules.read_rules(cols, scope)
+        engine.rules.put(scope.key, generation, found)
+        return found
 
     @read_method
     def get_memories(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, Memory]:

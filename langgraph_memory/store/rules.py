@@ -19,17 +19,13 @@ True
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
 from langgraph_memory.records import Kind, Memory
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
 from langgraph_memory.store.collection_io import fetch
 
-if TYPE_CHECKING:  # the engine holds the cache: no import at run time
-    from langgraph_memory.store.engine import Engine
-
-__all__ = ["RuleCache", "rules"]
+__all__ = ["RuleCache", "read_rules"]
 
 #: Scopes whose rules are kept; past it the least recently read go.
 MAX_SCOPES = 1024
@@ -65,16 +61,8 @@ class RuleCache:
             self._held.pop(scope, None)
 
 
-def rules(engine: Engine, cols: layout.ScopeCollections, scope: Scope) -> tuple[Memory, ...]:
-    """The scope's active rules (in ``cols``): pinned first, then the most recent first."""
-    with engine.lexicon.ready(cols, engine.registry) as index:
-        generation = index.generation
-    cached = engine.rules.get(scope.key, generation)
-    if cached is not None:
-        return cached
-    # Read after the generation: a write in between leaves a newer generation, so the
-    # next read reads again; the cache never holds older rules than its generation.
+def read_rules(cols: layout.ScopeCollections, scope: Scope) -> tuple[Memory, ...]:
+    """The scope's active rules, read from Chroma (the collection ``cols.active``):
+    pinned first, then the most recent first."""
     found = [v.memory for v in fetch(cols.active, scope, where={"kind": Kind.PROCEDURAL.value})]
-    ordered = tuple(sorted(found, key=lambda m: (not m.pinned, -m.created_at.timestamp(), m.id)))
-    engine.rules.put(scope.key, generation, ordered)
-    return ordered
+    return tuple(sorted(found, key=lambda m: (not m.pinned, -m.created_at.timestamp(), m.id)))
