@@ -127,3 +127,12 @@ def test_the_rules_cost_benchmark_reads_both_scopes(tmp_path: Path) -> None:
     )
     assert report["rendered_rule_lines"] == 5  # all five fit the section's budget
     assert f"**{report['added_ms']:.2f} ms**" in rules_cost.render_markdown(report)
+
+
+def test_rules_travel_in_an_export(store: MemoryStore, tmp_path: Path) -> None:
+    store.add(U, "User wants PRs opened as drafts.", kind="procedural", now=T0)
+    store.add(U, "User lives in Pune.", now=T0)
+    exported = store.export(U)
+    with MemoryStore(tmp_path / "other", embeddings=DeterministicFakeEmbedding(size=16)) as other:
+        other.import_scope(exported)
+        assert [m.text for m in rules_of(other, U)] == ["User wants PRs opened as drafts."]

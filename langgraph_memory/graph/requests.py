@@ -30,9 +30,17 @@ import re
 from langgraph_memory.records import Memory
 from langgraph_memory.write.guards import protected
 from langgraph_memory.write.provenance import own_and_quoted, speaker_of, support
+from langgraph_memory.write.rules.grammar import expand_contractions, sentences, without_lead_words
+from langgraph_memory.write.rules.instructions import read_instruction
 from langgraph_memory.write.types import Turn
 
-__all__ = ["REMEMBER_MIN_SUPPORT", "asked_to_forget", "asked_to_remember", "forget_refusal"]
+__all__ = [
+    "REMEMBER_MIN_SUPPORT",
+    "asked_to_forget",
+    "asked_to_remember",
+    "asked_to_set_rule",
+    "forget_refusal",
+]
 
 #: Share of a remembered text's words the user's own message must hold for the text to be
 #: the user's request (a model writes "User prefers window seats." for "I prefer window seats").
@@ -61,6 +69,32 @@ def asked_to_remember(turn: Turn, text: str) -> bool:
     own = _own_words(turn)
     return (
         _REMEMBER.search(own) is not None
+        and speaker_of(text, turn, "user") == "user"
+        and support(text, own) >= REMEMBER_MIN_SUPPORT
+    )
+
+
+def asked_to_set_rule(turn: Turn, text: str) -> bool:
+    """Whether the user's own words in ``turn`` set a standing instruction (a sentence
+    the rules read as one: "from now on ...", "always ...", "never ...") that ``text``
+    is taken from: what a ``remember(rule=True)`` call must come from.
+
+    >>> from datetime import datetime, timezone
+    >>> when = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    >>> said = Turn.of([("user", "From now on, answer in metric units.")], when=when)
+    >>> asked_to_set_rule(said, "Answer in metric units.")
+    True
+    >>> asked_to_set_rule(Turn.of([("user", "Answer in metric units.")], when=when), "x")
+    False
+    """
+    own = _own_words(turn)
+    day = turn.when.date()
+    standing = any(
+        read_instruction(without_lead_words(expand_contractions(s).strip()), day) is not None
+        for s in sentences(own)
+    )
+    return (
+        standing
         and speaker_of(text, turn, "user") == "user"
         and support(text, own) >= REMEMBER_MIN_SUPPORT
     )

@@ -47,7 +47,7 @@ from langgraph_memory.errors import (
     MemoryKitError,
     MemoryNotFoundError,
 )
-from langgraph_memory.graph.requests import asked_to_remember, forget_refusal
+from langgraph_memory.graph.requests import asked_to_remember, asked_to_set_rule, forget_refusal
 from langgraph_memory.graph.run import GraphMemory, current_runtime
 from langgraph_memory.graph.turns import last_turn, messages_of
 from langgraph_memory.read import retrieve
@@ -97,25 +97,33 @@ def memory_tools(
         config: RunnableConfig,
         importance: float | None = None,
         pinned: bool = False,
+        rule: bool = False,
         state: State = None,
     ) -> str:
         """Remember a durable fact about the user, in their words or yours
-        ("I prefer metric units"). importance: 0..1; pinned: always recall it."""
+        ("I prefer metric units"). importance: 0..1; pinned: always recall it;
+        rule: it is the user's standing instruction on how you should work
+        ("answer in metric units from now on"), shown to you on every turn."""
         where, writer = run_scope(config)
+        turn = None if state is None else _turn(state)
         asked = state is None or (
-            (turn := _turn(state)) is not None and asked_to_remember(turn, text)
+            turn is not None
+            and (asked_to_remember(turn, text) or (rule and asked_to_set_rule(turn, text)))
         )
         try:
             if asked:
-                decisions = writer.remember(where, text, importance=importance, pinned=pinned)
+                decisions = writer.remember(
+                    where, text, importance=importance, pinned=pinned, rule=rule
+                )
             else:
                 capped = min(importance, UNASKED_IMPORTANCE) if importance is not None else None
-                decisions = writer.remember(
+                decisions = writer.remember(  # unasked: a note, never a rule
                     where,
                     text,
                     importance=capped if capped is not None else UNASKED_IMPORTANCE,
                     source=Source.ASSISTANT,
                     trust=Trust.LOW,
+                    rule=rule,
                 )
         except MemoryKitError as exc:
             return f"Could not remember that: {exc}"

@@ -554,8 +554,14 @@ class MemoryWriter:
         now: datetime | None = None,
         source: Source = Source.EXPLICIT,
         trust: Trust = Trust.HIGH,
+        rule: bool = False,
     ) -> list[Decision]:
         """Store what the user asked to remember, through reconciliation.
+
+        ``rule=True`` keeps it as a rule (a procedural memory every read shows: "answer
+        in metric units"), as a standing instruction in the user's words already is
+        ("From now on, ..."). Only the user's own, trusted words make a rule: with a
+        lower ``trust`` it is kept as a note like any other.
 
         The text is read as the user's own words ("I prefer metric units"), so
         it is normalised like any fact and can UPDATE an older memory
@@ -573,6 +579,8 @@ class MemoryWriter:
             importance = check_importance(importance)
         if not isinstance(pinned, bool):
             raise InvalidMemoryError(f"pinned must be True or False, got {pinned!r}")
+        if not isinstance(rule, bool):
+            raise InvalidArgumentError(f"rule must be True or False, got {rule!r}")
         if not isinstance(source, Source) or not isinstance(trust, Trust):
             raise InvalidArgumentError(
                 f"source must be a Source and trust a Trust, got {source!r} and {trust!r}"
@@ -592,10 +600,7 @@ class MemoryWriter:
                 importance=importance if importance is not None else max(fact.importance, 0.7),
                 source=source,
                 trust=trust,
-                # A rule is the user's own: text nobody checked they asked for is a note.
-                kind=Kind.SEMANTIC
-                if fact.kind == Kind.PROCEDURAL and trust is not Trust.HIGH
-                else fact.kind,
+                kind=_remembered_kind(fact.kind, rule=rule, trust=trust),
                 event_time=fact.event_time,
             )
             with stores.internals(self.store).scope_lock(scope):
@@ -724,3 +729,18 @@ def _follow(decision: Decision, replaced: dict[str, str | None]) -> Decision:
 def _noted(decision: Decision, note: str) -> str:
     """``note`` after what validation already noted about ``decision``."""
     return f"{decision.note}; {note}" if decision.note else note
+
+
+def _remembered_kind(extracted: Kind, *, rule: bool, trust: Trust) -> Kind:
+    """The kind a remembered fact is kept as: a rule when asked for or read as one, but
+    only from trusted words (text nobody checked the user asked for is a note).
+
+    >>> _remembered_kind(Kind.SEMANTIC, rule=True, trust=Trust.HIGH).value
+    'procedural'
+    >>> _remembered_kind(Kind.PROCEDURAL, rule=False, trust=Trust.LOW).value
+    'semantic'
+    """
+    wanted = Kind.PROCEDURAL if rule else extracted
+    if wanted == Kind.PROCEDURAL and trust is not Trust.HIGH:
+        return Kind.SEMANTIC
+    return wanted
