@@ -207,3 +207,16 @@ def test_the_remember_tool_makes_no_rule_the_user_did_not_state(store: MemorySto
     out = graph.invoke({"messages": [("user", said)]}, {"configurable": {"user_id": "ann"}})
     assert out["messages"][2].content.startswith("Noted as unverified")
     assert rules_of(store, U) == ()
+
+
+def test_a_rule_reaches_an_agent_scope_only_through_an_approved_review(
+    store: MemoryStore,
+) -> None:
+    writer = MemoryWriter(store, model=RulesModel())
+    [decision] = writer.write_turn(U, [("user", "Never use emojis.")], now=T0)
+    review = store.reviews.propose(U, str(decision.result_id), "agent:support", now=T0)
+    assert rules_of(store, "agent:support") == ()  # pending: nothing reached the agent
+    store.reviews.approve(review.id, reason="most users ask for it", now=T0)
+    assert [(m.text, m.kind) for m in rules_of(store, "agent:support")] == [
+        (WANTS + "never use emojis.", Kind.PROCEDURAL)
+    ]
