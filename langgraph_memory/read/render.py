@@ -136,7 +136,8 @@ def render(
     # A rule is the user's: a low-trust one stays an unverified note.
     ruled = {m.id: m for m in [*given, *items] if _is_rule(m)}
     items = [m for m in items if m.id not in ruled]
-    items += [m for m in given if m.id not in ruled and m.id not in {i.id for i in items}]
+    held = {m.id for m in items}
+    items += [m for m in given if m.id not in ruled and m.id not in held]  # low-trust ones
     blocks = _rules_block(list(ruled.values()), rules_max_chars)
     if not items:
         return "\n\n".join(blocks) if blocks else empty
