@@ -2,8 +2,9 @@
 
 Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
 (ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes``, ``cli``
-(cli_startup), ``imports`` (import_time), ``maintenance``, ``multiprocess`` and ``scale``
-(the product read at scale, on real text); evaluations:
+(cli_startup), ``imports`` (import_time), ``maintenance``, ``multiprocess``, ``scale``
+(the product read at scale, on real text), ``rules`` (rules_cost) and ``window`` (working
+memory: a long thread with and without ``max_tokens``); evaluations:
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -33,6 +34,7 @@ BENCHES: dict[str, str] = {
     "multiprocess": "multiprocess",
     "scale": "scale",
     "rules": "rules_cost",
+    "window": "window",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",

@@ -15,7 +15,10 @@ holds::
 - the multi-process benchmark (``benchmarks.multiprocess --out``): turns/s, write latency
   and duplicates per lock kind against the worker count, and the fault test's unblock times;
 - the scale benchmark (``benchmarks.scale --out``): p50 of each component of the read
-  against the scope size (log x), and ``retrieve`` against embed + nearest.
+  against the scope size (log x), and ``retrieve`` against embed + nearest;
+- the working-memory benchmark (``benchmarks.window --out``): the agent's prompt tokens per
+  turn with the window and with the full history, for the scripted thread and the LoCoMo
+  replay.
 
 matplotlib is a development dependency (``pip install -e ".[dev]"``), not the package's; it is
 imported when a chart is drawn, never when this module is imported.
@@ -28,6 +31,8 @@ imported when a chart is drawn, never when this module is imported.
 'multiprocess'
 >>> kind_of({"rows": [], "targets": []})
 'scale'
+>>> kind_of({"thread": {}, "locomo": None})
+'window'
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ __all__ = [
     "retrieval_chart",
     "scale_chart",
     "store_chart",
+    "window_chart",
 ]
 
 #: Systems of the peers benchmark, in table order, with their chart labels.
@@ -84,8 +90,8 @@ def pyplot() -> Any:
 
 
 def kind_of(data: Mapping[str, Any]) -> str:
-    """Which result a loaded JSON object is: retrieval, store, peers, qa, multiprocess
-    or scale.
+    """Which result a loaded JSON object is: retrieval, store, peers, qa, multiprocess,
+    scale or window.
 
     Raises ValueError for anything else.
     """
@@ -103,10 +109,12 @@ def kind_of(data: Mapping[str, Any]) -> str:
         return "multiprocess"
     if "rows" in data and "targets" in data:
         return "scale"
+    if "thread" in data and "locomo" in data:
+        return "window"
     raise ValueError(
         "not a result this module draws: expected the JSON of benchmarks.retrieval, benchmarks.qa, "
-        "benchmarks.store_latency, benchmarks.scale, benchmarks.peers or "
-        "benchmarks.multiprocess"
+        "benchmarks.store_latency, benchmarks.scale, benchmarks.peers, "
+        "benchmarks.multiprocess or benchmarks.window"
         f" (top-level keys: {sorted(data)[:8]})"
     )
 
@@ -332,6 +340,34 @@ def scale_chart(report: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, plt, path)
 
 
+def window_chart(report: Mapping[str, Any], path: Path) -> Path:
+    """The agent's prompt tokens per turn, with the window and with the full history (one
+    panel per part of the run), the budget as a dashed line: flat against linear."""
+    plt = pyplot()
+    budget = report["config"]["budget"]
+    parts = [("Scripted thread", report["thread"])]
+    if report.get("locomo"):
+        loco = report["locomo"]
+        parts.append((f"LoCoMo {loco['sample_id']} replay ({loco['turns']} turns)", loco))
+    fig, axes = plt.subplots(1, len(parts), figsize=(6.5 * len(parts), 4.6), squeeze=False)
+    for ax, (title, part) in zip(axes[0], parts, strict=True):
+        for key, label in (("full", "full history"), ("window", f"max_tokens={budget}")):
+            side = part[key]
+            turns = range(1, len(side["prompt_tokens"]) + 1)
+            ax.plot(turns, side["prompt_tokens"], label=f"{label}: prompt")
+            if key == "window":  # the full history's thread is its prompt less the block
+                ax.plot(turns, side["thread_tokens"], lw=0.8, label=f"{label}: thread only")
+        ax.axhline(budget, ls="--", color="tab:gray", lw=1, label="max_tokens")
+        ax.set_title(title)
+        ax.set_xlabel("turn")
+        ax.set_ylabel("prompt tokens (approximate)")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small")
+    fig.suptitle("Working memory: the agent's prompt per turn, with and without the window")
+    return _save(fig, plt, path)
+
+
 def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
     """Draw the chart for one loaded result into ``out/<stem>.png``; return its path."""
     kind = kind_of(data)
@@ -346,6 +382,8 @@ def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
         return multiprocess_chart(data, path)
     if kind == "scale":
         return scale_chart(data, path)
+    if kind == "window":
+        return window_chart(data, path)
     return qa_chart(data["aggregates"], path)
 
 

@@ -33,7 +33,8 @@ def test_kinds_are_recognised_by_shape() -> None:
                    answer="Pune", abstention=False, f1=1.0, abstained=False)  # fmt: skip
     assert plots.kind_of(to_json([r], {"model": "m"})) == "qa"
     assert plots.kind_of({"load": [], "fault": [], "config": {}}) == "multiprocess"
-    with pytest.raises(ValueError, match=r"benchmarks\.peers or benchmarks\.multiprocess"):
+    assert plots.kind_of({"thread": {}, "locomo": None, "config": {}}) == "window"
+    with pytest.raises(ValueError, match=r"benchmarks\.multiprocess or benchmarks\.window"):
         plots.kind_of({"something": 1})
     with pytest.raises(ValueError, match="JSON object"):
         plots.kind_of([1, 2])  # type: ignore[arg-type]
