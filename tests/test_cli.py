@@ -437,3 +437,21 @@ def test_the_startup_benchmark_runs_every_command(tmp_path: Path) -> None:
     assert {"show", "scopes", "why ID", "import chromadb"} <= set(report["commands"])
     assert report["commands"]["import chromadb"]["ratio_to_floor"] == 1.0
     assert "| show |" in done.stdout
+
+
+def test_show_lists_rules_first_and_why_explains_a_rule(tmp_path: Path) -> None:
+    from langgraph_memory.write import MemoryWriter, RulesModel
+
+    path = str(tmp_path / "memory")
+    when = datetime(2026, 3, 2, tzinfo=timezone.utc)
+    with MemoryStore(path) as store:
+        writer = MemoryWriter(store, model=RulesModel())
+        writer.write_turn("user:ann", [("user", "Always answer in metric units.")], now=when)
+        [decision] = writer.write_turn(
+            "user:ann", [("user", "Always answer in imperial units.")], now=when
+        )
+    shown = ok("show", "--path", path, "--user", "ann").splitlines()
+    assert shown[0] == "Rules, how to work with this user (1):"
+    assert "always answer in imperial units" in shown[1]
+    why = ok("why", "--path", path, "--user", "ann", str(decision.result_id))
+    assert "UPDATE" in why and "always answer in metric units" in why  # what it replaced
