@@ -52,11 +52,13 @@ halfway (see ``rebuild``).
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -76,6 +78,9 @@ SCRUBBED_HEAP = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.per
 #: The collections a rebuild under way will rebuild, one name a line: there while
 #: its children run, so that the next open finishes what a killed process left.
 REBUILD_JOURNAL = "langgraph_memory.rebuilding"
+#: How long a rebuild right after the store closed its client waits for this process's
+#: native Chroma side to let go of the database file.
+CLOSE_WAIT_S = 3.0
 
 
 def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> None:
@@ -144,6 +149,23 @@ def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> 
         lock.release()
 
 
+def _wait_closed(database: Path, seconds: float = CLOSE_WAIT_S) -> None:
+    """``_check_closed``, given ``seconds`` for this process to let go of ``database``:
+    the store calls it right after closing its own Chroma client, whose native side
+    may close the file a moment later (a purge's rebuild refused, now and then, on a
+    file closed milliseconds after). Another process's hold is refused at once."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            _check_closed(database)
+            return
+        except CompactionError as exc:
+            if "this process" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        gc.collect()  # a client object nothing uses any more closes its file when freed
+        time.sleep(0.02)
+
+
 def _check_closed(database: Path) -> None:
     """Refuse when Chroma (this process or another) has ``database`` open."""
     holders = processes_holding(database)
@@ -194,7 +216,7 @@ def rebuild_in_child(path: Path, names: Iterable[str], *, timeout: float = 600) 
     lock = DirectoryLock.acquire(path)  # counted: the store that purges holds it already
     try:
         if wanted:
-            _check_closed(path.resolve() / SQLITE_FILE)
+            _wait_closed(path.resolve() / SQLITE_FILE)
             _journal(path, wanted)
             # run_path, not `python file.py`: the script's folder on sys.path would let
             # this package's keyword.py shadow the standard library's.
@@ -296,7 +318,7 @@ def scrub_written_since(path: Path, since: float, *, timeout: float = 600) -> li
     chroma_internals.check()
     lock = DirectoryLock.acquire(path)  # counted: the store that runs this holds it already
     try:
-        _check_closed(database)
+        _wait_closed(database)
         out = _run(
             [
                 sys.executable,
