@@ -84,6 +84,14 @@ CASES = [
     # cancel
     Case("stopped", said("Always summarise at the end.", "Stop summarising at the end."),
          set(), last_op=DecisionOp.DELETE),
+    Case("forget that rule", said("Always answer in metric units.", "Forget that rule."),
+         set(), last_op=DecisionOp.DELETE),
+    Case("forget the rule about X",
+         said("Always answer in metric units.", "Never use emojis.",
+              "Forget the rule about emojis."),
+         {WANTS + "always answer in metric units."}, last_op=DecisionOp.DELETE),
+    Case("forget a rule not held", said("Never use emojis.", "Forget the rule about fonts."),
+         {WANTS + "never use emojis."}, last_op=DecisionOp.NOOP),
     # not rules
     Case("a question", said("Can you always answer in metric units?"), set()),
     Case("a one-off request", said("Answer in metric units."), set()),

@@ -36,7 +36,7 @@ from langgraph_memory.records import Kind
 from langgraph_memory.write.rules.found import Found
 from langgraph_memory.write.rules.grammar import expand_contractions, third_person
 
-__all__ = ["read_instruction", "rule_slot"]
+__all__ = ["DROP_SLOT", "read_instruction", "rule_slot"]
 
 #: What marks an instruction as standing beyond this turn, around it.
 _LEAD = re.compile(
@@ -203,6 +203,14 @@ def read_instruction(sentence: str, today: date) -> Found | None:
     text = expand_contractions(sentence.strip()).rstrip(" .!")
     if not text or text.endswith("?"):
         return None
+    drop = _DROP.match(text)
+    if drop:  # "forget that rule": retire a held rule (never stored itself, see slots)
+        topic = (
+            _lower_first(third_person(drop["topic"], today).rstrip(".")) if drop["topic"] else ""
+        )
+        said = f"drop the rule about {topic}" if topic else "drop the rule"
+        return Found(f"User wants the assistant to {said}.", *_drop_slot(topic), "rule",
+                     Kind.PROCEDURAL, None)  # fmt: skip
     # A standing mark counts where a rule puts it: first or last, not mid-sentence
     # ("here's hoping for more events like this in the future" sets nothing).
     lead = _LEAD.match(text)
@@ -246,6 +254,23 @@ def read_instruction(sentence: str, today: date) -> Found | None:
     )
 
 
+_DROP = re.compile(
+    r"^(?:please\s+)?(?:forget|drop|cancel|remove|scrap|ignore|delete)\s+(?:that|the|this|my)"
+    r"\s+rule(?:\s+(?:about|on|for)\s+(?P<topic>.+))?$",
+    re.I,
+)
+_CANONICAL_DROP = re.compile(
+    r"^User wants the assistant to drop the rule(?: about (?P<topic>.+?))?\.?$"
+)
+#: The slot of "drop the rule (about X)": its value names X's words ("!" and nothing:
+#: the rule most like it among those shown).
+DROP_SLOT = "rule:drop"
+
+
+def _drop_slot(topic: str) -> tuple[str, str]:
+    return DROP_SLOT, "!" + " ".join(w for w in map(_stem, topic.split()) if w)
+
+
 _CANONICAL = re.compile(
     r"^User wants the assistant to (?:(?P<p>always|never|stop|every time|whenever [^,]+)\s+)?"
     r"(?P<action>.+?)\.?$"
@@ -254,6 +279,9 @@ _CANONICAL = re.compile(
 
 def rule_slot(text: str) -> tuple[str, str] | None:
     """The (slot, value) of a rule's canonical text, or None for any other text."""
+    drop = _CANONICAL_DROP.match(text.strip())
+    if drop:
+        return _drop_slot(drop["topic"] or "")
     match = _CANONICAL.match(text.strip())
     if not match:
         return None

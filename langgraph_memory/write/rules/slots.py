@@ -23,7 +23,7 @@ from datetime import date
 from langgraph_memory.records import Memory
 from langgraph_memory.write.rules.facts import read_clause
 from langgraph_memory.write.rules.grammar import expand_contractions
-from langgraph_memory.write.rules.instructions import rule_slot
+from langgraph_memory.write.rules.instructions import DROP_SLOT, rule_slot
 from langgraph_memory.write.types import Choice, Fact
 
 __all__ = ["choose", "choose_batch", "slot_of"]
@@ -80,6 +80,8 @@ def _raw(rule: str, **extra: object) -> str:
 def _decide(fact: Fact, entries: Sequence[_Entry]) -> Choice:
     """One choice for ``fact`` against ``entries``, by slot first, then by text."""
     slot = slot_of(fact.text)
+    if slot is not None and slot[0] == DROP_SLOT:
+        return _drop(slot[1][1:].split(), entries)
     if slot is not None:
         key, value = slot
         same = [e for e in entries if e.slot is not None and e.slot[0] == key]
@@ -114,6 +116,17 @@ def _decide(fact: Fact, entries: Sequence[_Entry]) -> Choice:
         fact.text,
         _raw("new slot" if slot else "no slot, new text", slot=slot[0] if slot else None),
     )
+
+
+def _drop(topic: list[str], entries: Sequence[_Entry]) -> Choice:
+    """ "Forget the rule about X": DELETE the first rule shown (the most similar) whose
+    words hold X's; "forget that rule": the first rule shown. Never an ADD."""
+    for e in entries:
+        if e.slot is None or not e.slot[0].startswith("rule:") or e.slot[0] == DROP_SLOT:
+            continue
+        if all(word in e.slot[1].split() for word in topic) and e.index is not None:
+            return Choice("DELETE", e.index, None, _raw("the rule asked to be dropped"))
+    return Choice("NOOP", None, None, _raw("no rule shown is the one asked to be dropped"))
 
 
 def _shown(shown: Sequence[Memory]) -> list[_Entry]:
