@@ -131,3 +131,18 @@ def snapshot(store: MemoryStore) -> list[dict[str, object]]:
     """Every scope's export: equal before and after a call means the call changed
     nothing (an export holds no time of its own)."""
     return [store.export(scope) for scope in store.scopes()]
+
+
+def slow_writer(store: Any, before: Any) -> Any:
+    """A writer whose every turn first runs ``before()`` (a slow model, a stuck one)."""
+    from langgraph_memory.write import MemoryWriter, RulesModel
+
+    writer = MemoryWriter(store, model=RulesModel())
+    real = writer.write_turn
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        before()
+        return real(*args, **kwargs)
+
+    writer.write_turn = slow  # type: ignore[method-assign]
+    return writer

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import slow_writer
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import AIMessage
 
@@ -20,7 +21,7 @@ from langgraph_memory import InvalidArgumentError, MemoryStore
 from langgraph_memory.graph import MemoryState, add_memory, memory_read_node
 from langgraph_memory.graph.agent import build_chat_graph
 from langgraph_memory.graph.stand_in import StandInChatModel
-from langgraph_memory.write import BackgroundWriter, MemoryWriter, RulesModel
+from langgraph_memory.write import BackgroundWriter
 
 ALICE = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
 
@@ -29,19 +30,6 @@ ALICE = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
 def store(tmp_path: Path, embedder: Embeddings) -> Iterator[MemoryStore]:
     with MemoryStore(tmp_path / "memory", embeddings=embedder) as s:
         yield s
-
-
-def slow_writer(store: MemoryStore, before: Any) -> MemoryWriter:
-    """A writer whose every turn first runs ``before()`` (a slow model, a stuck one)."""
-    writer = MemoryWriter(store, model=RulesModel())
-    real = writer.write_turn
-
-    def slow(*args: Any, **kwargs: Any) -> Any:
-        before()
-        return real(*args, **kwargs)
-
-    writer.write_turn = slow  # type: ignore[method-assign]
-    return writer
 
 
 def chat_graph(store: MemoryStore, background: BackgroundWriter, **kw: Any) -> Any:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import slow_writer
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import (
     AIMessage,
@@ -325,19 +326,6 @@ def test_add_memory_without_max_tokens_adds_no_window(tmp_path: Path, embedder: 
 def store(tmp_path: Path, embedder: Embeddings) -> Iterator[MemoryStore]:
     with MemoryStore(tmp_path / "memory", embeddings=embedder) as s:
         yield s
-
-
-def slow_writer(store: MemoryStore, before: Any) -> MemoryWriter:
-    """A writer whose every turn first runs ``before()`` (a slow model, a stuck one)."""
-    writer = MemoryWriter(store, model=RulesModel())
-    real = writer.write_turn
-
-    def slow(*args: Any, **kwargs: Any) -> Any:
-        before()
-        return real(*args, **kwargs)
-
-    writer.write_turn = slow  # type: ignore[method-assign]
-    return writer
 
 
 def deferred_graph(
