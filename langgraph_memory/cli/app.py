@@ -16,6 +16,7 @@ from typing import Any
 from langgraph_memory.cli import (
     changes,
     conversation,
+    inspecting,
     inspection,
     maintenance,
     reviews,
@@ -88,6 +89,21 @@ def parser() -> argparse.ArgumentParser:
     p = json_flag(command("scopes", inspection.scopes, scoped=False))
     p.add_argument("--kind", choices=SCOPE_KINDS, help="only this kind")
     command("export", inspection.export).add_argument("--out", help="write to this file")
+    p = command("inspect", inspecting.inspect, scoped=False)
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to serve on (default: 127.0.0.1, this machine only)",
+    )
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=inspecting.DEFAULT_PORT,
+        help=f"the port (default: {inspecting.DEFAULT_PORT}; 0: any free port)",
+    )
+    p.add_argument(
+        "--read-only", action="store_true", help="show everything, change nothing (no actions)"
+    )
     p = admin_flag(command("import", changes.import_))
     p.add_argument("--in", dest="infile", required=True, help="export file ('-': stdin)")
     p.add_argument(
@@ -194,6 +210,17 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def _port(text: str) -> int:
+    """A port number, 0 to 65535 (0: any free port)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535; 0: any free port)")
     return value
 
 
