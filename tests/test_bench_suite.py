@@ -260,6 +260,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "scale",
         "rules",
         "window",
+        "inspector",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -292,5 +293,25 @@ def test_bad_requests_get_a_page_that_says_what_to_do(store: MemoryStore) -> Non
     assert client.get("/person?scope=nonsense").status_code == 400
     assert client.get("/person?scope=user:alice&state=gone").status_code == 400
     assert client.get("/person?scope=user:alice&page=0").status_code == 400
+    past = client.get("/person?scope=user:alice&page=2")
+    assert past.status_code == 400 and "past the last page (1)" in past.text
     assert client.get("/memory?scope=user:alice&id=feedbeef").status_code == 404
     assert client.get("/search?scope=user:alice&q=tea&k=500").status_code == 400
+
+
+def test_the_command_says_what_to_change_when_it_cannot_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langgraph_memory.cli import main
+
+    assert main(["inspect", "--path", str(tmp_path / "nothing"), "--port", "0"]) == 1
+    assert "no memory store at" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["inspect", "--path", str(tmp_path), "--port", str(port)]) == 1
+        assert f"port {port} on 127.0.0.1 is in use: pass --port N" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["inspect", "--port", "70000"])
+    assert exited.value.code == 2

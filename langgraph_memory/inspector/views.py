@@ -202,7 +202,7 @@ def scope_summaries(store: MemoryStore, scopes: Sequence[Scope]) -> list[ScopeSu
     handle = internals(store)
     rows = []
     for scope in scopes:
-        versions = handle.find(scope, archived=True)
+        versions = handle.versions(scope)
         active = [v for v in versions if v.active]
         groups = [group_of(m) for m in active]
         moments = [t for v in versions for t in (v.created_at, v.valid_until) if t is not None]
@@ -308,12 +308,14 @@ def person_page(
     check_int(page, "page", low=1)
     check_int(size, "size", low=1)
     end = now or now_utc()
-    versions = internals(store).find(scope, archived=True)
+    versions = internals(store).versions(scope)
     start = min((v.created_at for v in versions), default=end)
     shown = [c for c in chains_of(versions) if filters.keeps(c)]
     order = {g: i for i, g in enumerate(GROUPS)}
     shown.sort(key=lambda c: order[c.group])  # stable: newest first within a group
     pages = max(1, math.ceil(len(shown) / size))
+    if page > pages:
+        raise InvalidArgumentError(f"page {page} is past the last page ({pages}) of {scope.key}")
     part = shown[(page - 1) * size : page * size]
     counts = {g: sum(c.group == g for c in shown) for g in GROUPS}
     return PersonPage(
