@@ -272,3 +272,26 @@ def test_an_embedded_store_an_app_holds_says_how_to_inspect_it(
         )  # fmt: skip
     assert out.returncode == 1
     assert "--server localhost:8000" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_demos_store(browser: Any, tmp_path: Path) -> None:
+    """What `langgraph-memory demo` wrote, as its person sees it: the move from Delhi to
+    Pune is one memory with two versions, and why it changed is on its page."""
+    store = tmp_path / "demo"
+    demo = [sys.executable, "-m", "langgraph_memory.cli", "demo", "--path", str(store)]
+    subprocess.run(demo, check=True, capture_output=True, timeout=600)
+    with inspector("--path", str(store), log=tmp_path / "inspect.log") as url:
+        context = browser.new_context()
+        tab = context.new_page()
+        tab.goto(url)
+        open_person(tab, "user:priya")
+        moved = tab.locator("li.memory", has_text="User lives in Pune.")
+        assert "2 versions" in moved.locator(".meta").inner_text()
+        moved.locator("a.text").click()
+        versions = tab.locator("table.versions tbody tr td.text").all_inner_texts()
+        assert versions == ["User lives in Delhi.", "User lives in Pune."]
+        ops = tab.locator("li.decision .op").all_inner_texts()
+        assert ops == ["ADD", "UPDATE"]
+        shown = tab.locator("li.decision").last.locator("ol.shown li").all_inner_texts()
+        assert any("User lives in Delhi." in line for line in shown)
+        context.close()
