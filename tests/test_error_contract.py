@@ -263,6 +263,7 @@ BAD: list[Bad] = [
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, "ffffffff"), MemoryNotFoundError),
     Bad("Internals.get_memories", lambda w: internals(w.store).get_memories(U, None), ARG),  # type: ignore[arg-type]
     Bad("Internals.rules", lambda w: internals(w.store).rules("nokind"), SCOPE),
+    Bad("Internals.versions", lambda w: internals(w.store).versions("nokind"), SCOPE),
     Bad("rules_of", lambda w: rules_of(5, U), TYPE),  # type: ignore[arg-type]
     Bad("rules_of", lambda w: rules_of(w.store, "user:"), SCOPE),
     Bad("MemoryStore.active", lambda w: w.store.active(5), SCOPE),  # type: ignore[arg-type]
