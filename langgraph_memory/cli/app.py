@@ -34,7 +34,10 @@ DESCRIPTION = "Long-term memory for LangGraph agents: a demo, a chat, and tools 
 
 def parser() -> argparse.ArgumentParser:
     """The command-line parser."""
+    from langgraph_memory.release import RELEASE
+
     top = argparse.ArgumentParser(prog="langgraph-memory", description=DESCRIPTION)
+    top.add_argument("--version", action="version", version=f"langgraph-memory-kit {RELEASE}")
     commands = top.add_subparsers(dest="command", required=True)
 
     def command(name: str, run: Any, *, scoped: bool = True) -> argparse.ArgumentParser:
@@ -59,10 +62,13 @@ def parser() -> argparse.ArgumentParser:
             who.add_argument(
                 "--user",
                 dest="scope",
+                metavar="ID",
                 type=lambda v: f"user:{v}",
                 help="the user id (the scope user:ID)",
             )
-            who.add_argument("--scope", dest="scope", help="any scope, as kind:id")
+            who.add_argument(
+                "--scope", dest="scope", metavar="KIND:ID", help="any scope, as kind:id"
+            )
         return sub
 
     def json_flag(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -121,8 +127,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p = json_flag(command("maintain", maintenance.maintain, scoped=False))
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--user", dest="scope", type=lambda v: f"user:{v}", help="only user:ID")
-    who.add_argument("--scope", dest="scope", help="only this scope, as kind:id (default: all)")
+    who.add_argument(
+        "--user", dest="scope", metavar="ID", type=lambda v: f"user:{v}", help="only user:ID"
+    )
+    who.add_argument(
+        "--scope", dest="scope", metavar="KIND:ID", help="only this scope (default: all)"
+    )
     p.add_argument("--dry-run", action="store_true", help="show what would change; change nothing")
     p.add_argument(
         "--model",
@@ -143,6 +153,9 @@ def parser() -> argparse.ArgumentParser:
         "--yes",
         action="store_true",
         help="confirm the hard delete (else it is asked on the terminal; refused without one)",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="list what would be deleted; delete nothing"
     )
     p = json_flag(command("reviews", reviews.reviews, scoped=False))
     p.add_argument("--to", metavar="SCOPE", help="only reviews into this scope (kind:id)")
@@ -185,9 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         # `langgraph-memory export | head`: the reader has gone. Python's advice:
-        # send what is left to devnull, so the flush at exit cannot fail again.
+        # send what is left to devnull, so the flush at exit cannot fail again. Exit
+        # 0, as when the output fit in the pipe before the reader left: whether a
+        # write met the closed pipe is timing, and the reader stopping is no failure.
         _stdout_to_devnull()
-        return 1
+        return 0
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
