@@ -2,10 +2,11 @@
 
 A purge asks first, on the terminal: the scope's name must be typed back.
 ``--yes`` skips the question; without a terminal to ask on (a script, a pipe)
-a purge without ``--yes`` is refused before anything is opened.
+a purge without ``--yes`` is refused before anything is opened. ``--dry-run``
+lists what a purge would delete, and deletes nothing.
 
 >>> from types import SimpleNamespace
->>> purge(SimpleNamespace(yes=False, ids=None))  # no terminal here: refused at once
+>>> purge(SimpleNamespace(yes=False, ids=None, dry_run=False))  # no terminal: refused
 2
 """
 
