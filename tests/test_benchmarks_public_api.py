@@ -24,6 +24,7 @@ PUBLIC_MODULES = frozenset(
         ".embeddings",
         ".errors",
         ".graph",
+        ".inspector",
         ".lifecycle",
         ".llm",
         ".records",
