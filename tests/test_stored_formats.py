@@ -205,7 +205,25 @@ def test_each_step_is_idempotent_and_changes_no_record(
     assert {n: client.get_collection(n).configuration_json for n in names} == settings
     for name in names:
         if name != layout.REGISTRY:  # the registry's stamp is the migration runner's
-            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == 2
+            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == (
+                formats.FORMAT
+            )
+    client.close()  # type: ignore[attr-defined]
+
+
+def test_step_3_stamps_a_format_2_store_and_changes_no_record(tmp_path: Path) -> None:
+    """Format 3 only adds a key (``indexed: false``) that no older record has."""
+    path = unpacked("format-2", tmp_path)
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    names = migrations.store_collections(client)
+    records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
+    [step] = [s for s in migrations.STEPS if s.to == 3]
+    assert step.additive and step.count(client) == len(names) - 1  # all but the registry
+    assert step.apply(client) == len(names) - 1
+    assert step.count(client) == 0 and step.apply(client) == 0
+    assert {
+        n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
+    } == records
     client.close()  # type: ignore[attr-defined]
 
 
