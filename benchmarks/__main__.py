@@ -4,7 +4,8 @@ Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``
 (ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes``, ``cli``
 (cli_startup), ``imports`` (import_time), ``maintenance``, ``multiprocess``, ``scale``
 (the product read at scale, on real text), ``rules`` (rules_cost) and ``window`` (working
-memory: a long thread with and without ``max_tokens``); evaluations:
+memory: a long thread with and without ``max_tokens``), ``basestore-batch``
+(basestore_batch: concurrent mixed BaseStore batches against InMemoryStore); evaluations:
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -35,6 +36,7 @@ BENCHES: dict[str, str] = {
     "scale": "scale",
     "rules": "rules_cost",
     "window": "window",
+    "basestore-batch": "basestore_batch",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",
@@ -47,7 +49,7 @@ def usage() -> str:
     """One line per benchmark: its command name and its module."""
     lines = ["usage: python -m benchmarks {" + ",".join(BENCHES) + "} [args...]", ""]
     for name, module in BENCHES.items():
-        lines.append(f"  {name:<11} benchmarks.{module}")
+        lines.append(f"  {name:<15} benchmarks.{module}")
     return "\n".join(lines)
 
 

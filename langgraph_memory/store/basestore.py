@@ -16,8 +16,9 @@ stored with ``add`` it is the first version's id), so:
   ``delete`` close, never erase (``purge`` is the hard delete);
 - ``get`` and ``search`` see active versions that have not expired; ``search``
   reads every namespace under ``namespace_prefix`` (at any depth), and takes
-  ``query``, ``filter`` (``$eq $ne $gt $gte $lt $lte`` and nested equality on the
-  value), ``limit`` and ``offset``;
+  ``query``, ``filter`` (``$eq $ne $gt $gte $lt $lte``, nested equality on the
+  value, and dotted keys such as ``"author.name"`` as nested paths, as LangGraph's
+  SqliteStore reads them), ``limit`` and ``offset``;
 - ``list_namespaces`` lists the namespaces that hold data (or held it: one whose
   items were all deleted stays, as in LangGraph's InMemoryStore), with
   ``prefix``, ``suffix`` (``*`` matches any label), ``max_depth``, ``limit`` and
@@ -28,9 +29,13 @@ An item's value is the dict that was put. For memories written through the
 memory API it is the memory's fields (``text``, ``kind``, ``importance`` ...).
 The embedded text is that at the paths of ``put(index=[...])``, else of the
 store's ``index={"fields": [...]}``, else ``value["text"]`` (or ``"content"``/
-``"memory"``), else the value as JSON (see ``indexing``). ``index=False`` is
-accepted and the item is still embedded: the store keeps a vector for every
-record. ``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
+``"memory"``), else the value as JSON (see ``indexing``); several paths' texts are
+joined into one vector (LangGraph's stores keep one per path and score an item by
+its best). ``index=False`` (or paths that hold no text) keeps an item out of vector
+search, as in LangGraph's stores: it is never embedded (its record holds the zero
+vector, Chroma needing one, and says ``indexed: false``), a query ranks the other
+items and lists it after them, unscored, and filters and listings find it.
+``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
 an expired item is archived, not deleted (see ``ttl``).
 
 Reads in a batch see the store as it was before the batch's writes, and of
@@ -57,6 +62,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -93,6 +99,9 @@ __all__ = ["run_ops"]
 #: A memory first stored through ``put``: written by a tool, so not trusted as
 #: much as what the user said.
 _PUT_DEFAULTS = {"source": Source.TOOL, "trust": Trust.MEDIUM}
+
+#: Threads that embed one batch's queries at once.
+_QUERY_THREADS = 4
 
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
@@ -178,10 +187,7 @@ def run_ops(
             )
     read: list[Version] = []
     if gets or searches or listings:
-        # Embedding can be slow (a model, an API): done before the gate is held.
-        vectors = {
-            q: core.embed_query(q) for q in dict.fromkeys(op.query for _, op in searches) if q
-        }
+        vectors = _query_vectors(core, [op for _, op in searches])
         with core.reading():
             for i, version, refresh in _get_all(core, gets, names, now):
                 results[i] = _item(version, names)
@@ -202,6 +208,17 @@ def run_ops(
 
 
 # -- reads -------------------------------------------------------------------------
+
+
+def _query_vectors(core: StoreCore, searches: list[SearchOp]) -> dict[str, list[float]]:
+    """Each distinct query's vector, made before the gate is held (embedding can be
+    slow: a model, an API). Several are embedded at once, in threads, as LangGraph's
+    InMemoryStore does: an embedder waits on its model or its API without the GIL."""
+    queries = list(dict.fromkeys(op.query for op in searches if op.query))
+    if len(queries) <= 1:
+        return {q: core.embed_query(q) for q in queries}
+    with ThreadPoolExecutor(max_workers=min(_QUERY_THREADS, len(queries))) as pool:
+        return dict(zip(queries, pool.map(core.embed_query, queries), strict=True))
 
 
 def _item_value(version: Version) -> dict[str, Any]:
