@@ -13,10 +13,12 @@ and on ``InMemoryStore(index={"embed": <the same embedder>, "dims": ..., "fields
 ["text"]})``, taking turns, ``--repeats`` (3) times each; reported: the median wall time
 of all tasks together, ops per second, the ratio MemoryStore / InMemoryStore, and the
 embedder calls each store made per batch (each embeds a batch's put texts in one call,
-and each query on its own). The embedder is the shipped ``LocalMiniLM`` (offline, 384
-dimensions) unless ``--fake-embedder``.
+and each query on its own), and, for scale, the seconds the embedder alone takes for the
+same texts, called one batch and one query at a time. The embedder is the shipped
+``LocalMiniLM`` (offline, 384 dimensions) unless ``--fake-embedder``.
 
-Full run (about a minute on 2 shared cores)::
+Full run (about seven minutes on 2 shared cores: each store's run is about a minute,
+most of it the embedder's)::
 
     python -m benchmarks basestore-batch --data ../shared/data --out basestore_batch.json
 
@@ -146,6 +148,22 @@ def _time(store: BaseStore, plans: list[list[list[Op]]], embedder: CountedEmbedd
     return _Run(seconds, embedder.document_calls, embedder.document_texts, embedder.query_calls)
 
 
+def embedder_alone(embedder: Embeddings, plans: list[list[list[Op]]]) -> float:
+    """Seconds the embedder alone takes for the workload's texts, as the stores ask
+    for them: each batch's put texts in one call, each query on its own, one after
+    another (the least any store that embeds them must spend)."""
+    start = time.perf_counter()
+    for plan in plans:
+        for ops in plan:
+            texts = [op.value["text"] for op in ops if isinstance(op, PutOp) and op.value]
+            if texts:
+                embedder.embed_documents(texts)
+            for op in ops:
+                if isinstance(op, SearchOp) and op.query:
+                    embedder.embed_query(op.query)
+    return time.perf_counter() - start
+
+
 def run(
     texts: Sequence[str],
     embedder: Embeddings,
@@ -162,6 +180,7 @@ def run(
     n_ops = sum(len(b) for plan in plans for b in plan)
     n_batches = sum(len(plan) for plan in plans)
     runs: dict[str, list[_Run]] = {"memorystore": [], "inmemory": []}
+    alone = embedder_alone(embedder, plans)
     for r in range(repeats):
         order = ["memorystore", "inmemory"] if r % 2 == 0 else ["inmemory", "memorystore"]
         for name in order:
@@ -185,6 +204,7 @@ def run(
         "batches": n_batches,
         "repeats": repeats,
         "mix": MIX,
+        "embedder_alone_seconds": round(alone, 3),
     }
     for name, found in runs.items():
         median = statistics.median(x.seconds for x in found)
@@ -223,6 +243,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {label} | {row['median_seconds']} | {row['ops_per_second']} | "
             f"{row['embed_documents_calls_per_batch']} | {row['texts_embedded']} |"
+        )
+    if "embedder_alone_seconds" in report:
+        lines.append(
+            f"| the embedder alone, one call at a time | {report['embedder_alone_seconds']} | | | |"
         )
     lines.append(f"| ratio MemoryStore / InMemoryStore | {report['ratio']} | | | |")
     return "\n".join(lines)

@@ -83,12 +83,12 @@ from langgraph.store.base.embed import get_text_at_path
 
 from langgraph_memory.checks import check_chars, check_id, check_int
 from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, InvalidTypeError
-from langgraph_memory.records import Memory, Source, Trust, check_text, now_utc
+from langgraph_memory.records import Source, Trust, check_text, now_utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
 from langgraph_memory.store.codec import CHAIN_KEY, INDEXED_KEY, TEXT_FIELDS
-from langgraph_memory.store.collection_io import fetch, free_ids, query
+from langgraph_memory.store.collection_io import fetch, free_ids, query_versions
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.indexing import check_paths
 from langgraph_memory.store.namespaces import check_op_namespace
@@ -365,28 +365,17 @@ def _ranked(
     size = collection.count()
     n = max(wanted, 1)
     while True:
-        hits = query(collection, scope, vector, min(n, size) or 1, where=None)
-        versions = _versions_of(collection, scope, [h.memory for h in hits])
+        hits = query_versions(collection, scope, vector, min(n, size) or 1)
         kept: list[tuple[Version, float | None]] = [
-            (versions[h.memory.id], h.score)
-            for h in hits
-            if h.memory.id in versions
-            and versions[h.memory.id].indexed
-            and not versions[h.memory.id].expired(now)
-            and _matches(_item_value(versions[h.memory.id]), op.filter)
+            (version, score)
+            for version, score in hits
+            if version.indexed
+            and not version.expired(now)
+            and _matches(_item_value(version), op.filter)
         ]
         if len(kept) >= wanted or n >= size:
             return kept
         n *= 4  # a filter dropped too many: look further down the ranking
-
-
-def _versions_of(
-    collection: Collection, scope: Scope, memories: list[Memory]
-) -> dict[str, Version]:
-    """Full records (chain key, value) of query hits, in one read."""
-    if not memories:
-        return {}
-    return {v.memory.id: v for v in fetch(collection, scope, ids=[m.id for m in memories])}
 
 
 def _check_filter(filter: Mapping[str, Any]) -> None:
