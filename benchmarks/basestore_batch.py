@@ -22,7 +22,10 @@ most of it the embedder's)::
 
     python -m benchmarks basestore-batch --data ../shared/data --out basestore_batch.json
 
-Quick run: ``--ops 600 --repeats 1``.
+Quick run: ``--ops 600 --repeats 1``. ``--namespaces N`` spreads each task's ops over N
+namespaces of its own (a batch then writes several scopes), and ``--embed-latency-ms M``
+makes every embedder call wait M ms first, as a remote embedder's round trip does: where
+one call per batch (rather than per scope, or per query one after another) pays off.
 """
 
 from __future__ import annotations
@@ -60,6 +63,9 @@ MIX = {"put": 0.5, "get": 0.2, "search": 0.2, "delete": 0.1}
 class CountedEmbeddings(Embeddings):
     """An embedder that counts its calls and texts, under the inner one's name.
 
+    ``latency`` seconds are waited on every call, as a remote embedder's round trip
+    (an API): the thread waits without the GIL, as on a socket.
+
     >>> e = CountedEmbeddings(HashedUnitEmbeddings())
     >>> _ = e.embed_documents(["a", "b"]); _ = e.embed_query("c")
     >>> e.document_calls, e.document_texts, e.query_calls
@@ -68,8 +74,9 @@ class CountedEmbeddings(Embeddings):
 
     name: ClassVar[str] = "counted"
 
-    def __init__(self, inner: Embeddings) -> None:
+    def __init__(self, inner: Embeddings, latency: float = 0.0) -> None:
         self.inner = inner
+        self.latency = latency
         self.name = embedder_name(inner)  # type: ignore[misc]
         self.reset()
 
@@ -81,18 +88,30 @@ class CountedEmbeddings(Embeddings):
         """The inner embedder's vectors, counted."""
         self.document_calls += 1
         self.document_texts += len(texts)
+        if self.latency:
+            time.sleep(self.latency)
         return self.inner.embed_documents(texts)
 
     def embed_query(self, text: str) -> list[float]:
         """The inner embedder's query vector, counted."""
         self.query_calls += 1
+        if self.latency:
+            time.sleep(self.latency)
         return self.inner.embed_query(text)
 
 
 def workload(
-    texts: Sequence[str], *, ops: int, tasks: int, batch: int, seed: int = 7
+    texts: Sequence[str],
+    *,
+    ops: int,
+    tasks: int,
+    batch: int,
+    namespaces: int = 1,
+    seed: int = 7,
 ) -> list[list[list[Op]]]:
-    """Each task's batches of ops (see the module docstring).
+    """Each task's batches of ops (see the module docstring); each op goes to one of
+    the task's ``namespaces`` namespaces (``("bench", "u<t>", "n<j>")``; 1: ``("bench",
+    "u<t>")``), and a search reads one of them.
 
     >>> plan = workload(["Hi there.", "How was the hike?"], ops=40, tasks=2, batch=5)
     >>> len(plan), [len(b) for b in plan[0]]
@@ -104,22 +123,24 @@ def workload(
     kinds = list(MIX)
     plans: list[list[list[Op]]] = []
     for t in range(tasks):
-        namespace = ("bench", f"u{t}")
-        put: list[str] = []
+        spaces: list[tuple[str, ...]] = [("bench", f"u{t}")]
+        if namespaces > 1:
+            spaces = [("bench", f"u{t}", f"n{j}") for j in range(namespaces)]
+        put: list[tuple[tuple[str, ...], str]] = []
         flat: list[Op] = []
         for i in range(ops // tasks):
             kind = "put" if len(put) < 2 else rng.choices(kinds, [MIX[k] for k in kinds])[0]
             text = texts[rng.randrange(len(texts))]
             if kind == "put":
-                key = f"k{i}"
-                put.append(key)
+                namespace, key = rng.choice(spaces), f"k{i}"
+                put.append((namespace, key))
                 flat.append(PutOp(namespace, key, {"text": f"{text} ({t}-{i})", "n": i}))
             elif kind == "get":
-                flat.append(GetOp(namespace, rng.choice(put)))
+                flat.append(GetOp(*rng.choice(put)))
             elif kind == "search":
-                flat.append(SearchOp(namespace, query=text, limit=10))
+                flat.append(SearchOp(rng.choice(spaces), query=text, limit=10))
             else:
-                flat.append(PutOp(namespace, rng.choice(put), None))
+                flat.append(PutOp(*rng.choice(put), None))
         plans.append([flat[i : i + batch] for i in range(0, len(flat), batch)])
     return plans
 
@@ -172,15 +193,17 @@ def run(
     tasks: int,
     batch: int,
     repeats: int,
+    namespaces: int = 1,
+    latency: float = 0.0,
 ) -> dict[str, Any]:
     """Time the workload on both stores, taking turns; the report (see ``main``)."""
-    counted = CountedEmbeddings(embedder)
+    counted = CountedEmbeddings(embedder, latency)
     dims = len(counted.embed_query("dimension probe"))
-    plans = workload(texts, ops=ops, tasks=tasks, batch=batch)
+    plans = workload(texts, ops=ops, tasks=tasks, batch=batch, namespaces=namespaces)
     n_ops = sum(len(b) for plan in plans for b in plan)
     n_batches = sum(len(plan) for plan in plans)
     runs: dict[str, list[_Run]] = {"memorystore": [], "inmemory": []}
-    alone = embedder_alone(embedder, plans)
+    alone = embedder_alone(CountedEmbeddings(embedder, latency), plans)
     for r in range(repeats):
         order = ["memorystore", "inmemory"] if r % 2 == 0 else ["inmemory", "memorystore"]
         for name in order:
@@ -201,6 +224,8 @@ def run(
         "ops": n_ops,
         "tasks": tasks,
         "batch": batch,
+        "namespaces_per_task": namespaces,
+        "embed_latency_ms": latency * 1000,
         "batches": n_batches,
         "repeats": repeats,
         "mix": MIX,
@@ -231,9 +256,14 @@ def render_markdown(report: dict[str, Any]) -> str:
     ...     "cpus": 2, "memorystore": row, "inmemory": row, "ratio": 1.0}).splitlines()[-1])
     | ratio MemoryStore / InMemoryStore | 1.0 | | | |
     """
+    extra = ""
+    if report.get("namespaces_per_task", 1) > 1:
+        extra += f", {report['namespaces_per_task']} namespaces per task"
+    if report.get("embed_latency_ms"):
+        extra += f", {report['embed_latency_ms']:g} ms per embedder call"
     lines = [
         f"{report['ops']} mixed ops from {report['tasks']} concurrent tasks, batches of "
-        f"{report['batch']} (embedder {report['embedder']}, {report['cpus']} CPUs)",
+        f"{report['batch']}{extra} (embedder {report['embedder']}, {report['cpus']} CPUs)",
         "",
         "| store | median s | ops/s | embedder calls per batch (puts) | texts embedded |",
         "| --- | --- | --- | --- | --- |",
@@ -265,6 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--tasks", type=int, default=10, help="concurrent asyncio tasks")
     p.add_argument("--batch", type=int, default=50, help="ops per abatch call")
     p.add_argument("--repeats", type=int, default=3, help="runs per store (medians)")
+    p.add_argument("--namespaces", type=int, default=1, help="namespaces per task")
+    p.add_argument(
+        "--embed-latency-ms", type=float, default=0.0, help="wait per embedder call (an API)"
+    )
     p.add_argument("--fake-embedder", action="store_true", help="hashed vectors (tests)")
     p.add_argument("--out", type=Path, help="write the report as JSON here")
     args = p.parse_args(argv)
@@ -282,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         tasks=args.tasks,
         batch=args.batch,
         repeats=max(1, args.repeats),
+        namespaces=max(1, args.namespaces),
+        latency=max(0.0, args.embed_latency_ms) / 1000,
     )
     return publish(report, began=began, out=args.out, render=render_markdown)
 

@@ -126,11 +126,12 @@ def refresh(core: StoreCore, versions: Sequence[Version], now: datetime) -> None
     A batch may return one item several times (a GetOp and a SearchOp that both
     find it): each is refreshed once, as Chroma refuses an id twice in one update.
     """
-    by_scope: dict[Scope, dict[str, Version]] = {}
+    by_scope: dict[str, dict[str, Version]] = {}
     for v in versions:
         if v.ttl is not None:
-            by_scope.setdefault(Scope.parse(v.memory.scope), {})[v.memory.id] = v
-    for scope, by_id in by_scope.items():
+            by_scope.setdefault(v.memory.scope, {})[v.memory.id] = v
+    for key, by_id in by_scope.items():
+        scope = Scope.parse(key)  # once per scope, not per item
         with core.writing(scope):
             cols = core.collections(scope)
             if cols is None:
