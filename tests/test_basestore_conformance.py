@@ -157,6 +157,23 @@ def test_a_batch_embeds_a_repeated_text_once(store: BaseStore, embedder: WordCou
         assert len(embedder.calls) == 1 and sorted(embedder.calls[0]) == ["cake", "tea"]
 
 
+def test_one_batch_mixes_deletes_unindexed_puts_and_empty_values(store: BaseStore) -> None:
+    store.put(NS, "old", {"text": "rain"})
+    store.batch(
+        [
+            PutOp(NS, "old", None),
+            PutOp(NS, "plain", {"text": "sun"}, index=False),
+            PutOp(NS, "empty", {}),
+            PutOp(NS, "tea", {"text": "tea"}),
+        ]
+    )
+    assert store.get(NS, "old") is None
+    assert sorted(keys(store.search(NS))) == ["empty", "plain", "tea"]
+    empty = store.get(NS, "empty")
+    assert empty is not None and empty.value == {}
+    assert keys(store.search(NS, query="tea", limit=1)) == ["tea"]
+
+
 def test_the_reserved_root_is_refused_with_langgraphs_error(kind: str, store: BaseStore) -> None:
     with pytest.raises(InvalidNamespaceError):
         store.put(("langgraph", "x"), "k", {"text": "tea"})

@@ -61,8 +61,9 @@ several puts to one key in a batch the last wins, as in LangGraph's stores.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -100,8 +101,8 @@ __all__ = ["run_ops"]
 #: much as what the user said.
 _PUT_DEFAULTS = {"source": Source.TOOL, "trust": Trust.MEDIUM}
 
-#: Threads that embed one batch's queries at once.
-_QUERY_THREADS = 4
+#: Threads that embed one batch's queries and put texts at once.
+_EMBED_THREADS = 8
 
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
@@ -186,8 +187,33 @@ def run_ops(
                 f"got {type(op).__name__}: {op!r}"
             )
     read: list[Version] = []
+    queries = list(dict.fromkeys(op.query for _, op in searches if op.query))
+    written = [p for p in puts.values() if p.op.value is not None]  # None: a delete
+    texts = list(dict.fromkeys(p.text for p in written if p.indexed))
+    with _embedding(core, queries, texts) as (vectors, documents):
+        _read(core, gets, searches, listings, vectors, names, now, results, read)
+        ttl.refresh(core, read, now)
+        if puts:
+            # Before any write: a failing embedder stores nothing.
+            vector_of = dict(zip(texts, documents(), strict=True))
+            _write(core, list(puts.values()), vector_of)
+    return results
+
+
+def _read(
+    core: StoreCore,
+    gets: list[tuple[int, GetOp]],
+    searches: list[tuple[int, SearchOp]],
+    listings: list[tuple[int, ListNamespacesOp]],
+    vectors: dict[str, list[float]],
+    names: _Namespaces,
+    now: datetime,
+    results: list[Result],
+    read: list[Version],
+) -> None:
+    """Run a batch's reads into ``results``, under one hold of the gate; the versions
+    that ask for their TTL to be refreshed go to ``read``."""
     if gets or searches or listings:
-        vectors = _query_vectors(core, [op for _, op in searches])
         with core.reading():
             for i, version, refresh in _get_all(core, gets, names, now):
                 results[i] = _item(version, names)
@@ -201,24 +227,31 @@ def run_ops(
                     read += [v for v, _ in found]
             for i, listing in listings:
                 results[i] = _list_namespaces(core, listing)
-    ttl.refresh(core, read, now)
-    if puts:
-        _write(core, list(puts.values()))
-    return results
 
 
 # -- reads -------------------------------------------------------------------------
 
 
-def _query_vectors(core: StoreCore, searches: list[SearchOp]) -> dict[str, list[float]]:
-    """Each distinct query's vector, made before the gate is held (embedding can be
-    slow: a model, an API). Several are embedded at once, in threads, as LangGraph's
-    InMemoryStore does: an embedder waits on its model or its API without the GIL."""
-    queries = list(dict.fromkeys(op.query for op in searches if op.query))
-    if len(queries) <= 1:
-        return {q: core.embed_query(q) for q in queries}
-    with ThreadPoolExecutor(max_workers=min(_QUERY_THREADS, len(queries))) as pool:
-        return dict(zip(queries, pool.map(core.embed_query, queries), strict=True))
+@contextmanager
+def _embedding(
+    core: StoreCore, queries: list[str], texts: list[str]
+) -> Iterator[tuple[dict[str, list[float]], Callable[[], list[list[float]]]]]:
+    """A batch's embeddings: each distinct query's vector, made before the gate is
+    held (embedding can be slow: a model, an API), and a call that returns the
+    vectors of the distinct put texts, made in one embedder call.
+
+    Several jobs run at once, in threads, as LangGraph's InMemoryStore embeds its
+    queries: an embedder waits on its model or its API without the GIL, so the put
+    texts are embedded while the queries are and the reads run.
+    """
+    jobs = len(queries) + (1 if texts else 0)
+    if jobs <= 1:
+        yield {q: core.embed_query(q) for q in queries}, lambda: core.embed(texts)
+        return
+    with ThreadPoolExecutor(max_workers=min(_EMBED_THREADS, jobs)) as pool:
+        documents = pool.submit(core.embed, texts)
+        vectors = dict(zip(queries, pool.map(core.embed_query, queries), strict=True))
+        yield vectors, documents.result
 
 
 def _item_value(version: Version) -> dict[str, Any]:
@@ -550,16 +583,12 @@ def _text_of(
     return check_text(whole), indexed
 
 
-def _write(core: StoreCore, puts: list[_Put]) -> None:
-    """Apply a batch's puts, scope by scope, after one embedder call for every
-    distinct text they embed (before any write: a failing embedder stores nothing)."""
-    texts = list(dict.fromkeys(p.text for p in puts if p.op.value is not None and p.indexed))
-    vector_of = dict(zip(texts, core.embed(texts), strict=True))
-    if any(p.op.value is not None and not p.indexed for p in puts):
-        blank = core.unindexed_vector()
-        vector_of_put = [vector_of[p.text] if p.indexed else blank for p in puts]
-    else:
-        vector_of_put = [vector_of.get(p.text, []) for p in puts]
+def _write(core: StoreCore, puts: list[_Put], vector_of: dict[str, list[float]]) -> None:
+    """Apply a batch's puts, scope by scope, with the vector of each text they embed."""
+    # A delete (value None) has no vector; an unindexed item has the zero vector.
+    unindexed = any(p.op.value is not None and not p.indexed for p in puts)
+    blank = core.unindexed_vector() if unindexed else []
+    vector_of_put = [vector_of.get(p.text, []) if p.indexed else blank for p in puts]
     by_scope: dict[Scope, list[tuple[_Put, list[float]]]] = {}
     for put, vector in zip(puts, vector_of_put, strict=True):
         by_scope.setdefault(put.scope, []).append((put, vector))
