@@ -3,9 +3,11 @@
 Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``ingest``
 (ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes``, ``cli``
 (cli_startup), ``imports`` (import_time), ``maintenance``, ``multiprocess``, ``scale``
-(the product read at scale, on real text), ``rules`` (rules_cost) and ``window`` (working
-memory: a long thread with and without ``max_tokens``), ``basestore-batch``
-(basestore_batch: concurrent mixed BaseStore batches against InMemoryStore); evaluations:
+(the product read at scale, on real text), ``rules`` (rules_cost), ``window`` (working
+memory: a long thread with and without ``max_tokens``), ``inspector`` (the memory
+inspector's pages for a person with 5,000 memories, and its screenshots) and
+``basestore-batch`` (basestore_batch: concurrent mixed BaseStore batches against
+LangGraph's InMemoryStore); evaluations:
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -36,6 +38,7 @@ BENCHES: dict[str, str] = {
     "scale": "scale",
     "rules": "rules_cost",
     "window": "window",
+    "inspector": "inspector",
     "basestore-batch": "basestore_batch",
     "retrieval": "retrieval",
     "qa": "qa",

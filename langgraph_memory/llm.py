@@ -21,12 +21,16 @@ from langchain_core.language_models import BaseChatModel
 
 from langgraph_memory.errors import ModelConfigError
 
-__all__ = ["DEFAULT_MODEL", "MODEL_ENV", "configured", "resolve_chat_model"]
+__all__ = ["DEFAULT_MODEL", "MODEL_ENV", "REQUEST_TIMEOUT_S", "configured", "resolve_chat_model"]
 
 #: The OpenAI model used when the environment names an endpoint but no model.
 DEFAULT_MODEL = "gpt-4o-mini"
 #: The environment variable that names the model (``LANGGRAPH_MEMORY_MODEL``).
 MODEL_ENV = "LANGGRAPH_MEMORY_MODEL"
+#: Seconds one request to the environment's endpoint may take (the OpenAI client's own
+#: default is 600): an endpoint that accepts and never answers fails within about
+#: three times this, with the client's two retries, instead of half an hour.
+REQUEST_TIMEOUT_S = 60.0
 
 
 def configured() -> bool:
@@ -43,7 +47,13 @@ def _openai(model: str) -> BaseChatModel:
 
     # A local OpenAI-compatible server often needs no key; the client insists on one.
     key = os.environ.get("OPENAI_API_KEY") or "not-needed"
-    return ChatOpenAI(model=model, api_key=key, temperature=0)  # type: ignore[arg-type]
+    return ChatOpenAI(
+        model=model,
+        api_key=key,  # type: ignore[arg-type]
+        temperature=0,
+        timeout=REQUEST_TIMEOUT_S,
+        max_retries=2,
+    )
 
 
 def resolve_chat_model(model: BaseChatModel | str | None = None) -> BaseChatModel | None:

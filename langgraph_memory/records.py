@@ -73,6 +73,7 @@ class Source(str, enum.Enum):
     DOCUMENT = "document"
     EXPLICIT = "explicit"  # the user asked to remember it
     REFLECTION = "reflection"
+    USER_CORRECTION = "user_correction"  # the person corrected it (the inspector's "correct")
 
 
 class Trust(str, enum.Enum):

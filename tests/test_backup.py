@@ -401,7 +401,7 @@ def test_cli_import_applies_the_pending_turns_of_an_export(
     backup = tmp_path / "alice.json"
     backup.write_text(json.dumps(data))
     assert main(["import", "--path", target, "--user", "alice", "--in", str(backup)]) == 0
-    assert "applied its 1 pending turns" in capsys.readouterr().out
+    assert "applied its 1 pending turn through" in capsys.readouterr().out
     with MemoryStore(target, embeddings=embedder) as t:
         assert sorted(m.text for m in t.active("user:alice")) == [
             "I am vegan.",  # the turn's episode

@@ -261,6 +261,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "scale",
         "rules",
         "window",
+        "inspector",
         "basestore-batch",
     }
     benches |= {"maintenance"}

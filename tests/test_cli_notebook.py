@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import unicodedata
 from datetime import datetime, timezone
 from pathlib import Path
@@ -34,7 +35,42 @@ def test_demo_runs_offline_and_shows_the_story(tmp_path: Path) -> None:
     assert "User's sister lives in Mumbai." in text and "User plans to move to Bangalore" in text
     assert "I don't know that yet" in text  # the question nothing answers
     assert "History of [" in text and "until 2026-06-01" in text
-    assert "What I remember about you:" in text
+    summary = text[text.index("What I remember about you (user:priya)") :]
+    facts = summary.index("Facts (")
+    episodes = summary.index("Episodes, what was said (")
+    assert facts < summary.index("User lives in Pune.") < episodes  # a fact, labelled
+    assert episodes < summary.index("I live in Delhi and I work at Infosys.")  # said, labelled
+    where = str(tmp_path / "demo")
+    assert f"Look again: langgraph-memory show --path {where} --user priya" in text
+    assert f"In a browser: langgraph-memory inspect --path {where}" in text
+
+
+@pytest.mark.parametrize("endpoint", ["refused", "failing"])
+def test_a_model_endpoint_that_fails_ends_the_demo_with_one_line(
+    tmp_path: Path, endpoint: str
+) -> None:
+    """OPENAI_BASE_URL set, the endpoint down (nothing listens) or failing (an HTTP
+    400 for every request): one line that says what failed and how to run offline,
+    status 1, no traceback, in a few seconds."""
+    from openai_stub import serve
+    from processes import free_port
+
+    with serve([]) as stub:
+        url = stub.base_url if endpoint == "failing" else f"http://127.0.0.1:{free_port()}/v1"
+        started = time.monotonic()
+        out = subprocess.run(
+            [sys.executable, "-m", "langgraph_memory.cli", "demo", "--path", str(tmp_path / "d")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**OFFLINE, "OPENAI_BASE_URL": url, "PYTHONPATH": str(ROOT)},
+        )
+    assert out.returncode == 1, out.stderr
+    [line] = out.stderr.splitlines()[-1:]
+    assert line.startswith(f"error: the chat model at {url} failed (")
+    assert "unset OPENAI_API_KEY and OPENAI_BASE_URL to run offline" in line
+    assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) <= 2
+    assert time.monotonic() - started < 120
 
 
 def test_inspection_commands_on_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

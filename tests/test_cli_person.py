@@ -97,10 +97,10 @@ def test_import_into_an_org_scope_takes_admin(tmp_path: Path, embedder: LocalMin
         backup.write_text(json.dumps(store.export("org:acme")), encoding="utf-8")
     where = ["--path", str(path), "--scope", "org:copy", "--in", str(backup)]
     assert "only an admin writes" in failed("import", *where)
-    assert ok("import", *where, "--admin").startswith("restored 1 memory versions")
+    assert ok("import", *where, "--admin").startswith("restored 1 memory version (")
     purge = ["purge", "--path", str(path), "--scope", "org:copy", "--yes"]
     assert "only an admin writes" in failed(*purge)
-    assert ok(*purge, "--admin").startswith("purged 1 memory versions")
+    assert ok(*purge, "--admin").startswith("purged 1 memory version,")
 
 
 # -- a person's data through the command line ------------------------------------------

@@ -83,6 +83,7 @@ from langgraph_memory.embeddings import (
     resolve_embeddings,
 )
 from langgraph_memory.graph import MemoryState, build_chat_graph
+from langgraph_memory.inspector import create_app
 from langgraph_memory.lifecycle import (
     Maintenance,
     consolidate,
@@ -135,6 +136,7 @@ SURFACE = (
     "langgraph_memory.embeddings",
     "langgraph_memory.llm",
     "langgraph_memory.testing",
+    "langgraph_memory.inspector",
 )
 #: Public classes in no ``__all__`` that users reach all the same.
 REACHED = {"Journal": Journal}  # BackgroundWriter(journal=Journal(path))
@@ -261,6 +263,7 @@ BAD: list[Bad] = [
     Bad("MemoryStore.get_memory", lambda w: w.store.get_memory(U, "ffffffff"), MemoryNotFoundError),
     Bad("Internals.get_memories", lambda w: internals(w.store).get_memories(U, None), ARG),  # type: ignore[arg-type]
     Bad("Internals.rules", lambda w: internals(w.store).rules("nokind"), SCOPE),
+    Bad("Internals.versions", lambda w: internals(w.store).versions("nokind"), SCOPE),
     Bad("rules_of", lambda w: rules_of(5, U), TYPE),  # type: ignore[arg-type]
     Bad("rules_of", lambda w: rules_of(w.store, "user:"), SCOPE),
     Bad("MemoryStore.active", lambda w: w.store.active(5), SCOPE),  # type: ignore[arg-type]
@@ -642,6 +645,9 @@ BAD: list[Bad] = [
     Bad("strength", lambda w: strength(w.memory, "x"), ARG),  # type: ignore[arg-type]
     Bad("strength", lambda w: strength(w.memory, T0, half_life=timedelta(0)), ARG),
     # -- store helpers ---------------------------------------------------------------------
+    Bad("create_app", lambda w: create_app(5), TYPE),  # type: ignore[arg-type]
+    Bad("create_app", lambda w: create_app(w.store, token="short"), ARG),
+    Bad("create_app", lambda w: create_app(w.store, token=5), ARG),  # type: ignore[arg-type]
     Bad("compact_directory", lambda w: compact_directory(5), TYPE),  # type: ignore[arg-type]
     Bad("compact_directory", lambda w: compact_directory(w.tmp, timeout="x"), TYPE),  # type: ignore[arg-type]
     Bad("date_words", lambda w: date_words("2026-01-05"), TYPE),  # type: ignore[arg-type]

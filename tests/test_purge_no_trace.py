@@ -176,21 +176,48 @@ def reviewed(store: MemoryStore, scope: str, marker: str, ids: list[str]) -> lis
     return [approved.result_id, approved.id, rejected.id, pending.id]
 
 
+def purge_through_the_page(store: MemoryStore, scope: str, ids: list[str] | None) -> None:
+    """Purge as a person does in the memory inspector: each memory's "Delete for
+    good" (one request a memory; a chain goes whole), or the scope's typed purge."""
+    import re
+    from urllib.parse import quote
+
+    from starlette.testclient import TestClient
+
+    from langgraph_memory.inspector import create_app
+
+    token = uuid.uuid4().hex
+    page = TestClient(create_app(store, token=token), base_url="http://127.0.0.1:8765")
+    html = page.get(f"/person?scope={quote(scope)}&token={token}").text
+    [csrf] = set(re.findall(r'name="csrf" value="([^"]+)"', page.get(f"/purge?scope={scope}").text))
+    assert scope in html
+    for memory_id in ids or []:
+        form = {"csrf": csrf, "scope": scope, "id": memory_id, "confirm": "yes"}
+        done = page.post("/delete", data=form, follow_redirects=False)
+        assert done.status_code == 303, done.text
+    if ids is None:
+        form = {"csrf": csrf, "scope": scope, "confirm": scope}
+        done = page.post("/purge", data=form, follow_redirects=False)
+        assert done.status_code == 303, done.text
+
+
 def embedded_scenario(directory: Path, mode: str) -> dict[str, object]:
-    """Run in a child process: fill, purge, scan; then the parent scans again."""
+    """Run in a child process: fill, purge (``ids``, ``scope``; ``page-ids`` and
+    ``page-scope`` through the memory inspector), scan; then the parent scans again."""
     marker = f"PURGEMARK{uuid.uuid4().hex[:12]}"
     with MemoryStore(directory) as store:
         keep = store.add("user:bob", "Bob keeps his umbrella in the hall.")
         # 1,200 filler records push the vector index past its 1,000-record flush.
-        ids = fill(store, "user:alice", marker, filler=1200 if mode == "ids" else 30)
+        by_ids = mode.endswith("ids")
+        ids = fill(store, "user:alice", marker, filler=1200 if by_ids else 30)
         indexed = files_holding(directory / "lexical", [marker])
         assert indexed, "the scan must see the marker in the lexical index before"
-        if mode == "ids":
-            store.purge("user:alice", ids)
-            survivors = len(store.active("user:alice"))
+        if mode.startswith("page-"):
+            # ids[0] and ids[1] are one chain: deleting the newer version takes both.
+            purge_through_the_page(store, "user:alice", ids[1:] if by_ids else None)
         else:
-            store.purge("user:alice")
-            survivors = len(store.active("user:alice"))
+            store.purge("user:alice", ids if by_ids else None)
+        survivors = len(store.active("user:alice"))
         while_open = files_holding(directory, [marker, *ids])
         bob = [m.id for m in store.active("user:bob")]
         hit = internals(store).nearest("user:bob", "Where is the umbrella?", k=1)[0].memory.id
@@ -205,7 +232,7 @@ def embedded_scenario(directory: Path, mode: str) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("mode", ["ids", "scope"])
+@pytest.mark.parametrize("mode", ["ids", "scope", "page-ids", "page-scope"])
 def test_embedded_purge_leaves_no_trace(tmp_path: Path, mode: str) -> None:
     directory = tmp_path / "memory"
     out = subprocess.run(
@@ -219,7 +246,7 @@ def test_embedded_purge_leaves_no_trace(tmp_path: Path, mode: str) -> None:
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["while_open"] == {}, f"found after purge: {result['while_open']}"
     assert files_holding(directory, [result["marker"], *result["ids"]]) == {}
-    assert result["survivors"] == (1200 if mode == "ids" else 0)
+    assert result["survivors"] == (1200 if mode.endswith("ids") else 0)
     assert result["bob"] == [result["keep"]] and result["hit"] == result["keep"]
 
 

@@ -49,6 +49,11 @@ ALLOWED = {
         "ArgumentTypeError",
     ): "an argparse type= converter: argparse turns this error, and only this one, "
     "into a usage message with our text and exit status 2",
+    (
+        "langgraph_memory.cli.app",
+        "_port",
+        "ArgumentTypeError",
+    ): "an argparse type= converter, as _positive_int",
 }
 
 #: Modules that run a program when imported; they only raise SystemExit.

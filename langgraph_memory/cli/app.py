@@ -16,6 +16,7 @@ from typing import Any
 from langgraph_memory.cli import (
     changes,
     conversation,
+    inspecting,
     inspection,
     maintenance,
     reviews,
@@ -33,7 +34,10 @@ DESCRIPTION = "Long-term memory for LangGraph agents: a demo, a chat, and tools 
 
 def parser() -> argparse.ArgumentParser:
     """The command-line parser."""
+    from langgraph_memory.release import RELEASE
+
     top = argparse.ArgumentParser(prog="langgraph-memory", description=DESCRIPTION)
+    top.add_argument("--version", action="version", version=f"langgraph-memory-kit {RELEASE}")
     commands = top.add_subparsers(dest="command", required=True)
 
     def command(name: str, run: Any, *, scoped: bool = True) -> argparse.ArgumentParser:
@@ -58,10 +62,13 @@ def parser() -> argparse.ArgumentParser:
             who.add_argument(
                 "--user",
                 dest="scope",
+                metavar="ID",
                 type=lambda v: f"user:{v}",
                 help="the user id (the scope user:ID)",
             )
-            who.add_argument("--scope", dest="scope", help="any scope, as kind:id")
+            who.add_argument(
+                "--scope", dest="scope", metavar="KIND:ID", help="any scope, as kind:id"
+            )
         return sub
 
     def json_flag(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -88,6 +95,21 @@ def parser() -> argparse.ArgumentParser:
     p = json_flag(command("scopes", inspection.scopes, scoped=False))
     p.add_argument("--kind", choices=SCOPE_KINDS, help="only this kind")
     command("export", inspection.export).add_argument("--out", help="write to this file")
+    p = command("inspect", inspecting.inspect, scoped=False)
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to serve on (default: 127.0.0.1, this machine only)",
+    )
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=inspecting.DEFAULT_PORT,
+        help=f"the port (default: {inspecting.DEFAULT_PORT}; 0: any free port)",
+    )
+    p.add_argument(
+        "--read-only", action="store_true", help="show everything, change nothing (no actions)"
+    )
     p = admin_flag(command("import", changes.import_))
     p.add_argument("--in", dest="infile", required=True, help="export file ('-': stdin)")
     p.add_argument(
@@ -105,8 +127,12 @@ def parser() -> argparse.ArgumentParser:
     )
     p = json_flag(command("maintain", maintenance.maintain, scoped=False))
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--user", dest="scope", type=lambda v: f"user:{v}", help="only user:ID")
-    who.add_argument("--scope", dest="scope", help="only this scope, as kind:id (default: all)")
+    who.add_argument(
+        "--user", dest="scope", metavar="ID", type=lambda v: f"user:{v}", help="only user:ID"
+    )
+    who.add_argument(
+        "--scope", dest="scope", metavar="KIND:ID", help="only this scope (default: all)"
+    )
     p.add_argument("--dry-run", action="store_true", help="show what would change; change nothing")
     p.add_argument(
         "--model",
@@ -127,6 +153,9 @@ def parser() -> argparse.ArgumentParser:
         "--yes",
         action="store_true",
         help="confirm the hard delete (else it is asked on the terminal; refused without one)",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="list what would be deleted; delete nothing"
     )
     p = json_flag(command("reviews", reviews.reviews, scoped=False))
     p.add_argument("--to", metavar="SCOPE", help="only reviews into this scope (kind:id)")
@@ -169,9 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         # `langgraph-memory export | head`: the reader has gone. Python's advice:
-        # send what is left to devnull, so the flush at exit cannot fail again.
+        # send what is left to devnull, so the flush at exit cannot fail again. Exit
+        # 0, as when the output fit in the pipe before the reader left: whether a
+        # write met the closed pipe is timing, and the reader stopping is no failure.
         _stdout_to_devnull()
-        return 1
+        return 0
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
@@ -194,6 +225,17 @@ def _positive_int(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return value
+
+
+def _port(text: str) -> int:
+    """A port number, 0 to 65535 (0: any free port)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535; 0: any free port)")
     return value
 
 

@@ -2,10 +2,11 @@
 
 A purge asks first, on the terminal: the scope's name must be typed back.
 ``--yes`` skips the question; without a terminal to ask on (a script, a pipe)
-a purge without ``--yes`` is refused before anything is opened.
+a purge without ``--yes`` is refused before anything is opened. ``--dry-run``
+lists what a purge would delete, and deletes nothing.
 
 >>> from types import SimpleNamespace
->>> purge(SimpleNamespace(yes=False, ids=None))  # no terminal here: refused at once
+>>> purge(SimpleNamespace(yes=False, ids=None, dry_run=False))  # no terminal: refused
 2
 """
 
@@ -22,7 +23,7 @@ from langgraph_memory.cli.location import (
     open_store,
     stopped_journal,
 )
-from langgraph_memory.cli.output import progress
+from langgraph_memory.cli.output import counted, memory_lines, progress
 from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
@@ -56,11 +57,13 @@ def import_(args: argparse.Namespace) -> int:
             requeue=lambda record: _apply_turn(store, record),
         )
     print(
-        f"restored {counts['memories']} memory versions ({counts['active']} active, "
-        f"{counts['closed']} closed) and {counts['decisions']} decisions into {args.scope}"
-        + (f", and {counts['reviews']} reviews" if counts["reviews"] else "")
+        f"restored {counted(counts['memories'], 'memory version')} ({counts['active']} active, "
+        f"{counts['closed']} closed) and {counted(counts['decisions'], 'decision')} into "
+        f"{args.scope}"
+        + (f", and {counted(counts['reviews'], 'review')}" if counts["reviews"] else "")
         + (
-            f"; applied its {counts['pending_turns']} pending turns through the write path"
+            f"; applied its {counted(counts['pending_turns'], 'pending turn')} through the "
+            "write path"
             if counts["pending_turns"]
             else ""
         )
@@ -101,6 +104,8 @@ def purge(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.dry_run:
+        return _dry_run(args)
     if not args.yes and not sys.stdin.isatty():
         print(
             "error: purge deletes for good, and there is no terminal to ask on: "
@@ -121,25 +126,51 @@ def purge(args: argparse.Namespace) -> int:
             counts = store.purge(scope, args.ids)
             store.close()
     print(
-        f"purged {counts['memories']} memory versions, {counts['decisions']} decisions "
-        f"and {counts['reviews']} reviews"
+        f"purged {counted(counts['memories'], 'memory version')}, "
+        f"{counted(counts['decisions'], 'decision')} and {counted(counts['reviews'], 'review')}"
     )
     return 0
 
 
+def _dry_run(args: argparse.Namespace) -> int:
+    """``purge --dry-run``: what the purge would delete, listed; nothing changes."""
+    with open_store(args, admin=args.admin) as store, stopped_journal(store):
+        scope = existing_scope(store, args.scope) if args.ids else held_scope(store, args.scope)
+        if args.ids:
+            known_ids(store, scope, args.ids)
+        print(f"The purge would delete for good {_what(store, scope, args.ids)}:")
+        for memory_id in args.ids or [m.id for m in store.active(scope)]:
+            print("\n".join(memory_lines(store.history(scope, memory_id))))
+        if args.ids is None:
+            archived = store.count(scope, archived=True) - store.count(scope)
+            if archived:
+                print(f"  and {counted(archived, 'archived version')} of memories no longer active")
+    print("Nothing was deleted (--dry-run).")
+    return 0
+
+
+def _what(store: MemoryStore, scope: Scope, ids: list[str] | None) -> str:
+    """What a purge deletes for good."""
+    reviews = len(store.reviews(status=None, from_scope=scope))
+    proposed = f", {counted(reviews, 'review')}" if reviews else ""
+    if ids:
+        what = f"{counted(len(ids), 'memory', 'memories')} of {scope.key}, every version of them"
+        return (
+            f"{for_terminal(what)}, their decisions{proposed}, the episodes they were taken "
+            "from, the reflections drawn from them and what approvals copied from them into "
+            "other scopes"
+        )
+    versions = store.count(scope, archived=True)
+    what = f"all of {scope.key}: {counted(versions, 'memory version')}"
+    return (
+        f"{for_terminal(what)}, every decision{proposed}, the turns queued for it and what "
+        "approvals copied from it into other scopes"
+    )
+
+
 def _confirmed(store: MemoryStore, scope: Scope, ids: list[str] | None) -> bool:
     """Ask on the terminal; True when the scope's key is typed back."""
-    if ids:
-        what = f"{len(ids)} memories of {scope.key}, with every version of them"
-    else:
-        versions = store.count(scope, archived=True)
-        what = f"all of {scope.key}: {versions} memory versions"
-    reviews = len(store.reviews(status=None, from_scope=scope))
-    sys.stderr.write(
-        f"This deletes for good {for_terminal(what)}, their decisions"
-        + (f", {reviews} reviews" if reviews else "")
-        + " and what approvals copied from them into other scopes.\n"
-        + f"Type {for_terminal(scope.key)} to confirm: "
-    )
+    what = _what(store, scope, ids)
+    sys.stderr.write(f"This deletes for good {what}.\nType {for_terminal(scope.key)} to confirm: ")
     sys.stderr.flush()
     return sys.stdin.readline().strip() == scope.key

@@ -14,7 +14,9 @@ import tempfile
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from langgraph_memory.cli.inspection import show_lines
 from langgraph_memory.cli.location import open_store
+from langgraph_memory.cli.models import model_failures
 from langgraph_memory.cli.output import decision_line, memory_lines, progress
 from langgraph_memory.text import for_terminal
 
@@ -70,7 +72,7 @@ def demo(args: argparse.Namespace) -> int:
     else:
         print(f"Store: the Chroma server at {args.server}\n")
     scope = Scope("user", "priya")
-    with open_store(args, create=True) as store:
+    with open_store(args, create=True) as store, model_failures():
         graph = _graph(store)
         for session, (when, lines) in enumerate(DEMO, start=1):
             print(f"Session {session} ({when[:10]})")
@@ -88,15 +90,26 @@ def demo(args: argparse.Namespace) -> int:
                     print(decision_line(d))
             print()
         active = store.active(scope)
-        print("What I remember about you:")
-        print("\n".join(memory_lines(active)))
+        print(f"What I remember about you ({scope.key}): the facts and rules the write path")
+        print("kept, and the episodes, what you said word for word, that they came from.")
+        print("\n".join(show_lines(active)))
         moved = next((m for m in active if m.replaces), None)
         if moved is not None:
             print(f"\nHistory of [{for_terminal(moved.id)}]:")
             print("\n".join(memory_lines(store.history(scope, moved.id))))
             print(f"\nWhy [{for_terminal(moved.id)}]:")
             print("\n".join(decision_line(d) for d in store.decisions(scope, moved.id)))
+    where = f"--server {args.server}" if args.server is not None else f"--path {_quoted(args.path)}"
+    print(f"\nLook again: langgraph-memory show {where} --user {scope.id}")
+    print(f"In a browser: langgraph-memory inspect {where}")
     return 0
+
+
+def _quoted(path: str) -> str:
+    """A path as a shell reads it back."""
+    import shlex
+
+    return shlex.quote(for_terminal(str(path)))
 
 
 def chat(args: argparse.Namespace) -> int:
@@ -106,7 +119,7 @@ def chat(args: argparse.Namespace) -> int:
     from langgraph_memory.scope import Scope
 
     print(_model_line())
-    with open_store(args, create=True) as store:
+    with open_store(args, create=True) as store, model_failures():
         with progress("starting the chat (LangGraph, the chat model)"):
             graph = _graph(store)
         scope = Scope.parse(args.scope)

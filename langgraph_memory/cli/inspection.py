@@ -107,10 +107,7 @@ def why(args: argparse.Namespace) -> int:
         print(dumps([d.to_dict() for d in decisions]))
         return 0
     if not decisions:
-        print(
-            f"[{for_terminal(args.memory_id)}] was stored directly (MemoryStore.add, a "
-            "BaseStore put or an import), not by the write path: no decision made it"
-        )
+        print(_no_decision(args))
     for d in decisions:
         when = d.created_at.isoformat() if d.created_at else "?"
         print(f"{when}  turn {for_terminal(d.turn_id or '-')}")
@@ -118,6 +115,25 @@ def why(args: argparse.Namespace) -> int:
         for i, (sid, text) in enumerate(zip(d.shown_ids, d.shown_texts, strict=False)):
             print(f"      shown [{i}] = {for_terminal(sid)}: {for_terminal(text)}")
     return 0
+
+
+def _no_decision(args: argparse.Namespace) -> str:
+    """Why a memory has no decision: what was said is kept as said, and a fact stored
+    directly never met the write path's choice."""
+    with open_store(args) as store:
+        memory = store.get_memory(existing_scope(store, args.scope), args.memory_id)
+    shown = for_terminal(args.memory_id)
+    if memory.is_episode:
+        turn = memory.metadata.get("turn_id")
+        return (
+            f"[{shown}] is an episode: what was said, kept word for word when the turn "
+            f"{for_terminal(str(turn)) + ' ' if turn else ''}was written. No decision makes an "
+            "episode; the facts taken from it have theirs (`why` on a fact's id)"
+        )
+    return (
+        f"[{shown}] was stored directly (MemoryStore.add, a BaseStore put or an import), "
+        "not by the write path: no decision made it"
+    )
 
 
 def scopes(args: argparse.Namespace) -> int:

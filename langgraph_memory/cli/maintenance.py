@@ -22,6 +22,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from langgraph_memory.cli.location import existing_scope, open_store
+from langgraph_memory.cli.models import model_failures
 from langgraph_memory.cli.output import decision_line, dumps, progress
 from langgraph_memory.records import DecisionOp
 from langgraph_memory.text import for_terminal
@@ -40,7 +41,7 @@ def maintain(args: argparse.Namespace) -> int:
     from langgraph_memory.lifecycle import maintain as run
 
     model = _model(args.model)
-    with open_store(args) as store:
+    with open_store(args) as store, model_failures():
         scopes = [existing_scope(store, args.scope)] if args.scope else store.scopes()
         with progress("maintaining", total=len(scopes), enabled=not args.json) as advance:
             report = run(

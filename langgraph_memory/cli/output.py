@@ -58,6 +58,17 @@ def dumps(data: Any) -> str:
     )
 
 
+def counted(n: int, thing: str, many: str | None = None) -> str:
+    """``n`` and the word, singular for one.
+
+    >>> counted(1, "decision"), counted(3, "decision"), counted(1, "memory version")
+    ('1 decision', '3 decisions', '1 memory version')
+    >>> counted(2, "memory", "memories")
+    '2 memories'
+    """
+    return f"{n} {thing if n == 1 else many or thing + 's'}"
+
+
 def memory_lines(memories: Sequence[Memory]) -> list[str]:
     """One line per memory: its id (for ``history`` and ``why``), text and validity."""
     return [

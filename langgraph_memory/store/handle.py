@@ -34,7 +34,7 @@ from langgraph_memory.records import Decision, Memory, Scalar, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import lexical, rules
 from langgraph_memory.store.access_log import AccessLog
-from langgraph_memory.store.candidates import Candidates, gather, records
+from langgraph_memory.store.candidates import Candidates, every_version, gather, records
 from langgraph_memory.store.codec import NOT_EPISODE, all_of, metadata_clauses, to_epoch
 from langgraph_memory.store.collection_io import fetch, query, similar
 from langgraph_memory.store.core import StoreCore, fresh_method, read_method
@@ -447,6 +447,24 @@ class Internals:
         ['Likes tea.']
         """
         return records(self._core, Scope.of(scope), check_ids(memory_ids, "memory_ids"))
+
+    @read_method
+    def versions(self, scope: ScopeLike) -> list[Memory]:
+        """Every version of the scope, active and closed, oldest first (what
+        ``find(scope, archived=True)`` returns), read for a view of a whole person:
+        the active ones from the scope's lexical index where this process keeps it in
+        step alone (an embedded store), as a read's records are, the rest from Chroma.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> old = s.add("user:a", "Lives in Delhi.")
+        >>> _ = s.update("user:a", old.id, "Lives in Pune.")
+        >>> [(m.text, m.active) for m in internals(s).versions("user:a")]
+        [('Lives in Delhi.', False), ('Lives in Pune.', True)]
+        """
+        return every_version(self._core, Scope.of(scope))
 
     @read_method
     def term_shares(self, scope: ScopeLike, words: Sequence[str]) -> dict[str, float]:

@@ -412,6 +412,21 @@ class LexicalIndex:
         record, in no particular order."""
         return [(i, d, m) for i, d, m in self._lookup("id, document, meta", "meta NOTNULL", ids)]
 
+    def all_records(self) -> tuple[list[tuple[str, str, str]], list[str]]:
+        """``(id, document, metadata JSON)`` of every entry that holds its record, and
+        the ids of the entries that do not (an index built before it kept them).
+
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "tea", document="Likes tea.", meta='{"kind": "semantic"}'),
+        ...            Entry("b2", "coffee")])
+        >>> index.all_records()
+        ([('a1', 'Likes tea.', '{"kind": "semantic"}')], ['b2'])
+        """
+        with self.lock:
+            rows = self._con.execute("SELECT id, document, meta FROM rec").fetchall()
+        held = [(i, d, m) for i, d, m in rows if m is not None]
+        return held, [i for i, _, m in rows if m is None]
+
     def _lookup(self, columns: str, where: str, ids: Sequence[str]) -> list[Any]:
         rows: list[Any] = []
         with self.lock:
