@@ -270,7 +270,7 @@ def test_migrate_on_a_chroma_server_backs_up_and_restores(
         assert "step 2:" in capsys.readouterr().out
         backup = tmp_path / "backup"
         assert main([*args, "--backup", str(backup)]) == 0
-        assert "migrated to format 2" in capsys.readouterr().out
+        assert f"migrated to format {formats.FORMAT}" in capsys.readouterr().out
         client = server.client()
         assert migrations.store_format(client.get_collection(layout.REGISTRY)) == formats.FORMAT
         with MemoryStore(client=client, embeddings=embedder) as store:
@@ -429,4 +429,6 @@ def test_a_new_store_is_stamped_with_this_format_on_a_server(chroma_server: Chro
         assert meta[formats.WRITTEN_BY_KEY].startswith("langgraph-memory-kit ")
         assert meta[formats.CHROMADB_KEY] == chromadb.__version__
         for name in layout.collection_names(store.scopes()[0]):
-            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == 2
+            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == (
+                formats.FORMAT
+            )
