@@ -248,6 +248,23 @@ def test_index_false_keeps_an_item_out_of_vector_search(store: BaseStore) -> Non
     assert item is not None and item.value == {"text": "tea tea"}
 
 
+def test_pages_of_a_query_reach_the_unindexed_items(store: BaseStore) -> None:
+    store.put(NS, "a", {"text": "tea"})
+    store.put(NS, "b", {"text": "tea cake"})
+    for key in ("x", "y", "z"):
+        store.put(NS, key, {"text": "tea"}, index=False)
+    first, second = (
+        store.search(NS, query="tea", limit=3),
+        store.search(NS, query="tea", limit=3, offset=3),
+    )
+    assert keys(first)[:2] == ["a", "b"] and first[2].score is None
+    if ours(store):
+        # Ranked items, then the unindexed ones, paged through as one list.
+        assert sorted(keys(first)[2:] + keys(second)) == ["x", "y", "z"]
+    else:  # InMemoryStore starts the unscored items over on every page past the ranked
+        assert keys(second) == ["x", "y", "z"] and keys(first)[2] == "x"  # x twice
+
+
 def test_an_update_with_index_false_drops_the_old_vector(store: BaseStore) -> None:
     store.put(NS, "k", {"text": "tea"})
     store.put(NS, "x", {"text": "train"})
