@@ -124,26 +124,42 @@ class _Put:
 class _Namespaces:
     """One batch's namespace <-> scope conversions, each made once: a batch of many
     ops over a few namespaces names each of them many times (its ops, the items it
-    returns, the TTLs it refreshes, the scopes it writes)."""
+    returns, the TTLs it refreshes, the scopes it writes, the scopes its searches
+    read)."""
 
-    def __init__(self) -> None:
+    def __init__(self, core: StoreCore) -> None:
+        self._core = core
         self._scopes: dict[tuple[str, ...], Scope] = {}
-        self._namespaces: dict[str, tuple[str, ...]] = {}
+        self._by_key: dict[str, Scope] = {}
+        self._under: dict[tuple[str, ...], list[Scope]] = {}
 
     def scope(self, namespace: tuple[str, ...]) -> Scope:
         """The namespace's scope (``InvalidScopeError`` for one that none has)."""
         scope = self._scopes.get(namespace)
         if scope is None:
             scope = self._scopes[namespace] = Scope.from_namespace(namespace)
-            self._namespaces.setdefault(scope.key, namespace)
+            self._by_key.setdefault(scope.key, scope)
+        return scope
+
+    def of_key(self, scope_key: str) -> Scope:
+        """The scope of a stored version (its ``memory.scope``)."""
+        scope = self._by_key.get(scope_key)
+        if scope is None:
+            scope = self._by_key[scope_key] = Scope.parse(scope_key)
         return scope
 
     def namespace(self, scope_key: str) -> tuple[str, ...]:
         """The namespace of a stored version's scope."""
-        namespace = self._namespaces.get(scope_key)
-        if namespace is None:
-            namespace = self._namespaces[scope_key] = Scope.parse(scope_key).namespace
-        return namespace
+        return self.of_key(scope_key).namespace
+
+    def under(self, prefix: tuple[str, ...]) -> list[Scope]:
+        """The scopes a search of ``prefix`` reads (one registry lookup per prefix)."""
+        found = self._under.get(prefix)
+        if found is None:
+            found = self._under[prefix] = self._core.scopes_under(prefix)
+            for scope in found:
+                self._by_key.setdefault(scope.key, scope)
+        return found
 
 
 def run_ops(
@@ -160,7 +176,7 @@ def run_ops(
     one embedder call.
     """
     now = now_utc()
-    names = _Namespaces()
+    names = _Namespaces(core)
     results: list[Result] = [None] * len(ops)
     gets: list[tuple[int, GetOp]] = []
     searches: list[tuple[int, SearchOp]] = []
@@ -192,7 +208,7 @@ def run_ops(
     texts = list(dict.fromkeys(p.text for p in written if p.indexed))
     with _embedding(core, queries, texts) as (vectors, documents):
         _read(core, gets, searches, listings, vectors, names, now, results, read)
-        ttl.refresh(core, read, now)
+        ttl.refresh(core, read, now, scope_of=names.of_key)
         if puts:
             # Before any write: a failing embedder stores nothing.
             vector_of = dict(zip(texts, documents(), strict=True))
@@ -221,7 +237,9 @@ def _read(
                     read.append(version)
             for i, search_op in searches:
                 vector = vectors.get(search_op.query) if search_op.query else None
-                found = _search(core, search_op, vector, now)
+                found = _search(
+                    core, search_op, vector, now, names.under(search_op.namespace_prefix)
+                )
                 results[i] = [_item(v, names, score, scored=True) for v, score in found]
                 if search_op.refresh_ttl:
                     read += [v for v, _ in found]
@@ -336,7 +354,11 @@ def _check_search(op: SearchOp) -> None:
 
 
 def _search(
-    core: StoreCore, op: SearchOp, vector: list[float] | None, now: datetime
+    core: StoreCore,
+    op: SearchOp,
+    vector: list[float] | None,
+    now: datetime,
+    scopes: list[Scope],
 ) -> list[tuple[Version, float | None]]:
     """The page of (version, score) pairs a search asks for; score None without a query.
 
@@ -345,7 +367,6 @@ def _search(
     LangGraph's InMemoryStore), only when the ranked ones do not fill the page.
     """
     wanted = op.offset + op.limit
-    scopes = core.scopes_under(op.namespace_prefix)
     ranked: list[tuple[Version, float | None]] = []
     unranked: list[tuple[Version, float | None]] = []
     for scope in scopes:
