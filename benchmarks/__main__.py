@@ -4,8 +4,10 @@ Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``
 (ingest_speed), ``write-cost``, ``gate`` (gate_recall), ``episodes``, ``cli``
 (cli_startup), ``imports`` (import_time), ``maintenance``, ``multiprocess``, ``scale``
 (the product read at scale, on real text), ``rules`` (rules_cost), ``window`` (working
-memory: a long thread with and without ``max_tokens``) and ``inspector`` (the memory
-inspector's pages for a person with 5,000 memories, and its screenshots); evaluations:
+memory: a long thread with and without ``max_tokens``), ``inspector`` (the memory
+inspector's pages for a person with 5,000 memories, and its screenshots) and
+``basestore-batch`` (basestore_batch: concurrent mixed BaseStore batches against
+LangGraph's InMemoryStore); evaluations:
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -37,6 +39,7 @@ BENCHES: dict[str, str] = {
     "rules": "rules_cost",
     "window": "window",
     "inspector": "inspector",
+    "basestore-batch": "basestore_batch",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",
@@ -49,7 +52,7 @@ def usage() -> str:
     """One line per benchmark: its command name and its module."""
     lines = ["usage: python -m benchmarks {" + ",".join(BENCHES) + "} [args...]", ""]
     for name, module in BENCHES.items():
-        lines.append(f"  {name:<11} benchmarks.{module}")
+        lines.append(f"  {name:<15} benchmarks.{module}")
     return "\n".join(lines)
 
 

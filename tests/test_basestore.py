@@ -36,6 +36,7 @@ from langgraph.store.base import (
 )
 
 from langgraph_memory import InvalidMemoryError, InvalidScopeError, Memory, MemoryStore, Scope
+from langgraph_memory.store import internals
 
 ALICE = ("user", "alice")
 BOB = ("user", "bob")
@@ -644,3 +645,36 @@ def test_a_put_over_a_memory_keeps_every_field(store: MemoryStore) -> None:
     last = chain(store, ALICE, made.id)[-1]
     assert last.active and last.text.startswith("User flies to Bogota")
     assert {f: getattr(last, f) for f in kept} == {f: getattr(made, f) for f in kept}
+
+
+def test_a_batch_turns_each_namespace_into_its_scope_once(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many ops over one namespace (puts, gets that refresh a TTL, searches) convert
+    it once, and a search prefix is looked up in the registry once per batch."""
+    ns = ("memories", "alice")
+    store.batch([PutOp(ns, f"k{i}", {"text": f"Likes tea {i}."}, ttl=10) for i in range(5)])
+    calls: dict[str, int] = {"from_namespace": 0, "parse": 0, "scopes_under": 0}
+    from_namespace = Scope.from_namespace.__func__  # type: ignore[attr-defined]
+    parse = Scope.parse.__func__  # type: ignore[attr-defined]
+    core = internals(store)._core
+
+    def counted(name: str, real: Any) -> Any:
+        def run(*args: Any) -> Any:
+            calls[name] += 1
+            return real(*args)
+
+        return run
+
+    monkeypatch.setattr(
+        Scope, "from_namespace", classmethod(counted("from_namespace", from_namespace))
+    )
+    monkeypatch.setattr(Scope, "parse", classmethod(counted("parse", parse)))
+    monkeypatch.setattr(core, "scopes_under", counted("scopes_under", core.scopes_under))
+    ops: list[Any] = [PutOp(ns, f"n{i}", {"text": f"Likes jazz {i}."}) for i in range(5)]
+    ops += [GetOp(ns, f"k{i}") for i in range(5)]
+    ops += [SearchOp(ns, query="tea"), SearchOp(ns, filter={"text": "Likes tea 1."})]
+    results = store.batch(ops)
+    assert all(r is not None for r in results[5:10]) and len(results[10]) == 5  # type: ignore[arg-type]
+    assert calls["from_namespace"] == 1 and calls["scopes_under"] == 1
+    assert calls["parse"] <= 1  # the registry's answer to the one search prefix

@@ -1,5 +1,5 @@
 """``MemoryStore(index=IndexConfig)`` and ``put(index=...)``: LangGraph's indexing
-options where they fit a store that always embeds, clear errors where they do not."""
+options where they fit, clear errors where they do not."""
 
 from __future__ import annotations
 
@@ -69,14 +69,69 @@ def test_fields_pick_what_a_put_embeds(tmp_path: Path, embedder: LocalMiniLM) ->
         assert [m.text for m in store.active(NS)] == ['{"note": "x"}']  # the whole value
 
 
-def test_index_false_is_stored_and_still_embedded(tmp_path: Path, embedder: LocalMiniLM) -> None:
-    """Every record carries a vector (the memory API's reads rank them), so an item
-    put with ``index=False`` is stored, read and found like any other."""
-    with MemoryStore(tmp_path, embeddings=embedder) as store:
-        store.put(NS, "prompt", {"data": "You are a helpful assistant."}, index=False)
+#: Every text ``_Recording`` embedded.
+SEEN: list[str] = []
+
+
+class _Recording(DeterministicFakeEmbedding):
+    """A fake embedder that records every text it was given in ``SEEN``."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        SEEN.extend(texts)
+        return super().embed_documents(texts)
+
+
+def test_index_false_is_stored_never_embedded_and_kept(tmp_path: Path) -> None:
+    """An item put with ``index=False`` is stored and read like any other, never sent
+    to the embedder (the first write of a store embeds a fixed probe text to learn the
+    dimension), kept out of vector search, and stays so through a memory-API update
+    and an export and import."""
+    embedder = _Recording(size=8)
+    SEEN.clear()
+    secret = "You are a helpful assistant."
+    with MemoryStore(tmp_path / "a", embeddings=embedder) as store:
+        store.put(NS, "prompt", {"data": secret}, index=False)
+        store.put(NS, "note", {"text": "Likes tea."})
+        assert all(secret not in text for text in SEEN)
         item = store.get(NS, "prompt")
-        assert item is not None and item.value == {"data": "You are a helpful assistant."}
-        assert [i.key for i in store.search(NS, query="assistant")] == ["prompt"]
+        assert item is not None and item.value == {"data": secret}
+        found = store.search(NS, query=secret)
+        assert [(i.key, i.score is None) for i in found] == [("note", False), ("prompt", True)]
+        assert [i.key for i in store.search(NS, query=secret, limit=1)] == ["note"]
+        [current] = [m for m in store.active(NS) if secret in m.text]
+        store.update(NS, current.id, "You are a terse assistant.")  # stays unindexed
+        assert all("terse" not in text for text in SEEN)
+        exported = store.export(NS)
+        assert [m.get("indexed") for m in exported["memories"] if m["key"] == "prompt"] == [
+            False,
+            False,
+        ]
+    with MemoryStore(tmp_path / "b", embeddings=embedder) as store:
+        SEEN.clear()
+        store.import_scope(exported)
+        assert SEEN == ["Likes tea."]  # the unindexed item's text is not embedded
+        found = store.search(NS, query="terse")
+        assert [(i.key, i.score is None) for i in found] == [("note", False), ("prompt", True)]
+
+
+def test_paths_that_hold_no_text_keep_an_item_out_of_vector_search(tmp_path: Path) -> None:
+    fake = DeterministicFakeEmbedding(size=8)
+    with MemoryStore(tmp_path, index={"embed": fake, "fields": ["summary"]}) as store:
+        store.put(NS, "a", {"summary": "Likes tea."})
+        store.put(NS, "b", {"text": "Likes tea."})  # no summary: nothing to embed
+        store.put(NS, "c", {"summary": "Likes tea."}, index=["title"])
+        found = store.search(NS, query="Likes tea.")
+        assert [(i.key, i.score is None) for i in found] == [
+            ("a", False),
+            ("c", True),
+            ("b", True),
+        ]
+        # The text is kept for the memory API's reads (c's: its value as JSON).
+        assert [m.text for m in store.active(NS)] == [
+            "Likes tea.",
+            "Likes tea.",
+            '{"summary": "Likes tea."}',
+        ]
 
 
 @pytest.mark.parametrize(

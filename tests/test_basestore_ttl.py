@@ -181,3 +181,21 @@ def test_bad_ttls_are_refused_and_store_nothing(store: MemoryStore, ttl: Any) ->
 def test_bad_ttl_configs_are_refused(tmp_path: Path, config: Any, match: str) -> None:
     with pytest.raises(InvalidArgumentError, match=match):
         MemoryStore(tmp_path, embeddings=FAKE, ttl=config)
+
+
+def test_a_batch_that_returns_one_item_twice_refreshes_it_once(store: MemoryStore) -> None:
+    # A GetOp and a SearchOp that both find the item, and two GetOps of it: the
+    # refresh must move its expiry once, not hand Chroma one id twice.
+    from langgraph.store.base import GetOp, SearchOp
+
+    store.put(CACHE, "k", {"text": "Likes tea."}, ttl=10)
+    first = expiry(store, CACHE, "k")
+    time.sleep(0.05)
+    results = store.batch(
+        [GetOp(CACHE, "k"), SearchOp(CACHE, query="tea"), GetOp(CACHE, "k"), SearchOp(CACHE)]
+    )
+    assert results[0] is not None and results[2] is not None
+    assert [item.key for item in results[1]] == ["k"]  # type: ignore[union-attr]
+    second = expiry(store, CACHE, "k")
+    assert first is not None and second is not None and second > first
+    assert len(store.history(CACHE, "k")) == 1

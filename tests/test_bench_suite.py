@@ -22,6 +22,7 @@ import pytest
 
 from benchmarks import __main__ as dispatcher
 from benchmarks import (
+    basestore_batch,
     episodes,
     gate_recall,
     graph_overhead,
@@ -261,6 +262,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "rules",
         "window",
         "inspector",
+        "basestore-batch",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots"}
@@ -272,6 +274,21 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
     assert "ratio vs default" in capsys.readouterr().out
 
 
+def test_basestore_batch_bench_compares_the_two_stores(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "batch.json"
+    args = ["--data", str(data), "--ops", "120", "--tasks", "3", "--batch", "10", "--repeats", "1"]
+    assert dispatcher.main(["basestore-batch", *args, "--fake-embedder"]) == 0
+    assert "ratio MemoryStore / InMemoryStore" in capsys.readouterr().out
+    assert basestore_batch.main([*args, "--fake-embedder", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["ops"] == 120 and report["ratio"] > 0
+    for name in ("memorystore", "inmemory"):
+        # Each batch's puts embed in one call (a batch without puts makes none).
+        assert report[name]["embed_documents_calls_per_batch"] <= 1.0
+
+
 RUNNERS = {
     "peers": peers.main,
     "graph": graph_overhead.main,
@@ -280,6 +297,7 @@ RUNNERS = {
     "gate": gate_recall.main,
     "episodes": episodes.main,
     "maintenance": maintenance.main,
+    "basestore-batch": basestore_batch.main,
     "retrieval": lambda argv: retrieval.main([*argv, "--dataset", "locomo"]),
     "qa": lambda argv: qa.main([*argv, "--dataset", "locomo", "--no-judge"]),
 }

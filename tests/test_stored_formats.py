@@ -205,7 +205,25 @@ def test_each_step_is_idempotent_and_changes_no_record(
     assert {n: client.get_collection(n).configuration_json for n in names} == settings
     for name in names:
         if name != layout.REGISTRY:  # the registry's stamp is the migration runner's
-            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == 2
+            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == (
+                formats.FORMAT
+            )
+    client.close()  # type: ignore[attr-defined]
+
+
+def test_step_3_stamps_a_format_2_store_and_changes_no_record(tmp_path: Path) -> None:
+    """Format 3 only adds a key (``indexed: false``) that no older record has."""
+    path = unpacked("format-2", tmp_path)
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    names = migrations.store_collections(client)
+    records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
+    [step] = [s for s in migrations.STEPS if s.to == 3]
+    assert step.additive and step.count(client) == len(names) - 1  # all but the registry
+    assert step.apply(client) == len(names) - 1
+    assert step.count(client) == 0 and step.apply(client) == 0
+    assert {
+        n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
+    } == records
     client.close()  # type: ignore[attr-defined]
 
 
@@ -252,7 +270,7 @@ def test_migrate_on_a_chroma_server_backs_up_and_restores(
         assert "step 2:" in capsys.readouterr().out
         backup = tmp_path / "backup"
         assert main([*args, "--backup", str(backup)]) == 0
-        assert "migrated to format 2" in capsys.readouterr().out
+        assert f"migrated to format {formats.FORMAT}" in capsys.readouterr().out
         client = server.client()
         assert migrations.store_format(client.get_collection(layout.REGISTRY)) == formats.FORMAT
         with MemoryStore(client=client, embeddings=embedder) as store:
@@ -319,7 +337,9 @@ def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None
             break
     assert partial is not None, "no kill landed in the middle of the step"
     report = upgrade(path, backup=tmp_path / "final")
-    assert report.steps == [(2, migrations.STEPS[0].what, partial)]
+    # Step 2 finishes what the kill left; step 3 then stamps every collection.
+    assert report.steps[0] == (2, migrations.STEPS[0].what, partial)
+    assert [step[0] for step in report.steps] == list(range(2, formats.FORMAT + 1))
     with MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
         assert len(store.scopes()) == 151
         assert [m.text for m in store.active("user:u7")] == ["User 7 likes the number 7."]
@@ -409,4 +429,6 @@ def test_a_new_store_is_stamped_with_this_format_on_a_server(chroma_server: Chro
         assert meta[formats.WRITTEN_BY_KEY].startswith("langgraph-memory-kit ")
         assert meta[formats.CHROMADB_KEY] == chromadb.__version__
         for name in layout.collection_names(store.scopes()[0]):
-            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == 2
+            assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == (
+                formats.FORMAT
+            )

@@ -194,11 +194,14 @@ def _check_empty(core: StoreCore, scope: Scope) -> None:
 
 
 def _embedded(core: StoreCore, versions: list[Version]) -> list[Version]:
-    texts = list(dict.fromkeys(v.memory.text for v in versions))  # versions often share one
+    # Versions often share one text; an item put with index=False is not embedded
+    # (its text may be what its owner kept from the embedder): it gets the zero vector.
+    texts = list(dict.fromkeys(v.memory.text for v in versions if v.indexed))
     vector_of: dict[str, list[float]] = {}
     for batch in chunks(texts, EMBED_BATCH):
         vector_of.update(zip(batch, core.embed(batch), strict=True))
-    return [replace(v, vector=vector_of[v.memory.text]) for v in versions]
+    blank = core.unindexed_vector() if any(not v.indexed for v in versions) else []
+    return [replace(v, vector=vector_of[v.memory.text] if v.indexed else blank) for v in versions]
 
 
 def _write(

@@ -16,8 +16,9 @@ stored with ``add`` it is the first version's id), so:
   ``delete`` close, never erase (``purge`` is the hard delete);
 - ``get`` and ``search`` see active versions that have not expired; ``search``
   reads every namespace under ``namespace_prefix`` (at any depth), and takes
-  ``query``, ``filter`` (``$eq $ne $gt $gte $lt $lte`` and nested equality on the
-  value), ``limit`` and ``offset``;
+  ``query``, ``filter`` (``$eq $ne $gt $gte $lt $lte``, nested equality on the
+  value, and dotted keys such as ``"author.name"`` as nested paths, as LangGraph's
+  SqliteStore reads them), ``limit`` and ``offset``;
 - ``list_namespaces`` lists the namespaces that hold data (or held it: one whose
   items were all deleted stays, as in LangGraph's InMemoryStore), with
   ``prefix``, ``suffix`` (``*`` matches any label), ``max_depth``, ``limit`` and
@@ -28,9 +29,13 @@ An item's value is the dict that was put. For memories written through the
 memory API it is the memory's fields (``text``, ``kind``, ``importance`` ...).
 The embedded text is that at the paths of ``put(index=[...])``, else of the
 store's ``index={"fields": [...]}``, else ``value["text"]`` (or ``"content"``/
-``"memory"``), else the value as JSON (see ``indexing``). ``index=False`` is
-accepted and the item is still embedded: the store keeps a vector for every
-record. ``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
+``"memory"``), else the value as JSON (see ``indexing``); several paths' texts are
+joined into one vector (LangGraph's stores keep one per path and score an item by
+its best). ``index=False`` (or paths that hold no text) keeps an item out of vector
+search, as in LangGraph's stores: it is never embedded (its record holds the zero
+vector, Chroma needing one, and says ``indexed: false``), a query ranks the other
+items and lists it after them, unscored, and filters and listings find it.
+``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
 an expired item is archived, not deleted (see ``ttl``).
 
 Reads in a batch see the store as it was before the batch's writes, and of
@@ -56,11 +61,14 @@ several puts to one key in a batch the last wins, as in LangGraph's stores.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from chromadb.api.models.Collection import Collection
 from langgraph.store.base import (
     GetOp,
     Item,
@@ -76,12 +84,12 @@ from langgraph.store.base.embed import get_text_at_path
 
 from langgraph_memory.checks import check_chars, check_id, check_int
 from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, InvalidTypeError
-from langgraph_memory.records import Memory, Source, Trust, check_text, now_utc
+from langgraph_memory.records import Source, Trust, check_text, now_utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
-from langgraph_memory.store.codec import CHAIN_KEY, TEXT_FIELDS
-from langgraph_memory.store.collection_io import fetch, free_ids, query
+from langgraph_memory.store.codec import CHAIN_KEY, INDEXED_KEY, TEXT_FIELDS
+from langgraph_memory.store.collection_io import fetch, free_ids, query_versions
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.indexing import check_paths
 from langgraph_memory.store.namespaces import check_op_namespace
@@ -93,18 +101,65 @@ __all__ = ["run_ops"]
 #: much as what the user said.
 _PUT_DEFAULTS = {"source": Source.TOOL, "trust": Trust.MEDIUM}
 
+#: Threads that embed one batch's queries and put texts at once.
+_EMBED_THREADS = 8
+
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte"})
 
 
 @dataclass(frozen=True)
 class _Put:
-    """A checked put: its op, and for a write the text it embeds and its value as JSON
-    (both made while checking, so that a value that cannot be stored stops the
-    whole batch before anything is written)."""
+    """A checked put: its op, its scope, and for a write the text it stores, whether
+    that text is embedded (``index=False``, or no text at the paths to embed: not),
+    and its value as JSON (all made while checking, so that a value that cannot be
+    stored stops the whole batch before anything is written)."""
 
     op: PutOp
+    scope: Scope
     text: str = ""
     value_json: str = ""
+    indexed: bool = True
+
+
+class _Namespaces:
+    """One batch's namespace <-> scope conversions, each made once: a batch of many
+    ops over a few namespaces names each of them many times (its ops, the items it
+    returns, the TTLs it refreshes, the scopes it writes, the scopes its searches
+    read)."""
+
+    def __init__(self, core: StoreCore) -> None:
+        self._core = core
+        self._scopes: dict[tuple[str, ...], Scope] = {}
+        self._by_key: dict[str, Scope] = {}
+        self._under: dict[tuple[str, ...], list[Scope]] = {}
+
+    def scope(self, namespace: tuple[str, ...]) -> Scope:
+        """The namespace's scope (``InvalidScopeError`` for one that none has)."""
+        scope = self._scopes.get(namespace)
+        if scope is None:
+            scope = self._scopes[namespace] = Scope.from_namespace(namespace)
+            self._by_key.setdefault(scope.key, scope)
+        return scope
+
+    def of_key(self, scope_key: str) -> Scope:
+        """The scope of a stored version (its ``memory.scope``)."""
+        scope = self._by_key.get(scope_key)
+        if scope is None:
+            scope = self._by_key[scope_key] = Scope.parse(scope_key)
+        return scope
+
+    def namespace(self, scope_key: str) -> tuple[str, ...]:
+        """The namespace of a stored version's scope."""
+        return self.of_key(scope_key).namespace
+
+    def under(self, prefix: tuple[str, ...]) -> list[Scope]:
+        """The scopes a search of ``prefix`` reads (one registry lookup per prefix)."""
+        found = self._under.get(prefix)
+        if found is None:
+            found = self._under[prefix] = self._core.scopes_under(prefix)
+            for scope in found:
+                self._by_key.setdefault(scope.key, scope)
+        return found
 
 
 def run_ops(
@@ -113,32 +168,33 @@ def run_ops(
     """Execute LangGraph store ops in order of their results; writes go last.
 
     ``fields`` are the JSON paths a put embeds when its ``index`` is None (the
-    store's ``index={"fields": ...}``). Reads that return items with a TTL and
-    ask to refresh it move their expiry before the writes run.
+    store's ``index={"fields": ...}``). Every op is checked before any runs. The
+    reads run together under one hold of the store's gate (gets of one scope in
+    one Chroma read; each distinct query embedded once, before the gate), and
+    reads that return items with a TTL and ask to refresh it move their expiry
+    before the writes run. The writes embed every distinct text of the batch in
+    one embedder call.
     """
     now = now_utc()
+    names = _Namespaces(core)
     results: list[Result] = [None] * len(ops)
-    read: list[Version] = []
+    gets: list[tuple[int, GetOp]] = []
+    searches: list[tuple[int, SearchOp]] = []
+    listings: list[tuple[int, ListNamespacesOp]] = []
     puts: dict[tuple[tuple[str, ...], str], _Put] = {}
     for i, op in enumerate(ops):
         check_op_namespace(op)
         if isinstance(op, GetOp):
-            with core.reading():
-                version = _get(core, op, now)
-            results[i] = None if version is None else _item(version)
-            if version is not None and op.refresh_ttl:
-                read.append(version)
+            check_id(op.key, "store key")
+            gets.append((i, op))
         elif isinstance(op, SearchOp):
-            with core.reading():
-                found = _search(core, op, now)
-            results[i] = [_item(v, score, scored=True) for v, score in found]
-            if op.refresh_ttl:
-                read += [v for v, _ in found]
+            _check_search(op)
+            searches.append((i, op))
         elif isinstance(op, ListNamespacesOp):
-            with core.reading():
-                results[i] = _list_namespaces(core, op)
+            _check_listing(op)
+            listings.append((i, op))
         elif isinstance(op, PutOp):
-            put = _check_put(op, fields)
+            put = _check_put(op, fields, names)
             puts.pop((op.namespace, op.key), None)  # re-insert so the last put keeps its order
             puts[(op.namespace, op.key)] = put
         else:
@@ -146,16 +202,74 @@ def run_ops(
                 "batch() takes LangGraph store ops (GetOp, PutOp, SearchOp, ListNamespacesOp), "
                 f"got {type(op).__name__}: {op!r}"
             )
-    ttl.refresh(core, read, now)
-    by_scope: dict[Scope, list[_Put]] = {}
-    for put in puts.values():
-        by_scope.setdefault(Scope.from_namespace(put.op.namespace), []).append(put)
-    for scope, scope_puts in by_scope.items():
-        _apply_puts(core, scope, scope_puts)
+    read: list[Version] = []
+    queries = list(dict.fromkeys(op.query for _, op in searches if op.query))
+    written = [p for p in puts.values() if p.op.value is not None]  # None: a delete
+    texts = list(dict.fromkeys(p.text for p in written if p.indexed))
+    with _embedding(core, queries, texts) as (vectors, documents):
+        _read(core, gets, searches, listings, vectors, names, now, results, read)
+        ttl.refresh(core, read, now, scope_of=names.of_key)
+        if puts:
+            # Before any write: a failing embedder stores nothing.
+            vector_of = dict(zip(texts, documents(), strict=True))
+            _write(core, list(puts.values()), vector_of)
     return results
 
 
+def _read(
+    core: StoreCore,
+    gets: list[tuple[int, GetOp]],
+    searches: list[tuple[int, SearchOp]],
+    listings: list[tuple[int, ListNamespacesOp]],
+    vectors: dict[str, list[float]],
+    names: _Namespaces,
+    now: datetime,
+    results: list[Result],
+    read: list[Version],
+) -> None:
+    """Run a batch's reads into ``results``, under one hold of the gate; the versions
+    that ask for their TTL to be refreshed go to ``read``."""
+    if gets or searches or listings:
+        with core.reading():
+            for i, version, refresh in _get_all(core, gets, names, now):
+                results[i] = _item(version, names)
+                if refresh:
+                    read.append(version)
+            for i, search_op in searches:
+                vector = vectors.get(search_op.query) if search_op.query else None
+                found = _search(
+                    core, search_op, vector, now, names.under(search_op.namespace_prefix)
+                )
+                results[i] = [_item(v, names, score, scored=True) for v, score in found]
+                if search_op.refresh_ttl:
+                    read += [v for v, _ in found]
+            for i, listing in listings:
+                results[i] = _list_namespaces(core, listing)
+
+
 # -- reads -------------------------------------------------------------------------
+
+
+@contextmanager
+def _embedding(
+    core: StoreCore, queries: list[str], texts: list[str]
+) -> Iterator[tuple[dict[str, list[float]], Callable[[], list[list[float]]]]]:
+    """A batch's embeddings: each distinct query's vector, made before the gate is
+    held (embedding can be slow: a model, an API), and a call that returns the
+    vectors of the distinct put texts, made in one embedder call.
+
+    Several jobs run at once, in threads, as LangGraph's InMemoryStore embeds its
+    queries: an embedder waits on its model or its API without the GIL, so the put
+    texts are embedded while the queries are and the reads run.
+    """
+    jobs = len(queries) + (1 if texts else 0)
+    if jobs <= 1:
+        yield {q: core.embed_query(q) for q in queries}, lambda: core.embed(texts)
+        return
+    with ThreadPoolExecutor(max_workers=min(_EMBED_THREADS, jobs)) as pool:
+        documents = pool.submit(core.embed, texts)
+        vectors = dict(zip(queries, pool.map(core.embed_query, queries), strict=True))
+        yield vectors, documents.result
 
 
 def _item_value(version: Version) -> dict[str, Any]:
@@ -178,9 +292,11 @@ def _item_value(version: Version) -> dict[str, Any]:
     return value
 
 
-def _item(version: Version, score: float | None = None, *, scored: bool = False) -> Item:
+def _item(
+    version: Version, names: _Namespaces, score: float | None = None, *, scored: bool = False
+) -> Item:
     created = version.chain_start or version.memory.created_at
-    namespace = Scope.parse(version.memory.scope).namespace
+    namespace = names.namespace(version.memory.scope)
     if scored:
         return SearchItem(
             namespace,
@@ -199,18 +315,29 @@ def _item(version: Version, score: float | None = None, *, scored: bool = False)
     )
 
 
-def _get(core: StoreCore, op: GetOp, now: datetime) -> Version | None:
-    try:
-        scope = Scope.from_namespace(op.namespace)
-    except ValueError:
-        return None  # a namespace no scope has (a "langgraph" root) holds nothing
-    check_id(op.key, "store key")
-    version = core.by_key(scope, [op.key]).get(op.key)
-    return None if version is None or version.expired(now) else version
+def _get_all(
+    core: StoreCore, gets: list[tuple[int, GetOp]], names: _Namespaces, now: datetime
+) -> list[tuple[int, Version, bool]]:
+    """Each get that finds an unexpired item: its index, the version, and whether
+    it refreshes the TTL. The gets of one scope are one read."""
+    by_scope: dict[Scope, list[tuple[int, GetOp]]] = {}
+    for i, op in gets:
+        try:
+            scope = names.scope(op.namespace)
+        except ValueError:
+            continue  # a namespace no scope has (a "langgraph" root) holds nothing
+        by_scope.setdefault(scope, []).append((i, op))
+    found: list[tuple[int, Version, bool]] = []
+    for scope, scope_gets in by_scope.items():
+        versions = core.by_key(scope, list(dict.fromkeys(op.key for _, op in scope_gets)))
+        for i, op in scope_gets:
+            version = versions.get(op.key)
+            if version is not None and not version.expired(now):
+                found.append((i, version, bool(op.refresh_ttl)))
+    return found
 
 
-def _search(core: StoreCore, op: SearchOp, now: datetime) -> list[tuple[Version, float | None]]:
-    """The page of (version, score) pairs a search asks for; score None without a query."""
+def _check_search(op: SearchOp) -> None:
     check_int(op.limit, "search limit", low=0)
     check_int(op.offset, "search offset", low=0)
     if op.filter is not None and not isinstance(op.filter, Mapping):
@@ -220,49 +347,89 @@ def _search(core: StoreCore, op: SearchOp, now: datetime) -> list[tuple[Version,
         )
     if op.filter:
         _check_filter(op.filter)
+    if op.query is not None and not isinstance(op.query, str):
+        raise InvalidTypeError(
+            f"search query must be a str or None, got {type(op.query).__name__}: {op.query!r}"
+        )
+
+
+def _search(
+    core: StoreCore,
+    op: SearchOp,
+    vector: list[float] | None,
+    now: datetime,
+    scopes: list[Scope],
+) -> list[tuple[Version, float | None]]:
+    """The page of (version, score) pairs a search asks for; score None without a query.
+
+    With a query, the items ranked by their vector come first, best first; items
+    put with ``index=False`` have none and come after them, unscored (as in
+    LangGraph's InMemoryStore), only when the ranked ones do not fill the page.
+    """
     wanted = op.offset + op.limit
-    scopes = core.scopes_under(op.namespace_prefix)
-    matches: list[tuple[Version, float | None]] = []
-    vector = core.embed_query(op.query) if op.query else None
+    ranked: list[tuple[Version, float | None]] = []
+    unranked: list[tuple[Version, float | None]] = []
     for scope in scopes:
         cols = core.collections(scope)
         if cols is None:
             continue
         if vector is None:
-            for v in fetch(cols.active, scope):
-                if not v.expired(now) and _matches(_item_value(v), op.filter):
-                    matches.append((v, None))
+            unranked += _listed(cols.active, scope, op, now, where=None)
             continue
-        size = cols.active.count()
-        n = max(wanted, 1)
-        while True:
-            hits = query(cols.active, scope, vector, min(n, size) or 1, where=None)
-            versions = _versions_of(core, scope, [h.memory for h in hits])
-            kept = [
-                (versions[h.memory.id], h.score)
-                for h in hits
-                if h.memory.id in versions
-                and not versions[h.memory.id].expired(now)
-                and _matches(_item_value(versions[h.memory.id]), op.filter)
-            ]
-            if len(kept) >= wanted or n >= size:
-                break
-            n *= 4  # a filter dropped too many: look further down the ranking
-        matches += kept
-    if vector is None:
-        matches.sort(key=lambda pair: (-pair[0].memory.created_at.timestamp(), pair[0].key))
-    else:
-        matches.sort(key=lambda pair: -(pair[1] or 0.0))
-    return matches[op.offset : op.offset + op.limit]
+        ranked += _ranked(cols.active, scope, op, vector, now, wanted)
+    if vector is not None and len(ranked) < wanted:
+        # Only now: most searches fill their page from the ranked items alone.
+        for scope in scopes:
+            cols = core.collections(scope)
+            if cols is not None:
+                unranked += _listed(cols.active, scope, op, now, where={INDEXED_KEY: False})
+    ranked.sort(key=lambda pair: -(pair[1] or 0.0))
+    unranked.sort(key=lambda pair: (-pair[0].memory.created_at.timestamp(), pair[0].key))
+    return (ranked + unranked)[op.offset : op.offset + op.limit]
 
 
-def _versions_of(core: StoreCore, scope: Scope, memories: list[Memory]) -> dict[str, Version]:
-    """Full records (chain key, value) of query hits, in one read."""
+def _listed(
+    collection: Collection,
+    scope: Scope,
+    op: SearchOp,
+    now: datetime,
+    *,
+    where: dict[str, Any] | None,
+) -> list[tuple[Version, float | None]]:
+    """The scope's unexpired active items that pass the filter, unscored."""
+    return [
+        (v, None)
+        for v in fetch(collection, scope, where=where)
+        if not v.expired(now) and _matches(_item_value(v), op.filter)
+    ]
 
-    cols = core.collections(scope)
-    if cols is None or not memories:
-        return {}
-    return {v.memory.id: v for v in fetch(cols.active, scope, ids=[m.id for m in memories])}
+
+def _ranked(
+    collection: Collection,
+    scope: Scope,
+    op: SearchOp,
+    vector: list[float],
+    now: datetime,
+    wanted: int,
+) -> list[tuple[Version, float | None]]:
+    """The scope's best ``wanted`` indexed, unexpired items that pass the filter, with
+    their cosine. Items put with ``index=False`` (the zero vector) are left out like
+    a filter's misses: no ``where`` on the query, which would make Chroma scan the
+    scope's metadata on every search."""
+    size = collection.count()
+    n = max(wanted, 1)
+    while True:
+        hits = query_versions(collection, scope, vector, min(n, size) or 1)
+        kept: list[tuple[Version, float | None]] = [
+            (version, score)
+            for version, score in hits
+            if version.indexed
+            and not version.expired(now)
+            and _matches(_item_value(version), op.filter)
+        ]
+        if len(kept) >= wanted or n >= size:
+            return kept
+        n *= 4  # a filter dropped too many: look further down the ranking
 
 
 def _check_filter(filter: Mapping[str, Any]) -> None:
@@ -280,7 +447,25 @@ def _check_filter(filter: Mapping[str, Any]) -> None:
 def _matches(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
     if not filter:
         return True
-    return all(_compare(value.get(k), cond) for k, cond in filter.items())
+    return all(_compare(_field(value, k), cond) for k, cond in filter.items())
+
+
+def _field(value: Mapping[str, Any], key: str) -> Any:
+    """The value a filter key names: the top-level field of that name, else, for a
+    dotted key such as ``"author.name"``, the nested field on that path (as
+    LangGraph's SqliteStore reads it: ``$.author.name``); None when absent.
+
+    >>> _field({"author": {"name": "Ann"}, "a.b": 1}, "author.name"), _field({"a.b": 1}, "a.b")
+    ('Ann', 1)
+    """
+    if key in value or "." not in key:
+        return value.get(key)
+    found: Any = value
+    for part in key.split("."):
+        if not isinstance(found, Mapping) or part not in found:
+            return None
+        found = found[part]
+    return found
 
 
 def _compare(actual: Any, cond: Any) -> bool:
@@ -319,11 +504,20 @@ def _ordered(actual: Any, operand: Any) -> tuple[Any, Any] | None:
         return None
 
 
-def _list_namespaces(core: StoreCore, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+def _check_listing(op: ListNamespacesOp) -> None:
     check_int(op.limit, "list_namespaces limit", low=0)
     check_int(op.offset, "list_namespaces offset", low=0)
     if op.max_depth is not None:
         check_int(op.max_depth, "list_namespaces max_depth", low=0)
+    for condition in op.match_conditions or ():
+        if condition.match_type not in ("prefix", "suffix"):
+            raise InvalidArgumentError(
+                f"unsupported namespace match type {condition.match_type!r}; "
+                "use 'prefix' or 'suffix'"
+            )
+
+
+def _list_namespaces(core: StoreCore, op: ListNamespacesOp) -> list[tuple[str, ...]]:
     namespaces: list[tuple[str, ...]] = [s.namespace for s in core.scopes()]
     for condition in op.match_conditions or ():
         namespaces = [ns for ns in namespaces if _namespace_matches(condition, ns)]
@@ -341,20 +535,16 @@ def _namespace_matches(condition: MatchCondition, namespace: tuple[str, ...]) ->
     # Not strict: the path may be shorter than the namespace it is a prefix or suffix of.
     if condition.match_type == "prefix":
         pairs = zip(namespace, path, strict=False)
-    elif condition.match_type == "suffix":
+    else:  # "suffix" (_check_listing refused any other)
         pairs = zip(reversed(namespace), reversed(path), strict=False)
-    else:
-        raise InvalidArgumentError(
-            f"unsupported namespace match type {condition.match_type!r}; use 'prefix' or 'suffix'"
-        )
     return all(p == "*" or n == p for n, p in pairs)
 
 
 # -- writes ------------------------------------------------------------------------
 
 
-def _check_put(op: PutOp, fields: Sequence[str] | None) -> _Put:
-    Scope.from_namespace(op.namespace)  # what no scope can be (LangGraph's rules ran before)
+def _check_put(op: PutOp, fields: Sequence[str] | None, names: _Namespaces) -> _Put:
+    scope = names.scope(op.namespace)  # what no scope can be (LangGraph's rules ran before)
     if not isinstance(op.key, str) or not op.key:
         raise InvalidMemoryError(f"store keys must be non-empty strings, got {op.key!r}")
     check_chars(op.key, "store key", controls=False, error=InvalidMemoryError)
@@ -364,9 +554,10 @@ def _check_put(op: PutOp, fields: Sequence[str] | None) -> _Put:
         check_paths(op.index, "index")
     ttl.check_minutes(op.ttl, "ttl")
     if op.value is None:
-        return _Put(op)
+        return _Put(op, scope)
     value_json = _value_json(op.value)  # first: the text may be the value as JSON too
-    return _Put(op, _text_of(op.value, op.index, fields), value_json)
+    text, indexed = _text_of(op.value, op.index, fields)
+    return _Put(op, scope, text, value_json, indexed)
 
 
 def _value_json(value: Mapping[str, Any]) -> str:
@@ -385,32 +576,55 @@ def _value_json(value: Mapping[str, Any]) -> str:
         ) from None
 
 
-def _text_of(value: Mapping[str, Any], index: Any, fields: Sequence[str] | None) -> str:
-    """The text a put embeds: at the paths of ``index`` (else the store's ``fields``),
-    joined; else the first text field; else the value as JSON. ``index=False`` still
-    embeds (every record carries a vector), by the store's default."""
+def _text_of(
+    value: Mapping[str, Any], index: Any, fields: Sequence[str] | None
+) -> tuple[str, bool]:
+    """The text a put stores, and whether it is embedded.
+
+    The text is that at the paths of ``index`` (else the store's ``fields``),
+    joined; else the first text field; else the value as JSON. It is embedded
+    unless ``index=False``, or paths were given and none holds text: LangGraph's
+    stores then keep the item out of vector search (it is still found by filter
+    and listing), and so does this one. Its text is kept either way: the memory
+    API's reads and keyword search read it.
+    """
     paths = index if isinstance(index, list) else fields
     if paths:
         parts = [t for path in paths for t in get_text_at_path(value, path)]
         if parts:
-            return check_text(" ".join(parts))
+            return check_text(" ".join(parts)), index is not False
+    indexed = index is not False and not paths
     for name in TEXT_FIELDS:
         if isinstance(value.get(name), str) and value[name].strip():
-            return check_text(value[name])
+            return check_text(value[name]), indexed
     try:
         whole = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     except TypeError:  # keys of several types cannot be sorted: keep them in their order
         whole = _value_json(value)
-    return check_text(whole)
+    return check_text(whole), indexed
 
 
-def _apply_puts(core: StoreCore, scope: Scope, puts: list[_Put]) -> None:
-    ops = [put.op for put in puts]
-    checked = [put for put in puts if put.op.value is not None]
-    writes = [put.op for put in checked]
-    texts = [put.text for put in checked]
-    value_jsons = [put.value_json for put in checked]
-    vectors = core.embed(texts)  # before any write: a failing embedder stores nothing
+def _write(core: StoreCore, puts: list[_Put], vector_of: dict[str, list[float]]) -> None:
+    """Apply a batch's puts, scope by scope, with the vector of each text they embed."""
+    # A delete (value None) has no vector; an unindexed item has the zero vector.
+    unindexed = any(p.op.value is not None and not p.indexed for p in puts)
+    blank = core.unindexed_vector() if unindexed else []
+    vector_of_put = [vector_of.get(p.text, []) if p.indexed else blank for p in puts]
+    by_scope: dict[Scope, list[tuple[_Put, list[float]]]] = {}
+    for put, vector in zip(puts, vector_of_put, strict=True):
+        by_scope.setdefault(put.scope, []).append((put, vector))
+    for scope, scope_puts in by_scope.items():
+        _apply_puts(core, scope, scope_puts)
+
+
+def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, list[float]]]) -> None:
+    ops = [put.op for put, _ in puts]
+    checked = [(put, vector) for put, vector in puts if put.op.value is not None]
+    writes = [put.op for put, _ in checked]
+    texts = [put.text for put, _ in checked]
+    value_jsons = [put.value_json for put, _ in checked]
+    vectors = [vector for _, vector in checked]
+    indexed = [put.indexed for put, _ in checked]
     with core.writing(scope):
         # The clock is read under the lock: a time taken before it could be older than
         # a version that a concurrent put of the same key wrote meanwhile, and a
@@ -432,20 +646,31 @@ def _apply_puts(core: StoreCore, scope: Scope, puts: list[_Put]) -> None:
         ids = iter(free_ids(cols, len(writes)))
         pairs: list[tuple[Version, Version | None]] = [(old, None) for old in archives]
         fresh: list[Version] = []
-        for op, text, value_json, vector in zip(writes, texts, value_jsons, vectors, strict=True):
+        for op, text, value_json, vector, embedded in zip(
+            writes, texts, value_jsons, vectors, indexed, strict=True
+        ):
             old = existing.get(op.key)
             last = old or retired.get(op.key)
             if last is None:
                 memory = new_memory(scope, when, {"text": text, **_PUT_DEFAULTS})
-                version = Version(replace(memory, id=next(ids)), op.key, vector, value_json, when)
+                version = Version(
+                    replace(memory, id=next(ids)),
+                    op.key,
+                    vector,
+                    value_json,
+                    when,
+                    indexed=embedded,
+                )
                 fresh.append(version.with_ttl(op.ttl))
                 continue
             # Every field of the memory carries over (a put changes the value and its
             # text): kind, importance, pinned, source, trust, event time, sources, metadata.
+            # Whether it is indexed is the put's own (index=False drops the old vector).
             version = last.successor(
                 replace(successor(last.memory, text, when, {}), id=next(ids)),
                 vector,
                 value_json,
+                indexed=embedded,
             ).with_ttl(op.ttl)  # a put sets its own TTL (None: none)
             if old is not None:
                 pairs.append((old, version))

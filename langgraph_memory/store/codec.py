@@ -65,6 +65,10 @@ SOURCES = "sources"
 #: refreshing read, and when it expires (float epoch seconds, so ``$lte`` finds it).
 TTL_KEY = "ttl_minutes"
 EXPIRES_KEY = "expires_at"
+#: Metadata key that marks an item put with ``index=False`` (``False``; absent on
+#: every other record, so records written before it read as indexed): its vector
+#: is the zero vector and vector search leaves it out.
+INDEXED_KEY = "indexed"
 
 
 def to_epoch(value: datetime) -> float:
@@ -108,6 +112,8 @@ class StoredMemory(BaseModel):
     #: A BaseStore TTL (``TTL_KEY``, ``EXPIRES_KEY``): both or neither.
     ttl_minutes: float | None = None
     expires_at: float | None = None
+    #: ``False`` for an item put with ``index=False`` (``INDEXED_KEY``), else absent.
+    indexed: bool | None = None
 
 
 def _epoch(value: datetime | None) -> float | None:
@@ -122,6 +128,7 @@ def memory_metadata(
     chain_start: datetime | None = None,
     ttl: float | None = None,
     expires_at: datetime | None = None,
+    indexed: bool = True,
 ) -> dict[str, Scalar]:
     """The Chroma metadata of one memory version: the one writer of the layout."""
     has_ttl = ttl is not None and expires_at is not None
@@ -142,6 +149,7 @@ def memory_metadata(
         value_json=value_json,
         ttl_minutes=float(ttl) if has_ttl and ttl is not None else None,
         expires_at=_epoch(expires_at) if has_ttl else None,
+        indexed=None if indexed else False,
     )
     meta: dict[str, Scalar] = record.model_dump(exclude_none=True, warnings=False)
     for name, value in memory.metadata.items():
@@ -165,6 +173,7 @@ def version_metadata(version: Version) -> dict[str, Scalar]:
         chain_start=version.chain_start,
         ttl=version.ttl,
         expires_at=version.expires_at,
+        indexed=version.indexed,
     )
 
 
@@ -263,6 +272,7 @@ def version_from_record(
         chain_start=when(record.key_created_at),
         ttl=record.ttl_minutes,
         expires_at=when(record.expires_at),
+        indexed=record.indexed is not False,
     )
 
 

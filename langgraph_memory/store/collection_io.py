@@ -119,6 +119,27 @@ def query(
     ]
 
 
+def query_versions(
+    collection: Collection, scope: Scope, vector: list[float], k: int
+) -> list[tuple[Version, float]]:
+    """As ``query``, but each record as a whole version (chain key, value, TTL) with its
+    cosine: what the BaseStore face returns, without reading the records again."""
+    found = collection.query(
+        query_embeddings=np.asarray([vector], dtype=np.float32),
+        n_results=k,
+        include=["documents", "metadatas", "distances"],
+    )
+    ids = found["ids"][0]
+    documents = (found["documents"] or [[]])[0]
+    metadatas = (found["metadatas"] or [[]])[0]
+    distances = (found["distances"] or [[]])[0]
+    return [
+        (version_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
+        for i in range(len(ids))
+        if metadatas[i] is not None  # deleted between the index lookup and the read
+    ]
+
+
 def similar(
     collection: Collection, scope: Scope, vector: list[float], k: int, ids: list[str]
 ) -> list[Hit]:

@@ -56,7 +56,7 @@ from langgraph_memory.store.codec import CHAIN_KEY
 from langgraph_memory.store.collection_io import fetch, free_ids, insert, max_batch
 from langgraph_memory.store.engine import Engine, open_engine
 from langgraph_memory.store.scope_locks import CrossProcessLocks
-from langgraph_memory.store.version import Version
+from langgraph_memory.store.version import Version, unindexed_vector
 
 __all__ = ["StoreCore", "fresh_method", "read_method"]
 
@@ -237,6 +237,14 @@ class StoreCore:
         vectors = [check_vector(v, f"vectors[{i}]") for i, v in enumerate(given)]
         self._check_vectors(vectors, len(texts))
         return vectors
+
+    def unindexed_vector(self) -> list[float]:
+        """The vector of a record kept out of vector search (see ``Version.indexed``),
+        of the store's dimension. A store that has embedded nothing yet learns its
+        dimension from one fixed probe text, never from the item's own text."""
+        if self.live().dimension == 0:
+            self.embed(["dimension probe"])  # records the dimension (see _check_vectors)
+        return unindexed_vector(self.live().dimension)
 
     def embed_query(self, query: str | Sequence[float]) -> list[float]:
         """A query's vector (a vector passes through, checked)."""

@@ -31,7 +31,11 @@ plus the three things a ``Memory`` does not carry:
 - ``value_json``: the exact JSON string of the value a BaseStore ``put``
   stored (extra fields such as ``rating`` live here), or ``null``;
 - ``ttl_minutes`` and ``expires_at``, only for an item put with a TTL: its
-  time to live and when it expires (see ``store/ttl.py``).
+  time to live and when it expires (see ``store/ttl.py``);
+- ``indexed``: ``false``, only for an item put with ``index=False`` (kept out
+  of vector search: an import does not embed its text either). Files without
+  it read as before, so the version stays 3; a release before this field
+  refuses a file that has it, naming the field.
 
 A version is active when ``valid_until`` is ``null`` and closed otherwise; its
 ``scope`` is the export's, and its ``replaces`` names an older version of the
@@ -451,6 +455,7 @@ class MemoryRecord(BaseModel):
     value_json: str | None = None
     ttl_minutes: float | None = None
     expires_at: datetime | None = None
+    indexed: bool = True
 
     @field_validator("id", "key", mode="plain")
     @classmethod
@@ -492,10 +497,10 @@ class MemoryRecord(BaseModel):
         field = str(info.field_name)
         return _time(value, field, required=field == "created_at")
 
-    @field_validator("pinned", mode="plain")
+    @field_validator("pinned", "indexed", mode="plain")
     @classmethod
-    def _bool(cls, value: Any) -> bool:
-        return _bool(value, "pinned")
+    def _bool(cls, value: Any, info: ValidationInfo) -> bool:
+        return _bool(value, str(info.field_name))
 
     @field_validator("sources", mode="plain")
     @classmethod
@@ -552,12 +557,16 @@ class MemoryRecord(BaseModel):
             value_json=version.value_json,
             ttl_minutes=version.ttl if ttl else None,
             expires_at=version.expires_at if ttl else None,
+            indexed=version.indexed,
         )
 
     def record(self) -> dict[str, Any]:
-        """The JSON-ready record: ``ttl_minutes`` and ``expires_at`` only with a TTL."""
-        no_ttl = self.ttl_minutes is None or self.expires_at is None
-        return self.model_dump(exclude={"ttl_minutes", "expires_at"} if no_ttl else None)
+        """The JSON-ready record: ``ttl_minutes`` and ``expires_at`` only with a TTL,
+        ``indexed`` only when false (so an export without such items is as before)."""
+        left_out = {"indexed"} if self.indexed else set()
+        if self.ttl_minutes is None or self.expires_at is None:
+            left_out |= {"ttl_minutes", "expires_at"}
+        return self.model_dump(exclude=left_out or None)
 
     def version(self, scope: str) -> Version:
         """The version this record holds, in ``scope``."""
@@ -585,6 +594,7 @@ class MemoryRecord(BaseModel):
             chain_start=self.key_created_at,
             ttl=self.ttl_minutes,
             expires_at=self.expires_at,
+            indexed=self.indexed,
         )
 
     @field_serializer(

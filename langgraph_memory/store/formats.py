@@ -24,6 +24,8 @@ format    written by
 ========  ==========================================================================
 1         langgraph-memory-kit 0.1.0 and earlier (``lgm_schema: 1``, no ``lgm_format``)
 2         langgraph-memory-kit 0.2.0: ``lgm_format`` on every collection
+3         langgraph-memory-kit 0.2.x after issue 27: a record of an item put with
+          ``index=False`` says ``indexed: false`` and holds the zero vector
 ========  ==========================================================================
 
 >>> stored_format({"lgm_schema": 1}), stored_format({"lgm_format": 2})
@@ -31,7 +33,7 @@ format    written by
 >>> check_readable(FORMAT + 1, "the store at ./x")
 Traceback (most recent call last):
 ...
-langgraph_memory.errors.StoreFormatError: the store at ./x was written by format 3; this release ...
+langgraph_memory.errors.StoreFormatError: the store at ./x was written by format 4; this release ...
 """
 
 from __future__ import annotations
@@ -56,9 +58,13 @@ __all__ = [
 ]
 
 #: The format this release writes, and the newest it reads.
-FORMAT = 2
+FORMAT = 3
 #: Who wrote each format (for messages and the Upgrading page).
-RELEASES = {1: "langgraph-memory-kit 0.1.0 or earlier", 2: "langgraph-memory-kit 0.2.0"}
+RELEASES = {
+    1: "langgraph-memory-kit 0.1.0 or earlier",
+    2: "langgraph-memory-kit 0.2.0",
+    3: "langgraph-memory-kit 0.2.x after issue 27",
+}
 FORMAT_KEY = "lgm_format"
 WRITTEN_BY_KEY = "lgm_written_by"
 CHROMADB_KEY = "lgm_chromadb"

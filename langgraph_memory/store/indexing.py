@@ -11,7 +11,9 @@ record), so ``MemoryStore(index=...)`` configures it rather than turning it on:
 - ``fields``: the JSON paths (LangGraph's syntax: ``"a.b"``, ``"items[*].text"``,
   ``"$"`` for the whole value) whose text ``put`` embeds when its ``index`` is
   None. Without ``fields``: ``value["text"]``, ``"content"`` or ``"memory"``, else
-  the whole value as JSON.
+  the whole value as JSON. An item whose paths hold no text, or put with
+  ``index=False``, is kept out of vector search, as in LangGraph's stores (see
+  ``basestore``).
 
 The texts of several paths are joined into one vector (LangGraph's stores embed
 each and keep the best match). ``distance_type="cosine"`` is accepted, as that is

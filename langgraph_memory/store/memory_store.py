@@ -425,7 +425,12 @@ class MemoryStore(BaseStore):
         with self._core.writing(scope):
             old = self._core.active_version(scope, memory_id, with_vector=True)
             new = successor(old.memory, text, when, fields)
-            [vector] = self._core.embed([new.text])
+            # An item put with index=False stays out of vector search (and away from
+            # the embedder), as its TTL carries over.
+            if old.indexed:
+                [vector] = self._core.embed([new.text])
+            else:
+                vector = self._core.unindexed_vector()
             cols = self._core.writable(scope)
             [new_id] = free_ids(cols, 1)
             self._core.replace(
@@ -434,7 +439,10 @@ class MemoryStore(BaseStore):
                     (
                         old,
                         old.successor(
-                            replace(new, id=new_id), vector, revalue(old.value_json, new.text)
+                            replace(new, id=new_id),
+                            vector,
+                            revalue(old.value_json, new.text),
+                            indexed=old.indexed,
                         ),
                     )
                 ],

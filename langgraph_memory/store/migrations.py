@@ -14,8 +14,9 @@ otherwise opening refuses with ``StoreFormatError`` naming the command that
 migrates it (``langgraph-memory migrate``, which backs the store up first: see
 ``upgrade``). A newer store is always refused (``formats.check_readable``).
 
->>> [(step.to, step.what) for step in STEPS]
-[(2, 'stamp the format on every collection of the store')]
+>>> [(step.to, step.what) for step in STEPS]  # doctest: +NORMALIZE_WHITESPACE
+[(2, 'stamp the format on every collection of the store'),
+ (3, 'stamp format 3 (records may say indexed: false) on every collection')]
 """
 
 from __future__ import annotations
@@ -85,12 +86,42 @@ def _stamp_collections(client: ClientAPI) -> int:
     return len(todo)
 
 
+def _older_than_3(client: ClientAPI) -> list[Collection]:
+    """The store's collections (but the registry) stamped with a format before 3."""
+    out = []
+    for name in store_collections(client):
+        if name == layout.REGISTRY:
+            continue
+        collection = client.get_collection(name, embedding_function=None)
+        if formats.stored_format(collection.metadata) < 3:
+            out.append(collection)
+    return out
+
+
+def _stamp_format_3(client: ClientAPI) -> int:
+    """Format 3: a record of an item put with ``index=False`` says ``indexed: false``
+    and holds the zero vector. No record of an older format is such an item (those
+    releases embedded every item), so no record changes: each collection is only
+    stamped, saying its records may carry the new key."""
+    todo = _older_than_3(client)
+    for collection in todo:
+        collection.modify(metadata=formats.stamp(collection.metadata, format=3))
+    return len(todo)
+
+
 STEPS: tuple[Step, ...] = (
     Step(
         to=2,
         what="stamp the format on every collection of the store",
         count=lambda client: len(_unstamped(client)),
         apply=_stamp_collections,
+        additive=True,
+    ),
+    Step(
+        to=3,
+        what="stamp format 3 (records may say indexed: false) on every collection",
+        count=lambda client: len(_older_than_3(client)),
+        apply=_stamp_format_3,
         additive=True,
     ),
 )

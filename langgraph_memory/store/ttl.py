@@ -119,20 +119,33 @@ def check_ttl_config(config: Mapping[str, Any] | None) -> TTLConfig | None:
     return checked
 
 
-def refresh(core: StoreCore, versions: Sequence[Version], now: datetime) -> None:
+def refresh(
+    core: StoreCore,
+    versions: Sequence[Version],
+    now: datetime,
+    *,
+    scope_of: Callable[[str], Scope] = Scope.parse,
+) -> None:
     """Move the expiry of the versions that have a TTL to ``now`` plus it (a read
-    that returned them). One that was archived since it was read is left alone."""
-    by_scope: dict[Scope, list[Version]] = {}
+    that returned them). One that was archived since it was read is left alone.
+
+    ``scope_of`` turns a version's scope key into its scope (a batch passes the
+    scopes it already made). A batch may return one item several times (a GetOp
+    and a SearchOp that both find it): each is refreshed once, as Chroma refuses an
+    id twice in one update.
+    """
+    by_scope: dict[str, dict[str, Version]] = {}
     for v in versions:
         if v.ttl is not None:
-            by_scope.setdefault(Scope.parse(v.memory.scope), []).append(v)
-    for scope, found in by_scope.items():
+            by_scope.setdefault(v.memory.scope, {})[v.memory.id] = v
+    for key, by_id in by_scope.items():
+        scope = scope_of(key)  # once per scope, not per item (a batch knows it already)
         with core.writing(scope):
             cols = core.collections(scope)
             if cols is None:
                 continue
-            present = set(cols.active.get(ids=[v.memory.id for v in found], include=[])["ids"])
-            kept = [v for v in found if v.memory.id in present]
+            present = set(cols.active.get(ids=list(by_id), include=[])["ids"])
+            kept = [v for v in by_id.values() if v.memory.id in present]
             if kept:
                 changes = {
                     v.memory.id: {EXPIRES_KEY: to_epoch(now + timedelta(minutes=v.ttl or 0))}

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from langgraph_memory.records import Memory
 
-__all__ = ["Hit", "Version"]
+__all__ = ["Hit", "Version", "unindexed_vector"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,12 @@ class Hit:
 class Version:
     """A memory as stored: the record plus its chain key and vector, and, for an
     item put with a BaseStore TTL, its time to live in minutes and when it expires
-    (a write or a refreshing read sets it to that time plus the TTL)."""
+    (a write or a refreshing read sets it to that time plus the TTL).
+
+    ``indexed`` False: an item put with ``index=False``, kept out of vector
+    search. Chroma needs a vector for every record, so it holds the zero vector
+    (``unindexed_vector``): cosine 0 to every query, and never sent to the embedder.
+    """
 
     memory: Memory
     key: str
@@ -46,12 +51,21 @@ class Version:
     chain_start: datetime | None = None  # when the chain's first version opened
     ttl: float | None = None
     expires_at: datetime | None = None
+    indexed: bool = True
 
-    def successor(self, memory: Memory, vector: list[float], value_json: str | None) -> Version:
+    def successor(
+        self,
+        memory: Memory,
+        vector: list[float],
+        value_json: str | None,
+        *,
+        indexed: bool = True,
+    ) -> Version:
         """The version that replaces this one in the same chain; a TTL carries over,
         counted from the new version's creation."""
         start = self.chain_start or self.memory.created_at
-        return Version(memory, self.key, vector, value_json, start).with_ttl(self.ttl)
+        version = Version(memory, self.key, vector, value_json, start, indexed=indexed)
+        return version.with_ttl(self.ttl)
 
     def with_ttl(self, minutes: float | None) -> Version:
         """This version living ``minutes`` from its creation (None: no expiry)."""
@@ -64,3 +78,14 @@ class Version:
     def expired(self, now: datetime) -> bool:
         """Whether its TTL ran out at or before ``now``."""
         return self.expires_at is not None and self.expires_at <= now
+
+
+def unindexed_vector(dimension: int) -> list[float]:
+    """The vector of a record kept out of vector search (``Version.indexed`` False):
+    zeros, whose cosine to any query is 0 in Chroma's index and in the store's own
+    cosines, and which no embedder returns for a text.
+
+    >>> unindexed_vector(3)
+    [0.0, 0.0, 0.0]
+    """
+    return [0.0] * dimension
