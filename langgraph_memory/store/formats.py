@@ -24,7 +24,7 @@ format    written by
 ========  ==========================================================================
 1         langgraph-memory-kit 0.1.0 and earlier (``lgm_schema: 1``, no ``lgm_format``)
 2         langgraph-memory-kit 0.2.0: ``lgm_format`` on every collection
-3         langgraph-memory-kit 0.2.x after issue 27: a record of an item put with
+3         langgraph-memory-kit 0.3.0: a record of an item put with
           ``index=False`` says ``indexed: false`` and holds the zero vector
 ========  ==========================================================================
 
@@ -63,7 +63,7 @@ FORMAT = 3
 RELEASES = {
     1: "langgraph-memory-kit 0.1.0 or earlier",
     2: "langgraph-memory-kit 0.2.0",
-    3: "langgraph-memory-kit 0.2.x after issue 27",
+    3: "langgraph-memory-kit 0.3.0",
 }
 FORMAT_KEY = "lgm_format"
 WRITTEN_BY_KEY = "lgm_written_by"
