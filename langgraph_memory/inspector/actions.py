@@ -38,6 +38,19 @@ def _log(store: MemoryStore, scope: Scope, decision: Decision) -> None:
     internals(store).log(scope, decision)
 
 
+def _log_replaced(store: MemoryStore, scope: Scope, old: Memory, new: Memory, what: str) -> None:
+    """Log the person's change of ``old`` into ``new`` as an UPDATE decision."""
+    update = Decision(
+        op=DecisionOp.UPDATE,
+        fact=new.text,
+        text=new.text,
+        target_id=old.id,
+        result_id=new.id,
+        note=f"{what}, {BY_PERSON}",
+    )
+    _log(store, scope, update)
+
+
 def correct(store: MemoryStore, scope: ScopeLike, memory_id: str, text: str) -> Memory:
     """Replace an active fact's or rule's text with the person's own: a new version
     of source ``user_correction`` and high trust (the old one stays in ``history``),
@@ -59,18 +72,7 @@ def correct(store: MemoryStore, scope: ScopeLike, memory_id: str, text: str) -> 
             "corrected; delete it, or correct the facts drawn from it"
         )
     new = store.update(scope, old.id, text, source=Source.USER_CORRECTION, trust=Trust.HIGH)
-    _log(
-        store,
-        scope,
-        Decision(
-            op=DecisionOp.UPDATE,
-            fact=new.text,
-            text=new.text,
-            target_id=old.id,
-            result_id=new.id,
-            note=f"corrected, {BY_PERSON}",
-        ),
-    )
+    _log_replaced(store, scope, old, new, "corrected")
     return new
 
 
@@ -90,19 +92,7 @@ def pin(store: MemoryStore, scope: ScopeLike, memory_id: str, pinned: bool = Tru
     old = store.get_memory(scope, memory_id)
     new = store.pin(scope, old.id, pinned)
     if new.id != old.id:  # a memory already so is returned unchanged: nothing to log
-        what = "pinned" if pinned else "unpinned"
-        _log(
-            store,
-            scope,
-            Decision(
-                op=DecisionOp.UPDATE,
-                fact=new.text,
-                text=new.text,
-                target_id=old.id,
-                result_id=new.id,
-                note=f"{what}, {BY_PERSON}",
-            ),
-        )
+        _log_replaced(store, scope, old, new, "pinned" if pinned else "unpinned")
     return new
 
 
