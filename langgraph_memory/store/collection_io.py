@@ -102,6 +102,28 @@ def query(
     between Chroma's index lookup and its record read comes back without
     metadata: it is skipped (a read never fails because of a write).
     """
+    return [
+        Hit(memory_from_record(i, document, meta, scope.key), cosine)
+        for i, document, meta, cosine in _nearest_rows(collection, vector, k, where)
+    ]
+
+
+def query_versions(
+    collection: Collection, scope: Scope, vector: list[float], k: int
+) -> list[tuple[Version, float]]:
+    """As ``query``, but each record as a whole version (chain key, value, TTL) with its
+    cosine: what the BaseStore face returns, without reading the records again."""
+    return [
+        (version_from_record(i, document, meta, scope.key), cosine)
+        for i, document, meta, cosine in _nearest_rows(collection, vector, k, None)
+    ]
+
+
+def _nearest_rows(
+    collection: Collection, vector: list[float], k: int, where: dict[str, Any] | None
+) -> list[tuple[str, str, Any, float]]:
+    """``(id, document, metadata, cosine)`` of the ``k`` records nearest to ``vector``,
+    best first, less those deleted between the index lookup and the record read."""
     found = collection.query(
         query_embeddings=np.asarray([vector], dtype=np.float32),
         n_results=k,
@@ -113,30 +135,9 @@ def query(
     metadatas = (found["metadatas"] or [[]])[0]
     distances = (found["distances"] or [[]])[0]
     return [
-        Hit(memory_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
+        (ids[i], documents[i], metadatas[i], 1.0 - distances[i])
         for i in range(len(ids))
         if metadatas[i] is not None
-    ]
-
-
-def query_versions(
-    collection: Collection, scope: Scope, vector: list[float], k: int
-) -> list[tuple[Version, float]]:
-    """As ``query``, but each record as a whole version (chain key, value, TTL) with its
-    cosine: what the BaseStore face returns, without reading the records again."""
-    found = collection.query(
-        query_embeddings=np.asarray([vector], dtype=np.float32),
-        n_results=k,
-        include=["documents", "metadatas", "distances"],
-    )
-    ids = found["ids"][0]
-    documents = (found["documents"] or [[]])[0]
-    metadatas = (found["metadatas"] or [[]])[0]
-    distances = (found["distances"] or [[]])[0]
-    return [
-        (version_from_record(ids[i], documents[i], metadatas[i], scope.key), 1.0 - distances[i])
-        for i in range(len(ids))
-        if metadatas[i] is not None  # deleted between the index lookup and the read
     ]
 
 
