@@ -15,6 +15,7 @@ with ``--server``.
 from __future__ import annotations
 
 import argparse
+import errno
 import secrets
 import socket
 import sys
@@ -54,7 +55,7 @@ def listen(host: str, port: int) -> socket.socket:
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        if exc.errno in (98, 48):  # EADDRINUSE (Linux, macOS)
+        if exc.errno == errno.EADDRINUSE:
             raise CommandError(
                 f"port {port} on {host} is in use: pass --port N (--port 0: any free port)"
             ) from None

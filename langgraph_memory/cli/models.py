@@ -5,11 +5,12 @@
 or has no such model is an expected failure: it ends the command with one line, not a
 traceback, after the client's own bounded retries.
 
+>>> from langgraph_memory.errors import InvalidArgumentError
 >>> with model_failures():
-...     raise RuntimeError("not a model's error")
+...     raise InvalidArgumentError("not a model's error")
 Traceback (most recent call last):
 ...
-RuntimeError: not a model's error
+langgraph_memory.errors.InvalidArgumentError: not a model's error
 """
 
 from __future__ import annotations

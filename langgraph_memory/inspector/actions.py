@@ -68,7 +68,7 @@ def correct(store: MemoryStore, scope: ScopeLike, memory_id: str, text: str) -> 
     old = store.get_memory(scope, memory_id)
     if old.is_episode:
         raise InvalidArgumentError(
-            f"memory {memory_id} is an episode, what was said, kept as said: it cannot be "
+            f"[{memory_id}] is an episode, what was said, kept as said: it cannot be "
             "corrected; delete it, or correct the facts drawn from it"
         )
     new = store.update(scope, old.id, text, source=Source.USER_CORRECTION, trust=Trust.HIGH)
