@@ -18,6 +18,7 @@ from langgraph_memory.errors import (
     AmbiguousMemoryError,
     ChromaInternalsError,
     CompactionError,
+    ConflictingPackageError,
     EmbedderError,
     EmbeddingMismatchError,
     InvalidArgumentError,
@@ -48,6 +49,7 @@ from langgraph_memory.errors import (
     StoreLockedError,
     WriterClosedError,
 )
+from langgraph_memory.install_check import check_install
 from langgraph_memory.release import RELEASE
 
 if TYPE_CHECKING:
@@ -80,6 +82,10 @@ if TYPE_CHECKING:
     from langgraph_memory.write.writer import MemoryWriter
 
 __version__ = RELEASE
+
+# PyPI's `langgraph-memory` shares this import name: with both installed, fail here,
+# saying what to run, rather than later on a name one of them lacks.
+check_install()
 
 #: Where each lazily loaded name lives.
 _LAZY = {
@@ -125,6 +131,7 @@ __all__ = [
     "BackgroundWriter",
     "ChromaInternalsError",
     "CompactionError",
+    "ConflictingPackageError",
     "Decision",
     "DecisionOp",
     "EmbedderError",

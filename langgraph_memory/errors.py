@@ -124,6 +124,11 @@ class MissingDependencyError(MemoryKitError, ImportError):
     needs langchain); the message says what to install."""
 
 
+class ConflictingPackageError(MemoryKitError, ImportError):
+    """Another installed package (PyPI's ``langgraph-memory``) uses the import name
+    ``langgraph_memory``; the message says what to uninstall and reinstall."""
+
+
 class AmbiguousMemoryError(MemoryKitError, LookupError):
     """A description matches several memories; ``matches`` lists them."""
 

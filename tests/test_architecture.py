@@ -201,13 +201,19 @@ def test_the_cli_help_loads_no_heavy_dependency() -> None:
     assert _import_in_child(code) == set()
 
 
-def test_every_public_name_resolves_and_is_documented_in_the_readme() -> None:
-    readme = (PACKAGE.parent / "README.md").read_text()
+def _documentation() -> str:
+    """The README and every page of docs/, as one text."""
+    root = PACKAGE.parent
+    return "\n".join(p.read_text() for p in [root / "README.md", *sorted((root / "docs").rglob("*.md"))])
+
+
+def test_every_public_name_resolves_and_is_documented() -> None:
+    readme = _documentation()
     for name in langgraph_memory.__all__:
         value = getattr(langgraph_memory, name)
         assert value is not None, name
         if name != "__version__":
-            assert f"`{name}`" in readme or f"{name}(" in readme, f"{name} is not in the README"
+            assert f"`{name}`" in readme or f"{name}(" in readme, f"{name} is not in the docs"
     assert sorted(dir(langgraph_memory)) == dir(langgraph_memory)
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         _ = langgraph_memory.nothing_here  # type: ignore[attr-defined]
@@ -258,10 +264,10 @@ def _store_face() -> set[str]:
     return names - langgraph - {"index_config"}  # LangGraph's stores' attribute too
 
 
-def test_the_store_keeps_a_narrow_face_and_the_readme_lists_it() -> None:
+def test_the_store_keeps_a_narrow_face_and_the_docs_list_it() -> None:
     """docs/architecture.md, "The store's face": at most 22 names of its own, each a
-    row of the README's table, and PUBLIC says which (a new method fails here until
-    it is listed, or goes to ``internals``)."""
+    row of the table in docs/guide/store.md, and PUBLIC says which (a new method fails
+    here until it is listed, or goes to ``internals``)."""
     from langgraph_memory.store.memory_store import PUBLIC
 
     face = _store_face()
@@ -269,15 +275,15 @@ def test_the_store_keeps_a_narrow_face_and_the_readme_lists_it() -> None:
         f"MemoryStore's public names differ from PUBLIC: {face ^ set(PUBLIC)}"
     )
     assert len(face) <= 22, f"MemoryStore has {len(face)} public names of its own (at most 22)"
-    readme = (PACKAGE.parent / "README.md").read_text()
-    section = readme.split("### The store's face", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
+    guide = (PACKAGE.parent / "docs" / "guide" / "store.md").read_text()
+    section = guide.split("## The store's face", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
     rows = {
         line.split("|")[1].strip().strip("`")
         for line in section.splitlines()
         if line.startswith("| `")
     }
-    assert face - rows == set(), f"public names with no row in the README's table: {face - rows}"
-    assert rows - face == set(), f"rows of the README's table that are not public: {rows - face}"
+    assert face - rows == set(), f"public names with no row in the table of docs/guide/store.md: {face - rows}"
+    assert rows - face == set(), f"rows of the table in docs/guide/store.md that are not public: {rows - face}"
 
 
 def test_a_moved_store_name_still_answers_with_a_warning_until_it_goes(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
-"""The README's many-process deployment ("Many app processes"), run as written: its
-bash block, with this machine's servers put in for the addresses it names (a real
+"""The many-process deployment of docs/guide/production.md ("Many app processes"), run
+as written: its bash block, with this machine's servers put in for the addresses it names (a real
 `chroma run`, a real PostgreSQL), four `examples/chat_server.py` processes, and the
-curl requests. What they answer must be what the README's comments say, and the
+curl requests. What they answer must be what the guide's comments say, and the
 memory they share must hold the user's fact once."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from chromadb.config import Settings
 from conftest import ChromaServer, running_server
 from lock_servers import LockServer, running_postgres
 from processes import free_port
-from readme_blocks import README
+from doc_blocks import DOCS
 
 from langgraph_memory import MemoryStore
 
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.server
 
 
 def bash_block() -> str:
-    text = README.read_text()
+    text = (DOCS / "guide" / "production.md").read_text()
     section = text[text.index(HEADING) :]
     return section.split("```bash\n", 1)[1].split("```", 1)[0]
 
@@ -50,7 +50,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ChromaSe
 def as_run_here(
     block: str, chroma: ChromaServer, postgres: LockServer, ports: dict[str, str]
 ) -> str:
-    """The block with this machine's servers and free ports in place of the README's
+    """The block with this machine's servers and free ports in place of the guide's
     (its own install and `chroma run` lines are done already: the servers run)."""
     script = []
     for line in block.splitlines():

@@ -1,7 +1,7 @@
 """LangGraph Platform: ``graphs/langgraph.json`` served by the in-memory server
 (``langgraph dev``), one turn through the SDK, and the Platform's store API
 sees what the turn wrote, because the graph runs on the store the file declares.
-The README's Platform example runs here, against that server, and so do the
+The Platform example of docs/guide/building.md runs here, against that server, and so do the
 deferred writes of docs/platform.md: background runs queued per scope."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from processes import free_port, serving
-from readme_blocks import block_under, python_blocks
+from doc_blocks import DOCS, block_under, blocks
 
 from graphs.write_memory import scope_thread_id, write_later
 
@@ -92,7 +92,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_the_readme_example_runs_against_the_server(
     server: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = block_under("LangGraph Platform")
+    code = block_under("LangGraph Platform", DOCS / "guide" / "building.md")
     assert "http://127.0.0.1:2024" in code, "the example names langgraph dev's address"
     exec(code.replace("http://127.0.0.1:2024", server), {})
     assert "User lives in Pune." in capsys.readouterr().out
@@ -141,7 +141,7 @@ def test_the_maintenance_graph_runs_on_the_platforms_store_and_takes_a_cron(serv
 def test_the_platform_docs_example_runs_against_the_server(
     server: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    [(_, code)] = python_blocks(PLATFORM_DOC.read_text())
+    [code] = [b.code for b in blocks(PLATFORM_DOC)]
     assert "http://127.0.0.1:2024" in code, "the example names langgraph dev's address"
     names: dict[str, Any] = {}
     exec(code.replace("http://127.0.0.1:2024", server), names)

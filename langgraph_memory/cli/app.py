@@ -178,6 +178,15 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; errors print as one clear line, never as a traceback."""
     from langgraph_memory.errors import MemoryKitError
+    from langgraph_memory.install_check import check_install
+
+    try:
+        # The package's own __init__ checks this too, but the other project's files
+        # may have replaced it: the command's check does not depend on it.
+        check_install()
+    except MemoryKitError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
     given = list(sys.argv[1:] if argv is None else argv)
     for arg in given:
