@@ -233,8 +233,8 @@ class BackgroundWriter:
             passed in is left open.
         on_full: ``"wait"`` for room (up to ``submit``'s timeout) or ``"raise"``.
         max_attempts: attempts per turn when ``write_turn`` raises.
-        backoff_s, backoff_factor: the wait before the second attempt, and
-            what each later wait is multiplied by.
+        backoff_s: the wait before the second attempt.
+        backoff_factor: what each later wait is multiplied by.
         exit_timeout: seconds the interpreter's exit waits for queued turns when
             the writer was not closed (0: none; pending turns are reported).
         when_idle: a job to run when no turn is queued, at most once per its
