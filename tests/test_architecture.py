@@ -204,7 +204,9 @@ def test_the_cli_help_loads_no_heavy_dependency() -> None:
 def _documentation() -> str:
     """The README and every page of docs/, as one text."""
     root = PACKAGE.parent
-    return "\n".join(p.read_text() for p in [root / "README.md", *sorted((root / "docs").rglob("*.md"))])
+    return "\n".join(
+        p.read_text() for p in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    )
 
 
 def test_every_public_name_resolves_and_is_documented() -> None:
@@ -282,8 +284,12 @@ def test_the_store_keeps_a_narrow_face_and_the_docs_list_it() -> None:
         for line in section.splitlines()
         if line.startswith("| `")
     }
-    assert face - rows == set(), f"public names with no row in the table of docs/guide/store.md: {face - rows}"
-    assert rows - face == set(), f"rows of the table in docs/guide/store.md that are not public: {rows - face}"
+    assert face - rows == set(), (
+        f"public names with no row in the table of docs/guide/store.md: {face - rows}"
+    )
+    assert rows - face == set(), (
+        f"rows of the table in docs/guide/store.md that are not public: {rows - face}"
+    )
 
 
 def test_a_moved_store_name_still_answers_with_a_warning_until_it_goes(tmp_path: Path) -> None:

@@ -19,9 +19,9 @@ import chromadb
 import pytest
 from chromadb.config import Settings
 from conftest import ChromaServer, running_server
+from doc_blocks import DOCS
 from lock_servers import LockServer, running_postgres
 from processes import free_port
-from doc_blocks import DOCS
 
 from langgraph_memory import MemoryStore
 

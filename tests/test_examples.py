@@ -41,9 +41,10 @@ EXPECTED = {
     ("docs/guide/rules-and-working-memory.md", "Rules: how to work with this user"): (
         "How to work with this user"
     ),
-    ("docs/guide/rules-and-working-memory.md", "Working memory: the thread inside a token budget"): (
-        "True\nFrom what I remember: you are all"
-    ),
+    (
+        "docs/guide/rules-and-working-memory.md",
+        "Working memory: the thread inside a token budget",
+    ): ("True\nFrom what I remember: you are all"),
 }
 #: ``# -> text``: a line the example prints.
 PRINTS = re.compile(r"#\s*->\s*(.*)$")
@@ -105,7 +106,9 @@ def _runs(folder: Path) -> dict[str, list[subprocess.CompletedProcess[str]]]:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[subprocess.CompletedProcess[str]]]:
+def runs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, list[subprocess.CompletedProcess[str]]]:
     return _runs(tmp_path_factory.mktemp("examples"))
 
 
@@ -136,7 +139,9 @@ def test_the_example_runs_twice_in_one_folder_alike(
         assert done.returncode == 0, f"{block.name}, run {n}:\n{done.stderr[-3000:]}"
         expected = EXPECTED.get((block.page, block.heading), "")
         assert expected in done.stdout, f"{block.name}, run {n} printed:\n{done.stdout}"
-        promised = [m.group(1).strip() for line in block.code.splitlines() if (m := PRINTS.search(line))]
+        promised = [
+            m.group(1).strip() for line in block.code.splitlines() if (m := PRINTS.search(line))
+        ]
         if promised:
             assert [line.strip() for line in done.stdout.splitlines()] == promised, block.name
     assert _normal(second.stdout) == _normal(first.stdout), (

@@ -37,7 +37,9 @@ def _site_with_both(tmp_path: Path, *, theirs_last: bool) -> Path:
     """A site-packages folder holding this package and the other's metadata; with
     ``theirs_last``, the other's ``__init__.py`` in place of ours, as pip leaves it."""
     site = tmp_path / "site-packages"
-    shutil.copytree(PACKAGE, site / "langgraph_memory", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        PACKAGE, site / "langgraph_memory", ignore=shutil.ignore_patterns("__pycache__")
+    )
     (site / "langgraph_memory-0.1.0.dist-info").mkdir()
     (site / "langgraph_memory-0.1.0.dist-info" / "METADATA").write_text(
         "Metadata-Version: 2.1\nName: langgraph-memory\nVersion: 0.1.0\n"
@@ -70,13 +72,17 @@ def test_an_import_with_both_installed_fails_saying_what_to_run(tmp_path: Path) 
     done = _python("import langgraph_memory", site)
     assert done.returncode == 1
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("langgraph_memory.errors.ConflictingPackageError: langgraph-memory 0.1.0")
+    assert last.startswith(
+        "langgraph_memory.errors.ConflictingPackageError: langgraph-memory 0.1.0"
+    )
     assert "pip install langgraph-memory-kit" in last
 
 
 def test_the_command_line_says_so_when_the_other_init_won(tmp_path: Path) -> None:
     site = _site_with_both(tmp_path, theirs_last=True)
-    done = _python("from langgraph_memory.cli import main; raise SystemExit(main(['--version']))", site)
+    done = _python(
+        "from langgraph_memory.cli import main; raise SystemExit(main(['--version']))", site
+    )
     assert done.returncode == 1, done.stderr
     assert done.stderr.startswith("error: langgraph-memory 0.1.0 is installed in"), done.stderr
     assert "Traceback" not in done.stderr

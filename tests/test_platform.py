@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from processes import free_port, serving
 from doc_blocks import DOCS, block_under, blocks
+from processes import free_port, serving
 
 from graphs.write_memory import scope_thread_id, write_later
 
