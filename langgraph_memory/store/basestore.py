@@ -68,6 +68,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from chromadb.api.models.Collection import Collection
 from langgraph.store.base import (
     GetOp,
@@ -88,12 +89,12 @@ from langgraph_memory.records import Source, Trust, check_text, now_utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
-from langgraph_memory.store.codec import CHAIN_KEY, INDEXED_KEY, TEXT_FIELDS
+from langgraph_memory.store.codec import CHAIN_KEY, FIELDS_KEY, INDEXED_KEY, TEXT_FIELDS
 from langgraph_memory.store.collection_io import fetch, free_ids, query_versions
 from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.indexing import check_paths
+from langgraph_memory.store.indexing import check_paths, field_texts
 from langgraph_memory.store.namespaces import check_op_namespace
-from langgraph_memory.store.version import Version
+from langgraph_memory.store.version import FieldVectors, Version
 
 __all__ = ["run_ops"]
 
@@ -119,6 +120,9 @@ class _Put:
     text: str = ""
     value_json: str = ""
     indexed: bool = True
+    #: When the paths held several texts: the paths, and each text (a vector each).
+    paths: tuple[str, ...] = ()
+    field_texts: tuple[str, ...] = ()
 
 
 class _Namespaces:
@@ -205,7 +209,8 @@ def run_ops(
     read: list[Version] = []
     queries = list(dict.fromkeys(op.query for _, op in searches if op.query))
     written = [p for p in puts.values() if p.op.value is not None]  # None: a delete
-    texts = list(dict.fromkeys(p.text for p in written if p.indexed))
+    # The joined text of each put, and each text of a put whose paths held several.
+    texts = list(dict.fromkeys(t for p in written if p.indexed for t in (p.text, *p.field_texts)))
     with _embedding(core, queries, texts) as (vectors, documents):
         _read(core, gets, searches, listings, vectors, names, now, results, read)
         ttl.refresh(core, read, now, scope_of=names.of_key)
@@ -365,6 +370,9 @@ def _search(
     With a query, the items ranked by their vector come first, best first; items
     put with ``index=False`` have none and come after them, unscored (as in
     LangGraph's InMemoryStore), only when the ranked ones do not fill the page.
+    An item whose index paths held several texts scores by its best text's vector
+    (``_by_fields``); every other by its one vector, in Chroma's nearest-neighbour
+    query (``_ranked``).
     """
     wanted = op.offset + op.limit
     ranked: list[tuple[Version, float | None]] = []
@@ -376,7 +384,9 @@ def _search(
         if vector is None:
             unranked += _listed(cols.active, scope, op, now, where=None)
             continue
-        ranked += _ranked(cols.active, scope, op, vector, now, wanted)
+        several = fetch(cols.active, scope, where=_SEVERAL)
+        ranked += _by_fields(several, op, vector, now)
+        ranked += _ranked(cols.active, scope, op, vector, now, wanted, len(several))
     if vector is not None and len(ranked) < wanted:
         # Only now: most searches fill their page from the ranked items alone.
         for scope in scopes:
@@ -404,6 +414,40 @@ def _listed(
     ]
 
 
+#: The ``where`` that finds the items with a vector per text (``FieldVectors``).
+_SEVERAL: dict[str, Any] = {FIELDS_KEY: {"$gte": 2}}
+
+
+def _by_fields(
+    versions: list[Version], op: SearchOp, vector: list[float], now: datetime
+) -> list[tuple[Version, float | None]]:
+    """The unexpired items among ``versions`` (items with a vector per text) that
+    pass the filter, each with its best text's cosine to ``vector``: the max over
+    its vectors, as LangGraph's stores score such an item. One matrix product for
+    them all."""
+    kept = [
+        v
+        for v in versions
+        if v.fields is not None
+        and v.indexed
+        and not v.expired(now)
+        and _matches(_item_value(v), op.filter)
+    ]
+    if not kept:
+        return []
+    matrices = [v.fields.matrix() for v in kept if v.fields is not None]
+    cosines = _cosines(np.vstack(matrices), vector)
+    starts = np.cumsum([0] + [len(m) for m in matrices[:-1]])
+    best = np.maximum.reduceat(cosines, starts)
+    return [(v, float(score)) for v, score in zip(kept, best.tolist(), strict=True)]
+
+
+def _cosines(matrix: Any, vector: Sequence[float]) -> Any:
+    q = np.asarray(vector, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(q)
+    return np.divide(matrix @ q, norms, out=np.zeros(len(matrix)), where=norms > 0)
+
+
 def _ranked(
     collection: Collection,
     scope: Scope,
@@ -411,19 +455,24 @@ def _ranked(
     vector: list[float],
     now: datetime,
     wanted: int,
+    several: int,
 ) -> list[tuple[Version, float | None]]:
     """The scope's best ``wanted`` indexed, unexpired items that pass the filter, with
-    their cosine. Items put with ``index=False`` (the zero vector) are left out like
+    their cosine, less the ``several`` items with a vector per text (``_by_fields``
+    scores those). Items put with ``index=False`` (the zero vector) are left out like
     a filter's misses: no ``where`` on the query, which would make Chroma scan the
     scope's metadata on every search."""
     size = collection.count()
-    n = max(wanted, 1)
+    if several >= size:
+        return []  # every item has a vector per text
+    n = max(wanted, 1) + several  # enough, unless the filter drops some
     while True:
         hits = query_versions(collection, scope, vector, min(n, size) or 1)
         kept: list[tuple[Version, float | None]] = [
             (version, score)
             for version, score in hits
             if version.indexed
+            and version.fields is None
             and not version.expired(now)
             and _matches(_item_value(version), op.filter)
         ]
@@ -556,8 +605,8 @@ def _check_put(op: PutOp, fields: Sequence[str] | None, names: _Namespaces) -> _
     if op.value is None:
         return _Put(op, scope)
     value_json = _value_json(op.value)  # first: the text may be the value as JSON too
-    text, indexed = _text_of(op.value, op.index, fields)
-    return _Put(op, scope, text, value_json, indexed)
+    text, indexed, paths, parts = _text_of(op.value, op.index, fields)
+    return _Put(op, scope, text, value_json, indexed, paths, parts)
 
 
 def _value_json(value: Mapping[str, Any]) -> str:
@@ -578,8 +627,11 @@ def _value_json(value: Mapping[str, Any]) -> str:
 
 def _text_of(
     value: Mapping[str, Any], index: Any, fields: Sequence[str] | None
-) -> tuple[str, bool]:
-    """The text a put stores, and whether it is embedded.
+) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]]:
+    """The text a put stores, whether it is embedded, and, when its paths hold
+    several texts and it is embedded, the paths and those texts (each gets a
+    vector of its own: a search scores the item by its best, as LangGraph's stores
+    do; see ``field_texts``).
 
     The text is that at the paths of ``index`` (else the store's ``fields``),
     joined; else the first text field; else the value as JSON. It is embedded
@@ -592,16 +644,18 @@ def _text_of(
     if paths:
         parts = [t for path in paths for t in get_text_at_path(value, path)]
         if parts:
-            return check_text(" ".join(parts)), index is not False
+            indexed = index is not False
+            several = field_texts(value, paths) if indexed else ()
+            return check_text(" ".join(parts)), indexed, tuple(paths) if several else (), several
     indexed = index is not False and not paths
     for name in TEXT_FIELDS:
         if isinstance(value.get(name), str) and value[name].strip():
-            return check_text(value[name]), indexed
+            return check_text(value[name]), indexed, (), ()
     try:
         whole = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     except TypeError:  # keys of several types cannot be sorted: keep them in their order
         whole = _value_json(value)
-    return check_text(whole), indexed
+    return check_text(whole), indexed, (), ()
 
 
 def _write(core: StoreCore, puts: list[_Put], vector_of: dict[str, list[float]]) -> None:
@@ -609,21 +663,28 @@ def _write(core: StoreCore, puts: list[_Put], vector_of: dict[str, list[float]])
     # A delete (value None) has no vector; an unindexed item has the zero vector.
     unindexed = any(p.op.value is not None and not p.indexed for p in puts)
     blank = core.unindexed_vector() if unindexed else []
-    vector_of_put = [vector_of.get(p.text, []) if p.indexed else blank for p in puts]
-    by_scope: dict[Scope, list[tuple[_Put, list[float]]]] = {}
-    for put, vector in zip(puts, vector_of_put, strict=True):
-        by_scope.setdefault(put.scope, []).append((put, vector))
+    by_scope: dict[Scope, list[tuple[_Put, _Vectors]]] = {}
+    for put in puts:
+        vector = vector_of.get(put.text, []) if put.indexed else blank
+        fields = None
+        if put.indexed and put.field_texts:
+            fields = FieldVectors.of(put.paths, [vector_of[t] for t in put.field_texts])
+        by_scope.setdefault(put.scope, []).append((put, (vector, fields)))
     for scope, scope_puts in by_scope.items():
         _apply_puts(core, scope, scope_puts)
 
 
-def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, list[float]]]) -> None:
+#: A put's vector, and its vector per text when its paths held several.
+_Vectors = tuple[list[float], FieldVectors | None]
+
+
+def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, _Vectors]]) -> None:
     ops = [put.op for put, _ in puts]
-    checked = [(put, vector) for put, vector in puts if put.op.value is not None]
+    checked = [(put, vectors) for put, vectors in puts if put.op.value is not None]
     writes = [put.op for put, _ in checked]
     texts = [put.text for put, _ in checked]
     value_jsons = [put.value_json for put, _ in checked]
-    vectors = [vector for _, vector in checked]
+    vectors = [vectors for _, vectors in checked]
     indexed = [put.indexed for put, _ in checked]
     with core.writing(scope):
         # The clock is read under the lock: a time taken before it could be older than
@@ -646,7 +707,7 @@ def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, list[float
         ids = iter(free_ids(cols, len(writes)))
         pairs: list[tuple[Version, Version | None]] = [(old, None) for old in archives]
         fresh: list[Version] = []
-        for op, text, value_json, vector, embedded in zip(
+        for op, text, value_json, (vector, fields), embedded in zip(
             writes, texts, value_jsons, vectors, indexed, strict=True
         ):
             old = existing.get(op.key)
@@ -660,17 +721,20 @@ def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, list[float
                     value_json,
                     when,
                     indexed=embedded,
+                    fields=fields,
                 )
                 fresh.append(version.with_ttl(op.ttl))
                 continue
             # Every field of the memory carries over (a put changes the value and its
             # text): kind, importance, pinned, source, trust, event time, sources, metadata.
-            # Whether it is indexed is the put's own (index=False drops the old vector).
+            # Whether it is indexed, and its field vectors, are the put's own (index=False
+            # drops the old vectors).
             version = last.successor(
                 replace(successor(last.memory, text, when, {}), id=next(ids)),
                 vector,
                 value_json,
                 indexed=embedded,
+                fields=fields,
             ).with_ttl(op.ttl)  # a put sets its own TTL (None: none)
             if old is not None:
                 pairs.append((old, version))

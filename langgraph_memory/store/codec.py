@@ -48,7 +48,7 @@ from langgraph_memory.records import (
     Trust,
     check_metadata,
 )
-from langgraph_memory.store.version import Version
+from langgraph_memory.store.version import FieldVectors, Version
 
 USER_PREFIX = "m."
 #: Metadata key holding the id of the first version of a memory's chain. Every
@@ -69,6 +69,13 @@ EXPIRES_KEY = "expires_at"
 #: every other record, so records written before it read as indexed): its vector
 #: is the zero vector and vector search leaves it out.
 INDEXED_KEY = "indexed"
+#: Metadata keys of an item whose index paths held several texts (format 4): how
+#: many (an int, 2 or more, so that ``{"fields": {"$gte": 2}}`` finds them), their
+#: vectors (``FieldVectors.encoded``) and the paths, as JSON. Absent on every
+#: other record: records written before read as one vector, as they were.
+FIELDS_KEY = "fields"
+FIELD_VECTORS_KEY = "field_vectors"
+INDEX_PATHS_KEY = "index_paths"
 
 
 def to_epoch(value: datetime) -> float:
@@ -114,6 +121,11 @@ class StoredMemory(BaseModel):
     expires_at: float | None = None
     #: ``False`` for an item put with ``index=False`` (``INDEXED_KEY``), else absent.
     indexed: bool | None = None
+    #: An item's vector per text of its index paths (``FIELDS_KEY``,
+    #: ``FIELD_VECTORS_KEY``, ``INDEX_PATHS_KEY``): all three or none.
+    fields: int | None = None
+    field_vectors: str | None = None
+    index_paths: str | None = None
 
 
 def _epoch(value: datetime | None) -> float | None:
@@ -129,6 +141,7 @@ def memory_metadata(
     ttl: float | None = None,
     expires_at: datetime | None = None,
     indexed: bool = True,
+    fields: FieldVectors | None = None,
 ) -> dict[str, Scalar]:
     """The Chroma metadata of one memory version: the one writer of the layout."""
     has_ttl = ttl is not None and expires_at is not None
@@ -150,6 +163,9 @@ def memory_metadata(
         ttl_minutes=float(ttl) if has_ttl and ttl is not None else None,
         expires_at=_epoch(expires_at) if has_ttl else None,
         indexed=None if indexed else False,
+        fields=None if fields is None else fields.count,
+        field_vectors=None if fields is None else fields.encoded,
+        index_paths=None if fields is None else json.dumps(list(fields.paths)),
     )
     meta: dict[str, Scalar] = record.model_dump(exclude_none=True, warnings=False)
     for name, value in memory.metadata.items():
@@ -174,6 +190,7 @@ def version_metadata(version: Version) -> dict[str, Scalar]:
         ttl=version.ttl,
         expires_at=version.expires_at,
         indexed=version.indexed,
+        fields=version.fields,
     )
 
 
@@ -273,7 +290,14 @@ def version_from_record(
         ttl=record.ttl_minutes,
         expires_at=when(record.expires_at),
         indexed=record.indexed is not False,
+        fields=_fields(record),
     )
+
+
+def _fields(record: StoredMemory) -> FieldVectors | None:
+    if record.fields is None or record.field_vectors is None or record.index_paths is None:
+        return None
+    return FieldVectors(tuple(json.loads(record.index_paths)), record.fields, record.field_vectors)
 
 
 def memory_from_record(

@@ -443,6 +443,8 @@ class MemoryStore(BaseStore):
                             vector,
                             revalue(old.value_json, new.text),
                             indexed=old.indexed,
+                            # A BaseStore item's vector per text holds while its text does.
+                            fields=old.fields if new.text == old.memory.text else None,
                         ),
                     )
                 ],
