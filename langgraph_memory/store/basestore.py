@@ -29,12 +29,15 @@ An item's value is the dict that was put. For memories written through the
 memory API it is the memory's fields (``text``, ``kind``, ``importance`` ...).
 The embedded text is that at the paths of ``put(index=[...])``, else of the
 store's ``index={"fields": [...]}``, else ``value["text"]`` (or ``"content"``/
-``"memory"``), else the value as JSON (see ``indexing``); several paths' texts are
-joined into one vector (LangGraph's stores keep one per path and score an item by
-its best). ``index=False`` (or paths that hold no text) keeps an item out of vector
-search, as in LangGraph's stores: it is never embedded (its record holds the zero
-vector, Chroma needing one, and says ``indexed: false``), a query ranks the other
-items and lists it after them, unscored, and filters and listings find it.
+``"memory"``), else the value as JSON (see ``indexing``). When the paths hold
+several texts (several fields, or a path such as ``"items[*].text"`` with several
+matches), each text gets a vector of its own and a search with a query scores the
+item by its best, as LangGraph's stores do (the record also keeps the joined text
+and its vector, which the memory API reads). ``index=False`` (or paths that hold
+no text) keeps an item out of vector search, as in LangGraph's stores: it is never
+embedded (its record holds the zero vector, Chroma needing one, and says
+``indexed: false``), a query ranks the other items and lists it after them,
+unscored, and filters and listings find it.
 ``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
 an expired item is archived, not deleted (see ``ttl``).
 
@@ -90,8 +93,15 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
 from langgraph_memory.store.codec import CHAIN_KEY, FIELDS_KEY, INDEXED_KEY, TEXT_FIELDS
-from langgraph_memory.store.collection_io import fetch, free_ids, query_versions
+from langgraph_memory.store.collection_io import (
+    fetch,
+    field_matrices,
+    free_ids,
+    ids_where,
+    query_versions,
+)
 from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.field_cache import FieldCache
 from langgraph_memory.store.indexing import check_paths, field_texts
 from langgraph_memory.store.namespaces import check_op_namespace
 from langgraph_memory.store.version import FieldVectors, Version
@@ -384,8 +394,9 @@ def _search(
         if vector is None:
             unranked += _listed(cols.active, scope, op, now, where=None)
             continue
-        several = fetch(cols.active, scope, where=_SEVERAL)
-        ranked += _by_fields(several, op, vector, now)
+        several = ids_where(cols.active, _SEVERAL)  # the ids alone: one cheap read
+        cache = core.live().field_vectors
+        ranked += _by_fields(cache, cols.active, scope, op, vector, now, wanted, several)
         ranked += _ranked(cols.active, scope, op, vector, now, wanted, len(several))
     if vector is not None and len(ranked) < wanted:
         # Only now: most searches fill their page from the ranked items alone.
@@ -419,27 +430,46 @@ _SEVERAL: dict[str, Any] = {FIELDS_KEY: {"$gte": 2}}
 
 
 def _by_fields(
-    versions: list[Version], op: SearchOp, vector: list[float], now: datetime
+    cache: FieldCache,
+    collection: Collection,
+    scope: Scope,
+    op: SearchOp,
+    vector: list[float],
+    now: datetime,
+    wanted: int,
+    ids: list[str],
 ) -> list[tuple[Version, float | None]]:
-    """The unexpired items among ``versions`` (items with a vector per text) that
-    pass the filter, each with its best text's cosine to ``vector``: the max over
-    its vectors, as LangGraph's stores score such an item. One matrix product for
-    them all."""
-    kept = [
-        v
-        for v in versions
-        if v.fields is not None
-        and v.indexed
-        and not v.expired(now)
-        and _matches(_item_value(v), op.filter)
-    ]
-    if not kept:
+    """The best ``wanted`` unexpired items among ``ids`` (items with a vector per
+    text) that pass the filter, each with its best text's cosine to ``vector``: the
+    max over its vectors, as LangGraph's stores score such an item.
+
+    The vectors come from ``cache`` (those it lacks are read once, from the records'
+    metadata); the items are then read best first, in growing pages, until enough
+    pass, and each one's score is computed again from its own record."""
+    if not ids:
         return []
-    matrices = [v.fields.matrix() for v in kept if v.fields is not None]
-    cosines = _cosines(np.vstack(matrices), vector)
-    starts = np.cumsum([0] + [len(m) for m in matrices[:-1]])
-    best = np.maximum.reduceat(cosines, starts)
-    return [(v, float(score)) for v, score in zip(kept, best.tolist(), strict=True)]
+    best = cache.best(
+        collection.id.hex, ids, vector, lambda missing: field_matrices(collection, missing)
+    )
+    order = sorted(best, key=lambda i: -best[i])
+    kept: list[tuple[Version, float | None]] = []
+    start, step = 0, max(wanted, 1)
+    while start < len(order) and len(kept) < wanted:
+        part = order[start : start + step]
+        start, step = start + step, step * 4
+        for version in fetch(collection, scope, ids=part):
+            fields = version.fields
+            if fields is None or not version.indexed or version.expired(now):
+                continue
+            score = float(_cosines(fields.matrix(), vector).max())
+            if abs(score - best[version.memory.id]) > 1e-3:
+                # The cache held other vectors under this id (an import that reused
+                # ids after an undo): read them all again.
+                cache.forget(collection.id.hex)
+                return _by_fields(cache, collection, scope, op, vector, now, wanted, ids)
+            if _matches(_item_value(version), op.filter):
+                kept.append((version, score))
+    return kept
 
 
 def _cosines(matrix: Any, vector: Sequence[float]) -> Any:

@@ -14,7 +14,7 @@ they can never shadow a field of ours.
 ('Pune', True)
 
 The layout of a memory version is :class:`StoredMemory`, a pydantic model of its
-metadata (store formats 1 and 2 lay it out alike; ``formats`` numbers them):
+metadata (each format since 1 only added keys to it; ``formats`` numbers them):
 :func:`memory_metadata` is its one writer and :func:`version_from_record` its one
 reader. The reader runs once per record on every read, so both were measured
 against the hand-written code they replaced (10,000 records of varied fields,
@@ -298,6 +298,22 @@ def _fields(record: StoredMemory) -> FieldVectors | None:
     if record.fields is None or record.field_vectors is None or record.index_paths is None:
         return None
     return FieldVectors(tuple(json.loads(record.index_paths)), record.fields, record.field_vectors)
+
+
+def field_vectors_of(meta: Mapping[str, Any] | None) -> FieldVectors | None:
+    """A record's vectors per field, read from its metadata alone (what a search
+    reads of items it has not seen: see ``field_cache``); None for a record without.
+
+    >>> f = FieldVectors.of(["a", "b"], [[1.0], [2.0]])
+    >>> meta = {"fields": 2, "field_vectors": f.encoded, "index_paths": '["a", "b"]'}
+    >>> field_vectors_of(meta) == f
+    True
+    """
+    meta = meta or {}
+    count, encoded, paths = (meta.get(k) for k in (FIELDS_KEY, FIELD_VECTORS_KEY, INDEX_PATHS_KEY))
+    if type(count) is not int or not isinstance(encoded, str) or not isinstance(paths, str):
+        return None
+    return FieldVectors(tuple(json.loads(paths)), count, encoded)
 
 
 def memory_from_record(

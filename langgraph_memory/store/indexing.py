@@ -15,10 +15,12 @@ record), so ``MemoryStore(index=...)`` configures it rather than turning it on:
   ``index=False``, is kept out of vector search, as in LangGraph's stores (see
   ``basestore``).
 
-The texts of several paths are joined into one vector (LangGraph's stores embed
-each and keep the best match). ``distance_type="cosine"`` is accepted, as that is
-the store's distance; other distances and PostgresStore's ``ann_index_config``
-are refused: Chroma's HNSW index with cosine distance is set up by the store.
+When the paths hold several texts, each gets a vector (``field_texts``) and a
+search scores the item by its best, as LangGraph's stores do; the item's text is
+still their join, with its own vector, for the memory API.
+``distance_type="cosine"`` is accepted, as that is the store's distance; other
+distances and PostgresStore's ``ann_index_config`` are refused: Chroma's HNSW
+index with cosine distance is set up by the store.
 
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> config = read_index({"embed": DeterministicFakeEmbedding(size=8), "dims": 8,

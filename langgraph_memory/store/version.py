@@ -63,6 +63,12 @@ class FieldVectors:
         raw = np.asarray(vectors, dtype="<f4").tobytes()
         return cls(tuple(paths), len(vectors), base64.b64encode(raw).decode("ascii"))
 
+    @classmethod
+    def pending(cls, paths: Sequence[str]) -> FieldVectors:
+        """The paths alone, their vectors not made yet (``count`` 0): what an import
+        reads, before it embeds the texts at the paths."""
+        return cls(tuple(paths), 0, "")
+
     def matrix(self) -> Any:
         """The vectors, one row per text (float64)."""
         flat = np.frombuffer(base64.b64decode(self.encoded), dtype="<f4")
