@@ -495,7 +495,9 @@ def _ranked(
     size = collection.count()
     if several >= size:
         return []  # every item has a vector per text
-    n = max(wanted, 1) + several  # enough, unless the filter drops some
+    # Not ``wanted + several``: those items' records are slow to read (their vectors
+    # are in their metadata); they are left out like a filter's misses.
+    n = max(wanted, 1)
     while True:
         hits = query_versions(collection, scope, vector, min(n, size) or 1)
         kept: list[tuple[Version, float | None]] = [
