@@ -438,6 +438,8 @@ def _by_fields(
     now: datetime,
     wanted: int,
     ids: list[str],
+    *,
+    again: bool = True,
 ) -> list[tuple[Version, float | None]]:
     """The best ``wanted`` unexpired items among ``ids`` (items with a vector per
     text) that pass the filter, each with its best text's cosine to ``vector``: the
@@ -462,11 +464,13 @@ def _by_fields(
             if fields is None or not version.indexed or version.expired(now):
                 continue
             score = float(_cosines(fields.matrix(), vector).max())
-            if abs(score - best[version.memory.id]) > 1e-3:
+            if again and abs(score - best[version.memory.id]) > 1e-3:
                 # The cache held other vectors under this id (an import that reused
-                # ids after an undo): read them all again.
+                # ids after an undo): read them all again, once.
                 cache.forget(collection.id.hex)
-                return _by_fields(cache, collection, scope, op, vector, now, wanted, ids)
+                return _by_fields(
+                    cache, collection, scope, op, vector, now, wanted, ids, again=False
+                )
             if _matches(_item_value(version), op.filter):
                 kept.append((version, score))
     return kept
