@@ -302,18 +302,127 @@ def test_a_json_path_field_is_embedded(kind: str, tmp_path: Path, embedder: Word
             store.close()
 
 
-def test_several_fields_score_an_item(kind: str, tmp_path: Path, embedder: WordCounts) -> None:
+def scores(found: Any) -> dict[str, float | None]:
+    return {item.key: item.score for item in found}
+
+
+def test_several_fields_score_an_item_by_its_best(
+    kind: str, tmp_path: Path, embedder: WordCounts
+) -> None:
+    """A vector per field; an item scores by its best field's cosine (max pooling)."""
     store = make(kind, tmp_path, embedder, fields=["title", "body"])
     try:
         store.put(NS, "a", {"title": "tea", "body": "car car"})
         store.put(NS, "b", {"title": "coffee", "body": "cake"})
-        [a, _] = store.search(NS, query="tea")
-        assert a.key == "a"
+        store.put(NS, "second", {"title": "rain sun", "body": "tea cake"})  # its body matches
+        store.put(NS, "one", {"title": "train tea", "other": "tea"})  # one field: one vector
+        found = store.search(NS, query="tea")
+        assert keys(found) == ["a", "second", "one", "b"]
+        assert scores(found)["a"] == pytest.approx(cosine("tea", "tea"), abs=1e-6)
+        assert scores(found)["second"] == pytest.approx(cosine("tea", "tea cake"), abs=1e-6)
+        assert scores(found)["one"] == pytest.approx(cosine("tea", "train tea"), abs=1e-5)
+        assert scores(found)["b"] == pytest.approx(
+            max(cosine("tea", "coffee"), cosine("tea", "cake")), abs=1e-6
+        )
+        assert keys(store.search(NS, query="tea", limit=2, offset=1)) == ["second", "one"]
+        assert keys(store.search(NS, query="tea", filter={"title": "coffee"})) == ["b"]
+        # Its best field puts "second" first on a page of one, above an item whose one
+        # vector is nearer the query than second's joined text ("rain sun tea cake").
+        store.put(NS, "r", {"title": "rain car cat"}, index=["title"])
+        assert cosine("rain", "rain sun tea cake") < cosine("rain", "rain car cat")
+        [best] = store.search(NS, query="rain", limit=1)
+        assert best.key == "second"
+        assert best.score == pytest.approx(cosine("rain", "rain sun"), abs=1e-6)
+        if ours(store):  # the memory API reads the joined text, as before
+            assert sorted(m.text for m in store.active(NS)) == [
+                "coffee cake",
+                "rain car cat",
+                "rain sun tea cake",
+                "tea car car",
+                "train tea",
+            ]
+    finally:
+        if isinstance(store, MemoryStore):
+            store.close()
+
+
+def test_a_json_path_with_several_matches_scores_by_its_best(
+    kind: str, tmp_path: Path, embedder: WordCounts
+) -> None:
+    store = make(kind, tmp_path, embedder, fields=["items[*].text"])
+    try:
+        store.put(NS, "a", {"items": [{"text": "rock car"}, {"text": "jazz"}, {"text": "cat"}]})
+        store.put(NS, "b", {"items": [{"text": "jazz rock"}]})
+        found = store.search(NS, query="jazz")
+        assert keys(found) == ["a", "b"]
+        assert scores(found)["a"] == pytest.approx(1.0, abs=1e-6)
+        assert scores(found)["b"] == pytest.approx(cosine("jazz", "jazz rock"), abs=1e-5)
+        [cat] = store.search(NS, query="cat", limit=1)
+        assert cat.key == "a" and cat.score == pytest.approx(1.0, abs=1e-6)
+    finally:
+        if isinstance(store, MemoryStore):
+            store.close()
+
+
+def test_put_index_paths_override_the_stores_fields(
+    kind: str, tmp_path: Path, embedder: WordCounts
+) -> None:
+    store = make(kind, tmp_path, embedder, fields=["title"])
+    try:
+        store.put(NS, "a", {"title": "train", "body": "tea", "note": "car"}, index=["body", "note"])
+        store.put(NS, "b", {"title": "tea", "body": "sun", "note": "rain"}, index=["body", "note"])
+        found = store.search(NS, query="tea")
+        assert keys(found) == ["a", "b"]
+        assert scores(found)["a"] == pytest.approx(1.0, abs=1e-6)
+        assert scores(found)["b"] == pytest.approx(
+            max(cosine("tea", "sun"), cosine("tea", "rain")), abs=1e-6
+        )
+    finally:
+        if isinstance(store, MemoryStore):
+            store.close()
+
+
+def test_a_batch_embeds_every_field_in_its_one_call(
+    kind: str, tmp_path: Path, embedder: WordCounts
+) -> None:
+    store = make(kind, tmp_path, embedder, fields=["title", "body"])
+    try:
+        embedder.calls.clear()
+        store.batch(
+            [
+                PutOp(NS, "a", {"title": "tea", "body": "cake"}),
+                PutOp(NS, "b", {"title": "coffee", "body": "rain"}),
+                SearchOp(NS, query="tea"),
+            ]
+        )
+        [call] = embedder.calls
+        assert {"tea", "cake", "coffee", "rain"} <= set(call)
+        if ours(store):  # and the joined texts, each distinct text once
+            assert sorted(call) == ["cake", "coffee", "coffee rain", "rain", "tea", "tea cake"]
+    finally:
+        if isinstance(store, MemoryStore):
+            store.close()
+
+
+def test_an_update_embeds_its_fields_again(kind: str, tmp_path: Path, embedder: WordCounts) -> None:
+    store = make(kind, tmp_path, embedder, fields=["title", "body"])
+    try:
+        store.put(NS, "k", {"title": "tea", "body": "cake"})
+        store.put(NS, "x", {"title": "coffee cake", "body": "rain"})
+        store.put(NS, "k", {"title": "jazz", "body": "rock"})
+        found = store.search(NS, query="jazz")
+        assert keys(found)[0] == "k" and found[0].score == pytest.approx(1.0, abs=1e-6)
+        found = store.search(NS, query="tea")
+        assert scores(found)["k"] == pytest.approx(
+            max(cosine("tea", "jazz"), cosine("tea", "rock")), abs=1e-6
+        )
+        # index=False drops them: the item is listed after the ranked ones, unscored.
+        store.put(NS, "k", {"title": "jazz", "body": "rock"}, index=False)
+        found = store.search(NS, query="jazz")
         if ours(store):
-            # Deliberate (README, BaseStore table): the fields' texts make one vector.
-            assert a.score == pytest.approx(cosine("tea", "tea car car"), abs=1e-5)
-        else:  # LangGraph's stores: a vector per field, the item scored by its best
-            assert a.score == pytest.approx(cosine("tea", "tea"), abs=1e-5)
+            assert keys(found) == ["x", "k"] and found[-1].score is None
+        else:  # InMemoryStore keeps the vectors a later put did not index (as above)
+            assert keys(found) == ["k", "x"]
     finally:
         if isinstance(store, MemoryStore):
             store.close()

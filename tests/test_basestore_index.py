@@ -3,6 +3,7 @@ options where they fit, clear errors where they do not."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,13 @@ import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph.store.base import PutOp
 
-from langgraph_memory import EmbeddingMismatchError, InvalidArgumentError, MemoryStore
+from langgraph_memory import (
+    EmbeddingMismatchError,
+    InvalidArgumentError,
+    InvalidMemoryError,
+    MemoryKitError,
+    MemoryStore,
+)
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.store import internals
 
@@ -171,3 +178,72 @@ def test_bad_put_index_stores_nothing(store: MemoryStore, index: Any) -> None:
     with pytest.raises(InvalidArgumentError):
         store.batch([PutOp(NS, "k", {"text": "x"}, index=index)])
     assert store.get(NS, "k") is None
+
+
+def test_an_item_of_several_fields_keeps_its_vectors_through_history_and_backups(
+    tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    """A vector per field lives in the item's record: an update archives it with its
+    record, a memory-API update of the text drops it (one text, one vector); an
+    export holds the paths, and an import embeds each field again, so the item scores
+    as before and exports again to the byte."""
+    query = "Italian food"
+    config = {"embed": embedder, "fields": ["title", "body"]}
+    with MemoryStore(tmp_path / "a", index=config) as store:
+        store.put(NS, "k", {"title": TAX, "body": PIZZA})
+        store.put(NS, "k", {"title": TAX, "body": PIZZA, "n": 2})  # archives the first
+        store.put(NS, "one", {"title": PIZZA + " " + TAX})
+        [first, *_] = found = store.search(NS, query=query)
+        assert first.key == "k" and first.score is not None
+        scores = {i.key: i.score for i in found}
+        [current] = [m for m in store.active(NS) if m.text == f"{TAX} {PIZZA}"]
+        assert [v.text for v in store.history(NS, current.id)] == [f"{TAX} {PIZZA}"] * 2
+        text = json.dumps(store.export(NS), ensure_ascii=False, indent=2)
+        [*_, last] = [m for m in json.loads(text)["memories"] if m["key"] == "k"]
+        assert last["index_paths"] == ["title", "body"]
+    with MemoryStore(tmp_path / "b", index={"embed": embedder}) as store:  # other fields
+        store.import_scope(json.loads(text))
+        again = {i.key: i.score for i in store.search(NS, query=query)}
+        assert again == pytest.approx(scores, abs=1e-6)
+        assert json.dumps(store.export(NS), ensure_ascii=False, indent=2) == text
+        [current] = [m for m in store.active(NS) if m.text == f"{TAX} {PIZZA}"]
+        store.update(NS, current.id, TAX)  # the memory API's text: one vector, of it
+        found = {i.key: i.score for i in store.search(NS, query=query)}
+        assert found["k"] != pytest.approx(scores["k"], abs=1e-3)
+        assert not any("index_paths" in m for m in store.export(NS)["memories"][-1:])
+
+
+def test_an_import_refuses_index_paths_that_hold_fewer_than_two_texts(
+    tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    with MemoryStore(tmp_path, index={"embed": embedder, "fields": ["title", "body"]}) as store:
+        store.put(NS, "k", {"title": TAX, "body": PIZZA})
+        data = store.export(NS)
+        data["memories"][0]["index_paths"] = ["title", "missing"]
+        with pytest.raises(InvalidMemoryError, match="index_paths must hold two texts"):
+            store.import_scope(data, scope=("docs", "bob"))
+        data["memories"][0]["index_paths"] = "title"
+        with pytest.raises(MemoryKitError, match="index_paths must be a non-empty list"):
+            store.import_scope(data, scope=("docs", "bob"))
+        assert store.search(("docs", "bob")) == []
+
+
+def test_a_search_sees_items_of_several_fields_put_after_it(tmp_path: Path) -> None:
+    """The vectors per field a search reads are kept between searches: a later put,
+    update or delete is seen by the next search all the same."""
+    fake = DeterministicFakeEmbedding(size=16)
+    with MemoryStore(tmp_path, index={"embed": fake, "fields": ["a", "b"]}) as store:
+        store.put(NS, "one", {"a": "red apple", "b": "green pear"})
+        assert [i.key for i in store.search(NS, query="green pear")] == ["one"]
+        store.put(NS, "two", {"a": "blue sky", "b": "green pear"})
+        found = store.search(NS, query="green pear")
+        assert sorted(i.key for i in found) == ["one", "two"]
+        assert found[0].score == pytest.approx(1.0, abs=1e-6)
+        assert found[1].score == pytest.approx(1.0, abs=1e-6)
+        store.put(NS, "one", {"a": "red apple", "b": "yellow lemon"})
+        found = store.search(NS, query="green pear")
+        assert found[0].key == "two" and found[1].score < 0.99
+        store.delete(NS, "two")
+        assert [i.key for i in store.search(NS, query="green pear")] == ["one"]
+        store.purge(NS)
+        assert store.search(NS, query="green pear") == []

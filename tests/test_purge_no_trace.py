@@ -33,6 +33,7 @@ from langgraph_memory import (
     DecisionOp,
     MemoryStore,
     MemoryWriter,
+    Scope,
     Status,
 )
 from langgraph_memory.store import compact_directory, internals
@@ -84,7 +85,14 @@ def fill(store: MemoryStore, scope: str, marker: str, filler: int) -> list[str]:
             Decision(op=DecisionOp.ADD, fact=f"locker {marker}", result_id=other.id),
         ],
     )
-    return [secret.id, newer.id, other.id]
+    # A BaseStore item of two index fields: a vector per field in its record, and kept
+    # in memory once a search read them.
+    namespace = Scope.parse(scope).namespace
+    fields = {"title": f"Trip {marker}-E.", "body": f"Visa {marker}-F."}
+    store.put(namespace, "trip", fields, index=["title", "body"])
+    assert [i.key for i in store.search(namespace, query=f"Visa {marker}-F.", limit=1)] == ["trip"]
+    [trip] = [m for m in store.active(scope) if m.text == f"Trip {marker}-E. Visa {marker}-F."]
+    return [secret.id, newer.id, other.id, trip.id]
 
 
 def unscrubbed_env() -> dict[str, str]:

@@ -227,6 +227,52 @@ def test_step_3_stamps_a_format_2_store_and_changes_no_record(tmp_path: Path) ->
     client.close()  # type: ignore[attr-defined]
 
 
+def test_step_4_stamps_a_format_3_store_and_changes_no_record(
+    tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    """Format 4 only adds keys (a vector per field) that no older record has: items
+    put before keep their one vector (their joined text's) and score by it."""
+    path = unpacked("format-3", tmp_path)
+    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
+    names = migrations.store_collections(client)
+    records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
+    [step] = [s for s in migrations.STEPS if s.to == 4]
+    assert step.additive and step.count(client) == len(names) - 1  # all but the registry
+    assert step.apply(client) == len(names) - 1
+    assert step.count(client) == 0 and step.apply(client) == 0
+    assert {
+        n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
+    } == records
+    client.close()  # type: ignore[attr-defined]
+    with MemoryStore(path, embeddings=embedder) as store:  # a put now keeps field vectors
+        namespace = ("prefs", "alice", "ui")
+        [before] = store.search(namespace, query="dark mode")
+        store.put(
+            namespace, "trip", {"title": "Oslo.", "body": "Dark mode."}, index=["title", "body"]
+        )
+        found = {item.key: item.score for item in store.search(namespace, query="dark mode")}
+        assert found["theme"] == pytest.approx(before.score, abs=1e-6)
+        best = max(cos(embedder, "dark mode", text) for text in ("Oslo.", "Dark mode."))
+        assert found["trip"] == pytest.approx(best, abs=1e-6)
+
+
+def cos(embedder: LocalMiniLM, query: str, text: str) -> float:
+    q, v = embedder.embed_query(query), embedder.embed_documents([text])[0]
+    dot = sum(a * b for a, b in zip(q, v, strict=True))
+    return float(dot / (sum(a * a for a in q) ** 0.5 * sum(b * b for b in v) ** 0.5))
+
+
+def test_a_format_4_item_with_several_fields_scores_by_its_best(
+    tmp_path: Path, embedder: LocalMiniLM
+) -> None:
+    path = unpacked("format-4", tmp_path)
+    query = "night train from Bergen"
+    with MemoryStore(path, embeddings=embedder) as store:
+        [item] = store.search(("docs", "alice"), query=query)
+    best = max(cos(embedder, query, item.value[field]) for field in ("title", "body"))
+    assert item.score == pytest.approx(best, abs=1e-6)
+
+
 def test_a_large_older_store_is_refused_until_migrated_by_hand(
     tmp_path: Path,
     embedder: LocalMiniLM,

@@ -43,6 +43,7 @@ again with its id and time).
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -56,7 +57,8 @@ from langgraph_memory.store.collection_io import chunks, fetch, insert
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.export_format import read_backup, write_export
 from langgraph_memory.store.import_links import reviews_to_restore
-from langgraph_memory.store.version import Version
+from langgraph_memory.store.indexing import field_texts
+from langgraph_memory.store.version import FieldVectors, Version
 
 #: Texts per embedding call on import.
 EMBED_BATCH = 256
@@ -196,12 +198,39 @@ def _check_empty(core: StoreCore, scope: Scope) -> None:
 def _embedded(core: StoreCore, versions: list[Version]) -> list[Version]:
     # Versions often share one text; an item put with index=False is not embedded
     # (its text may be what its owner kept from the embedder): it gets the zero vector.
-    texts = list(dict.fromkeys(v.memory.text for v in versions if v.indexed))
+    # An item whose index paths held several texts gets a vector per text again.
+    several = {v.memory.id: _field_texts(v) for v in versions if v.fields is not None}
+    texts = list(
+        dict.fromkeys(
+            t for v in versions if v.indexed for t in (v.memory.text, *several.get(v.memory.id, ()))
+        )
+    )
     vector_of: dict[str, list[float]] = {}
     for batch in chunks(texts, EMBED_BATCH):
         vector_of.update(zip(batch, core.embed(batch), strict=True))
     blank = core.unindexed_vector() if any(not v.indexed for v in versions) else []
-    return [replace(v, vector=vector_of[v.memory.text] if v.indexed else blank) for v in versions]
+    return [
+        replace(
+            v,
+            vector=vector_of[v.memory.text] if v.indexed else blank,
+            fields=_fields(v, several, vector_of),
+        )
+        for v in versions
+    ]
+
+
+def _field_texts(version: Version) -> tuple[str, ...]:
+    assert version.fields is not None and version.value_json is not None  # read_backup checked
+    return field_texts(json.loads(version.value_json), version.fields.paths)
+
+
+def _fields(
+    version: Version, several: dict[str, tuple[str, ...]], vector_of: dict[str, list[float]]
+) -> FieldVectors | None:
+    texts = several.get(version.memory.id)
+    if version.fields is None or not texts:
+        return None
+    return FieldVectors.of(version.fields.paths, [vector_of[t] for t in texts])
 
 
 def _write(

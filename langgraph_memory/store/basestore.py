@@ -29,12 +29,15 @@ An item's value is the dict that was put. For memories written through the
 memory API it is the memory's fields (``text``, ``kind``, ``importance`` ...).
 The embedded text is that at the paths of ``put(index=[...])``, else of the
 store's ``index={"fields": [...]}``, else ``value["text"]`` (or ``"content"``/
-``"memory"``), else the value as JSON (see ``indexing``); several paths' texts are
-joined into one vector (LangGraph's stores keep one per path and score an item by
-its best). ``index=False`` (or paths that hold no text) keeps an item out of vector
-search, as in LangGraph's stores: it is never embedded (its record holds the zero
-vector, Chroma needing one, and says ``indexed: false``), a query ranks the other
-items and lists it after them, unscored, and filters and listings find it.
+``"memory"``), else the value as JSON (see ``indexing``). When the paths hold
+several texts (several fields, or a path such as ``"items[*].text"`` with several
+matches), each text gets a vector of its own and a search with a query scores the
+item by its best, as LangGraph's stores do (the record also keeps the joined text
+and its vector, which the memory API reads). ``index=False`` (or paths that hold
+no text) keeps an item out of vector search, as in LangGraph's stores: it is never
+embedded (its record holds the zero vector, Chroma needing one, and says
+``indexed: false``), a query ranks the other items and lists it after them,
+unscored, and filters and listings find it.
 ``put(ttl=minutes)`` and ``TTLConfig`` work as in LangGraph, except that
 an expired item is archived, not deleted (see ``ttl``).
 
@@ -68,6 +71,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from chromadb.api.models.Collection import Collection
 from langgraph.store.base import (
     GetOp,
@@ -88,12 +92,19 @@ from langgraph_memory.records import Source, Trust, check_text, now_utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout, ttl
 from langgraph_memory.store.building import new_memory, successor
-from langgraph_memory.store.codec import CHAIN_KEY, INDEXED_KEY, TEXT_FIELDS
-from langgraph_memory.store.collection_io import fetch, free_ids, query_versions
+from langgraph_memory.store.codec import CHAIN_KEY, FIELDS_KEY, INDEXED_KEY, TEXT_FIELDS
+from langgraph_memory.store.collection_io import (
+    fetch,
+    field_matrices,
+    free_ids,
+    ids_where,
+    query_versions,
+)
 from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.indexing import check_paths
+from langgraph_memory.store.field_cache import FieldCache
+from langgraph_memory.store.indexing import check_paths, field_texts
 from langgraph_memory.store.namespaces import check_op_namespace
-from langgraph_memory.store.version import Version
+from langgraph_memory.store.version import FieldVectors, Version
 
 __all__ = ["run_ops"]
 
@@ -119,6 +130,9 @@ class _Put:
     text: str = ""
     value_json: str = ""
     indexed: bool = True
+    #: When the paths held several texts: the paths, and each text (a vector each).
+    paths: tuple[str, ...] = ()
+    field_texts: tuple[str, ...] = ()
 
 
 class _Namespaces:
@@ -205,7 +219,8 @@ def run_ops(
     read: list[Version] = []
     queries = list(dict.fromkeys(op.query for _, op in searches if op.query))
     written = [p for p in puts.values() if p.op.value is not None]  # None: a delete
-    texts = list(dict.fromkeys(p.text for p in written if p.indexed))
+    # The joined text of each put, and each text of a put whose paths held several.
+    texts = list(dict.fromkeys(t for p in written if p.indexed for t in (p.text, *p.field_texts)))
     with _embedding(core, queries, texts) as (vectors, documents):
         _read(core, gets, searches, listings, vectors, names, now, results, read)
         ttl.refresh(core, read, now, scope_of=names.of_key)
@@ -365,6 +380,9 @@ def _search(
     With a query, the items ranked by their vector come first, best first; items
     put with ``index=False`` have none and come after them, unscored (as in
     LangGraph's InMemoryStore), only when the ranked ones do not fill the page.
+    An item whose index paths held several texts scores by its best text's vector
+    (``_by_fields``); every other by its one vector, in Chroma's nearest-neighbour
+    query (``_ranked``).
     """
     wanted = op.offset + op.limit
     ranked: list[tuple[Version, float | None]] = []
@@ -376,7 +394,10 @@ def _search(
         if vector is None:
             unranked += _listed(cols.active, scope, op, now, where=None)
             continue
-        ranked += _ranked(cols.active, scope, op, vector, now, wanted)
+        several = ids_where(cols.active, _SEVERAL)  # the ids alone: one cheap read
+        cache = core.live().field_vectors
+        ranked += _by_fields(cache, cols.active, scope, op, vector, now, wanted, several)
+        ranked += _ranked(cols.active, scope, op, vector, now, wanted, len(several))
     if vector is not None and len(ranked) < wanted:
         # Only now: most searches fill their page from the ranked items alone.
         for scope in scopes:
@@ -404,6 +425,63 @@ def _listed(
     ]
 
 
+#: The ``where`` that finds the items with a vector per text (``FieldVectors``).
+_SEVERAL: dict[str, Any] = {FIELDS_KEY: {"$gte": 2}}
+
+
+def _by_fields(
+    cache: FieldCache,
+    collection: Collection,
+    scope: Scope,
+    op: SearchOp,
+    vector: list[float],
+    now: datetime,
+    wanted: int,
+    ids: list[str],
+    *,
+    again: bool = True,
+) -> list[tuple[Version, float | None]]:
+    """The best ``wanted`` unexpired items among ``ids`` (items with a vector per
+    text) that pass the filter, each with its best text's cosine to ``vector``: the
+    max over its vectors, as LangGraph's stores score such an item.
+
+    The vectors come from ``cache`` (those it lacks are read once, from the records'
+    metadata); the items are then read best first, in growing pages, until enough
+    pass, and each one's score is computed again from its own record."""
+    if not ids:
+        return []
+    best = cache.best(
+        collection.id.hex, ids, vector, lambda missing: field_matrices(collection, missing)
+    )
+    order = sorted(best, key=lambda i: -best[i])
+    kept: list[tuple[Version, float | None]] = []
+    start, step = 0, max(wanted, 1)
+    while start < len(order) and len(kept) < wanted:
+        part = order[start : start + step]
+        start, step = start + step, step * 4
+        for version in fetch(collection, scope, ids=part):
+            fields = version.fields
+            if fields is None or not version.indexed or version.expired(now):
+                continue
+            score = float(_cosines(fields.matrix(), vector).max())
+            if again and abs(score - best[version.memory.id]) > 1e-3:
+                # The cache held other vectors under this id (an import that reused
+                # ids after an undo): read them all again, once.
+                cache.forget(collection.id.hex)
+                return _by_fields(
+                    cache, collection, scope, op, vector, now, wanted, ids, again=False
+                )
+            if _matches(_item_value(version), op.filter):
+                kept.append((version, score))
+    return kept
+
+
+def _cosines(matrix: Any, vector: Sequence[float]) -> Any:
+    q = np.asarray(vector, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(q)
+    return np.divide(matrix @ q, norms, out=np.zeros(len(matrix)), where=norms > 0)
+
+
 def _ranked(
     collection: Collection,
     scope: Scope,
@@ -411,12 +489,18 @@ def _ranked(
     vector: list[float],
     now: datetime,
     wanted: int,
+    several: int,
 ) -> list[tuple[Version, float | None]]:
     """The scope's best ``wanted`` indexed, unexpired items that pass the filter, with
-    their cosine. Items put with ``index=False`` (the zero vector) are left out like
+    their cosine, less the ``several`` items with a vector per text (``_by_fields``
+    scores those). Items put with ``index=False`` (the zero vector) are left out like
     a filter's misses: no ``where`` on the query, which would make Chroma scan the
     scope's metadata on every search."""
     size = collection.count()
+    if several >= size:
+        return []  # every item has a vector per text
+    # Not ``wanted + several``: those items' records are slow to read (their vectors
+    # are in their metadata); they are left out like a filter's misses.
     n = max(wanted, 1)
     while True:
         hits = query_versions(collection, scope, vector, min(n, size) or 1)
@@ -424,6 +508,7 @@ def _ranked(
             (version, score)
             for version, score in hits
             if version.indexed
+            and version.fields is None
             and not version.expired(now)
             and _matches(_item_value(version), op.filter)
         ]
@@ -556,8 +641,8 @@ def _check_put(op: PutOp, fields: Sequence[str] | None, names: _Namespaces) -> _
     if op.value is None:
         return _Put(op, scope)
     value_json = _value_json(op.value)  # first: the text may be the value as JSON too
-    text, indexed = _text_of(op.value, op.index, fields)
-    return _Put(op, scope, text, value_json, indexed)
+    text, indexed, paths, parts = _text_of(op.value, op.index, fields)
+    return _Put(op, scope, text, value_json, indexed, paths, parts)
 
 
 def _value_json(value: Mapping[str, Any]) -> str:
@@ -578,8 +663,11 @@ def _value_json(value: Mapping[str, Any]) -> str:
 
 def _text_of(
     value: Mapping[str, Any], index: Any, fields: Sequence[str] | None
-) -> tuple[str, bool]:
-    """The text a put stores, and whether it is embedded.
+) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]]:
+    """The text a put stores, whether it is embedded, and, when its paths hold
+    several texts and it is embedded, the paths and those texts (each gets a
+    vector of its own: a search scores the item by its best, as LangGraph's stores
+    do; see ``field_texts``).
 
     The text is that at the paths of ``index`` (else the store's ``fields``),
     joined; else the first text field; else the value as JSON. It is embedded
@@ -592,16 +680,18 @@ def _text_of(
     if paths:
         parts = [t for path in paths for t in get_text_at_path(value, path)]
         if parts:
-            return check_text(" ".join(parts)), index is not False
+            indexed = index is not False
+            several = field_texts(value, paths) if indexed else ()
+            return check_text(" ".join(parts)), indexed, tuple(paths) if several else (), several
     indexed = index is not False and not paths
     for name in TEXT_FIELDS:
         if isinstance(value.get(name), str) and value[name].strip():
-            return check_text(value[name]), indexed
+            return check_text(value[name]), indexed, (), ()
     try:
         whole = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     except TypeError:  # keys of several types cannot be sorted: keep them in their order
         whole = _value_json(value)
-    return check_text(whole), indexed
+    return check_text(whole), indexed, (), ()
 
 
 def _write(core: StoreCore, puts: list[_Put], vector_of: dict[str, list[float]]) -> None:
@@ -609,21 +699,28 @@ def _write(core: StoreCore, puts: list[_Put], vector_of: dict[str, list[float]])
     # A delete (value None) has no vector; an unindexed item has the zero vector.
     unindexed = any(p.op.value is not None and not p.indexed for p in puts)
     blank = core.unindexed_vector() if unindexed else []
-    vector_of_put = [vector_of.get(p.text, []) if p.indexed else blank for p in puts]
-    by_scope: dict[Scope, list[tuple[_Put, list[float]]]] = {}
-    for put, vector in zip(puts, vector_of_put, strict=True):
-        by_scope.setdefault(put.scope, []).append((put, vector))
+    by_scope: dict[Scope, list[tuple[_Put, _Vectors]]] = {}
+    for put in puts:
+        vector = vector_of.get(put.text, []) if put.indexed else blank
+        fields = None
+        if put.indexed and put.field_texts:
+            fields = FieldVectors.of(put.paths, [vector_of[t] for t in put.field_texts])
+        by_scope.setdefault(put.scope, []).append((put, (vector, fields)))
     for scope, scope_puts in by_scope.items():
         _apply_puts(core, scope, scope_puts)
 
 
-def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, list[float]]]) -> None:
+#: A put's vector, and its vector per text when its paths held several.
+_Vectors = tuple[list[float], FieldVectors | None]
+
+
+def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, _Vectors]]) -> None:
     ops = [put.op for put, _ in puts]
-    checked = [(put, vector) for put, vector in puts if put.op.value is not None]
+    checked = [(put, vectors) for put, vectors in puts if put.op.value is not None]
     writes = [put.op for put, _ in checked]
     texts = [put.text for put, _ in checked]
     value_jsons = [put.value_json for put, _ in checked]
-    vectors = [vector for _, vector in checked]
+    vectors = [vectors for _, vectors in checked]
     indexed = [put.indexed for put, _ in checked]
     with core.writing(scope):
         # The clock is read under the lock: a time taken before it could be older than
@@ -646,7 +743,7 @@ def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, list[float
         ids = iter(free_ids(cols, len(writes)))
         pairs: list[tuple[Version, Version | None]] = [(old, None) for old in archives]
         fresh: list[Version] = []
-        for op, text, value_json, vector, embedded in zip(
+        for op, text, value_json, (vector, fields), embedded in zip(
             writes, texts, value_jsons, vectors, indexed, strict=True
         ):
             old = existing.get(op.key)
@@ -660,17 +757,20 @@ def _apply_puts(core: StoreCore, scope: Scope, puts: list[tuple[_Put, list[float
                     value_json,
                     when,
                     indexed=embedded,
+                    fields=fields,
                 )
                 fresh.append(version.with_ttl(op.ttl))
                 continue
             # Every field of the memory carries over (a put changes the value and its
             # text): kind, importance, pinned, source, trust, event time, sources, metadata.
-            # Whether it is indexed is the put's own (index=False drops the old vector).
+            # Whether it is indexed, and its field vectors, are the put's own (index=False
+            # drops the old vectors).
             version = last.successor(
                 replace(successor(last.memory, text, when, {}), id=next(ids)),
                 vector,
                 value_json,
                 indexed=embedded,
+                fields=fields,
             ).with_ttl(op.ttl)  # a put sets its own TTL (None: none)
             if old is not None:
                 pairs.append((old, version))

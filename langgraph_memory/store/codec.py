@@ -14,7 +14,7 @@ they can never shadow a field of ours.
 ('Pune', True)
 
 The layout of a memory version is :class:`StoredMemory`, a pydantic model of its
-metadata (store formats 1 and 2 lay it out alike; ``formats`` numbers them):
+metadata (each format since 1 only added keys to it; ``formats`` numbers them):
 :func:`memory_metadata` is its one writer and :func:`version_from_record` its one
 reader. The reader runs once per record on every read, so both were measured
 against the hand-written code they replaced (10,000 records of varied fields,
@@ -48,7 +48,7 @@ from langgraph_memory.records import (
     Trust,
     check_metadata,
 )
-from langgraph_memory.store.version import Version
+from langgraph_memory.store.version import FieldVectors, Version
 
 USER_PREFIX = "m."
 #: Metadata key holding the id of the first version of a memory's chain. Every
@@ -69,6 +69,13 @@ EXPIRES_KEY = "expires_at"
 #: every other record, so records written before it read as indexed): its vector
 #: is the zero vector and vector search leaves it out.
 INDEXED_KEY = "indexed"
+#: Metadata keys of an item whose index paths held several texts (format 4): how
+#: many (an int, 2 or more, so that ``{"fields": {"$gte": 2}}`` finds them), their
+#: vectors (``FieldVectors.encoded``) and the paths, as JSON. Absent on every
+#: other record: records written before read as one vector, as they were.
+FIELDS_KEY = "fields"
+FIELD_VECTORS_KEY = "field_vectors"
+INDEX_PATHS_KEY = "index_paths"
 
 
 def to_epoch(value: datetime) -> float:
@@ -114,6 +121,11 @@ class StoredMemory(BaseModel):
     expires_at: float | None = None
     #: ``False`` for an item put with ``index=False`` (``INDEXED_KEY``), else absent.
     indexed: bool | None = None
+    #: An item's vector per text of its index paths (``FIELDS_KEY``,
+    #: ``FIELD_VECTORS_KEY``, ``INDEX_PATHS_KEY``): all three or none.
+    fields: int | None = None
+    field_vectors: str | None = None
+    index_paths: str | None = None
 
 
 def _epoch(value: datetime | None) -> float | None:
@@ -129,6 +141,7 @@ def memory_metadata(
     ttl: float | None = None,
     expires_at: datetime | None = None,
     indexed: bool = True,
+    fields: FieldVectors | None = None,
 ) -> dict[str, Scalar]:
     """The Chroma metadata of one memory version: the one writer of the layout."""
     has_ttl = ttl is not None and expires_at is not None
@@ -150,6 +163,9 @@ def memory_metadata(
         ttl_minutes=float(ttl) if has_ttl and ttl is not None else None,
         expires_at=_epoch(expires_at) if has_ttl else None,
         indexed=None if indexed else False,
+        fields=None if fields is None else fields.count,
+        field_vectors=None if fields is None else fields.encoded,
+        index_paths=None if fields is None else json.dumps(list(fields.paths)),
     )
     meta: dict[str, Scalar] = record.model_dump(exclude_none=True, warnings=False)
     for name, value in memory.metadata.items():
@@ -174,6 +190,7 @@ def version_metadata(version: Version) -> dict[str, Scalar]:
         ttl=version.ttl,
         expires_at=version.expires_at,
         indexed=version.indexed,
+        fields=version.fields,
     )
 
 
@@ -273,7 +290,30 @@ def version_from_record(
         ttl=record.ttl_minutes,
         expires_at=when(record.expires_at),
         indexed=record.indexed is not False,
+        fields=_fields(record),
     )
+
+
+def _fields(record: StoredMemory) -> FieldVectors | None:
+    if record.fields is None or record.field_vectors is None or record.index_paths is None:
+        return None
+    return FieldVectors(tuple(json.loads(record.index_paths)), record.fields, record.field_vectors)
+
+
+def field_vectors_of(meta: Mapping[str, Any] | None) -> FieldVectors | None:
+    """A record's vectors per field, read from its metadata alone (what a search
+    reads of items it has not seen: see ``field_cache``); None for a record without.
+
+    >>> f = FieldVectors.of(["a", "b"], [[1.0], [2.0]])
+    >>> meta = {"fields": 2, "field_vectors": f.encoded, "index_paths": '["a", "b"]'}
+    >>> field_vectors_of(meta) == f
+    True
+    """
+    meta = meta or {}
+    count, encoded, paths = (meta.get(k) for k in (FIELDS_KEY, FIELD_VECTORS_KEY, INDEX_PATHS_KEY))
+    if type(count) is not int or not isinstance(encoded, str) or not isinstance(paths, str):
+        return None
+    return FieldVectors(tuple(json.loads(paths)), count, encoded)
 
 
 def memory_from_record(

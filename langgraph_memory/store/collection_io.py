@@ -22,6 +22,7 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
 from langgraph_memory.store.codec import (
     CHAIN_KEY,
+    field_vectors_of,
     memory_from_record,
     version_from_record,
     version_metadata,
@@ -73,6 +74,29 @@ def fetch(
             out += _versions(found, scope, with_vector)
             if part is not None or len(found["ids"]) < PAGE:
                 break
+    return out
+
+
+def ids_where(collection: Collection, where: dict[str, Any]) -> list[str]:
+    """The ids of the records that match ``where``: the ids alone, read in pages."""
+    out: list[str] = []
+    while True:
+        found = collection.get(where=where, include=[], limit=PAGE, offset=len(out))
+        out += found["ids"]
+        if len(found["ids"]) < PAGE:
+            return out
+
+
+def field_matrices(collection: Collection, ids: Sequence[str]) -> dict[str, Any]:
+    """The vectors per field of the listed records (``FieldVectors.matrix``), read from
+    their metadata; a record without (or no longer there) is left out."""
+    out: dict[str, Any] = {}
+    for part in chunks(ids, PAGE):
+        found = collection.get(ids=list(part), include=["metadatas"])
+        for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
+            fields = field_vectors_of(meta)
+            if fields is not None:
+                out[record_id] = fields.matrix()
     return out
 
 

@@ -61,6 +61,7 @@ from langgraph_memory.store import chroma_internals, compaction, formats, layout
 from langgraph_memory.store.access_log import AccessLog
 from langgraph_memory.store.codec import to_epoch
 from langgraph_memory.store.collection_io import finish_interrupted_moves
+from langgraph_memory.store.field_cache import FieldCache
 from langgraph_memory.store.lexical import Lexicon
 from langgraph_memory.store.lock import DirectoryLock
 from langgraph_memory.store.rules import RuleCache
@@ -232,6 +233,8 @@ class Engine:
         self.lexicon = Lexicon(path)
         #: The scopes' rules, read once per change (``rules``).
         self.rules = RuleCache()
+        #: BaseStore items' vectors per field, read once (``field_cache``).
+        self.field_vectors = FieldCache()
 
     # -- opening and closing ----------------------------------------------------------
 

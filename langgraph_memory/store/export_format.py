@@ -36,6 +36,10 @@ plus the three things a ``Memory`` does not carry:
   of vector search: an import does not embed its text either). Files without
   it read as before, so the version stays 3; a release before this field
   refuses a file that has it, naming the field.
+- ``index_paths``: only for an item whose index paths held several texts (a
+  vector per text, scored by its best: store format 4), the paths, e.g.
+  ``["title", "body"]``; an import takes each text at them in ``value_json``
+  and embeds it again. Files without it read as before (version 3).
 
 A version is active when ``valid_until`` is ``null`` and closed otherwise; its
 ``scope`` is the export's, and its ``replaces`` names an older version of the
@@ -121,9 +125,10 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeLike
+from langgraph_memory.store.indexing import check_paths, field_texts
 from langgraph_memory.store.reviews import check_direction
 from langgraph_memory.store.ttl import check_minutes
-from langgraph_memory.store.version import Version
+from langgraph_memory.store.version import FieldVectors, Version
 from langgraph_memory.turn_record import TurnRecord
 
 __all__ = [
@@ -456,6 +461,7 @@ class MemoryRecord(BaseModel):
     ttl_minutes: float | None = None
     expires_at: datetime | None = None
     indexed: bool = True
+    index_paths: tuple[str, ...] | None = None
 
     @field_validator("id", "key", mode="plain")
     @classmethod
@@ -522,10 +528,23 @@ class MemoryRecord(BaseModel):
     def _ttl(cls, value: Any) -> float | None:
         return check_minutes(value, "ttl_minutes")
 
+    @field_validator("index_paths", mode="plain")
+    @classmethod
+    def _paths(cls, value: Any) -> tuple[str, ...] | None:
+        return None if value is None else check_paths(value, "index_paths")
+
     @model_validator(mode="after")
     def _together(self) -> MemoryRecord:
         if self.valid_until is not None and self.valid_until < self.created_at:
             raise InvalidMemoryError("valid_until is before created_at")
+        if self.index_paths is not None and (
+            not self.indexed
+            or self.value_json is None
+            or not field_texts(json.loads(self.value_json), self.index_paths)
+        ):
+            raise InvalidMemoryError(
+                "index_paths must hold two texts or more of value_json, on an indexed item"
+            )
         if (self.ttl_minutes is None) != (self.expires_at is None):
             raise InvalidMemoryError("ttl_minutes and expires_at go together: give both or neither")
         return self
@@ -558,12 +577,16 @@ class MemoryRecord(BaseModel):
             ttl_minutes=version.ttl if ttl else None,
             expires_at=version.expires_at if ttl else None,
             indexed=version.indexed,
+            index_paths=None if version.fields is None else version.fields.paths,
         )
 
     def record(self) -> dict[str, Any]:
         """The JSON-ready record: ``ttl_minutes`` and ``expires_at`` only with a TTL,
-        ``indexed`` only when false (so an export without such items is as before)."""
+        ``indexed`` only when false, ``index_paths`` only when there are (so an export
+        without such items is as before)."""
         left_out = {"indexed"} if self.indexed else set()
+        if self.index_paths is None:
+            left_out.add("index_paths")
         if self.ttl_minutes is None or self.expires_at is None:
             left_out |= {"ttl_minutes", "expires_at"}
         return self.model_dump(exclude=left_out or None)
@@ -595,6 +618,8 @@ class MemoryRecord(BaseModel):
             ttl=self.ttl_minutes,
             expires_at=self.expires_at,
             indexed=self.indexed,
+            # The paths alone: the import embeds their texts (``FieldVectors.pending``).
+            fields=None if self.index_paths is None else FieldVectors.pending(self.index_paths),
         )
 
     @field_serializer(
@@ -610,6 +635,10 @@ class MemoryRecord(BaseModel):
     @field_serializer("sources")
     def _list(self, value: tuple[str, ...]) -> list[str]:
         return list(value)
+
+    @field_serializer("index_paths")
+    def _paths_list(self, value: tuple[str, ...] | None) -> list[str] | None:
+        return None if value is None else list(value)
 
 
 def _payload_scope(text: str) -> Scope:

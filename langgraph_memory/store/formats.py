@@ -24,8 +24,11 @@ format    written by
 ========  ==========================================================================
 1         langgraph-memory-kit 0.1.0 and earlier (``lgm_schema: 1``, no ``lgm_format``)
 2         langgraph-memory-kit 0.2.0: ``lgm_format`` on every collection
-3         langgraph-memory-kit 0.3.0: a record of an item put with
+3         langgraph-memory-kit 0.3.0 pre-releases: a record of an item put with
           ``index=False`` says ``indexed: false`` and holds the zero vector
+4         langgraph-memory-kit 0.3.0: a record of an item whose index paths hold
+          several texts keeps a vector per text (``fields``, ``field_vectors``,
+          ``index_paths``) beside the joined text's
 ========  ==========================================================================
 
 >>> stored_format({"lgm_schema": 1}), stored_format({"lgm_format": 2})
@@ -33,7 +36,7 @@ format    written by
 >>> check_readable(FORMAT + 1, "the store at ./x")
 Traceback (most recent call last):
 ...
-langgraph_memory.errors.StoreFormatError: the store at ./x was written by format 4; this release ...
+langgraph_memory.errors.StoreFormatError: the store at ./x was written by format 5; this release ...
 """
 
 from __future__ import annotations
@@ -58,12 +61,13 @@ __all__ = [
 ]
 
 #: The format this release writes, and the newest it reads.
-FORMAT = 3
+FORMAT = 4
 #: Who wrote each format (for messages and the Upgrading page).
 RELEASES = {
     1: "langgraph-memory-kit 0.1.0 or earlier",
     2: "langgraph-memory-kit 0.2.0",
-    3: "langgraph-memory-kit 0.3.0",
+    3: "langgraph-memory-kit 0.3.0 pre-releases",
+    4: "langgraph-memory-kit 0.3.0",
 }
 FORMAT_KEY = "lgm_format"
 WRITTEN_BY_KEY = "lgm_written_by"

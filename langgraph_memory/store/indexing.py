@@ -15,10 +15,12 @@ record), so ``MemoryStore(index=...)`` configures it rather than turning it on:
   ``index=False``, is kept out of vector search, as in LangGraph's stores (see
   ``basestore``).
 
-The texts of several paths are joined into one vector (LangGraph's stores embed
-each and keep the best match). ``distance_type="cosine"`` is accepted, as that is
-the store's distance; other distances and PostgresStore's ``ann_index_config``
-are refused: Chroma's HNSW index with cosine distance is set up by the store.
+When the paths hold several texts, each gets a vector (``field_texts``) and a
+search scores the item by its best, as LangGraph's stores do; the item's text is
+still their join, with its own vector, for the memory API.
+``distance_type="cosine"`` is accepted, as that is the store's distance; other
+distances and PostgresStore's ``ann_index_config`` are refused: Chroma's HNSW
+index with cosine distance is set up by the store.
 
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> config = read_index({"embed": DeterministicFakeEmbedding(size=8), "dims": 8,
@@ -29,15 +31,16 @@ are refused: Chroma's HNSW index with cosine distance is set up by the store.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
+from langgraph.store.base.embed import get_text_at_path
 
 from langgraph_memory.errors import InvalidArgumentError
 
-__all__ = ["Indexing", "check_paths", "read_index"]
+__all__ = ["Indexing", "check_paths", "field_texts", "read_index"]
 
 _KEYS = ("embed", "dims", "fields", "distance_type")
 
@@ -102,3 +105,19 @@ def check_paths(paths: Any, name: str) -> tuple[str, ...]:
         if not isinstance(path, str) or not path.strip():
             raise InvalidArgumentError(f"{name} holds {path!r}; each path is a non-empty str")
     return tuple(paths)
+
+
+def field_texts(value: Any, paths: Sequence[str]) -> tuple[str, ...]:
+    """The texts at ``paths`` that get a vector each: every field's text and every
+    match of a path such as ``"items[*].text"``, in order, blank ones left out;
+    none when fewer than two (one text: the item's own vector is that text's).
+
+    >>> field_texts({"title": "Tea", "tags": ["a", "b"], "x": " "}, ["title", "tags[*]", "x"])
+    ('Tea', 'a', 'b')
+    >>> field_texts({"title": "Tea", "body": ""}, ["title", "body"])
+    ()
+    """
+    if not isinstance(value, Mapping):
+        return ()
+    texts = tuple(t for path in paths for t in get_text_at_path(value, path) if t.strip())
+    return texts if len(texts) > 1 else ()

@@ -431,6 +431,9 @@ class MemoryStore(BaseStore):
                 [vector] = self._core.embed([new.text])
             else:
                 vector = self._core.unindexed_vector()
+            value_json = revalue(old.value_json, new.text)
+            # A BaseStore item's vector per field holds while its text and value do.
+            same = new.text == old.memory.text and value_json is not None
             cols = self._core.writable(scope)
             [new_id] = free_ids(cols, 1)
             self._core.replace(
@@ -441,8 +444,9 @@ class MemoryStore(BaseStore):
                         old.successor(
                             replace(new, id=new_id),
                             vector,
-                            revalue(old.value_json, new.text),
+                            value_json,
                             indexed=old.indexed,
+                            fields=old.fields if same else None,
                         ),
                     )
                 ],

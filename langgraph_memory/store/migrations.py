@@ -16,7 +16,8 @@ migrates it (``langgraph-memory migrate``, which backs the store up first: see
 
 >>> [(step.to, step.what) for step in STEPS]  # doctest: +NORMALIZE_WHITESPACE
 [(2, 'stamp the format on every collection of the store'),
- (3, 'stamp format 3 (records may say indexed: false) on every collection')]
+ (3, 'stamp format 3 (records may say indexed: false) on every collection'),
+ (4, 'stamp format 4 (records may hold a vector per field) on every collection')]
 """
 
 from __future__ import annotations
@@ -86,14 +87,14 @@ def _stamp_collections(client: ClientAPI) -> int:
     return len(todo)
 
 
-def _older_than_3(client: ClientAPI) -> list[Collection]:
-    """The store's collections (but the registry) stamped with a format before 3."""
+def _older_than(client: ClientAPI, format: int) -> list[Collection]:
+    """The store's collections (but the registry) stamped with a format before ``format``."""
     out = []
     for name in store_collections(client):
         if name == layout.REGISTRY:
             continue
         collection = client.get_collection(name, embedding_function=None)
-        if formats.stored_format(collection.metadata) < 3:
+        if formats.stored_format(collection.metadata) < format:
             out.append(collection)
     return out
 
@@ -103,9 +104,21 @@ def _stamp_format_3(client: ClientAPI) -> int:
     and holds the zero vector. No record of an older format is such an item (those
     releases embedded every item), so no record changes: each collection is only
     stamped, saying its records may carry the new key."""
-    todo = _older_than_3(client)
+    todo = _older_than(client, 3)
     for collection in todo:
         collection.modify(metadata=formats.stamp(collection.metadata, format=3))
+    return len(todo)
+
+
+def _stamp_format_4(client: ClientAPI) -> int:
+    """Format 4: a BaseStore item whose index paths hold several texts keeps a vector
+    per text (``fields``, ``field_vectors``, ``index_paths`` in its record) beside its
+    joined text's, and a search scores it by its best. Older records have one vector
+    (their joined text's) and are left as they are: they keep scoring by it until
+    they are put again. Each collection is only stamped."""
+    todo = _older_than(client, 4)
+    for collection in todo:
+        collection.modify(metadata=formats.stamp(collection.metadata, format=4))
     return len(todo)
 
 
@@ -120,8 +133,15 @@ STEPS: tuple[Step, ...] = (
     Step(
         to=3,
         what="stamp format 3 (records may say indexed: false) on every collection",
-        count=lambda client: len(_older_than_3(client)),
+        count=lambda client: len(_older_than(client, 3)),
         apply=_stamp_format_3,
+        additive=True,
+    ),
+    Step(
+        to=4,
+        what="stamp format 4 (records may hold a vector per field) on every collection",
+        count=lambda client: len(_older_than(client, 4)),
+        apply=_stamp_format_4,
         additive=True,
     ),
 )

@@ -122,6 +122,7 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
         # and the next open erases the scope's index (rebuilt from Chroma on its next use).
         engine.lexicon.purged(scope, purged, engine.registry)
         engine.rules.forget(scope.key)  # no purged text kept in memory either
+        engine.field_vectors.forget()  # nor its vectors (rebuilt collections: new ids)
         for target, ids in followed.items():
             engine.lexicon.purged(target, ids, engine.registry)
             engine.rules.forget(target.key)
