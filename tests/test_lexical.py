@@ -151,6 +151,7 @@ store.close()
 """
 
 
+@pytest.mark.server
 def test_a_second_process_sees_the_first_ones_writes_on_its_next_read(tmp_path: Path) -> None:
     with running_server(tmp_path / "server") as server:
         reader = MemoryStore(client=server.client(), embeddings=DeterministicFakeEmbedding(size=8))

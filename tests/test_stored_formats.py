@@ -150,6 +150,7 @@ def future_stamped(path: Path) -> None:
     client.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.server
 def test_a_store_of_a_newer_format_is_refused_embedded_and_on_a_server(
     tmp_path: Path, embedder: LocalMiniLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
