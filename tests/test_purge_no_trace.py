@@ -39,6 +39,9 @@ from langgraph_memory.store import compact_directory, internals
 from langgraph_memory.store.engine import PURGE_MARK
 from langgraph_memory.write import RulesModel
 
+# Byte scans of every file after purges in child processes (twenty purges): slow tier.
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve()
 
 
