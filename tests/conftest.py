@@ -3,6 +3,12 @@
 The conformance tests take the ``store`` fixture, which runs each test twice:
 on an embedded store in a fresh directory, and on a fresh database of a real
 Chroma server that this file starts once per test session.
+
+Two tiers (pyproject's ``slow`` marker): a test that starts or needs a server is in the
+slow tier (``python -m pytest -q -m slow``), so the default tier starts none. The
+``store`` fixture's server half, every ``server``-marked test and every test that takes a
+server fixture (``SERVER_FIXTURES``) are marked ``slow`` here; other slow modules say so
+at their top.
 """
 
 from __future__ import annotations
@@ -28,6 +34,27 @@ SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 #: of deleted records: freed memory is overwritten, and the per-thread cache,
 #: which skips that overwrite, is off (see store/compaction.py).
 PERTURB_ENV = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.perturb=165"}
+
+
+#: Fixtures that start a server (`chroma run`, PostgreSQL, Redis) or take one that does.
+SERVER_FIXTURES = frozenset({"chroma_server", "postgres", "redis_server", "lock_url"})
+
+
+#: Every test this run collected, before `-m` deselects any: its id and its markers'
+#: names (tests/test_tiers.py checks the tiers with them).
+COLLECTED = pytest.StashKey[dict[str, frozenset[str]]]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that needs a server is in the slow tier (see the module docstring)."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if item.get_closest_marker("server") or fixtures & SERVER_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+    config.stash[COLLECTED] = {
+        item.nodeid: frozenset(mark.name for mark in item.iter_markers()) for item in items
+    }
 
 
 @pytest.fixture(scope="session")
@@ -81,7 +108,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaSe
         yield server
 
 
-@pytest.fixture(params=["embedded", "server"])
+@pytest.fixture(params=["embedded", pytest.param("server", marks=pytest.mark.slow)])
 def backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 

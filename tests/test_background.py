@@ -365,6 +365,7 @@ CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a killed subprocess
 def test_a_sigkilled_writer_loses_nothing_and_applies_nothing_twice(tmp_path: Path) -> None:
     script = tmp_path / "child.py"
     script.write_text(CHILD)
@@ -513,6 +514,7 @@ def run_child(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # subprocesses
 def test_a_process_that_exits_without_flush_writes_its_turns_at_exit(tmp_path: Path) -> None:
     store_path = str(tmp_path / "store")
     done = run_child(EXITING, store_path, "none", "10", "0.2")  # no journal, 10 s at exit
@@ -525,6 +527,7 @@ def test_a_process_that_exits_without_flush_writes_its_turns_at_exit(tmp_path: P
         ]
 
 
+@pytest.mark.slow  # subprocesses
 def test_turns_the_exit_could_not_wait_for_are_named_and_replayed_next_start(
     tmp_path: Path,
 ) -> None:

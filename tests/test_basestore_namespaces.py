@@ -97,6 +97,7 @@ def items(found: list[Any]) -> set[tuple[tuple[str, ...], str, str]]:
     return {(i.namespace, i.key, repr(sorted(i.value.items()))) for i in found}
 
 
+@pytest.mark.slow  # many generated cases
 @pytest.mark.parametrize("seed", [7])
 def test_reads_agree_with_inmemorystore(pair: tuple[MemoryStore, InMemoryStore], seed: int) -> None:
     ours, reference = pair
@@ -162,6 +163,7 @@ def test_search_of_an_owner_prefix_reaches_deeper_namespaces(store: MemoryStore)
     assert [i.key for i in store.search(("user", "alice", "prefs"))] == ["b"]
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purging_a_user_leaves_their_other_namespaces(store: MemoryStore) -> None:
     """A namespace scope is a scope of its own: erasing a person takes every
     namespace of theirs (as the README says)."""

@@ -56,6 +56,7 @@ def test_an_item_expires_and_is_archived_not_deleted(store: MemoryStore) -> None
     assert "Sunny in Pune." in [h.memory.text for h in hits]  # as_of still sees it
 
 
+@pytest.mark.slow  # waits for items to expire
 def test_expired_items_are_hidden_before_any_sweep(store: MemoryStore) -> None:
     store.put(CACHE, "blink", {"text": "Blinks."}, ttl=0.05)  # 3 s
     store.put(CACHE, "stays", {"text": "Stays."})

@@ -8,7 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks.plots import draw
+
+# Benchmarks' smoke runs (subprocesses): the slow tier.
+pytestmark = pytest.mark.slow
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -35,6 +35,9 @@ from benchmarks import (
 from benchmarks.peers import compare as peers
 from benchmarks.plots import draw
 
+# Benchmarks' smoke runs: the slow tier.
+pytestmark = pytest.mark.slow
+
 PEER = os.environ.get("LGM_BENCH_PEER") == "1"
 MEM0 = importlib.util.find_spec("mem0") is not None
 

@@ -110,6 +110,7 @@ def filled(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, str
 # -- reading ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 def test_show_prints_the_ids_that_history_and_why_take(filled: tuple[str, dict[str, str]]) -> None:
     path, ids = filled
     shown = ok("show", "--path", path, "--user", "alice")
@@ -140,6 +141,7 @@ def test_show_prints_the_ids_that_history_and_why_take(filled: tuple[str, dict[s
     assert '"User lives in Pune."' in prompt and ids["pune"] not in prompt
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 def test_json_output_parses_and_holds_every_field(filled: tuple[str, dict[str, str]]) -> None:
     path, ids = filled
     memories = json.loads(ok("show", "--path", path, "--user", "alice", "--json"))
@@ -161,6 +163,7 @@ def test_json_output_parses_and_holds_every_field(filled: tuple[str, dict[str, s
     assert json.loads(ok("why", "--path", path, "--user", "alice", ids["tea"], "--json")) == []
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 def test_scopes_lists_users_with_counts(filled: tuple[str, dict[str, str]]) -> None:
     path, _ = filled
     assert json.loads(ok("scopes", "--path", path, "--json")) == [
@@ -198,6 +201,7 @@ def test_a_read_loads_neither_the_embedder_nor_the_graph(
 # -- what cannot work says so ---------------------------------------------------------
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 def test_unknown_ids_and_scopes_fail_with_a_pointer(filled: tuple[str, dict[str, str]]) -> None:
     path, ids = filled
     for command in ("why", "history"):
@@ -212,6 +216,7 @@ def test_unknown_ids_and_scopes_fail_with_a_pointer(filled: tuple[str, dict[str,
     assert "holds nothing" in failed("export", "--path", path, "--user", "alcie")
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 def test_a_read_never_creates_a_store(tmp_path: Path) -> None:
     missing = tmp_path / "typo"
     for command in (["show", "--user", "a"], ["why", "--user", "a", "x"]):
@@ -254,6 +259,7 @@ def test_a_server_that_is_not_there_says_how_to_start_one() -> None:
     assert done.returncode == 2 and done.stdout == "" and "add --server" in done.stderr
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purge_of_unknown_ids_purges_nothing(tmp_path: Path, embedder: LocalMiniLM) -> None:
     path = tmp_path / "store"
     with MemoryStore(path, embeddings=embedder) as store:
@@ -270,6 +276,7 @@ def test_purge_of_unknown_ids_purges_nothing(tmp_path: Path, embedder: LocalMini
 # -- pipes and terminals ----------------------------------------------------------------
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 @pytest.mark.parametrize("command", [["export"], ["show"], ["show", "--json"]])
 def test_a_closed_pipe_ends_quietly(command: list[str], filled: tuple[str, dict[str, str]]) -> None:
     """`langgraph-memory export | head`: the reader is gone before the first write."""
@@ -312,6 +319,7 @@ def test_version_and_help_say_what_to_type() -> None:
     assert "--user ID" in shown and "--scope KIND:ID" in shown and "SCOPE" not in shown
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purge_dry_run_lists_and_deletes_nothing(tmp_path: Path, embedder: LocalMiniLM) -> None:
     path = tmp_path / "store"
     with MemoryStore(path, embeddings=embedder) as store:
@@ -352,6 +360,7 @@ def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> N
     assert piped.getvalue() == ""
 
 
+@pytest.mark.slow  # the CLI in subprocesses
 def test_json_on_a_terminal_stays_one_clean_document(tmp_path: Path, embedder: LocalMiniLM) -> None:
     """Stored text that would steer a terminal is escaped in JSON, and round-trips."""
     evil = "Likes tea.\u202e ok\u200b"
@@ -450,6 +459,7 @@ def test_chat_writes_to_a_server_that_the_app_reads(
 # -- the benchmark ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a benchmark's run
 def test_the_startup_benchmark_runs_every_command(tmp_path: Path) -> None:
     """`python -m benchmarks cli` still runs (one round; benchmarks measure, tests do not)."""
     out = tmp_path / "cli.json"

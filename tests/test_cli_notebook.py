@@ -21,6 +21,9 @@ from langgraph_memory.cli import main
 from langgraph_memory.records import Decision, DecisionOp
 from langgraph_memory.store import internals
 
+# The demo and notebook commands run in subprocesses: the slow tier.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 OFFLINE = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
 

@@ -23,6 +23,9 @@ from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.store.layout import JOURNAL_FILE
 from langgraph_memory.write.journal import Journal, JournalEntry
 
+# The CLI driven in subprocesses, as a person drives it: the slow tier.
+pytestmark = pytest.mark.slow
+
 
 def proposals(store: MemoryStore) -> dict[str, str]:
     """Two memories of Alice proposed for the support agent, one agent memory for the org."""

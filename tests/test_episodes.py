@@ -424,6 +424,7 @@ def test_export_and_import_carry_episodes_and_their_links(store: MemoryStore) ->
     assert store.get_memory("user:copy", fact.sources[0]).metadata["thread_id"] == "chat-1"
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purging_an_episode_leaves_its_facts_without_a_dangling_link(store: MemoryStore) -> None:
     writer = MemoryWriter(store, model=RulesModel())
     writer.write_turn(U, [("user", "I live in Delhi.")], now=T0)
@@ -451,6 +452,7 @@ class PurgingModel(RulesModel):
         return super().extract(turn, roles=roles)
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_a_turn_in_flight_when_its_scope_is_purged_writes_nothing(store: MemoryStore) -> None:
     MemoryWriter(store, model=RulesModel()).write_turn(U, [("user", "I live in Delhi.")], now=T0)
     writer = MemoryWriter(store, model=PurgingModel(store))
@@ -498,6 +500,7 @@ def test_a_turn_in_flight_when_another_process_purges_its_scope_writes_nothing(
         }
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purging_a_fact_purges_the_words_it_was_taken_from(store: MemoryStore) -> None:
     model = scripted(facts("User's PIN is 4321.", "User lives in Pune."), ADD, ADD)
     writer = MemoryWriter(store, model=model)  # type: ignore[arg-type]

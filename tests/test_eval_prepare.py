@@ -143,6 +143,7 @@ def test_longmemeval_haystacks_are_replayed_one_per_question(
             prepare(data, "longmemeval-s", store, tmp_path / "m2.json", mode="observations")
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_a_half_written_scope_is_purged_and_replayed(
     data: Path, tmp_path: Path, embedder: LocalMiniLM
 ) -> None:

@@ -295,6 +295,7 @@ def test_cli_writes_json_and_tables(
 # -- the real data (skipped where it is absent) ---------------------------------------------
 
 
+@pytest.mark.slow  # real benchmark data
 @pytest.mark.skipif(not (DATA / "locomo" / "locomo10.json").exists(), reason=f"no {DATA}")
 def test_real_locomo_conversation_cosine_recall(tmp_path: Path, minilm: CachedEmbeddings) -> None:
     convs = load_locomo(DATA / "locomo" / "locomo10.json")

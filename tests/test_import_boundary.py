@@ -36,6 +36,9 @@ from langgraph_memory.store import internals, load_export
 from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.write import RulesModel
 
+# Each case imports, approves and purges (a child process per purge): the slow tier.
+pytestmark = pytest.mark.slow
+
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 DAY = timedelta(days=1)
 MALLORY = "user:mallory"

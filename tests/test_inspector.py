@@ -189,6 +189,7 @@ def test_correct_makes_a_new_version_and_logs_it(store: MemoryStore) -> None:
     assert "corrected, made by the person" in done.text  # the why on the page it lands on
 
 
+@pytest.mark.slow  # slow
 def test_pin_unpin_archive_and_delete(store: MemoryStore) -> None:
     memory = store.add("user:alice", "User is allergic to nuts.")
     other = store.add("user:alice", "User likes tea.")
@@ -215,6 +216,7 @@ def test_pin_unpin_archive_and_delete(store: MemoryStore) -> None:
     assert left["memories"] == [] and left["decisions"] == []
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purge_needs_the_typed_scope(store: MemoryStore) -> None:
     store.add("user:alice", "User likes tea.")
     store.add("user:bob", "Bob likes coffee.")

@@ -24,6 +24,9 @@ from test_inspector import HOSTILE
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
 
+# A real browser and `inspect` processes: the slow tier.
+pytestmark = pytest.mark.slow
+
 playwright = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -57,6 +57,7 @@ def run_child(code: str, *args: str) -> str:
     return out.stdout.strip()
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_keyword_follows_add_update_archive_touch_put_delete_import_and_purge(
     store: MemoryStore,
 ) -> None:
@@ -151,6 +152,7 @@ store.close()
 """
 
 
+@pytest.mark.server
 def test_a_second_process_sees_the_first_ones_writes_on_its_next_read(tmp_path: Path) -> None:
     with running_server(tmp_path / "server") as server:
         reader = MemoryStore(client=server.client(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -202,6 +204,7 @@ def index_ids(directory: Path, scope: str) -> set[str]:
         index.close()
 
 
+@pytest.mark.slow  # a crashed subprocess
 def test_a_crash_between_the_chroma_write_and_the_index_write_is_repaired(
     tmp_path: Path,
 ) -> None:
@@ -217,6 +220,7 @@ def test_a_crash_between_the_chroma_write_and_the_index_write_is_repaired(
     assert index_ids(directory, "user:a") == active and narwhal not in active
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_a_purge_interrupted_before_the_index_leaves_no_trace_after_the_next_open(
     tmp_path: Path,
 ) -> None:

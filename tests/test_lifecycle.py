@@ -223,6 +223,7 @@ def test_consolidation_merges_a_cluster_into_one_memory_that_lists_its_originals
     assert all(d.id is not None for d in done), "every decision logged"
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purging_a_merged_memory_purges_the_originals_it_was_merged_from(
     store: MemoryStore,
 ) -> None:
@@ -492,6 +493,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # the command in subprocesses
 def test_the_maintain_command(tmp_path: Path, embedder: LocalMiniLM) -> None:
     path = tmp_path / "memory"
     old = datetime(2025, 1, 1, tzinfo=timezone.utc)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from langchain_core.embeddings import Embeddings
 
 from langgraph_memory import MemoryStore
@@ -31,6 +32,7 @@ def open_in_child(directory: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # a second process
 def test_second_process_is_refused_with_the_server_mode_named(
     tmp_path: Path, embedder: Embeddings
 ) -> None:
@@ -47,6 +49,7 @@ def test_second_process_is_refused_with_the_server_mode_named(
     assert child.returncode == 0 and "OPENED" in child.stdout, child.stderr
 
 
+@pytest.mark.slow  # subprocesses
 def test_same_process_may_open_a_directory_twice(tmp_path: Path, embedder: Embeddings) -> None:
     first = MemoryStore(tmp_path / "m", embeddings=embedder)
     second = MemoryStore(tmp_path / "m", embeddings=embedder)

@@ -89,6 +89,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow  # an app in a subprocess
 def test_the_readme_example_runs_against_the_server(
     server: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -206,6 +207,7 @@ def test_one_scopes_deferred_writes_queue_on_its_thread_and_apply_in_order(serve
     assert _facts(client, "user:frank") == ["User lives in Chennai."]
 
 
+@pytest.mark.slow  # waits on deferred writers
 def test_two_scopes_deferred_writes_run_side_by_side(server: str) -> None:
     client = sdk.get_sync_client(url=server)
     said = {

@@ -36,6 +36,9 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store import compaction, internals, layout, rebuild
 from langgraph_memory.store.lock import LOCK_FILE, try_lock
 
+# Purges killed halfway (child processes, SIGKILL): the slow tier.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Long enough for any step on a slow, loaded machine; the waits end as soon as
 #: what they wait for happens.

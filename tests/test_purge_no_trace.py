@@ -40,6 +40,9 @@ from langgraph_memory.store import compact_directory, internals
 from langgraph_memory.store.engine import PURGE_MARK
 from langgraph_memory.write import RulesModel
 
+# Byte scans of every file after purges in child processes (twenty purges): slow tier.
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).resolve()
 
 
@@ -332,6 +335,7 @@ def test_a_process_that_stops_after_a_purge_is_scrubbed_after_on_the_next_open(
         assert len(store.active("user:b")) == 50 and store.active("user:a") == []
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("mode", ["ids", "scope"])
 def test_server_purge_leaves_no_trace(tmp_path: Path, embedder: Any, mode: str) -> None:
     """Through HTTP the store rebuilds the collections it touched; the file-level

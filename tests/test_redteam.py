@@ -40,6 +40,7 @@ def test_the_set_covers_every_placement_with_enough_cases() -> None:
     assert all(c.expect in ("none", "low") and c.markers for c in CASES)
 
 
+@pytest.mark.slow  # the whole red team through a graph
 @pytest.mark.parametrize("mode", MODES)
 def test_no_injection_gets_through(mode: str, embedder: Embeddings) -> None:
     outcomes = run_cases(CASES, mode, embeddings=embedder)

@@ -413,6 +413,7 @@ def test_a_write_path_delete_archives_the_reflection(store: MemoryStore) -> None
     assert store.get_memory(U, r.result_id or "").active is False
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_a_purge_takes_every_reflection_resting_on_it_and_leaves_no_trace(
     path: Path, embedder: Embeddings
 ) -> None:
@@ -446,6 +447,7 @@ def test_a_purge_takes_every_reflection_resting_on_it_and_leaves_no_trace(
     assert files_holding(path, ["Quillfeather"]) == {}
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_a_purge_of_a_reflection_alone_keeps_its_sources(store: MemoryStore) -> None:
     facts = add_facts(store, TRAVEL)
     reflect(store, U, concluding({"text": "User loves Europe.", "sources": [0, 2]}), force=True)

@@ -94,6 +94,7 @@ def purge_while_writing(directory: Path, purges: int, adds: int) -> None:
         assert len(again.active("user:q")) == adds
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purge_while_another_thread_writes(tmp_path: Path) -> None:
     purge_while_writing(tmp_path / "m", purges=4, adds=80)
 
@@ -127,6 +128,7 @@ def background_writes_while_purging(directory: Path, turns: int, purged_users: i
     assert quick_check(directory) == "ok"
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_background_writes_while_the_app_purges(tmp_path: Path) -> None:
     background_writes_while_purging(tmp_path / "m", turns=12, purged_users=2)
 
@@ -225,6 +227,7 @@ def test_stress_two_store_objects_on_one_path_store_one_fact_once(tmp_path: Path
     two_objects_one_fact(tmp_path / "m", rounds=25)
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_a_purge_through_one_store_object_leaves_the_other_working(tmp_path: Path) -> None:
     first = MemoryStore(tmp_path / "m", embeddings=fake())
     second = MemoryStore(tmp_path / "m", embeddings=fake())
@@ -297,6 +300,7 @@ def test_cli_purge_with_an_empty_id_list_purges_nothing(
         assert [m.text for m in store.active("user:alice")] == ["User likes tea."]
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purge_waits_for_running_reads_and_they_all_finish(tmp_path: Path) -> None:
     """A purge takes the gate alone: reads in flight finish first, new ones wait."""
     store = MemoryStore(tmp_path / "m", embeddings=fake())

@@ -256,6 +256,7 @@ def test_the_write_path_and_its_tools_never_write_an_org_scope(store: MemoryStor
 # -- a purge takes the reviews and what they copied ---------------------------------------
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purging_a_memory_takes_its_reviews_and_the_copies_approved_from_it(
     store: MemoryStore,
 ) -> None:
@@ -283,6 +284,7 @@ def test_purging_a_memory_takes_its_reviews_and_the_copies_approved_from_it(
     assert [m.id for m in store.active("agent:support")] == [kept.id]
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purging_a_target_scope_takes_the_reviews_into_it(store: MemoryStore) -> None:
     memory_id = lesson_of_alice(store)
     review = store.reviews.propose("user:alice", memory_id, "agent:support")

@@ -111,6 +111,7 @@ def test_the_read_node_shows_every_rule_whatever_the_question(store: MemoryStore
     assert "metric units" in empty["memories"]
 
 
+@pytest.mark.slow  # a benchmark's run
 def test_the_rules_cost_benchmark_reads_both_scopes(tmp_path: Path) -> None:
     from conftest import SHARED_DATA, data_file
 

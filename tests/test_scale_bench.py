@@ -60,6 +60,7 @@ def test_missing_data_says_what_to_put_there(
     assert DATASETS["longmemeval-s"] in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a benchmark's run on real data
 def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data_file(DATASETS["longmemeval-s"])  # skips where the data is absent
     out = tmp_path / "scale.json"

@@ -366,6 +366,7 @@ def test_purge_with_an_unknown_id_deletes_nothing(store: MemoryStore) -> None:
     assert snapshot(store, "user:a") == before
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purge_scope_drops_it_and_nothing_else(store: MemoryStore) -> None:
     store.add("user:alice", "Alice fact.")
     internals(store).log("user:alice", Decision(op=DecisionOp.NOOP, fact="x"))
@@ -560,6 +561,7 @@ def test_a_basestore_key_works_wherever_an_id_does(store: MemoryStore) -> None:
     assert newest.replaces is not None
 
 
+@pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_purge_takes_many_ids_and_keys_at_once(store: MemoryStore) -> None:
     added = store.add_many("user:a", [f"Fact number {i}." for i in range(30)], now=T0)
     store.put(("user", "a"), "pref", {"text": "User prefers tea."})

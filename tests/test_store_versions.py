@@ -4,10 +4,13 @@ where this process keeps it (the memory inspector shows a whole person from it).
 
 from __future__ import annotations
 
+import pytest
+
 from langgraph_memory import MemoryStore
 from langgraph_memory.store import internals
 
 
+@pytest.mark.slow  # a long sequence of changes
 def test_versions_are_what_chroma_holds_through_every_change(store: MemoryStore) -> None:
     handle = internals(store)
     added = store.add_many("user:a", [f"User visited museum number {i}." for i in range(30)])

@@ -77,6 +77,7 @@ def test_there_is_a_fixture_for_every_format_since_the_first() -> None:
 # -- every fixture opens with nothing lost ---------------------------------------------------
 
 
+@pytest.mark.slow  # every earlier format's store
 @pytest.mark.parametrize("name", NAMES)
 def test_an_earlier_store_opens_embedded_with_nothing_lost(
     name: str, tmp_path: Path, embedder: LocalMiniLM, capsys: pytest.CaptureFixture[str]
@@ -150,6 +151,7 @@ def future_stamped(path: Path) -> None:
     client.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.server
 def test_a_store_of_a_newer_format_is_refused_embedded_and_on_a_server(
     tmp_path: Path, embedder: LocalMiniLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -346,6 +348,7 @@ def unstamped_store(path: Path, scopes: int) -> None:
     client.close()  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # a migration killed in a subprocess
 def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None:
     """SIGKILL during the step: the format is not recorded, some collections are
     stamped; the next run finishes, and nothing of the data changed."""
@@ -441,6 +444,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder / "store"
 
 
+@pytest.mark.slow  # builds a store of every kind
 def test_the_lexical_index_layout_is_the_schema_it_says(built: Path) -> None:
     """A change to the lexical index's tables needs a new ``SCHEMA``: an index file of
     another schema is then erased and rebuilt from Chroma when its scope is next used
@@ -453,6 +457,7 @@ def test_the_lexical_index_layout_is_the_schema_it_says(built: Path) -> None:
     )
 
 
+@pytest.mark.slow  # builds a store of every kind
 def test_what_this_release_writes_is_the_format_it_says(built: Path, tmp_path: Path) -> None:
     """Build the fixture store with this release and compare its shape with the
     shape of the fixture of the current format: a change to what the store writes

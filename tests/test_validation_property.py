@@ -30,6 +30,9 @@ from langgraph_memory.read import retrieve
 from langgraph_memory.store import internals
 from langgraph_memory.write.rules import RulesModel
 
+# Many generated cases per test: the slow tier (test_validation.py is the quick one).
+pytestmark = pytest.mark.slow
+
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 CONFIG = {"configurable": {"user_id": "a"}}
 SETTINGS = settings(

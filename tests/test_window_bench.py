@@ -18,6 +18,9 @@ from benchmarks import window
 from benchmarks.datasets import DATASETS, load_locomo
 from benchmarks.plots import draw, kind_of
 
+# A benchmark's smoke runs: the slow tier.
+pytestmark = pytest.mark.slow
+
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "eval" / "locomo_mini.json"
 #: Varied user lines, long enough that a dozen of them overflow a small budget.
 POOL = [

@@ -188,6 +188,7 @@ def test_a_scope_per_session_starts_each_session_empty(
     }
 
 
+@pytest.mark.slow  # a benchmark's run
 def test_report_matches_hand_counts(tmp_path: Path, embedder: LocalMiniLM, capsys: Any) -> None:
     data = tmp_path / "data"
     (data / "locomo").mkdir(parents=True)
@@ -244,6 +245,7 @@ def test_report_matches_hand_counts(tmp_path: Path, embedder: LocalMiniLM, capsy
     }
 
 
+@pytest.mark.slow  # real benchmark data
 def test_real_locomo_meets_the_call_target(tmp_path: Path) -> None:
     if not (SHARED_DATA / write_cost.LOCOMO).exists():
         pytest.skip(f"benchmark data not found at {SHARED_DATA} (it is not shipped)")
