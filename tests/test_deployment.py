@@ -26,7 +26,7 @@ from processes import free_port
 from langgraph_memory import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[1]
-HEADING = "### Many app processes"
+HEADING = "## Many app processes"
 PORTS = ("8081", "8082", "8083", "8084")
 
 pytestmark = pytest.mark.server

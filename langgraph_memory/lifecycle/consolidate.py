@@ -113,9 +113,15 @@ def near_duplicates(
     clusters: list[list[Memory]] = []
     for members in groups.values():
         for component in _components(np.asarray([vectors[m.id] for m in members]), threshold):
-            ordered = sorted((members[i] for i in component), key=lambda m: (m.created_at, m.id))
+            ordered = sorted((members[i] for i in component), key=_oldest_first)
             clusters += [ordered[i : i + max_cluster] for i in range(0, len(ordered), max_cluster)]
     return [c for c in clusters if len(c) > 1]
+
+
+def _oldest_first(memory: Memory) -> tuple[datetime, str, str]:
+    """Oldest first; memories made at one moment (one ``add_many``) by their text, not
+    by their random ids, so which one a merge updates is the same on every run."""
+    return (memory.created_at, memory.text, memory.id)
 
 
 def _components(vectors: Any, threshold: float) -> list[list[int]]:
