@@ -31,7 +31,7 @@ def test_the_default_tier_leaves_out_the_slow_and_stress_tiers(
     assert default_expression(request.config) == "not stress and not slow"
     ci = (ROOT / ".ci" / "run").read_text()
     assert "\nrun_tier || failed=1 " in ci  # the default tier: python -m pytest -q
-    assert f"\nrun_tier -m {SLOW} || failed=1 " in ci
+    assert f"\nrun_tier -m {SLOW} -n 2 --dist loadfile || failed=1 " in ci
 
 
 def test_every_test_is_in_exactly_one_tier(request: pytest.FixtureRequest) -> None:
