@@ -213,13 +213,14 @@ def test_each_step_is_idempotent_and_changes_no_record(
     client.close()  # type: ignore[attr-defined]
 
 
-def test_step_3_stamps_a_format_2_store_and_changes_no_record(tmp_path: Path) -> None:
-    """Format 3 only adds a key (``indexed: false``) that no older record has."""
-    path = unpacked("format-2", tmp_path)
+def stamped_alone(fixture: str, to: int, tmp_path: Path) -> Path:
+    """Unpack ``fixture`` and apply the step to format ``to`` alone: it stamps every
+    collection but the registry, once, and changes no record. The store's path."""
+    path = unpacked(fixture, tmp_path)
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
     names = migrations.store_collections(client)
     records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
-    [step] = [s for s in migrations.STEPS if s.to == 3]
+    [step] = [s for s in migrations.STEPS if s.to == to]
     assert step.additive and step.count(client) == len(names) - 1  # all but the registry
     assert step.apply(client) == len(names) - 1
     assert step.count(client) == 0 and step.apply(client) == 0
@@ -227,6 +228,12 @@ def test_step_3_stamps_a_format_2_store_and_changes_no_record(tmp_path: Path) ->
         n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
     } == records
     client.close()  # type: ignore[attr-defined]
+    return path
+
+
+def test_step_3_stamps_a_format_2_store_and_changes_no_record(tmp_path: Path) -> None:
+    """Format 3 only adds a key (``indexed: false``) that no older record has."""
+    stamped_alone("format-2", 3, tmp_path)
 
 
 def test_step_4_stamps_a_format_3_store_and_changes_no_record(
@@ -234,18 +241,7 @@ def test_step_4_stamps_a_format_3_store_and_changes_no_record(
 ) -> None:
     """Format 4 only adds keys (a vector per field) that no older record has: items
     put before keep their one vector (their joined text's) and score by it."""
-    path = unpacked("format-3", tmp_path)
-    client = chromadb.PersistentClient(str(path), settings=SETTINGS)
-    names = migrations.store_collections(client)
-    records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
-    [step] = [s for s in migrations.STEPS if s.to == 4]
-    assert step.additive and step.count(client) == len(names) - 1  # all but the registry
-    assert step.apply(client) == len(names) - 1
-    assert step.count(client) == 0 and step.apply(client) == 0
-    assert {
-        n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
-    } == records
-    client.close()  # type: ignore[attr-defined]
+    path = stamped_alone("format-3", 4, tmp_path)
     with MemoryStore(path, embeddings=embedder) as store:  # a put now keeps field vectors
         namespace = ("prefs", "alice", "ui")
         [before] = store.search(namespace, query="dark mode")

@@ -104,10 +104,7 @@ def _stamp_format_3(client: ClientAPI) -> int:
     and holds the zero vector. No record of an older format is such an item (those
     releases embedded every item), so no record changes: each collection is only
     stamped, saying its records may carry the new key."""
-    todo = _older_than(client, 3)
-    for collection in todo:
-        collection.modify(metadata=formats.stamp(collection.metadata, format=3))
-    return len(todo)
+    return _stamp_as(client, 3)
 
 
 def _stamp_format_4(client: ClientAPI) -> int:
@@ -116,9 +113,14 @@ def _stamp_format_4(client: ClientAPI) -> int:
     joined text's, and a search scores it by its best. Older records have one vector
     (their joined text's) and are left as they are: they keep scoring by it until
     they are put again. Each collection is only stamped."""
-    todo = _older_than(client, 4)
+    return _stamp_as(client, 4)
+
+
+def _stamp_as(client: ClientAPI, format: int) -> int:
+    """Stamp ``format`` on each collection of an older one; how many were stamped."""
+    todo = _older_than(client, format)
     for collection in todo:
-        collection.modify(metadata=formats.stamp(collection.metadata, format=4))
+        collection.modify(metadata=formats.stamp(collection.metadata, format=format))
     return len(todo)
 
 
