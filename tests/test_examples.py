@@ -18,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -78,7 +77,6 @@ def _needs(block: Block) -> str | None:
     return None
 
 
-@cache
 def _runs(folder: Path) -> dict[str, list[subprocess.CompletedProcess[str]]]:
     """Every example run twice in ``folder``: all of them in page order, then again."""
     env = {
