@@ -31,6 +31,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from langgraph_memory.checks import check_chars, check_int
+from langgraph_memory.embedding_batches import plan_batches
 from langgraph_memory.errors import EmbedderError, InvalidArgumentError, InvalidTypeError
 
 if TYPE_CHECKING:
@@ -66,8 +67,9 @@ class LocalMiniLM(Embeddings):
 
     Nothing is loaded until the first embed call; then the model file's sha256 is checked and
     an onnxruntime session is built once (under a lock, so concurrent first calls load once).
-    Texts longer than 256 tokens are truncated. Each batch is padded only to its longest text,
-    and texts are grouped by length, so short texts do not pay for long ones.
+    Texts longer than 256 tokens are truncated. A call's texts are sorted by length and cut
+    into the model's batches where padding and calls cost least (``embedding_batches``), so
+    short texts do not pay for long ones.
 
     The vectors of the last ``recent_queries`` distinct queries are kept, and a text
     embedded again (as a query or as a document) reuses its vector instead of running
@@ -79,7 +81,7 @@ class LocalMiniLM(Embeddings):
 
     Args:
         threads: onnxruntime intra-op threads; ``None`` keeps onnxruntime's default.
-        batch_size: texts per model call.
+        batch_size: the most texts in one model call (batches are cut by length below it).
         model_path: another ONNX file to run instead of the installed one (for tests).
         expected_sha256: the sha256 that ``model_path`` must have; defaults to the pinned one.
         recent_queries: queries whose vectors are kept for reuse (0: none).
@@ -215,17 +217,17 @@ class LocalMiniLM(Embeddings):
         return vectors  # float32 -> Python floats
 
     def _run(self, texts: list[str]) -> np.ndarray:
-        """The model's vectors of ``texts``, one row each."""
+        """The model's vectors of ``texts`` (distinct), one row each."""
         session, tokenizer = self._load()
-        # Tokenise everything at once (tokenizers parallelises in Rust), then sort by length so
-        # that each batch holds texts of similar length and little compute goes to padding.
+        # Tokenise everything at once (tokenizers parallelises in Rust), then sort by length
+        # and cut into the batches that cost least, padding included.
         encodings = tokenizer.encode_batch(texts)
         lengths = [len(e.ids) for e in encodings]
         order = sorted(range(len(texts)), key=lengths.__getitem__)
         out = np.empty((len(texts), _DIMENSION), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            width = max(lengths[i] for i in rows)
+        for start, stop in plan_batches([lengths[i] for i in order], max_rows=self.batch_size):
+            rows = order[start:stop]
+            width = lengths[rows[-1]]
             input_ids = np.zeros((len(rows), width), dtype=np.int64)  # 0 is [PAD]
             mask = np.zeros((len(rows), width), dtype=np.int64)
             for r, i in enumerate(rows):

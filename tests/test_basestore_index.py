@@ -4,10 +4,14 @@ options where they fit, clear errors where they do not."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
+import chromadb
 import pytest
+from chromadb.config import Settings
+from conftest import ChromaServer
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph.store.base import PutOp
 
@@ -233,7 +237,14 @@ def test_a_search_sees_items_of_several_fields_put_after_it(tmp_path: Path) -> N
     update or delete is seen by the next search all the same."""
     fake = DeterministicFakeEmbedding(size=16)
     with MemoryStore(tmp_path, index={"embed": fake, "fields": ["a", "b"]}) as store:
+        # A scope searched while it holds no item of several fields: none are kept as such.
+        store.put(NS, "solo", {"a": "only one field"})
+        assert [i.key for i in store.search(NS, query="green pear")] == ["solo"]
         store.put(NS, "one", {"a": "red apple", "b": "green pear"})
+        found = store.search(NS, query="green pear")
+        assert [i.key for i in found] == ["one", "solo"]
+        assert found[0].score == pytest.approx(1.0, abs=1e-6)
+        store.delete(NS, "solo")
         assert [i.key for i in store.search(NS, query="green pear")] == ["one"]
         store.put(NS, "two", {"a": "blue sky", "b": "green pear"})
         found = store.search(NS, query="green pear")
@@ -247,3 +258,34 @@ def test_a_search_sees_items_of_several_fields_put_after_it(tmp_path: Path) -> N
         assert [i.key for i in store.search(NS, query="green pear")] == ["one"]
         store.purge(NS)
         assert store.search(NS, query="green pear") == []
+
+
+@pytest.mark.slow
+def test_a_search_sees_items_of_several_fields_another_process_put(
+    chroma_server: ChromaServer,
+) -> None:
+    """Two stores on one Chroma server (two processes as far as the store can tell):
+    what one puts, the other's next search scores by its best field, though that
+    other searched the scope before."""
+    fake = DeterministicFakeEmbedding(size=16)
+    database = f"db{uuid.uuid4().hex}"
+    index = {"embed": fake, "fields": ["a", "b"]}
+    first = chroma_server.client(database)  # creates the database
+    second = chromadb.HttpClient(
+        host=chroma_server.host,
+        port=chroma_server.port,
+        database=database,
+        settings=Settings(anonymized_telemetry=False),
+    )
+    with (
+        MemoryStore(client=first, index=index) as here,
+        MemoryStore(client=second, index=index) as there,
+    ):
+        here.put(NS, "solo", {"a": "only one field"})
+        assert [i.key for i in there.search(NS, query="green pear")] == ["solo"]
+        here.put(NS, "one", {"a": "red apple", "b": "green pear"})
+        found = there.search(NS, query="green pear")
+        assert [i.key for i in found] == ["one", "solo"]
+        assert found[0].score == pytest.approx(1.0, abs=1e-6)
+        here.put(NS, "one", {"a": "red apple", "b": "yellow lemon"})
+        assert there.search(NS, query="green pear")[0].score < 0.99

@@ -394,10 +394,10 @@ def _search(
         if vector is None:
             unranked += _listed(cols.active, scope, op, now, where=None)
             continue
-        several = ids_where(cols.active, _SEVERAL)  # the ids alone: one cheap read
+        several = _several(core, cols)
         cache = core.live().field_vectors
         ranked += _by_fields(cache, cols.active, scope, op, vector, now, wanted, several)
-        ranked += _ranked(cols.active, scope, op, vector, now, wanted, len(several))
+        ranked += _ranked(cols.active, scope, op, vector, now, wanted)
     if vector is not None and len(ranked) < wanted:
         # Only now: most searches fill their page from the ranked items alone.
         for scope in scopes:
@@ -427,6 +427,17 @@ def _listed(
 
 #: The ``where`` that finds the items with a vector per text (``FieldVectors``).
 _SEVERAL: dict[str, Any] = {FIELDS_KEY: {"$gte": 2}}
+
+
+def _several(core: StoreCore, cols: layout.ScopeCollections) -> list[str]:
+    """The ids of the scope's items with a vector per text, read again only when its
+    lexical index's generation moved (a change of its active versions)."""
+    engine = core.live()
+    with engine.lexicon.ready(cols, engine.registry) as index:
+        generation = index.generation
+    return engine.field_vectors.several(
+        cols.active.id.hex, generation, lambda: ids_where(cols.active, _SEVERAL)
+    )
 
 
 def _by_fields(
@@ -489,21 +500,18 @@ def _ranked(
     vector: list[float],
     now: datetime,
     wanted: int,
-    several: int,
 ) -> list[tuple[Version, float | None]]:
     """The scope's best ``wanted`` indexed, unexpired items that pass the filter, with
-    their cosine, less the ``several`` items with a vector per text (``_by_fields``
-    scores those). Items put with ``index=False`` (the zero vector) are left out like
-    a filter's misses: no ``where`` on the query, which would make Chroma scan the
-    scope's metadata on every search."""
-    size = collection.count()
-    if several >= size:
-        return []  # every item has a vector per text
+    their cosine, less the items with a vector per text (``_by_fields`` scores those).
+    Items put with ``index=False`` (the zero vector) are left out like a filter's
+    misses: no ``where`` on the query, which would make Chroma scan the scope's
+    metadata on every search. Chroma returns fewer than asked when the scope holds
+    fewer, which ends the search (no count first: one read less)."""
     # Not ``wanted + several``: those items' records are slow to read (their vectors
     # are in their metadata); they are left out like a filter's misses.
     n = max(wanted, 1)
     while True:
-        hits = query_versions(collection, scope, vector, min(n, size) or 1)
+        hits = query_versions(collection, scope, vector, n)
         kept: list[tuple[Version, float | None]] = [
             (version, score)
             for version, score in hits
@@ -512,7 +520,7 @@ def _ranked(
             and not version.expired(now)
             and _matches(_item_value(version), op.filter)
         ]
-        if len(kept) >= wanted or n >= size:
+        if len(kept) >= wanted or len(hits) < n:
             return kept
         n *= 4  # a filter dropped too many: look further down the ranking
 

@@ -9,7 +9,13 @@ collection (by its id), one normalised float32 matrix of every item's rows, with
 ids they belong to (a record is never rewritten under its id: a change is a new
 version with a new id). A search whose ids are those kept costs one matrix product;
 other ids rebuild the matrix, reading only the records not seen. At most
-``MAX_BYTES`` are kept; past it the least recently used collections go. The scores
+``MAX_BYTES`` are kept; past it the least recently used collections go.
+
+Which items those are is kept too (``several``), against the generation of the
+scope's lexical index, which changes with every change of its active versions, in
+this process or (once the index is brought in step) in another: reading the ids on
+every search cost a Chroma read of about 1 ms that most searches, of scopes with
+none, paid for nothing. The scores
 a search returns are computed again from the records it returns (``basestore``),
 which also finds an entry that no longer says what its record says.
 
@@ -30,11 +36,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_BYTES", "FieldCache"]
+__all__ = ["MAX_BYTES", "MAX_SCOPES", "FieldCache"]
 
 #: The most bytes of vectors kept per store (64 MiB: 14,000 items of 3 fields at 384
 #: dimensions).
 MAX_BYTES = 64 << 20
+#: Collections whose ids of items with a vector per text are kept (least recently
+#: used first out).
+MAX_SCOPES = 4096
 
 #: Reads the vectors per field of the listed records (a matrix each, one row per
 #: text); a record without is left out.
@@ -64,6 +73,32 @@ class FieldCache:
         self._lock = threading.Lock()
         self._held: OrderedDict[str, _Stack] = OrderedDict()
         self._max = max_bytes
+        self._several: OrderedDict[str, tuple[int, list[str]]] = OrderedDict()
+
+    def several(self, collection: str, generation: int, read: Callable[[], list[str]]) -> list[str]:
+        """The ids of the items with a vector per text in ``collection``: those kept for
+        ``generation`` (of the scope's lexical index), else ``read()`` and kept. Read
+        the generation before calling: a change in between leaves a newer one, so what
+        is kept is never older than its key.
+
+        >>> cache = FieldCache()
+        >>> cache.several("c", 1, lambda: ["a"]), cache.several("c", 1, lambda: ["b"])
+        (['a'], ['a'])
+        >>> cache.several("c", 2, lambda: ["b"])
+        ['b']
+        """
+        with self._lock:
+            held = self._several.get(collection)
+            if held is not None and held[0] == generation:
+                self._several.move_to_end(collection)
+                return held[1]
+        ids = read()
+        with self._lock:
+            self._several[collection] = (generation, ids)
+            self._several.move_to_end(collection)
+            while len(self._several) > MAX_SCOPES:
+                self._several.popitem(last=False)
+        return ids
 
     def best(
         self, collection: str, ids: Sequence[str], vector: Sequence[float], read: Reader
@@ -112,8 +147,10 @@ class FieldCache:
         with self._lock:
             if collection is None:
                 self._held.clear()
+                self._several.clear()
             else:
                 self._held.pop(collection, None)
+                self._several.pop(collection, None)
 
 
 def _normalised(matrix: Any) -> Any:
