@@ -10,9 +10,9 @@ The same ``--n`` LoCoMo turns are ingested into a fresh store once per variant a
 variants take turns within each repeat (order reversed every other repeat), and each
 variant's turns/s is the median over repeats, reported as a ratio to the default measured in
 the same run. The default is what a user gets: ``LocalMiniLM()`` (onnxruntime's default
-threads, 32 texts per model call, global sort by length, idle threads not spinning: a
-setting this benchmark measured at 1.25x and the embedder adopted) and ``add_many`` of 1000
-turns.
+threads, at most 32 texts per model call, sorted by length and cut where padding costs
+least, idle threads not spinning: a setting this benchmark measured at 1.25x and the
+embedder adopted) and ``add_many`` of 1000 turns.
 
 Variants (none edits the package; those that need another code path wrap ``LocalMiniLM``
 here):
