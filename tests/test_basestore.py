@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Annotated, Any, TypedDict
@@ -678,3 +679,27 @@ def test_a_batch_turns_each_namespace_into_its_scope_once(
     assert all(r is not None for r in results[5:10]) and len(results[10]) == 5  # type: ignore[arg-type]
     assert calls["from_namespace"] == 1 and calls["scopes_under"] == 1
     assert calls["parse"] <= 1  # the registry's answer to the one search prefix
+
+
+def test_the_reads_of_concurrent_batches_run_side_by_side(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two batches of reads in two threads are inside the store at the same time: each
+    waits, in its read, for the other to be in its own. Reads that took turns under the
+    store's gate would leave the first waiting alone, and the barrier would break."""
+    store.batch([PutOp(ALICE, "tea", {"text": "Likes tea."})])
+    store.batch([PutOp(("user", "bob"), "jazz", {"text": "Likes jazz."})])
+    core = internals(store)._core
+    both_in = threading.Barrier(2, timeout=10)
+    by_key = core.by_key
+
+    def meeting(*args: Any, **kwargs: Any) -> Any:
+        both_in.wait()
+        return by_key(*args, **kwargs)
+
+    monkeypatch.setattr(core, "by_key", meeting)
+    with ThreadPoolExecutor(2) as pool:
+        alice = pool.submit(store.batch, [GetOp(ALICE, "tea"), SearchOp(ALICE, query="tea")])
+        bob = pool.submit(store.batch, [GetOp(("user", "bob"), "jazz")])
+        assert alice.result()[0].value == {"text": "Likes tea."}  # type: ignore[union-attr]
+        assert bob.result()[0].value == {"text": "Likes jazz."}  # type: ignore[union-attr]
