@@ -148,7 +148,8 @@ def test_paths_that_hold_no_text_keep_an_item_out_of_vector_search(tmp_path: Pat
 @pytest.mark.parametrize(
     ("index", "match"),
     [
-        ({"ann_index_config": {"kind": "hnsw"}}, "ann_index_config"),
+        ({"ann_index_config": "hnsw"}, "ann_index_config must be a dict"),
+        ({"fields": ["a"], "text_fields": ["b"]}, "pass one of them"),
         ({"distance_type": "l2"}, "cosine"),
         ({"dims": 0}, "positive int"),
         ({"fields": "text"}, "list of JSON paths"),
@@ -289,3 +290,24 @@ def test_a_search_sees_items_of_several_fields_another_process_put(
         assert found[0].score == pytest.approx(1.0, abs=1e-6)
         here.put(NS, "one", {"a": "red apple", "b": "yellow lemon"})
         assert there.search(NS, query="green pear")[0].score < 0.99
+
+
+def test_the_index_keys_of_langgraphs_sql_stores_carry_over(tmp_path: Path) -> None:
+    """A SqliteStore config names its paths ``text_fields`` (a str is one path); a
+    PostgresStore config tunes pgvector with ``ann_index_config``, which has no
+    effect on Chroma's index: both configs open a store that embeds those paths."""
+    fake = DeterministicFakeEmbedding(size=8)
+    sqlite_style = {"embed": fake, "dims": 8, "text_fields": "title"}
+    postgres_style = {
+        "embed": fake,
+        "dims": 8,
+        "fields": ["title"],
+        "distance_type": "cosine",
+        "ann_index_config": {"kind": "hnsw", "vector_type": "halfvec", "m": 16},
+    }
+    for name, index in (("sqlite", sqlite_style), ("postgres", postgres_style)):
+        with MemoryStore(tmp_path / name, index=index) as store:
+            store.put(NS, "k", {"title": TAX, "body": PIZZA})
+            [hit] = store.search(NS, query=TAX, limit=1)
+            assert hit.key == "k" and hit.score == pytest.approx(1.0, abs=1e-6), name
+            assert store.index_config == index

@@ -173,3 +173,35 @@ def test_purging_a_user_leaves_their_other_namespaces(store: MemoryStore) -> Non
     assert store.get(("memories", "alice"), "b") is not None
     store.purge(("memories", "alice"))
     assert store.list_namespaces() == []
+
+
+def test_lists_are_taken_as_namespaces_as_langgraphs_sql_stores_take_them(
+    tmp_path: Any,
+) -> None:
+    """SqliteStore and PostgresStore take a list wherever a namespace or a path goes
+    (their tests pass ``prefix=["test"]``); here too, and items come back under
+    tuples. A str is still refused: it would read as a namespace of one letter each."""
+    from langchain_core.embeddings import DeterministicFakeEmbedding
+    from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, SearchOp
+
+    from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
+
+    with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.put(["test", "docs"], "k", {"text": "Likes tea."})  # type: ignore[arg-type]
+        assert store.get(["test", "docs"], "k").namespace == ("test", "docs")  # type: ignore[arg-type,union-attr]
+        assert [i.key for i in store.search(["test"])] == ["k"]  # type: ignore[arg-type]
+        assert store.list_namespaces(prefix=["test"]) == [("test", "docs")]  # type: ignore[arg-type]
+        assert store.list_namespaces(suffix=["docs"]) == [("test", "docs")]  # type: ignore[arg-type]
+        got, found, listed = store.batch(
+            [
+                GetOp(["test", "docs"], "k"),  # type: ignore[arg-type]
+                SearchOp(["test"]),  # type: ignore[arg-type]
+                ListNamespacesOp((MatchCondition("prefix", ["test"]),)),  # type: ignore[arg-type]
+            ]
+        )
+        assert got.key == "k" and [i.namespace for i in found] == [("test", "docs")]  # type: ignore[union-attr]
+        assert listed == [("test", "docs")]
+        with pytest.raises(InvalidStoreNamespaceError, match="namespace_prefix must be a tuple"):
+            store.search("test")  # type: ignore[arg-type]
+        with pytest.raises(InvalidStoreNamespaceError, match="the suffix path must be a tuple"):
+            store.batch([ListNamespacesOp((MatchCondition("suffix", "docs"),))])  # type: ignore[arg-type]

@@ -103,10 +103,10 @@ from langgraph_memory.store.collection_io import (
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.field_cache import FieldCache
 from langgraph_memory.store.indexing import check_paths, field_texts
-from langgraph_memory.store.namespaces import check_op_namespace
+from langgraph_memory.store.namespaces import check_op_namespace, with_namespace_tuples
 from langgraph_memory.store.version import FieldVectors, Version
 
-__all__ = ["run_ops"]
+__all__ = ["check_ops", "run_ops"]
 
 #: A memory first stored through ``put``: written by a tool, so not trusted as
 #: much as what the user said.
@@ -192,11 +192,54 @@ def run_ops(
     now = now_utc()
     names = _Namespaces(core)
     results: list[Result] = [None] * len(ops)
+    gets, searches, listings, puts = _checked(ops, fields, names)
+    read: list[Version] = []
+    queries = list(dict.fromkeys(op.query for _, op in searches if op.query))
+    written = [p for p in puts.values() if p.op.value is not None]  # None: a delete
+    # The joined text of each put, and each text of a put whose paths held several.
+    texts = list(dict.fromkeys(t for p in written if p.indexed for t in (p.text, *p.field_texts)))
+    with _embedding(core, queries, texts) as (vectors, documents):
+        _read(core, gets, searches, listings, vectors, names, now, results, read)
+        ttl.refresh(core, read, now, scope_of=names.of_key)
+        if puts:
+            # Before any write: a failing embedder stores nothing.
+            vector_of = dict(zip(texts, documents(), strict=True))
+            _write(core, list(puts.values()), vector_of)
+    return results
+
+
+def check_ops(core: StoreCore, ops: Sequence[Op], *, fields: Sequence[str] | None) -> None:
+    """Raise what ``run_ops`` would raise for ``ops`` before running any (a namespace
+    LangGraph refuses, a key, a filter or a value that cannot be stored); nothing runs.
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore, internals
+    >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> check_ops(internals(s)._core, [GetOp(("user", "a"), "")], fields=None)
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: store key must be a non-empty string...
+    """
+    _checked(ops, fields, _Namespaces(core))
+
+
+def _checked(
+    ops: Sequence[Op], fields: Sequence[str] | None, names: _Namespaces
+) -> tuple[
+    list[tuple[int, GetOp]],
+    list[tuple[int, SearchOp]],
+    list[tuple[int, ListNamespacesOp]],
+    dict[tuple[tuple[str, ...], str], _Put],
+]:
+    """Every op checked, sorted by kind with its place in ``ops``; of several puts to
+    one key, the last (in the last's place)."""
     gets: list[tuple[int, GetOp]] = []
     searches: list[tuple[int, SearchOp]] = []
     listings: list[tuple[int, ListNamespacesOp]] = []
     puts: dict[tuple[tuple[str, ...], str], _Put] = {}
-    for i, op in enumerate(ops):
+    for i, given in enumerate(ops):
+        op = with_namespace_tuples(given)
         check_op_namespace(op)
         if isinstance(op, GetOp):
             check_id(op.key, "store key")
@@ -216,19 +259,7 @@ def run_ops(
                 "batch() takes LangGraph store ops (GetOp, PutOp, SearchOp, ListNamespacesOp), "
                 f"got {type(op).__name__}: {op!r}"
             )
-    read: list[Version] = []
-    queries = list(dict.fromkeys(op.query for _, op in searches if op.query))
-    written = [p for p in puts.values() if p.op.value is not None]  # None: a delete
-    # The joined text of each put, and each text of a put whose paths held several.
-    texts = list(dict.fromkeys(t for p in written if p.indexed for t in (p.text, *p.field_texts)))
-    with _embedding(core, queries, texts) as (vectors, documents):
-        _read(core, gets, searches, listings, vectors, names, now, results, read)
-        ttl.refresh(core, read, now, scope_of=names.of_key)
-        if puts:
-            # Before any write: a failing embedder stores nothing.
-            vector_of = dict(zip(texts, documents(), strict=True))
-            _write(core, list(puts.values()), vector_of)
-    return results
+    return gets, searches, listings, puts
 
 
 def _read(

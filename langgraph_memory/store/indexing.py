@@ -19,8 +19,11 @@ When the paths hold several texts, each gets a vector (``field_texts``) and a
 search scores the item by its best, as LangGraph's stores do; the item's text is
 still their join, with its own vector, for the memory API.
 ``distance_type="cosine"`` is accepted, as that is the store's distance; other
-distances and PostgresStore's ``ann_index_config`` are refused: Chroma's HNSW
-index with cosine distance is set up by the store.
+distances are refused. The keys of LangGraph's other stores are taken, so that
+their configs carry over unchanged: SqliteStore's ``text_fields`` means
+``fields`` (a str is one path), and PostgresStore's ``ann_index_config`` (pgvector's
+index kind and vector type) is checked to be a dict and otherwise has no effect,
+the store keeping its vectors in Chroma's HNSW index, at full precision.
 
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
 >>> config = read_index({"embed": DeterministicFakeEmbedding(size=8), "dims": 8,
@@ -42,7 +45,7 @@ from langgraph_memory.errors import InvalidArgumentError
 
 __all__ = ["Indexing", "check_paths", "field_texts", "read_index"]
 
-_KEYS = ("embed", "dims", "fields", "distance_type")
+_KEYS = ("embed", "dims", "fields", "distance_type", "text_fields", "ann_index_config")
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,23 @@ def read_index(index: Mapping[str, Any] | None, embeddings: Embeddings | None) -
     dims = index.get("dims")
     if dims is not None and (isinstance(dims, bool) or not isinstance(dims, int) or dims < 1):
         raise InvalidArgumentError(f"index dims must be a positive int, got {dims!r}")
+    ann = index.get("ann_index_config")
+    if ann is not None and not isinstance(ann, Mapping):
+        raise InvalidArgumentError(
+            f"index ann_index_config must be a dict such as {{'kind': 'hnsw'}} (PostgresStore's; "
+            f"it has no effect here), got {type(ann).__name__}: {ann!r}"
+        )
     fields = index.get("fields")
+    text_fields = index.get("text_fields")  # SqliteStore's name for the same paths
+    if isinstance(text_fields, str):
+        text_fields = [text_fields]
+    if text_fields is not None:
+        if fields is not None and list(fields) != list(text_fields):
+            raise InvalidArgumentError(
+                f"index has fields {fields!r} and text_fields {text_fields!r}, SqliteStore's "
+                "name for the same paths: pass one of them"
+            )
+        fields = text_fields
     return Indexing(embeddings, dims, None if fields is None else check_paths(fields, "fields"))
 
 

@@ -21,10 +21,13 @@ hands it to every node and tool.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import copy
 import os
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -72,6 +75,7 @@ from langgraph_memory.records import (
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
 from langgraph_memory.store import backup, basestore, purging
+from langgraph_memory.store.async_batches import OpGatherer
 from langgraph_memory.store.building import (
     UPDATE_FIELDS,
     check_items,
@@ -90,7 +94,7 @@ from langgraph_memory.store.core import StoreCore, fresh_method, read_method
 from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV
 from langgraph_memory.store.handle import Internals
 from langgraph_memory.store.indexing import read_index
-from langgraph_memory.store.namespaces import check_namespace_type, langgraph_namespace_errors
+from langgraph_memory.store.namespaces import langgraph_namespace_errors, namespace_tuple
 from langgraph_memory.store.reviews import Reviews
 from langgraph_memory.store.scope_locks import CrossProcessLocks
 from langgraph_memory.store.ttl import TTL, check_ttl_config
@@ -205,6 +209,8 @@ class MemoryStore(BaseStore):
         # client, collection handles, scope locks and gate (see ``engine``).
         self._core = StoreCore(path, client, embeddings, dims=indexing.dims, lock=lock, queue=queue)
         self._internals = Internals(self._core)
+        # The single async calls of the BaseStore face made at once run as one batch.
+        self._gathered: OpGatherer[Op] = OpGatherer(self._run_gathered, check=self._check_op)
         #: Reviews between scopes: call it to list them; propose, approve, reject.
         self.reviews = Reviews(self._core)
         #: TTL sweeps of BaseStore items: sweep, start, stop.
@@ -799,10 +805,20 @@ class MemoryStore(BaseStore):
         return basestore.run_ops(self._core, _op_list(ops), fields=self._fields)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async ``batch``: the same code, run in a worker thread."""
-        import asyncio
+        """Async ``batch``: the same code, run in a worker thread. The single async
+        calls (``aget``, ``aput``, ``asearch``, ``adelete``, ``alist_namespaces``) made
+        at once run together, as one batch (see ``async_batches``); a batch sent here
+        runs as it was sent."""
+        listed = _op_list(ops)
+        if len(listed) == 1 and _SINGLE_CALL.get():
+            return [await self._gathered.submit(listed[0])]
+        return await asyncio.to_thread(self.batch, listed)
 
-        return await asyncio.to_thread(self.batch, _op_list(ops))
+    async def _run_gathered(self, ops: list[Op]) -> list[Result]:
+        return await asyncio.to_thread(self.batch, ops)
+
+    def _check_op(self, op: Op) -> None:
+        basestore.check_ops(self._core, [op], fields=self._fields)
 
     # BaseStore's own methods check namespaces with LangGraph's rules before they
     # reach batch, and raise LangGraph's error; each runs here as written, and what
@@ -819,7 +835,7 @@ class MemoryStore(BaseStore):
         >>> s.get(("user", "a"), "food") is None
         True
         """
-        check_namespace_type(namespace)
+        namespace = namespace_tuple(namespace)
         with langgraph_namespace_errors():
             return super().get(namespace, key, refresh_ttl=refresh_ttl)
 
@@ -827,8 +843,8 @@ class MemoryStore(BaseStore):
         self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
     ) -> Item | None:
         """BaseStore's ``aget``: async :meth:`get`."""
-        check_namespace_type(namespace)
-        with langgraph_namespace_errors():
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors(), _single_call():
             return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
 
     def search(
@@ -843,7 +859,7 @@ class MemoryStore(BaseStore):
         refresh_ttl: bool | None = None,
     ) -> list[SearchItem]:
         """BaseStore's ``search``: items under ``namespace_prefix`` (see ``basestore``)."""
-        check_namespace_type(namespace_prefix, "namespace_prefix")
+        namespace_prefix = namespace_tuple(namespace_prefix, "namespace_prefix")
         with langgraph_namespace_errors():
             return super().search(
                 namespace_prefix,
@@ -866,8 +882,8 @@ class MemoryStore(BaseStore):
         refresh_ttl: bool | None = None,
     ) -> list[SearchItem]:
         """BaseStore's ``asearch``: async :meth:`search`."""
-        check_namespace_type(namespace_prefix, "namespace_prefix")
-        with langgraph_namespace_errors():
+        namespace_prefix = namespace_tuple(namespace_prefix, "namespace_prefix")
+        with langgraph_namespace_errors(), _single_call():
             return await super().asearch(
                 namespace_prefix,
                 query=query,
@@ -899,7 +915,7 @@ class MemoryStore(BaseStore):
         ...     print(type(exc).__name__)
         InvalidStoreNamespaceError
         """
-        check_namespace_type(namespace)
+        namespace = namespace_tuple(namespace)
         with langgraph_namespace_errors():
             super().put(namespace, key, value, index, ttl=ttl)
 
@@ -913,20 +929,20 @@ class MemoryStore(BaseStore):
         ttl: float | NotProvided | None = NOT_PROVIDED,
     ) -> None:
         """BaseStore's ``aput``: async :meth:`put`."""
-        check_namespace_type(namespace)
-        with langgraph_namespace_errors():
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors(), _single_call():
             await super().aput(namespace, key, value, index, ttl=ttl)
 
     def delete(self, namespace: tuple[str, ...], key: str) -> None:
         """BaseStore's ``delete``: archive the item under ``key`` (it stays in history)."""
-        check_namespace_type(namespace)
+        namespace = namespace_tuple(namespace)
         with langgraph_namespace_errors():
             super().delete(namespace, key)
 
     async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
         """BaseStore's ``adelete``: async :meth:`delete`."""
-        check_namespace_type(namespace)
-        with langgraph_namespace_errors():
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors(), _single_call():
             await super().adelete(namespace, key)
 
     def list_namespaces(
@@ -939,7 +955,7 @@ class MemoryStore(BaseStore):
         offset: int = 0,
     ) -> list[tuple[str, ...]]:
         """BaseStore's ``list_namespaces``: the namespaces that hold data (see ``basestore``)."""
-        _check_paths(prefix, suffix)
+        prefix, suffix = _paths(prefix, suffix)
         with langgraph_namespace_errors():
             return super().list_namespaces(
                 prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
@@ -955,8 +971,8 @@ class MemoryStore(BaseStore):
         offset: int = 0,
     ) -> list[tuple[str, ...]]:
         """BaseStore's ``alist_namespaces``: async :meth:`list_namespaces`."""
-        _check_paths(prefix, suffix)
-        with langgraph_namespace_errors():
+        prefix, suffix = _paths(prefix, suffix)
+        with langgraph_namespace_errors(), _single_call():
             return await super().alist_namespaces(
                 prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
             )
@@ -1004,6 +1020,20 @@ def _check_embeddings(embeddings: object) -> None:
         )
 
 
+#: Set while one of the BaseStore face's single async calls runs: the one op that
+#: BaseStore's method then sends to ``abatch`` is gathered with the others made at once.
+_SINGLE_CALL: ContextVar[bool] = ContextVar("langgraph_memory_single_call", default=False)
+
+
+@contextlib.contextmanager
+def _single_call() -> Iterator[None]:
+    token = _SINGLE_CALL.set(True)
+    try:
+        yield
+    finally:
+        _SINGLE_CALL.reset(token)
+
+
 def _op_list(ops: Iterable[Op]) -> list[Op]:
     """``ops`` as a list, or an error that says what batch() takes."""
     if not isinstance(ops, Iterable):
@@ -1014,11 +1044,14 @@ def _op_list(ops: Iterable[Op]) -> list[Op]:
     return list(ops)
 
 
-def _check_paths(*paths: object) -> None:
-    """``list_namespaces``' prefix and suffix: a tuple each, or None."""
-    for name, path in zip(("prefix", "suffix"), paths, strict=True):
-        if path is not None:
-            check_namespace_type(path, name)
+def _paths(
+    prefix: NamespacePath | None, suffix: NamespacePath | None
+) -> tuple[NamespacePath | None, NamespacePath | None]:
+    """``list_namespaces``' prefix and suffix: each a tuple (a list made one), or None."""
+    return (
+        None if prefix is None else namespace_tuple(prefix, "prefix"),
+        None if suffix is None else namespace_tuple(suffix, "suffix"),
+    )
 
 
 def internals(store: MemoryStore) -> Internals:

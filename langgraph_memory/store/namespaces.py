@@ -40,9 +40,10 @@ from langgraph_memory.errors import InvalidScopeError, InvalidTypeError, MemoryK
 
 __all__ = [
     "InvalidStoreNamespaceError",
-    "check_namespace_type",
     "check_op_namespace",
     "langgraph_namespace_errors",
+    "namespace_tuple",
+    "with_namespace_tuples",
 ]
 
 #: What every refusal adds: LangGraph's messages say what is wrong, not what to do.
@@ -84,21 +85,49 @@ def langgraph_namespace_errors() -> Iterator[None]:
         raise InvalidStoreNamespaceError(f"{exc} ({_RULES})") from exc
 
 
-def check_namespace_type(namespace: Any, what: str = "namespace") -> None:
-    """Refuse a namespace that is not a tuple, before LangGraph iterates it (None
-    would be a TypeError there, and a str would pass as a tuple of letters).
+def namespace_tuple(namespace: Any, what: str = "namespace") -> tuple[Any, ...]:
+    """``namespace`` as a tuple: a tuple as it is, a list (which LangGraph's SQLite and
+    Postgres stores take too) as the tuple of its labels. Anything else is refused
+    before LangGraph iterates it (None would be a TypeError there, and a str would
+    pass as a tuple of letters). The labels are checked later, by LangGraph's rules.
 
-    >>> check_namespace_type(("user", "alice"))
-    >>> check_namespace_type(None, "namespace_prefix")
+    >>> namespace_tuple(["user", "alice"])
+    ('user', 'alice')
+    >>> namespace_tuple("user", "namespace_prefix")
     Traceback (most recent call last):
     ...
     langgraph_memory.store.namespaces.InvalidStoreNamespaceError: namespace_prefix must be ...
     """
-    if not isinstance(namespace, tuple):
-        raise InvalidStoreNamespaceError(
-            f"{what} must be a tuple of str labels, got {type(namespace).__name__}: "
-            f"{namespace!r} ({_RULES})"
+    if isinstance(namespace, tuple):
+        return namespace
+    if isinstance(namespace, list):
+        return tuple(namespace)
+    raise InvalidStoreNamespaceError(
+        f"{what} must be a tuple (or a list) of str labels, got {type(namespace).__name__}: "
+        f"{namespace!r} ({_RULES})"
+    )
+
+
+def with_namespace_tuples(op: Op) -> Op:
+    """``op`` with each namespace it carries given as a list turned into a tuple
+    (``namespace_tuple``), so that a batch keys, compares and returns tuples.
+
+    >>> with_namespace_tuples(GetOp(["user", "a"], "k")).namespace
+    ('user', 'a')
+    """
+    if isinstance(op, (GetOp, PutOp)) and isinstance(op.namespace, list):
+        return op._replace(namespace=tuple(op.namespace))
+    if isinstance(op, SearchOp) and isinstance(op.namespace_prefix, list):
+        return op._replace(namespace_prefix=tuple(op.namespace_prefix))
+    if isinstance(op, ListNamespacesOp) and isinstance(op.match_conditions, (tuple, list)):
+        conditions = tuple(
+            c._replace(path=tuple(c.path))
+            if isinstance(c, MatchCondition) and isinstance(c.path, list)
+            else c
+            for c in op.match_conditions
         )
+        return op._replace(match_conditions=conditions)
+    return op
 
 
 def check_op_namespace(op: Op) -> None:
@@ -113,7 +142,7 @@ def check_op_namespace(op: Op) -> None:
     langgraph_memory.store.namespaces.InvalidStoreNamespaceError: namespace ('langgraph', 'x') ...
     """
     for what, namespace in _namespaces_of(op):
-        check_namespace_type(namespace, what)
+        namespace_tuple(namespace, what)
     with langgraph_namespace_errors():
         validate_op_namespace(op)
     if isinstance(op, PutOp):
