@@ -188,9 +188,11 @@ def spy_on_touch(store: MemoryStore, monkeypatch: Any) -> list[list[str]]:
     real = log.write
 
     def spy(scope: Any, ids: Any, when: Any) -> None:
-        calls.append(list(ids))
-        WRITERS.append(threading.current_thread().name)
         real(scope, ids, when)
+        # Noted once written: a test that waits for a call then reads the time it wrote
+        # (noted before the write, it read the old time when the machine was busy).
+        WRITERS.append(threading.current_thread().name)
+        calls.append(list(ids))
 
     WRITERS.clear()
     monkeypatch.setattr(log, "write", spy)
