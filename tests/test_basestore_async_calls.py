@@ -163,3 +163,47 @@ def test_langgraphs_large_concurrent_workload_runs_in_a_few_batches(
     assert len(asyncio.run(main())) == 6000
     assert sum(sizes) == 6000 and len(sizes) <= 3, sizes
     assert store.search(("test",)) == []  # every key's last call was its delete
+
+
+def test_an_admin_views_async_calls_run_as_the_admin(store: MemoryStore) -> None:
+    """Org scopes take an admin view; the view's gathered calls run through it, not
+    through the store it was made from."""
+    from langgraph_memory import MemoryKitError
+
+    admin = store.admin()
+
+    async def main() -> list[Any]:
+        return await asyncio.gather(
+            admin.aput(("org", "acme"), "k", {"text": "Acme sells tyres."}),
+            store.aput(("org", "acme"), "j", {"text": "Not an admin."}),
+            return_exceptions=True,
+        )
+
+    by_admin, by_store = asyncio.run(main())
+    assert by_admin is None and isinstance(by_store, MemoryKitError), by_store
+    assert [i.key for i in store.search(("org", "acme"))] == ["k"]
+
+
+def test_a_refused_write_fails_alone_and_a_batch_with_one_writes_nothing(
+    store: MemoryStore,
+) -> None:
+    from langgraph.store.base import PutOp
+
+    from langgraph_memory import AdminRequiredError
+
+    async def main() -> list[Any]:
+        return await asyncio.gather(
+            store.aput(("org", "acme"), "j", {"text": "Not an admin."}),
+            store.aput(("user", "a"), "k", {"text": "Kept."}),
+            return_exceptions=True,
+        )
+
+    refused, kept = asyncio.run(main())
+    assert isinstance(refused, AdminRequiredError) and kept is None
+    assert store.get(("user", "a"), "k").value == {"text": "Kept."}  # type: ignore[union-attr]
+    # A batch sent as one, with a refused put after an allowed one: nothing is written.
+    with pytest.raises(AdminRequiredError):
+        store.batch(
+            [PutOp(("user", "b"), "k", {"text": "Not kept."}), PutOp(("org", "acme"), "j", {})]
+        )
+    assert store.get(("user", "b"), "k") is None

@@ -192,7 +192,7 @@ def run_ops(
     now = now_utc()
     names = _Namespaces(core)
     results: list[Result] = [None] * len(ops)
-    gets, searches, listings, puts = _checked(ops, fields, names)
+    gets, searches, listings, puts = _checked(core, ops, fields, names)
     read: list[Version] = []
     queries = list(dict.fromkeys(op.query for _, op in searches if op.query))
     written = [p for p in puts.values() if p.op.value is not None]  # None: a delete
@@ -221,11 +221,11 @@ def check_ops(core: StoreCore, ops: Sequence[Op], *, fields: Sequence[str] | Non
     ...
     langgraph_memory.errors.InvalidArgumentError: store key must be a non-empty str...
     """
-    _checked(ops, fields, _Namespaces(core))
+    _checked(core, ops, fields, _Namespaces(core))
 
 
 def _checked(
-    ops: Sequence[Op], fields: Sequence[str] | None, names: _Namespaces
+    core: StoreCore, ops: Sequence[Op], fields: Sequence[str] | None, names: _Namespaces
 ) -> tuple[
     list[tuple[int, GetOp]],
     list[tuple[int, SearchOp]],
@@ -233,7 +233,8 @@ def _checked(
     dict[tuple[tuple[str, ...], str], _Put],
 ]:
     """Every op checked, sorted by kind with its place in ``ops``; of several puts to
-    one key, the last (in the last's place)."""
+    one key, the last (in the last's place). A put to a scope this store may not write
+    (an org scope without ``admin()``) is refused here, before any scope is written."""
     gets: list[tuple[int, GetOp]] = []
     searches: list[tuple[int, SearchOp]] = []
     listings: list[tuple[int, ListNamespacesOp]] = []
@@ -252,6 +253,7 @@ def _checked(
             listings.append((i, op))
         elif isinstance(op, PutOp):
             put = _check_put(op, fields, names)
+            core.check_write(put.scope)
             puts.pop((op.namespace, op.key), None)  # re-insert so the last put keeps its order
             puts[(op.namespace, op.key)] = put
         else:

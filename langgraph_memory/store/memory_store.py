@@ -299,6 +299,8 @@ class MemoryStore(BaseStore):
         view._internals = Internals(view._core)
         view.reviews = Reviews(view._core)
         view.ttl = TTL(view._core, self.ttl_config, self.ttl.sweeper)
+        # Its own: the original's would run the view's async calls as the original.
+        view._gathered = OpGatherer(view._run_gathered, check=view._check_op)
         return view
 
     # -- scopes and collections --------------------------------------------------
