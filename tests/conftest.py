@@ -80,17 +80,17 @@ class ChromaServer(servers.ChromaServer):
         ``queue=``)."""
         from langchain_core.embeddings import DeterministicFakeEmbedding
 
-        client = (
-            self.client(database)
-            if new
-            else chromadb.HttpClient(
-                host=self.host,
-                port=self.port,
-                database=database,
-                settings=Settings(anonymized_telemetry=False),
-            )
-        )
+        client = self.client(database) if new else self.other_client(database)
         return MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8), **options)
+
+    def other_client(self, database: str) -> Any:
+        """Another client of ``database`` (made already): what another process has."""
+        return chromadb.HttpClient(
+            host=self.host,
+            port=self.port,
+            database=database,
+            settings=Settings(anonymized_telemetry=False),
+        )
 
 
 @contextmanager

@@ -8,9 +8,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import chromadb
 import pytest
-from chromadb.config import Settings
 from conftest import ChromaServer
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph.store.base import PutOp
@@ -272,15 +270,9 @@ def test_a_search_sees_items_of_several_fields_another_process_put(
     database = f"db{uuid.uuid4().hex}"
     index = {"embed": fake, "fields": ["a", "b"]}
     first = chroma_server.client(database)  # creates the database
-    second = chromadb.HttpClient(
-        host=chroma_server.host,
-        port=chroma_server.port,
-        database=database,
-        settings=Settings(anonymized_telemetry=False),
-    )
     with (
         MemoryStore(client=first, index=index) as here,
-        MemoryStore(client=second, index=index) as there,
+        MemoryStore(client=chroma_server.other_client(database), index=index) as there,
     ):
         here.put(NS, "solo", {"a": "only one field"})
         assert [i.key for i in there.search(NS, query="green pear")] == ["solo"]
