@@ -22,6 +22,14 @@ most of it the embedder's)::
 
     python -m benchmarks basestore-batch --data ../shared/data --out basestore_batch.json
 
+``--single-calls`` sends each batch's ops instead as single async calls made at once
+(``aput``, ``aget``, ``asearch``, ``adelete``, as graph nodes and LangMem's tools make
+them), and adds a third row: ``MemoryStore`` with each call sent as a batch of its own
+(``abatch([op])``), what it did before it gathered such calls into batches::
+
+    python -m benchmarks basestore-batch --data ../shared/data --single-calls \
+        --fake-embedder --ops 1200 --out basestore_calls.json
+
 Quick run: ``--ops 600 --repeats 1``. ``--namespaces N`` spreads each task's ops over N
 namespaces of its own (a batch then writes several scopes), and ``--embed-latency-ms M``
 makes every embedder call wait M ms first, as a remote embedder's round trip does: where
@@ -153,18 +161,45 @@ class _Run:
     query_calls: int
 
 
-async def _drive(store: BaseStore, plans: list[list[list[Op]]]) -> None:
+#: How a task sends a batch's ops: as one ``abatch``, as single calls made at once, or
+#: as one ``abatch([op])`` per op, made at once.
+SENDS = ("batch", "single", "per-call")
+
+
+async def _call(store: BaseStore, op: Op) -> Any:
+    """``op`` as the single async call that makes it."""
+    if isinstance(op, GetOp):
+        return await store.aget(op.namespace, op.key)
+    if isinstance(op, SearchOp):
+        return await store.asearch(op.namespace_prefix, query=op.query, limit=op.limit)
+    assert isinstance(op, PutOp)
+    if op.value is None:
+        return await store.adelete(op.namespace, op.key)
+    return await store.aput(op.namespace, op.key, op.value)
+
+
+async def _drive(store: BaseStore, plans: list[list[list[Op]]], send: str = "batch") -> None:
     async def one(batches: list[list[Op]]) -> None:
         for ops in batches:
-            await store.abatch(ops)
+            if send == "batch":
+                await store.abatch(ops)
+            elif send == "single":
+                await asyncio.gather(*(_call(store, op) for op in ops))
+            else:
+                await asyncio.gather(*(store.abatch([op]) for op in ops))
 
     await asyncio.gather(*(one(batches) for batches in plans))
 
 
-def _time(store: BaseStore, plans: list[list[list[Op]]], embedder: CountedEmbeddings) -> _Run:
+def _time(
+    store: BaseStore,
+    plans: list[list[list[Op]]],
+    embedder: CountedEmbeddings,
+    send: str = "batch",
+) -> _Run:
     embedder.reset()
     start = time.perf_counter()
-    asyncio.run(_drive(store, plans))
+    asyncio.run(_drive(store, plans, send))
     seconds = time.perf_counter() - start
     return _Run(seconds, embedder.document_calls, embedder.document_texts, embedder.query_calls)
 
@@ -195,6 +230,7 @@ def run(
     repeats: int,
     namespaces: int = 1,
     latency: float = 0.0,
+    single_calls: bool = False,
 ) -> dict[str, Any]:
     """Time the workload on both stores, taking turns; the report (see ``main``)."""
     counted = CountedEmbeddings(embedder, latency)
@@ -202,21 +238,30 @@ def run(
     plans = workload(texts, ops=ops, tasks=tasks, batch=batch, namespaces=namespaces)
     n_ops = sum(len(b) for plan in plans for b in plan)
     n_batches = sum(len(plan) for plan in plans)
-    runs: dict[str, list[_Run]] = {"memorystore": [], "inmemory": []}
+    # name -> (store, how ops are sent)
+    variants = {"memorystore": ("memorystore", "batch"), "inmemory": ("inmemory", "batch")}
+    if single_calls:
+        variants = {
+            "memorystore": ("memorystore", "single"),
+            "inmemory": ("inmemory", "single"),
+            "memorystore_per_call": ("memorystore", "per-call"),
+        }
+    runs: dict[str, list[_Run]] = {name: [] for name in variants}
     alone = embedder_alone(CountedEmbeddings(embedder, latency), plans)
     for r in range(repeats):
-        order = ["memorystore", "inmemory"] if r % 2 == 0 else ["inmemory", "memorystore"]
+        order = list(variants) if r % 2 == 0 else list(variants)[::-1]
         for name in order:
-            if name == "inmemory":
+            kind, send = variants[name]
+            if kind == "inmemory":
                 store: BaseStore = InMemoryStore(
                     index={"embed": counted, "dims": dims, "fields": ["text"]}
                 )
-                runs[name].append(_time(store, plans, counted))
+                runs[name].append(_time(store, plans, counted, send))
                 continue
             folder = Path(tempfile.mkdtemp(prefix="lgm-batch-"))
             try:
                 with MemoryStore(folder, index={"embed": counted, "fields": ["text"]}) as ours:
-                    runs[name].append(_time(ours, plans, counted))
+                    runs[name].append(_time(ours, plans, counted, send))
             finally:
                 shutil.rmtree(folder, ignore_errors=True)
     report: dict[str, Any] = {
@@ -229,6 +274,7 @@ def run(
         "batches": n_batches,
         "repeats": repeats,
         "mix": MIX,
+        "sent_as": "single calls" if single_calls else "batches",
         "embedder_alone_seconds": round(alone, 3),
     }
     for name, found in runs.items():
@@ -244,6 +290,12 @@ def run(
     report["ratio"] = round(
         report["memorystore"]["median_seconds"] / report["inmemory"]["median_seconds"], 2
     )
+    if single_calls:
+        report["gathered_speedup"] = round(
+            report["memorystore_per_call"]["median_seconds"]
+            / report["memorystore"]["median_seconds"],
+            1,
+        )
     return report
 
 
@@ -261,6 +313,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         extra += f", {report['namespaces_per_task']} namespaces per task"
     if report.get("embed_latency_ms"):
         extra += f", {report['embed_latency_ms']:g} ms per embedder call"
+    if report.get("sent_as") == "single calls":
+        extra += ", sent as single async calls made at once"
     lines = [
         f"{report['ops']} mixed ops from {report['tasks']} concurrent tasks, batches of "
         f"{report['batch']}{extra} (embedder {report['embedder']}, {report['cpus']} CPUs)",
@@ -268,7 +322,10 @@ def render_markdown(report: dict[str, Any]) -> str:
         "| store | median s | ops/s | embedder calls per batch (puts) | texts embedded |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for name, label in (("memorystore", "MemoryStore"), ("inmemory", "InMemoryStore")):
+    labels = [("memorystore", "MemoryStore"), ("inmemory", "InMemoryStore")]
+    if "memorystore_per_call" in report:
+        labels.append(("memorystore_per_call", "MemoryStore, a batch per call"))
+    for name, label in labels:
         row = report[name]
         lines.append(
             f"| {label} | {row['median_seconds']} | {row['ops_per_second']} | "
@@ -279,6 +336,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             f"| the embedder alone, one call at a time | {report['embedder_alone_seconds']} | | | |"
         )
     lines.append(f"| ratio MemoryStore / InMemoryStore | {report['ratio']} | | | |")
+    if "gathered_speedup" in report:
+        lines.append(
+            f"| MemoryStore, a batch per call / gathered | {report['gathered_speedup']} | | | |"
+        )
     return "\n".join(lines)
 
 
@@ -299,6 +360,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--embed-latency-ms", type=float, default=0.0, help="wait per embedder call (an API)"
     )
+    p.add_argument(
+        "--single-calls",
+        action="store_true",
+        help="send each batch's ops as single async calls made at once (aput, aget ...)",
+    )
     p.add_argument("--fake-embedder", action="store_true", help="hashed vectors (tests)")
     p.add_argument("--out", type=Path, help="write the report as JSON here")
     args = p.parse_args(argv)
@@ -318,6 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         repeats=max(1, args.repeats),
         namespaces=max(1, args.namespaces),
         latency=max(0.0, args.embed_latency_ms) / 1000,
+        single_calls=args.single_calls,
     )
     return publish(report, began=began, out=args.out, render=render_markdown)
 

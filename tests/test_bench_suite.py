@@ -292,6 +292,21 @@ def test_basestore_batch_bench_compares_the_two_stores(
         assert report[name]["embed_documents_calls_per_batch"] <= 1.0
 
 
+def test_basestore_batch_bench_sends_single_calls_too(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "calls.json"
+    args = ["--data", str(data), "--ops", "120", "--tasks", "3", "--batch", "10", "--repeats", "1"]
+    args += ["--single-calls", "--fake-embedder", "--out", str(out)]
+    assert basestore_batch.main(args) == 0
+    assert "MemoryStore, a batch per call" in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["sent_as"] == "single calls" and report["gathered_speedup"] > 0
+    # Gathered, the single calls make fewer embedder calls than one batch per call does.
+    gathered, per_call = report["memorystore"], report["memorystore_per_call"]
+    assert gathered["embed_documents_calls_per_batch"] < per_call["embed_documents_calls_per_batch"]
+
+
 RUNNERS = {
     "peers": peers.main,
     "graph": graph_overhead.main,
