@@ -207,3 +207,32 @@ def test_a_refused_write_fails_alone_and_a_batch_with_one_writes_nothing(
             [PutOp(("user", "b"), "k", {"text": "Not kept."}), PutOp(("org", "acme"), "j", {})]
         )
     assert store.get(("user", "b"), "k") is None
+
+
+def test_calls_waiting_on_a_drain_that_is_cancelled_are_cancelled_not_left_waiting() -> None:
+    from langgraph_memory.store.async_batches import OpGatherer
+
+    started = asyncio.Event()
+
+    async def never(ops: list[str]) -> list[str]:
+        started.set()
+        await asyncio.Event().wait()  # a batch that never ends
+        return ops
+
+    gather: OpGatherer[str] = OpGatherer(never, check=lambda op: None)
+
+    async def main() -> list[Any]:
+        running = asyncio.ensure_future(gather.submit("a"))
+        await started.wait()
+        queued = asyncio.ensure_future(gather.submit("b"))  # waits for the next batch
+        await asyncio.sleep(0)
+        drains = [t for t in asyncio.all_tasks() if t not in (running, queued)]
+        drains.remove(asyncio.current_task())  # type: ignore[arg-type]
+        for drain in drains:
+            drain.cancel()
+        return await asyncio.wait_for(
+            asyncio.gather(running, queued, return_exceptions=True), timeout=5
+        )
+
+    outcomes = asyncio.run(main())
+    assert all(isinstance(o, asyncio.CancelledError) for o in outcomes), outcomes

@@ -86,6 +86,7 @@ class OpGatherer(Generic[_Op]):
         return await done
 
     async def _drain(self, queue: _Queue[_Op]) -> None:
+        calls: list[tuple[asyncio.Future[Any], _Op]] = []  # the batch running
         try:
             while queue.waiting:
                 taken, queue.waiting = queue.waiting, []
@@ -93,19 +94,25 @@ class OpGatherer(Generic[_Op]):
                 if not calls:
                     continue
                 try:
-                    results = await self._run([op for _, op in calls])
+                    results = list(await self._run([op for _, op in calls]))
+                    if len(results) != len(calls):
+                        raise RuntimeError(
+                            f"a batch of {len(calls)} ops returned {len(results)} results"
+                        )
                 except Exception as exc:  # every call of the batch gets what it raised
                     for done, _ in calls:
                         if not done.done():
                             done.set_exception(exc)
-                    continue
-                for (done, _), result in zip(calls, results, strict=True):
-                    if not done.done():
-                        done.set_result(result)
+                else:
+                    for (done, _), result in zip(calls, results, strict=True):
+                        if not done.done():
+                            done.set_result(result)
+                calls = []
         finally:
             queue.draining = False
             # Only when the drain itself was cancelled (the loop is closing): no call
-            # may wait for a batch that will not run.
-            for done, _ in queue.waiting:
-                done.cancel()
+            # may wait for a batch that will not run, or will not report.
+            for done, _ in [*calls, *queue.waiting]:
+                if not done.done():
+                    done.cancel()
             queue.waiting = []
