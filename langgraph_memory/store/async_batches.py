@@ -94,17 +94,15 @@ class OpGatherer(Generic[_Op]):
                 if not calls:
                     continue
                 try:
-                    results = list(await self._run([op for _, op in calls]))
-                    if len(results) != len(calls):
-                        raise RuntimeError(
-                            f"a batch of {len(calls)} ops returned {len(results)} results"
-                        )
+                    results = await self._run([op for _, op in calls])
+                    # A wrong count of results is a ValueError here, given to every call.
+                    answered = list(zip(calls, results, strict=True))
                 except Exception as exc:  # every call of the batch gets what it raised
                     for done, _ in calls:
                         if not done.done():
                             done.set_exception(exc)
                 else:
-                    for (done, _), result in zip(calls, results, strict=True):
+                    for (done, _), result in answered:
                         if not done.done():
                             done.set_result(result)
                 calls = []
