@@ -45,9 +45,9 @@ class _Queue(Generic[_Op]):
     """One event loop's calls waiting for the next batch."""
 
     waiting: list[tuple[asyncio.Future[Any], _Op]] = field(default_factory=list)
-    draining: bool = False
-    #: The drain running (held here: the loop keeps only a weak reference to a task).
-    task: asyncio.Task[None] | None = None
+    #: The drain (held here: the loop keeps only a weak reference to a task); a new one
+    #: starts when it is done.
+    drain: asyncio.Task[None] | None = None
 
 
 class OpGatherer(Generic[_Op]):
@@ -78,11 +78,10 @@ class OpGatherer(Generic[_Op]):
                 queue = self._queues[loop] = _Queue()
         done: asyncio.Future[Any] = loop.create_future()
         queue.waiting.append((done, op))
-        if not queue.draining:
-            queue.draining = True
+        if queue.drain is None or queue.drain.done():
             # A task, not a call now: it first runs when the calls started in this turn
             # of the loop (an asyncio.gather's) have queued theirs.
-            queue.task = loop.create_task(self._drain(queue))
+            queue.drain = loop.create_task(self._drain(queue))
         return await done
 
     async def _drain(self, queue: _Queue[_Op]) -> None:
@@ -107,7 +106,6 @@ class OpGatherer(Generic[_Op]):
                             done.set_result(result)
                 calls = []
         finally:
-            queue.draining = False
             # Only when the drain itself was cancelled (the loop is closing): no call
             # may wait for a batch that will not run, or will not report.
             for done, _ in [*calls, *queue.waiting]:
