@@ -7,7 +7,8 @@ Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``
 memory: a long thread with and without ``max_tokens``), ``inspector`` (the memory
 inspector's pages for a person with 5,000 memories, and its screenshots) and
 ``basestore-batch`` (basestore_batch: concurrent mixed BaseStore batches against
-LangGraph's InMemoryStore); evaluations:
+LangGraph's InMemoryStore); evaluations: ``reads`` (the current value first, and
+questions asked again),
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -40,6 +41,7 @@ BENCHES: dict[str, str] = {
     "window": "window",
     "inspector": "inspector",
     "basestore-batch": "basestore_batch",
+    "reads": "reads",
     "retrieval": "retrieval",
     "qa": "qa",
     "components": "components",

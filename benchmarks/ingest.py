@@ -39,7 +39,7 @@ from benchmarks.datasets import Conversation, DialogTurn, LmeQuestion, LmeSessio
 from langgraph_memory import Kind, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import embedder_name
 from langgraph_memory.store import internals
-from langgraph_memory.write import Turn
+from langgraph_memory.write import Turn, said_key
 
 Mode = Literal["product", "raw", "observations", "write_path"]
 MODES: tuple[Mode, ...] = ("product", "raw", "observations", "write_path")
@@ -230,7 +230,7 @@ def ingest_locomo(
             for i, t in enumerate(s.turns)
         ]
         writer.write_turns(scope, turns)
-        units = product_units(store, scope)
+        units = product_units(store, scope, turns)
     elif mode == "write_path":
         if writer is None:
             raise ValueError("mode 'write_path' needs writer=MemoryWriter(store, model=...)")
@@ -357,7 +357,7 @@ def ingest_longmemeval(
                     )
                 )
         writer.write_turns(scope, turns)
-        units = product_units(store, scope)
+        units = product_units(store, scope, turns)
     elif mode == "write_path":
         if writer is None:
             raise ValueError("mode 'write_path' needs writer=MemoryWriter(store, model=...)")
@@ -388,19 +388,33 @@ def turn_words(turn: DialogTurn) -> str:
     return f"{words} [shares a photo: {turn.caption}]" if turn.caption else words
 
 
-def product_units(store: MemoryStore, scope: str) -> dict[str, tuple[str, ...]]:
+def product_units(
+    store: MemoryStore, scope: str, turns: Sequence[Turn] = ()
+) -> dict[str, tuple[str, ...]]:
     """The units each active memory of a replayed scope stands for: an episode its
-    turn, a fact the turns of the episodes it came from (its ``sources``)."""
+    turn and the turns among ``turns`` that said its words again (the write path
+    keeps one episode for them: ``said_key``), a fact the turns of the episodes it
+    came from (its ``sources``)."""
     memories = store.active(scope)
-    turn_of = {
-        m.id: str(m.metadata["turn_id"])
+    turn_of: dict[str, list[str]] = {
+        m.id: [str(m.metadata["turn_id"])]
         for m in memories
         if m.kind is Kind.EPISODIC and "turn_id" in m.metadata
     }
-    units: dict[str, tuple[str, ...]] = {e: (t,) for e, t in turn_of.items()}
+    by_words = {
+        str(m.metadata["said"]): m.id
+        for m in memories
+        if m.id in turn_of and isinstance(m.metadata.get("said"), str)
+    }
+    for t in turns:
+        for said in t.by(("user",)):
+            holder = by_words.get(said_key(said.content.strip(), source="user", speaker=said.name))
+            if holder is not None and t.id not in turn_of[holder]:
+                turn_of[holder].append(t.id)
+    units: dict[str, tuple[str, ...]] = {e: tuple(ts) for e, ts in turn_of.items()}
     for m in memories:
         if m.id not in turn_of:
-            found = tuple(dict.fromkeys(turn_of[s] for s in m.sources if s in turn_of))
+            found = tuple(dict.fromkeys(t for s in m.sources for t in turn_of.get(s, ())))
             if found:
                 units[m.id] = found
     return units

@@ -94,18 +94,20 @@ class Ask:
     now: datetime
 
 
-#: A retrieval variant: memory ids, best first, at most ``ask.k`` of them.
+#: A retrieval variant: memory ids, best first: those of at most ``ask.k`` results.
 Variant = Callable[[Ask], list[str]]
 
 
 def default(ask: Ask) -> list[str]:
-    """``retrieve`` as shipped, with its defaults: what a user's agent reads.
+    """``retrieve`` as shipped, with its defaults: what a user's agent reads. Each of
+    the ``k`` results is an item: a fact with the turns that said it and an earlier
+    one it replaced (``Retrieved.shown``), all in the prompt, all counted.
 
     ``touch=False``: reading must not refresh ``last_accessed``, or each question
     would change the recency seen by the next.
     """
     found = retrieve(ask.store, ask.scope, ask.query, k=ask.k, now=ask.now, touch=False)
-    return [r.memory.id for r in found][: ask.k]
+    return [m.id for r in found[: ask.k] for m in r.shown]
 
 
 def bm25(ask: Ask) -> list[str]:
@@ -210,7 +212,7 @@ def run_locomo(
                         started = time.perf_counter()
                         for k in ks:
                             ids = fn(Ask(store, done.scope, q.question, k, done.end))
-                            found = set(ranked_units(ids[:k], done))
+                            found = set(ranked_units(ids, done))
                             row[f"{name}@{k}"] = recall_fraction(q.evidence, found)
                         meta["query_s"][name] += time.perf_counter() - started
                     rows.append(row)
@@ -255,7 +257,7 @@ def _lme_row(
     row: dict[str, float] = {}
     deepest: list[str] = []
     for k in sorted(set(LME_TURN_KS)):
-        ranked = ranked_units(fn(Ask(store, done.scope, q.question, k, q.question_date))[:k], done)
+        ranked = ranked_units(fn(Ask(store, done.scope, q.question, k, q.question_date)), done)
         any_, all_, ndcg_ = lme_turn_metrics(ranked, gold, done.corpus, k)
         row |= {f"turn_any@{k}": any_, f"turn_all@{k}": all_, f"turn_ndcg@{k}": ndcg_}
         deepest = ranked

@@ -115,6 +115,7 @@ from langgraph_memory.graph import MemoryState
 from langgraph_memory.read import retrieve
 from langgraph_memory.store import Internals, MemoryStore, internals, tokenize
 from langgraph_memory.testing import ScriptedChatModel
+from langgraph_memory.write import asks_only, said_key
 
 __all__ = [
     "BIG",
@@ -244,19 +245,23 @@ def episode_items(turns: Sequence[RealTurn]) -> list[dict[str, Any]]:
     out = []
     for t in turns:
         date = datetime.fromtimestamp(t.at, timezone.utc)
-        user = t.role == "user"
+        source = Source.USER if t.role == "user" else Source.ASSISTANT
+        metadata: dict[str, Any] = {
+            "episode": True,
+            "turn_id": f"{t.session}-{t.index}",
+            "thread_id": t.session,
+            "said": said_key(t.text, source=source),
+        }
+        if asks_only(t.text):
+            metadata["asks"] = True
         out.append(
             {
                 "text": t.text,
                 "kind": Kind.EPISODIC,
-                "source": Source.USER if user else Source.ASSISTANT,
-                "trust": Trust.HIGH if user else Trust.MEDIUM,
+                "source": source,
+                "trust": Trust.HIGH if source is Source.USER else Trust.MEDIUM,
                 "event_time": date + TURN_GAP * t.index,
-                "metadata": {
-                    "episode": True,
-                    "turn_id": f"{t.session}-{t.index}",
-                    "thread_id": t.session,
-                },
+                "metadata": metadata,
                 "now": date,
             }
         )

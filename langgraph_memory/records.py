@@ -53,6 +53,23 @@ EPISODE = "episode"
 TURN_ID = "turn_id"
 THREAD_ID = "thread_id"
 SPEAKER = "speaker"
+#: Metadata of an episode that the read and the write path keep up to date:
+#:
+#: - ``said``: the key of its words and speaker (``write.episodes.said_key``): a turn that
+#:   says the same words again is recorded on the episode, never stored a second time,
+#:   as how many times (``said_count``; absent: once) and when last (``said_last``, ISO);
+#: - ``asks``: True when its turn only asks or makes small talk, with no statement about
+#:   the speaker or the world: kept for the thread's history, never one of a read's results;
+#: - ``retracted``: when (ISO) a fact taken from it was deleted with nothing in its place.
+SAID = "said"
+SAID_COUNT = "said_count"
+SAID_LAST = "said_last"
+ASKS = "asks"
+RETRACTED = "retracted"
+#: Metadata of a fact version: the episodes whose words it states, comma-joined ("" for
+#: none): the turn it was taken from, not the earlier ones an update carries in
+#: ``sources`` (those said what it replaced).
+SAID_IN = "said_in"
 
 
 class Kind(str, enum.Enum):
@@ -195,6 +212,22 @@ def _reading(record: str) -> Iterator[None]:
         ) from None
 
 
+def _metadata_time(value: Any) -> datetime | None:
+    """An ISO time the kit wrote into metadata, or None when it is absent or unreadable
+    (metadata is the user's too: a bad value there never breaks a read).
+
+    >>> _metadata_time("2026-03-05T09:00:00+00:00").day, _metadata_time("soon"), _metadata_time(3)
+    (5, None, None)
+    """
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed.astimezone(timezone.utc) if parsed.tzinfo is not None else None
+
+
 def _from_iso(value: Any) -> datetime | None:
     if value is None:
         return None
@@ -251,6 +284,70 @@ class Memory:
         (True, False)
         """
         return self.metadata.get(EPISODE) is True
+
+    @property
+    def said_in(self) -> tuple[str, ...]:
+        """The episodes whose words this version states (``metadata["said_in"]``).
+
+        A version written before the write path recorded it counts as stated by all
+        its ``sources`` when it is a first version, and by its last source when it
+        replaced another (an update names its own turn last, after those it carries).
+
+        >>> from datetime import datetime, timezone
+        >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> new = Memory(id="1b2c3d4e", text="User lives in Pune.", scope="user:a", created_at=t,
+        ...              replaces="0a1b2c3d", sources=("e1", "e2"), metadata={SAID_IN: "e2"})
+        >>> new.said_in, replace(new, metadata={}).said_in
+        (('e2',), ('e2',))
+        >>> replace(new, replaces=None, metadata={}).said_in
+        ('e1', 'e2')
+        """
+        value = self.metadata.get(SAID_IN)
+        if isinstance(value, str):
+            return tuple(s for s in value.split(",") if s)
+        return self.sources if self.replaces is None else self.sources[-1:]
+
+    @property
+    def times_said(self) -> int:
+        """How many times an episode's words were said (1 unless said again).
+
+        >>> from datetime import datetime, timezone
+        >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> Memory(id="0a1b2c3d", text="x", scope="user:a", created_at=t).times_said
+        1
+        """
+        count = self.metadata.get(SAID_COUNT)
+        return count if isinstance(count, int) and not isinstance(count, bool) and count > 1 else 1
+
+    @property
+    def last_said(self) -> datetime:
+        """When an episode's words were last said (``said_last``), else when it
+        happened (``event_time``), else when it was stored.
+
+        >>> from datetime import datetime, timezone
+        >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> m = Memory(id="0a1b2c3d", text="x", scope="user:a", created_at=t,
+        ...            metadata={SAID_LAST: "2026-03-05T09:00:00+00:00"})
+        >>> m.last_said.isoformat(), replace(m, metadata={}).last_said == t
+        ('2026-03-05T09:00:00+00:00', True)
+        """
+        return _metadata_time(self.metadata.get(SAID_LAST)) or self.event_time or self.created_at
+
+    @property
+    def retracted(self) -> bool:
+        """Whether a fact taken from this episode was deleted, with nothing in its
+        place, after its words were last said (``metadata["retracted"]``).
+
+        >>> from datetime import datetime, timezone
+        >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+        >>> m = Memory(id="0a1b2c3d", text="I have a dog.", scope="user:a", created_at=t,
+        ...            metadata={RETRACTED: "2026-02-01T00:00:00+00:00"})
+        >>> said_again = {**m.metadata, SAID_LAST: "2026-03-01T00:00:00+00:00"}
+        >>> m.retracted, replace(m, metadata=said_again).retracted
+        (True, False)
+        """
+        when = _metadata_time(self.metadata.get(RETRACTED))
+        return when is not None and when >= self.last_said
 
     def valid_at(self, when: datetime) -> bool:
         """Whether this version was the current one at ``when``.

@@ -32,6 +32,7 @@ from langgraph_memory.graph import memory_read_node, memory_write_node
 from langgraph_memory.store import internals
 from langgraph_memory.testing import ScriptedChatModel
 from langgraph_memory.write import BackgroundWriter, MemoryWriter, RulesModel, retain_episodes
+from langgraph_memory.write.episodes import said_key
 from langgraph_memory.write.journal import Journal, JournalEntry
 from langgraph_memory.write.types import Turn
 
@@ -90,7 +91,13 @@ def test_a_turn_keeps_what_the_user_said_and_its_facts_link_to_it(store: MemoryS
     assert episode.text == "I'm vegan."
     assert (episode.kind, episode.source, episode.trust) == (Kind.EPISODIC, Source.USER, Trust.HIGH)
     assert episode.event_time == T0 == episode.created_at
-    assert episode.metadata == {"episode": True, "turn_id": "t1", "thread_id": "chat-1"}
+    said = said_key("I'm vegan.", source="user")
+    assert episode.metadata == {
+        "episode": True,
+        "turn_id": "t1",
+        "thread_id": "chat-1",
+        "said": said,
+    }
     [fact] = store.active(U, episodes=False)
     assert fact.text == "User is vegan." and fact.sources == (episode.id,)
 
@@ -299,7 +306,7 @@ def test_a_journal_replay_after_a_crash_stores_one_episode(
         assert bg.flush(timeout=60)
         assert (bg.stats.replayed, bg.stats.resumed) == (1, 1)
     [episode] = episodes(store)
-    assert episode.metadata == {"episode": True, "turn_id": "t1", "thread_id": "chat-1"}
+    assert episode.metadata["turn_id"] == "t1" and episode.metadata["thread_id"] == "chat-1"
     assert [m.text for m in store.active(U, episodes=False)] == ["User is vegan."]
 
 
@@ -325,7 +332,13 @@ def test_the_write_node_keeps_the_thread_and_the_read_node_reads_episodes(
     write(state, ALICE)
     write(state, ALICE)  # the same turn again (a re-run): nothing new
     [episode] = episodes(store)
-    assert episode.metadata == {"episode": True, "turn_id": "m1", "thread_id": "chat-9"}
+    said = said_key("I'm vegan.", source="user")
+    assert episode.metadata == {
+        "episode": True,
+        "turn_id": "m1",
+        "thread_id": "chat-9",
+        "said": said,
+    }
     read = memory_read_node(store)
     shown = read({"messages": [HumanMessage("What do I eat?")]}, ALICE)["memories"]
     assert "User is vegan." in shown and "I'm vegan." in shown

@@ -113,7 +113,9 @@ from langgraph_memory.write import (
     Prompts,
     RulesModel,
     archive_logged,
+    asks_only,
     retain_episodes,
+    said_key,
 )
 from langgraph_memory.write.journal import Journal, JournalEntry
 
@@ -255,6 +257,9 @@ BAD: list[Bad] = [
     Bad("MemoryStore.archive_many", lambda w: w.store.archive_many(U, w.memory.id), ARG),
     Bad("Internals.touch", lambda w: internals(w.store).touch(U, 5), ARG),  # type: ignore[arg-type]
     Bad("Internals.note_access", lambda w: internals(w.store).note_access(U, 5), ARG),  # type: ignore[arg-type]
+    Bad("Internals.mark", lambda w: internals(w.store).mark(U, 5), TYPE),  # type: ignore[arg-type]
+    Bad("Internals.mark", lambda w: internals(w.store).mark(U, {w.memory.id: {"x": None}}), MEM),  # type: ignore[dict-item]
+    Bad("Internals.citing", lambda w: internals(w.store).citing(U, 5), ARG),  # type: ignore[arg-type]
     Bad("Internals.flush_access", lambda w: internals(w.store).flush_access(5), SCOPE),  # type: ignore[arg-type]
     Bad("Internals.flush_access", lambda w: internals(w.store).flush_access(U, "x"), TYPE),  # type: ignore[arg-type]
     Bad("Internals.purged_since", lambda w: internals(w.store).purged_since(5, "1"), SCOPE),  # type: ignore[arg-type]
@@ -621,6 +626,9 @@ BAD: list[Bad] = [
         ZeroDivisionError,
     ),
     Bad("retain_episodes", lambda w: retain_episodes(w.store, U, max_count=-1), ARG),
+    Bad("said_key", lambda w: said_key(5, source="user"), TYPE),  # type: ignore[arg-type]
+    Bad("asks_only", lambda w: asks_only(5), TYPE),  # type: ignore[arg-type]
+    Bad("said_key", lambda w: said_key("Hi!", source="robot"), ARG),
     Bad("retain_episodes", lambda w: retain_episodes(5, U, max_count=1), TYPE),  # type: ignore[arg-type]
     # -- lifecycle -------------------------------------------------------------------------
     Bad("maintain", lambda w: maintain(5), TYPE),  # type: ignore[arg-type]

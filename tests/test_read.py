@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import re
@@ -307,7 +308,9 @@ MEMORY_LINE = re.compile(r'^- \[\d{4}-\d\d-\d\d\] (".*")$')
 
 
 def memory(text: str, trust: Trust = Trust.HIGH) -> Memory:
-    return Memory(id="0a1b2c3d", text=text, scope=U, created_at=T0, trust=trust)
+    """A memory of its own (its id from its text: render shows one item per memory)."""
+    key = hashlib.blake2b(f"{text}{trust}".encode(), digest_size=4).hexdigest()
+    return Memory(id=key, text=text, scope=U, created_at=T0, trust=trust)
 
 
 def quoted_texts(block: str) -> list[str]:

@@ -114,8 +114,8 @@ def test_items_and_candidates_are_the_products() -> None:
     from langgraph_memory.write.episodes import episode_fields
 
     assert max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * scale.K) == scale.CANDIDATES
-    for role in ("user", "assistant"):
-        t = RealTurn("I moved to Pune.", role, "s1", 3, 1_700_000_000.0)
+    for role, said in [("user", "I moved to Pune."), ("assistant", "Noted!"), ("user", "Where?")]:
+        t = RealTurn(said, role, "s1", 3, 1_700_000_000.0)
         date = datetime.fromtimestamp(t.at, timezone.utc)
         turn = Turn.of([(role, t.text)], when=date + TURN_GAP * 3, turn_id="s1-3", thread_id="s1")
         fields = episode_fields(turn, "user" if role == "user" else "assistant")

@@ -186,6 +186,9 @@ def test_a_graph_run_tree_holds_the_memory_steps_and_their_decisions(
         "importance",
         "pinned",
         "created_at",
+        "said_in",
+        "earlier",
+        "outdated",
     }
 
     [ext] = steps["memory.extract"]

@@ -58,6 +58,7 @@ from langgraph_memory.lifecycle.decay import SAFETY
 from langgraph_memory.lifecycle.mergers import MergePlan, Merger, merger
 from langgraph_memory.lifecycle.prompts.consolidate import ProposedMerge
 from langgraph_memory.records import (
+    SAID_IN,
     Decision,
     DecisionOp,
     Kind,
@@ -312,6 +313,8 @@ def _merge(
         metadata.update(m.metadata)
     if any(m.metadata.get(SAFETY) is True for m in members):
         metadata[SAFETY] = True
+    # It states what each member stated: their turns are its own, not earlier ones.
+    metadata[SAID_IN] = ",".join(dict.fromkeys(e for m in members for e in m.said_in))
     sources = [m.id for m in members] + [s for m in members for s in m.sources]
     merged = store.update(
         scope,

@@ -1,6 +1,10 @@
 """Retrieval: the memories of a scope worth putting in front of the model.
 
-Facts and episodes are ranked together. Candidates come from the dense index
+Facts and episodes are ranked together, then made into items (``read.evidence``): a
+fact with the turns that said it, and under it the earlier turns whose words it
+replaced, is one item, where the better ranked of them would be; an episode whose
+fact was deleted is marked outdated; a turn that only asked is never a result.
+Candidates come from the dense index
 (cosine to the query, with names that most of the scope shares left out of the
 query, so they cannot decide the match) and from the lexical index (BM25 over
 each memory's words and dates, an episode's also over the facts taken from it).
@@ -19,19 +23,33 @@ thread, batched per scope (``store/access_log.py``).
 >>> _ = store.add("user:a", "User lives in Pune.")
 >>> [r.memory.text for r in retrieve(store, "user:a", "Where do I live?", k=1)]
 ['User is allergic to peanuts.', 'User lives in Pune.']
+
+With the write path, what was said comes with the fact taken from it, and an earlier
+saying the fact replaced comes under it:
+
+>>> from datetime import datetime, timezone
+>>> from langgraph_memory.write import MemoryWriter, RulesModel
+>>> writer = MemoryWriter(store, model=RulesModel())
+>>> for day, said in ((1, "I live in Berlin."), (2, "I live in Madrid now.")):
+...     when = datetime(2026, 3, day, tzinfo=timezone.utc)
+...     _ = writer.write_turn("user:b", [("user", said)], now=when)
+>>> [top] = retrieve(store, "user:b", "Where do I live?", k=1)
+>>> top.memory.text, [m.text for m in top.said], [m.text for m in top.earlier]
+('User lives in Madrid.', ['I live in Madrid now.'], ['I live in Berlin.'])
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.checks import MAX_K, check_k, check_query
 from langgraph_memory.errors import InvalidArgumentError
+from langgraph_memory.read.evidence import Group, citing_of, group
 from langgraph_memory.read.ranking import (
     DENSE_WEIGHT,
     TIME_BOOST,
@@ -53,6 +71,10 @@ __all__ = ["Retrieved", "retrieve", "rules_of"]
 #: Candidates taken from each index per result wanted, and at least this many.
 CANDIDATES_PER_RESULT = 5
 MIN_CANDIDATES = 50
+#: Memories whose records are read per result wanted, at most: a result is an item
+#: that may fold several (a fact, the turn that said it, an earlier one it replaced),
+#: so the ``k`` best items may take more than the ``k`` best memories.
+MEMORIES_PER_RESULT = 3
 #: At most this many pinned memories go first, however many are pinned.
 PINNED_LIMIT = 5
 #: A name found in more than this share of a scope's memories is left out of the dense
@@ -78,11 +100,17 @@ REFRESH_DAYS = 1.0
 
 @dataclass(frozen=True)
 class Retrieved:
-    """A retrieved memory and why it ranks where it does.
+    """A retrieved memory and why it ranks where it does: one item of a read.
 
     ``dense`` is the cosine to the query and ``lexical`` the BM25 score (0 to 1);
     ``relevance`` is their z-score fusion; ``boost`` the time and speaker terms;
     ``recency`` and ``importance`` are in [0, 1]; ``score`` is what orders them.
+
+    A fact comes with the episodes that said it (``said``) and the earlier ones whose
+    words it replaced (``earlier``), shown with it (``read.evidence``); when one of
+    them ranked better than the fact, the item takes its score and components, and
+    ``via`` names it. ``outdated`` marks an episode whose fact was deleted with nothing
+    in its place.
     """
 
     memory: Memory
@@ -94,6 +122,16 @@ class Retrieved:
     dense: float = 0.0
     lexical: float = 0.0
     boost: float = 0.0
+    said: tuple[Memory, ...] = ()
+    earlier: tuple[Memory, ...] = ()
+    outdated: bool = False
+    via: str | None = None
+
+    @property
+    def shown(self) -> tuple[Memory, ...]:
+        """Every memory the item puts before the model: its own, then ``said`` and
+        ``earlier``."""
+        return (self.memory, *self.said, *self.earlier)
 
     def explain(self) -> str:
         """Every component of the score, in one line.
@@ -108,10 +146,16 @@ class Retrieved:
         boost 0.100, recency 0.900, importance 0.500
         """
         head = "pinned; " if self.pinned else ""
+        via = f" via {self.via}" if self.via else ""
+        tail = "".join(
+            f"; {label} {', '.join(m.id for m in found)}"
+            for label, found in (("said in", self.said), ("earlier", self.earlier))
+            if found
+        )
         return (
-            f"{head}score {self.score:.3f} = fused {self.relevance:.3f} (dense {self.dense:.3f}, "
-            f"lexical {self.lexical:.3f}) + boost {self.boost:.3f}, recency {self.recency:.3f}, "
-            f"importance {self.importance:.3f}"
+            f"{head}score {self.score:.3f}{via} = fused {self.relevance:.3f} (dense "
+            f"{self.dense:.3f}, lexical {self.lexical:.3f}) + boost {self.boost:.3f}, recency "
+            f"{self.recency:.3f}, importance {self.importance:.3f}{tail}"
         )
 
     def trace_summary(self) -> Payload:
@@ -135,6 +179,9 @@ class Retrieved:
                 "importance": self.importance,
                 "pinned": self.pinned,
                 "created_at": self.memory.created_at.isoformat(),
+                "said_in": [m.id for m in self.said],
+                "earlier": [m.id for m in self.earlier],
+                "outdated": self.outdated,
             },
         }
 
@@ -225,30 +272,74 @@ def retrieve(
             lexical=dense_weight < 1.0,
             speakers=bool(names_in(query)),  # the speaker boost needs a named person
         )
-        dense, lexical = found.dense, found.lexical
+        # A turn that only asked is no candidate: asked again, it would match itself.
+        dense = {i: s for i, s in found.dense.items() if i not in found.asks}
+        lexical = {i: s for i, s in found.lexical.items() if i not in found.asks}
         # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
-        missing = None if len(lexical) >= n else 0.0
+        missing = None if len(found.lexical) >= n else 0.0
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
         sd = _spread(fused)
-        wanted = _contenders(fused, sd, found.pinned, found.speakers, k, query)
+        pinned = tuple(i for i in found.pinned if i in fused)
+        wanted = _contenders(fused, sd, pinned, found.speakers, MEMORIES_PER_RESULT * k, query)
         memories = stores.internals(store).get_memories(scope, wanted)
+        facts, cited = _facts_of_episodes(store, scope, memories)
     else:
         hits = stores.internals(store).nearest(scope, dense_query, k=n, as_of=as_of)
         dense, lexical = {h.memory.id: h.score for h in hits}, {}
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=0.0)
         sd = _spread(fused)
         memories = {h.memory.id: h.memory for h in hits}
+        facts, cited = memories, citing_of(memories.values())  # what was valid then
     scored = _scored(memories, fused, sd, dense, lexical, query, when, half_life_days)
-    first = sorted((r for r in scored if r.pinned), key=lambda r: (-r.importance, -r.score))
-    rest = sorted((r for r in scored if not r.pinned), key=lambda r: (-r.score, r.memory.id))
+    ranked = sorted(scored, key=lambda r: (-r.score, r.memory.id))
+    by_id = {r.memory.id: r for r in ranked}
+    items = [_item(g, by_id) for g in group([r.memory for r in ranked], facts, cited)]
+    first = sorted((r for r in items if r.pinned), key=lambda r: (-r.importance, -r.score))
+    rest = [r for r in items if not r.pinned]
     results = first[:pinned_limit] + rest[:k]
     if touch and as_of is None:
         # A write costs more than the rest of the read: a memory read within a day
         # keeps its time (recency moves by well under 1% on a scale of months).
-        stale = [r.memory.id for r in results if (when - _seen(r.memory)).days >= REFRESH_DAYS]
+        shown = [m for r in results for m in r.shown]
+        stale = [m.id for m in shown if (when - _seen(m)).days >= REFRESH_DAYS]
         if stale:  # written after the read, off its latency (``store/access_log.py``)
             stores.internals(store).note_access(scope, stale, now=when)
     return results
+
+
+def _facts_of_episodes(
+    store: MemoryStore, scope: Scope, memories: dict[str, Memory]
+) -> tuple[dict[str, Memory], dict[str, tuple[str, ...]]]:
+    """``memories`` with the active memories whose sources name one of its episodes
+    (the facts taken from them, and those that carry them from what they replaced),
+    read too: an episode's item is its fact, whether or not the fact ranked; and,
+    per episode, the ids of those memories."""
+    episodes = [i for i, m in memories.items() if m.is_episode]
+    if not episodes:
+        return memories, {}
+    cited = stores.internals(store).citing(scope, episodes)
+    more = list(dict.fromkeys(i for ids in cited.values() for i in ids if i not in memories))
+    if not more:
+        return memories, cited
+    return {**memories, **stores.internals(store).get_memories(scope, more)}, cited
+
+
+def _item(found: Group, scored: Mapping[str, Retrieved]) -> Retrieved:
+    """A read's result for one item: its best ranked member's score, and the
+    components of its head where the head itself ranked (else of that member)."""
+    best = min((scored[i] for i in found.members if i in scored), key=lambda r: -r.score)
+    own = scored.get(found.head.id, best)
+    return replace(
+        own,
+        memory=found.head,
+        score=best.score,
+        importance=found.head.importance,
+        pinned=found.head.pinned,
+        said=tuple(found.said),
+        earlier=tuple(found.earlier),
+        outdated=found.outdated,
+        via=None if best.memory.id == found.head.id else best.memory.id,
+    )
 
 
 def rules_of(store: MemoryStore, scope: ScopeLike) -> tuple[Memory, ...]:
@@ -362,7 +453,9 @@ def _scored(
         speaker = memory.metadata.get("speaker")
         if isinstance(speaker, str) and speaker.casefold() in named:
             boost += SPEAKER_BOOST * sd
-        age_days = (when - (memory.event_time or memory.created_at)).total_seconds() / 86400.0
+        # Words said again are as recent as their last saying.
+        at = memory.last_said if memory.is_episode else memory.event_time or memory.created_at
+        age_days = (when - at).total_seconds() / 86400.0
         rec = months_recency(age_days, half_life_days)
         relevance = fused.get(i, 0.0)
         score = (

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from langgraph_memory.records import Memory
+from langgraph_memory.records import ASKS, Memory
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import layout
-from langgraph_memory.store.codec import version_from_record
+from langgraph_memory.store.codec import USER_PREFIX, version_from_record
 from langgraph_memory.store.collection_io import cosines, fetch, nearest_ids, stored_vectors
 from langgraph_memory.store.core import StoreCore
 from langgraph_memory.store.lexical import LexicalIndex, query_of
@@ -40,12 +40,14 @@ class Candidates:
     (BM25 in [0, 1], see ``MemoryStore.keyword``) of those the lexical index returned
     among the best, ``pinned`` the scope's pinned memories (all candidates), and
     ``speakers`` who said each candidate that has a speaker (``metadata["speaker"]``;
-    empty unless asked for)."""
+    empty unless asked for), and ``asks`` the candidates that are episodes of a turn
+    which only asked or made small talk (``records.ASKS``)."""
 
     dense: dict[str, float] = field(default_factory=dict)
     lexical: dict[str, float] = field(default_factory=dict)
     pinned: tuple[str, ...] = ()
     speakers: dict[str, str] = field(default_factory=dict)
+    asks: frozenset[str] = frozenset()
 
 
 def gather(
@@ -83,11 +85,13 @@ def gather(
         ids, vectors = _vectors(cols, index, wanted, local=not core.live().lexicon.shared)
         dense.update(cosines(ids, vectors, vector))
         said = index.speakers(list(dense)) if speakers else {}
+        asks = index.marked(list(dense), USER_PREFIX + ASKS)
     return Candidates(
         dense=dense,
         lexical={i: s for i, s in ranked.items() if i in dense},
         pinned=tuple(i for i in pinned if i in dense),
         speakers=said,
+        asks=frozenset(asks),
     )
 
 

@@ -38,7 +38,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -56,6 +56,7 @@ from langgraph_memory.errors import (
     QueueConfigError,
     StoreClosedError,
 )
+from langgraph_memory.records import Scalar
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import chroma_internals, compaction, formats, layout, migrations
 from langgraph_memory.store.access_log import AccessLog
@@ -305,8 +306,18 @@ class Engine:
 
     def touch(self, scope: Scope, ids: Sequence[str], when: datetime) -> None:
         """Set ``last_accessed`` of the active memories among ``ids`` (others are
-        skipped) in one write, under the scope's lock and the gate like every write,
-        once more with fresh handles if another process's purge rebuilt a collection."""
+        skipped) in one write (see ``patch``)."""
+        stamp = {"last_accessed": to_epoch(when)}
+        self.patch(scope, dict.fromkeys(ids, stamp))
+
+    def patch(self, scope: Scope, changes: Mapping[str, Mapping[str, Scalar]]) -> None:
+        """Merge metadata changes (Chroma's keys, as ``codec`` lays them out) into the
+        active memories they name (others are skipped), in place and in one write:
+        bookkeeping that is no new version (when a memory was read, how many times an
+        episode was said). Under the scope's lock and the gate like every write, once
+        more with fresh handles if another process's purge rebuilt a collection."""
+        if not changes:
+            return
         for attempt in (1, 2):
             try:
                 with self.scope_lock(scope) as held, self.gate.shared():
@@ -314,11 +325,12 @@ class Engine:
                     cols = self.collections(scope, create=False)
                     if cols is None:
                         return
-                    present = cols.active.get(ids=list(ids), include=[])["ids"]
+                    present = cols.active.get(ids=list(changes), include=[])["ids"]
                     if present:
-                        stamp = {"last_accessed": to_epoch(when)}
-                        cols.active.update(ids=present, metadatas=[stamp] * len(present))
-                        self.lexicon.patched(scope, dict.fromkeys(present, stamp))
+                        cols.active.update(
+                            ids=present, metadatas=[dict(changes[i]) for i in present]
+                        )
+                        self.lexicon.patched(scope, {i: changes[i] for i in present})
                 return
             except ChromaNotFoundError:
                 if attempt == 2:

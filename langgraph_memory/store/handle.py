@@ -30,12 +30,18 @@ from chromadb.api import ClientAPI
 
 from langgraph_memory.checks import MAX_K, check_ids, check_k, check_seconds
 from langgraph_memory.errors import InvalidTypeError
-from langgraph_memory.records import Decision, Memory, Scalar, now_utc, utc
+from langgraph_memory.records import Decision, Memory, Scalar, check_metadata, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import lexical, rules
 from langgraph_memory.store.access_log import AccessLog
 from langgraph_memory.store.candidates import Candidates, every_version, gather, records
-from langgraph_memory.store.codec import NOT_EPISODE, all_of, metadata_clauses, to_epoch
+from langgraph_memory.store.codec import (
+    NOT_EPISODE,
+    USER_PREFIX,
+    all_of,
+    metadata_clauses,
+    to_epoch,
+)
 from langgraph_memory.store.collection_io import fetch, query, similar
 from langgraph_memory.store.core import StoreCore, fresh_method, read_method
 from langgraph_memory.store.engine import Companion
@@ -247,6 +253,33 @@ class Internals:
         ids = check_ids(memory_ids, "memory_ids")
         self._core.live().access.note(scope, ids, utc(now, "now") if now is not None else now_utc())
 
+    def mark(self, scope: ScopeLike, marks: Mapping[str, Mapping[str, Scalar]]) -> None:
+        """Merge bookkeeping into the metadata of active memories, in place and in one
+        write (ids of no active memory are skipped): what the write path keeps up to
+        date on an episode (how many times it was said and when last, when a fact taken
+        from it was retracted; see ``records``), which is no new version, since neither
+        its text nor what it says changes.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> m = s.add("user:a", "Where do I live?", metadata={"episode": True})
+        >>> internals(s).mark("user:a", {m.id: {"said_count": 2}})
+        >>> sorted(s.get_memory("user:a", m.id).metadata.items())
+        [('episode', True), ('said_count', 2)]
+        """
+        scope = Scope.of(scope)
+        if not isinstance(marks, Mapping):
+            raise InvalidTypeError(
+                f"marks must be a dict of memory id -> metadata, got {type(marks).__name__}"
+            )
+        ids = check_ids(list(marks), "marks")
+        changes = {
+            i: {USER_PREFIX + k: v for k, v in check_metadata(marks[i]).items()} for i in ids
+        }
+        self._core.live().patch(scope, changes)
+
     @property
     def access_log(self) -> AccessLog:
         """The access times reads noted and a thread writes (``store/access_log.py``)."""
@@ -401,6 +434,30 @@ class Internals:
         self, scope: Scope, vector: list[float], terms: str, k: int, lexical: bool, speakers: bool
     ) -> Candidates:
         return gather(self._core, scope, vector, terms, k, lexical=lexical, speakers=speakers)
+
+    @read_method
+    def citing(self, scope: ScopeLike, memory_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The active memories whose ``sources`` name each of ``memory_ids`` (the facts
+        taken from an episode, and those that carry it from the version they replaced),
+        by id; an id nothing names is left out. One lookup in the scope's lexical index.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore, internals
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> said = s.add("user:a", "I moved to Pune.", kind="episodic", metadata={"episode": True})
+        >>> fact = s.add("user:a", "User lives in Pune.", sources=[said.id])
+        >>> internals(s).citing("user:a", [said.id, fact.id]) == {said.id: (fact.id,)}
+        True
+        """
+        scope = Scope.of(scope)
+        ids = check_ids(memory_ids, "memory_ids")
+        cols = self._core.collections(scope)
+        if cols is None or not ids:
+            return {}
+        engine = self._core.live()
+        with engine.lexicon.ready(cols, engine.registry) as index:
+            return index.citing(ids)
 
     @read_method
     def rules(self, scope: ScopeLike) -> tuple[Memory, ...]:

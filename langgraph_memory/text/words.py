@@ -24,11 +24,20 @@ provenance checks compare words through them.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.text.stemming import stem
 
-__all__ = ["SPOKEN_WORD", "STOP_WORDS", "WORD", "spoken_words", "tokenize", "words"]
+__all__ = [
+    "SPOKEN_WORD",
+    "STOP_WORDS",
+    "WORD",
+    "said_form",
+    "spoken_words",
+    "tokenize",
+    "words",
+]
 
 #: A word: letters and digits of any script; anything else splits words.
 WORD = re.compile(r"[^\W_]+")
@@ -43,6 +52,11 @@ STOP_WORDS = frozenset(
     further then once all any both each few more most other some such only own same s t don now
     ever am also yeah yes oh wow hey hi really thanks thank much get got go going lot""".split()  # noqa: SIM905 - reads as prose
 )
+#: Typographic apostrophes and quotes, folded to ASCII: a phone keyboard's "I\u2019m" is "I'm".
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+#: What may close a sentence, or wrap it, without changing what it says.
+_ENDS = " \t\n.!?\u2026\"'"
+_SPACES = re.compile(r"\s+")
 
 
 def words(text: str) -> list[str]:
@@ -76,3 +90,23 @@ def tokenize(text: str, *, stemmed: bool = True) -> list[str]:
         raise InvalidTypeError(f"tokenize() takes a str, got {type(text).__name__}")
     found = [w for w in words(text.casefold()) if w not in STOP_WORDS]
     return [stem(w) for w in found] if stemmed else found
+
+
+def said_form(text: str) -> str:
+    """A text as it counts when two sayings are compared: Unicode-normalised (NFKC),
+    case-folded, typographic quotes folded, runs of white space made one space, and
+    without the punctuation, quotes or spaces that open or close it. Two texts with
+    the same form say the same words; anything inside (a comma, a hyphen, a digit)
+    still tells them apart.
+
+    >>> said_form("  Where do I live?  ") == said_form("where do I  live")
+    True
+    >>> said_form("I\u2019m in Pune.") == said_form("I'm in Pune!")
+    True
+    >>> said_form("I'm 3.5") == said_form("I'm 35")
+    False
+    """
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"said_form() takes a str, got {type(text).__name__}")
+    folded = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
+    return _SPACES.sub(" ", folded).strip(_ENDS)

@@ -3,15 +3,19 @@
 ``MemoryWriter`` runs it inline; ``BackgroundWriter`` queues turns and runs it
 in a worker. Each turn's words are kept too, as episodes the facts link to, for as
 long as a ``Retention`` says (``retain_episodes``; ``archive_logged`` archives with
-a logged reason). A ``MemoryModel`` is what the writer asks (extract facts, choose
-ADD/UPDATE/DELETE/NOOP): ``ChatMemoryModel`` over any LangChain chat model, or
-the offline ``RulesModel``.
+a logged reason); words said again are recorded on the episode that holds them
+(``said_key`` is what tells them apart), and a turn that only asks
+(``asks_only``) is kept but never read back as a memory. A ``MemoryModel`` is what the writer asks
+(extract facts, choose ADD/UPDATE/DELETE/NOOP): ``ChatMemoryModel`` over any
+LangChain chat model, or the offline ``RulesModel``.
 
 >>> from langgraph_memory.write import MemoryWriter, RulesModel
 """
 
 from langgraph_memory.write.background import BackgroundWriter
 from langgraph_memory.write.chat_model import ChatMemoryModel
+from langgraph_memory.write.episodes import said_key
+from langgraph_memory.write.gate import asks_only
 from langgraph_memory.write.prompts import Prompts
 from langgraph_memory.write.retention import Retention, archive_logged, retain_episodes
 from langgraph_memory.write.rules import RulesModel
@@ -31,5 +35,7 @@ __all__ = [
     "RulesModel",
     "Turn",
     "archive_logged",
+    "asks_only",
     "retain_episodes",
+    "said_key",
 ]

@@ -3,7 +3,10 @@
 Nothing is overwritten: UPDATE closes the old version and opens a new one
 (history kept, importance = max, pinned carried), DELETE closes, NOOP changes
 nothing. A fact taken from a turn names the turn's episode in ``sources``: an
-ADD gets it, an UPDATE adds it to what the old version named. Every decision,
+ADD gets it, an UPDATE adds it to what the old version named; ``said_in`` names
+the turn's episode alone (``records.SAID_IN``: the words it states, where the
+older sources said what it replaced). A DELETE marks the episodes the closed
+fact stated as retracted (``records.RETRACTED``): what they said no longer holds. Every decision,
 applied or not, goes to the scope's decision log with what the model was shown
 and what it said. A store error (the target was closed meanwhile, say) is
 recorded as a failed decision (``Status.FAILED``, the reason in ``error``),
@@ -29,7 +32,15 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import MemoryKitError
-from langgraph_memory.records import Decision, DecisionOp, Status, now_utc, utc
+from langgraph_memory.records import (
+    RETRACTED,
+    SAID_IN,
+    Decision,
+    DecisionOp,
+    Status,
+    now_utc,
+    utc,
+)
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 from langgraph_memory.write.episodes import linked
@@ -93,6 +104,7 @@ def apply(
     """
     when = utc(now) if now is not None else now_utc()
     result_id = None
+    said_in = {SAID_IN: episode_id or ""}
     try:
         old = None
         if decision.op in (DecisionOp.UPDATE, DecisionOp.DELETE) and decision.target_id:
@@ -112,13 +124,16 @@ def apply(
                 "trust": fact.trust,
                 "event_time": fact.event_time,
                 "sources": () if episode_id is None else (episode_id,),
+                "metadata": said_in,
             }
             same_text = vector is not None and decision.text == fact.text
             vectors = [vector] if same_text and vector is not None else None
             [added] = store.add_many(scope, [item], now=when, vectors=vectors)
             result_id = added.id
         elif decision.op is DecisionOp.UPDATE and decision.text and decision.target_id:
-            extra: dict[str, object] = {} if pinned is None else {"pinned": pinned}
+            extra: dict[str, object] = {"metadata": said_in}
+            if pinned is not None:
+                extra["pinned"] = pinned
             if episode_id is not None and old is not None:
                 extra["sources"] = linked(old.sources, episode_id)
             result_id = store.update(
@@ -132,7 +147,10 @@ def apply(
                 **extra,
             ).id
         elif decision.op is DecisionOp.DELETE and decision.target_id:
-            store.archive(scope, decision.target_id, now=when)
+            closed = store.archive(scope, decision.target_id, now=when)
+            # What its episodes said no longer holds; nothing replaces it.
+            retracted = {RETRACTED: when.isoformat()}
+            stores.internals(store).mark(scope, dict.fromkeys(closed.said_in, retracted))
     except MemoryKitError as exc:
         decision = decision.with_(status=Status.FAILED, error=f"{type(exc).__name__}: {exc}")
     logged = decision.with_(result_id=result_id, turn_id=turn_id or decision.turn_id)

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 
+from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.text import spoken_words
 
-__all__ = ["may_hold_fact"]
+__all__ = ["asks_only", "may_hold_fact"]
 
 # Typographic apostrophes and quotes are folded to ASCII first, so that "I\u2019m" from a phone
 # keyboard matches the same rules as "I'm".
@@ -80,6 +81,16 @@ _REQUEST_START = re.compile(
 )
 
 
+# A question that opens with a wh-word asks even when it names remembering ("What does
+# Joanna do to remember her dog?"); one that opens with an auxiliary may be a request to
+# remember ("Can you remember that my flight lands at 6?").
+_WH_START = re.compile(
+    r"^\W*(?:(?:ok|okay|sure|yes|yeah|great|thanks|oh|well|hmm|so|and|also|alright|cool|now)"
+    r"\W+)*(?:what|what's|whats|who|who's|whom|whose|where|where's|when|why|how|how's|which)\b",
+    re.IGNORECASE,
+)
+
+
 def _word_set(words: str) -> frozenset[str]:
     """A word list written as one whitespace-separated string, which keeps long lists short."""
     return frozenset(words.split())
@@ -120,9 +131,28 @@ _BEFORE_NAME = _word_set("hi hey hello hiya yo bye thanks thank you thx ty wow g
 # facts in such a turn come with a first-person word, which is checked before this.
 _ADDRESSEE_START = re.compile(r"^\W*(?:you|your|you're|youre|you've|you'll|you'd)\b", re.I)
 
-# Sentences end at ., ! or ? followed by space, or at a line break. Clauses inside a
-# sentence are not split further: the rules look at words, not at clause structure.
+# Sentences end at ., ! or ? followed by space, or at a line break, but not after a title
+# or a common abbreviation ("Dr. Seuss", "e.g. tea"). Clauses inside a sentence are not
+# split further: the rules look at words, not at clause structure.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_ABBREVIATION = re.compile(r"(?:^|\W)(?:dr|mr|mrs|ms|mx|st|jr|sr|prof|vs|etc|e\.g|i\.e)\.$", re.I)
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text`` (see ``_SENTENCE_END``), without blank ones.
+
+    >>> _sentences("Would Ana like Dr. Seuss? Maybe.\\nYes!")
+    ['Would Ana like Dr. Seuss?', 'Maybe.', 'Yes!']
+    """
+    out: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(text):
+        piece = text[start : end.start()]
+        if "\n" in end.group() or not _ABBREVIATION.search(piece):
+            out.append(piece)
+            start = end.end()
+    out.append(text[start:])
+    return [s for s in out if s.strip()]
 
 
 def may_hold_fact(text: str) -> bool:
@@ -145,22 +175,81 @@ def may_hold_fact(text: str) -> bool:
     folded = text.translate(_FOLD)
     if _MEMORY_REQUEST.search(folded) or _FIRST_PERSON_STRONG.search(folded):
         return True
-    return any(_sentence_tells(s) for s in _SENTENCE_END.split(folded) if s.strip())
+    return any(_sentence_tells(s) for s in _sentences(folded))
+
+
+def asks_only(text: str) -> bool:
+    """Whether ``text`` (what one speaker said in a turn) only asks or makes small talk:
+    every sentence a question, a request, or a greeting, thanks or acknowledgement, with
+    no statement about the speaker or the world beside them.
+
+    Such a turn is not a memory of what happened: kept as an episode for its thread's
+    history, it is never one of a read's results (a question asked again would match
+    itself first). A sentence that opens as a question and ends with "?" asks, whatever
+    it mentions on the way ("Where did I park my car?"); any other sentence with a
+    first-person subject or possessive ("I'm in Pune, where should I eat?"), a remark
+    about the addressee ("You can use coconut oil") or a request to remember something
+    is a statement.
+
+    >>> asks_only("Where do I live?"), asks_only("Hey! Thanks. So what's on my list?")
+    (True, True)
+    >>> asks_only("I'm in Pune. Where should I eat?")
+    False
+    >>> asks_only("Since I'm vegan, what can I cook?")
+    False
+    >>> asks_only("You can use coconut oil instead of butter."), asks_only("  ")
+    (False, False)
+    >>> asks_only("What does Ana do to remember her dog?"), asks_only("Can you remember my PIN?")
+    (True, False)
+    """
+    if not isinstance(text, str):
+        raise InvalidTypeError(f"asks_only() takes a str, got {type(text).__name__}")
+    folded = text.translate(_FOLD)
+    sentences = _sentences(folded)
+    return bool(sentences) and all(_sentence_asks(s) for s in sentences)
+
+
+def _sentence_asks(sentence: str) -> bool:
+    """Whether one sentence asks, requests or makes small talk (see ``asks_only``)."""
+    question = sentence.rstrip().endswith("?")
+    if question and _WH_START.match(sentence):
+        return True
+    if _MEMORY_REQUEST.search(sentence):
+        return False
+    if _FIRST_PERSON_ACK.match(sentence):
+        return True
+    opens = _REQUEST_START.match(sentence) is not None
+    if question and opens:
+        return True
+    if _FIRST_PERSON_STRONG.search(sentence) or _has_subject(sentence):
+        return False
+    return question or opens or _small_talk(sentence)
 
 
 def _sentence_tells(sentence: str) -> bool:
     """Whether one sentence (already free of the strong signals) may tell about the user."""
     if _FIRST_PERSON_ACK.match(sentence):
         return False
-    for m in _SUBJECT.finditer(sentence):
-        if not _INVERTING_AUXILIARY.search(sentence, 0, m.start()):
-            return True
+    if _has_subject(sentence):
+        return True
     if sentence.rstrip().endswith("?") or _REQUEST_START.match(sentence):
         return False
     if _ADDRESSEE_START.match(sentence):
         return False
+    return not _small_talk(sentence)
+
+
+def _has_subject(sentence: str) -> bool:
+    """Whether "I" or "we" is the subject somewhere, not the inverted subject of a question."""
+    return any(
+        not _INVERTING_AUXILIARY.search(sentence, 0, m.start()) for m in _SUBJECT.finditer(sentence)
+    )
+
+
+def _small_talk(sentence: str) -> bool:
+    """Whether a sentence is made only of small-talk words and the names of whom it greets."""
     words = spoken_words(sentence)
-    return not all(
+    return all(
         w.lower() in _SMALL_TALK_WORDS
         or (
             i > 0

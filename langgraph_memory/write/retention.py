@@ -1,10 +1,10 @@
 """Retention: how long a scope keeps its episodes; and archiving with a logged reason.
 
 Episodes grow with every turn. A ``Retention`` bounds them per scope by age
-(``max_age``: older than that, measured from the turn's time) and/or by count
-(``max_count``: the newest that many stay). What falls outside is archived, never
-deleted: it leaves what the read path sees, and stays in ``history`` and in
-``export`` (``purge`` is the hard delete). Facts are never touched.
+(``max_age``: older than that, measured from the last time its words were said)
+and/or by count (``max_count``: the most recently said that many stay). What falls
+outside is archived, never deleted: it leaves what the read path sees, and stays in
+``history`` and in ``export`` (``purge`` is the hard delete). Facts are never touched.
 
 Every archive is a logged decision: op ``DELETE`` (what the write path logs when a
 memory stops being current), ``status`` applied, the reason in ``note``.
@@ -127,11 +127,14 @@ def retain_episodes(
     done: list[Decision] = []
     with stores.internals(store).scope_lock(scope):
         if max_age is not None:
-            old = stores.internals(store).find(scope, metadata=mark, created_before=when - max_age)
+            cutoff = when - max_age
+            old = stores.internals(store).find(scope, metadata=mark, created_before=cutoff)
+            old = [m for m in old if m.last_said < cutoff]  # words said again are as new as then
             reason = f"retention: older than {_duration(max_age)} (max_age)"
             done += archive_logged(store, scope, old, reason=reason, now=when)
         if max_count is not None and store.count(scope, metadata=mark) > max_count:
-            kept = stores.internals(store).find(scope, metadata=mark)  # oldest first
+            kept = stores.internals(store).find(scope, metadata=mark)
+            kept.sort(key=lambda m: (m.last_said, m.created_at, m.id))  # least recently said first
             excess = kept[: len(kept) - max_count]
             reason = f"retention: beyond the newest {max_count} episodes (max_count)"
             done += archive_logged(store, scope, excess, reason=reason, now=when)

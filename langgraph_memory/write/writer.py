@@ -65,7 +65,7 @@ from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.tracing import trace_scope
 from langgraph_memory.write.apply import apply
 from langgraph_memory.write.chat_model import ChatMemoryModel
-from langgraph_memory.write.episodes import episode_fields, turn_episodes
+from langgraph_memory.write.episodes import episode_fields, sort_sayings, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.guards import supported
@@ -356,8 +356,9 @@ class MemoryWriter:
     def _prepare(
         self, scope: Scope, turns: Sequence[Turn], facts: Sequence[Sequence[Fact]]
     ) -> list[_Prepared]:
-        """Store the turns' episodes not stored yet, and embed them with the facts
-        not decided yet, in one embedder call and one write (caller holds the
+        """Store the turns' episodes not stored yet (words said before are recorded on
+        the episode that holds them: ``episodes.sort_sayings``), and embed them with
+        the facts not decided yet, in one embedder call and one write (caller holds the
         scope's lock): one ``_Prepared`` per turn."""
         undecided = [
             self._undecided(scope, t, f) if f else [] for t, f in zip(turns, facts, strict=True)
@@ -367,19 +368,26 @@ class MemoryWriter:
         held = turn_episodes(
             self.store, scope, [t.id for t, s in zip(turns, said, strict=True) if s]
         )
-        stored = {(m.metadata.get(TURN_ID), m.source) for m in held}
-        new = [
-            [{**f, "now": t.when} for f in fields if (t.id, f["source"]) not in stored]
-            for t, fields in zip(turns, said, strict=True)
-        ]
-        items = [f for fields in new for f in fields]
-        texts = [f["text"] for f in items] + [f.text for fs in undecided for f in fs]
-        vectors = self.store.embeddings.embed_documents(texts) if texts else []
-        added = self.store.add_many(scope, items, vectors=vectors[: len(items)])
         episodes: dict[tuple[Any, Source], str] = {
-            (m.metadata.get(TURN_ID), m.source): m.id for m in [*held, *added]
+            (m.metadata.get(TURN_ID), m.source): m.id for m in held
         }
-        fact_vectors = iter(vectors[len(items) :])
+        sayings = sort_sayings(
+            self.store,
+            scope,
+            [
+                (t, f)
+                for t, fields in zip(turns, said, strict=True)
+                for f in fields
+                if (t.id, f["source"]) not in episodes
+            ],
+        )
+        texts = [f["text"] for f in sayings.new] + [f.text for fs in undecided for f in fs]
+        vectors = self.store.embeddings.embed_documents(texts) if texts else []
+        added = self.store.add_many(scope, sayings.new, vectors=vectors[: len(sayings.new)])
+        stores.internals(self.store).mark(scope, sayings.marks)
+        for place, holder in sayings.holders.items():
+            episodes[place] = added[holder].id if isinstance(holder, int) else holder
+        fact_vectors = iter(vectors[len(sayings.new) :])
         return [
             _Prepared(
                 fs,

@@ -390,6 +390,42 @@ class LexicalIndex:
         """
         return dict(self._lookup("id, speaker", "speaker NOTNULL", ids))
 
+    def citing(self, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The entries whose sources name each listed id, in the order they were put;
+        an id nothing names is left out.
+
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("e1", "pune", episodic=True), Entry("f1", "live pune", ("e1",))])
+        >>> index.citing(["e1", "f1"])
+        {'e1': ('f1',)}
+        """
+        found: dict[str, list[str]] = {}
+        with self.lock:
+            for start in range(0, len(ids), 500):  # well under SQLite's variable limit
+                part = list(ids[start : start + 500])
+                marks = ",".join("?" * len(part))
+                rows = self._con.execute(
+                    "SELECT l.episode, l.fact FROM link l JOIN rec r ON r.id = l.fact "
+                    f"WHERE l.episode IN ({marks}) ORDER BY r.n",
+                    part,
+                ).fetchall()
+                for named, by in rows:
+                    found.setdefault(named, []).append(by)
+        return {i: tuple(found[i]) for i in ids if i in found}
+
+    def marked(self, ids: Sequence[str], key: str) -> set[str]:
+        """The listed entries whose record's metadata holds ``key`` set to true (an
+        entry that does not keep its record counts as not marked).
+
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "x", meta='{"m.asks": true}'), Entry("b2", "y", meta="{}")])
+        >>> index.marked(["a1", "b2", "zz"], "m.asks")
+        {'a1'}
+        """
+        path = "$." + json.dumps(key)  # a JSON path member, quoted: a key may hold a dot
+        rows = self._lookup("id", "json_extract(meta, ?) = 1", ids, (path,))
+        return {i for (i,) in rows}
+
     def vectors(self, ids: Sequence[str]) -> tuple[list[str], Any]:
         """The listed entries' ids that have a vector, and their vectors (a float32
         matrix, one row per id); the others are left out.
@@ -427,14 +463,18 @@ class LexicalIndex:
         held = [(i, d, m) for i, d, m in rows if m is not None]
         return held, [i for i, _, m in rows if m is None]
 
-    def _lookup(self, columns: str, where: str, ids: Sequence[str]) -> list[Any]:
+    def _lookup(
+        self, columns: str, where: str, ids: Sequence[str], params: Sequence[Any] = ()
+    ) -> list[Any]:
+        """``columns`` of the listed entries that meet ``where`` (its ``?`` bound to
+        ``params``)."""
         rows: list[Any] = []
         with self.lock:
             for start in range(0, len(ids), 500):  # well under SQLite's variable limit
                 part = list(ids[start : start + 500])
                 marks = ",".join("?" * len(part))
                 query = f"SELECT {columns} FROM rec WHERE {where} AND id IN ({marks})"
-                rows += self._con.execute(query, part).fetchall()
+                rows += self._con.execute(query, [*params, *part]).fetchall()
         return rows
 
     def search(self, terms: Sequence[str], k: int) -> list[tuple[str, float]]:
