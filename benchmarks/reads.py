@@ -444,6 +444,9 @@ def _ask_changes(
     rows: list[dict[str, Any]] = []
     when = start
     asked: list[Turn] = []
+    # The turns each memory stands for, as the replay left them: an asking adds no
+    # memory that holds a value.
+    held = TurnMap(store, scope, turns)
     for c in changes:
         row: dict[str, Any] = {"source": c.source, "name": c.name, "question": c.question}
         for n in range(1, ASKINGS + 1):
@@ -451,7 +454,6 @@ def _ask_changes(
             found, block = _asked(writer, scope, c.question, when, READ_K, asked)
             if n in (1, ASKINGS):
                 lines = shown_lines(found, block)
-                held = TurnMap(store, scope, [*turns, *asked])
                 scores = current_first(lines, held, set(c.current), set(c.old))
                 row |= {f"{key}@{n}": value for key, value in scores.items()}
                 row[f"lines@{n}"] = len(lines)
@@ -545,13 +547,13 @@ def run_repeats(
                 writer.write_turns(scope, plan.turns)
                 when = max(t.when for t in plan.turns)
                 asked: list[Turn] = []
+                held = TurnMap(store, scope, plan.turns)  # an asking adds no evidence
                 wanted = [q for q in conv.questions if q.evidence][:questions]
                 for q in wanted:
                     row: dict[str, Any] = {"sample_id": conv.sample_id, "category": q.category}
                     for n in range(1, ASKINGS + 1):
                         when += ASK_GAP
                         found, _ = _asked(writer, scope, q.question, when, RECALL_K, asked)
-                        held = TurnMap(store, scope, [*plan.turns, *asked])
                         shown = [m for r in found[:RECALL_K] for m in r.shown]
                         units = {t for m in shown for t in held.named(m)}
                         row[f"r@{n}"] = recall_fraction(q.evidence, units)

@@ -179,7 +179,7 @@ def memory_tools(
         # Quoted like the read node's block: a stored text cannot fake another line.
         return "\n".join(
             f"- [{r.memory.id}] {for_prompt(r.memory.text)} "
-            f"(since {r.memory.created_at.date().isoformat()})"
+            f"({'earlier, ' if r.outdated else ''}since {r.memory.created_at.date().isoformat()})"
             for r in found
         )
 

@@ -165,6 +165,11 @@ def render(
                 f"render() takes Memory or Retrieved items, got {type(item).__name__}: {item!r}"
             )
     items = _items(given_items)
+    scores = {  # what each of a read's items scored itself, where it did
+        r.memory.id: r.score if r.own_score is None else r.own_score
+        for r in given_items
+        if isinstance(r, Retrieved)
+    }
     # A rule is the user's: a low-trust one stays an unverified note.
     ruled = {m.id: m for m in [*given, *(g.head for g in items)] if _is_rule(m)}
     items = [g for g in items if g.head.id not in ruled]
@@ -201,6 +206,10 @@ def render(
             # Picked best first, read newest first: words that changed what was said
             # before them come first.
             kept.sort(key=lambda x: -x[0].head.last_said.timestamp())
+        elif all(x[0].head.id in scores for x in kept):
+            # A fact answers for itself: the words that said it chose the item, not
+            # where the fact stands among the facts shown.
+            kept.sort(key=lambda x: -scores[x[0].head.id])
         if kept:
             blocks.append("\n".join([header, *(line for _, shown in kept for line in shown)]))
         if full:

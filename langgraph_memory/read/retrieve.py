@@ -107,10 +107,12 @@ class Retrieved:
     ``recency`` and ``importance`` are in [0, 1]; ``score`` is what orders them.
 
     A fact comes with the episodes that said it (``said``) and the earlier ones whose
-    words it replaced (``earlier``), shown with it (``read.evidence``); when one of
-    them ranked better than the fact, the item takes its score and components, and
-    ``via`` names it. ``outdated`` marks an episode whose fact was deleted with nothing
-    in its place.
+    words it replaced (``earlier``), shown with it (``read.evidence``). The item ranks
+    where its best member does: when that is one of them, ``score`` is theirs and
+    ``via`` names it, ``own_score`` is what the fact scored itself (None when only its
+    episodes were found), and the components are the fact's own when it scored (else
+    those of ``via``). ``render`` orders facts by what they scored themselves.
+    ``outdated`` marks an episode whose fact was deleted with nothing in its place.
     """
 
     memory: Memory
@@ -126,6 +128,7 @@ class Retrieved:
     earlier: tuple[Memory, ...] = ()
     outdated: bool = False
     via: str | None = None
+    own_score: float | None = None
 
     @property
     def shown(self) -> tuple[Memory, ...]:
@@ -147,6 +150,8 @@ class Retrieved:
         """
         head = "pinned; " if self.pinned else ""
         via = f" via {self.via}" if self.via else ""
+        if self.via and self.own_score is not None:
+            via += f" (itself {self.own_score:.3f})"
         tail = "".join(
             f"; {label} {', '.join(m.id for m in found)}"
             for label, found in (("said in", self.said), ("earlier", self.earlier))
@@ -280,6 +285,8 @@ def retrieve(
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
         sd = _spread(fused)
         pinned = tuple(i for i in found.pinned if i in fused)
+        # The records of what can still make the first memories, as many as the first k
+        # items may fold (see MEMORIES_PER_RESULT).
         wanted = _contenders(fused, sd, pinned, found.speakers, MEMORIES_PER_RESULT * k, query)
         memories = stores.internals(store).get_memories(scope, wanted)
         facts, cited = _facts_of_episodes(store, scope, memories)
@@ -295,7 +302,7 @@ def retrieve(
     by_id = {r.memory.id: r for r in ranked}
     items = [_item(g, by_id) for g in group([r.memory for r in ranked], facts, cited)]
     first = sorted((r for r in items if r.pinned), key=lambda r: (-r.importance, -r.score))
-    rest = [r for r in items if not r.pinned]
+    rest = [r for r in items if not r.pinned]  # best first: an item is where its best member is
     results = first[:pinned_limit] + rest[:k]
     if touch and as_of is None:
         # A write costs more than the rest of the read: a memory read within a day
@@ -325,20 +332,21 @@ def _facts_of_episodes(
 
 
 def _item(found: Group, scored: Mapping[str, Retrieved]) -> Retrieved:
-    """A read's result for one item: its best ranked member's score, and the
-    components of its head where the head itself ranked (else of that member)."""
+    """A read's result for one item: the score of its best ranked member (``via``
+    names it when it is not the head), with the head's own score and components
+    where the head itself ranked."""
     best = min((scored[i] for i in found.members if i in scored), key=lambda r: -r.score)
-    own = scored.get(found.head.id, best)
+    own = scored.get(found.head.id)
     return replace(
-        own,
+        own or best,
         memory=found.head,
         score=best.score,
-        importance=found.head.importance,
         pinned=found.head.pinned,
         said=tuple(found.said),
         earlier=tuple(found.earlier),
         outdated=found.outdated,
         via=None if best.memory.id == found.head.id else best.memory.id,
+        own_score=None if own is None else own.score,
     )
 
 
