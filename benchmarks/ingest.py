@@ -216,19 +216,7 @@ def ingest_locomo(
     elif mode == "product":
         if writer is None:
             raise ValueError("mode 'product' needs writer=MemoryWriter(store, model=...)")
-        # What a user of the library sends: the words, with the speaker as the
-        # message's name (metadata), never a "Speaker:" prefix in the text; the
-        # history goes in as an import would, through write_turns.
-        turns = [
-            Turn.of(
-                [HumanMessage(turn_words(t), name=t.speaker)],
-                when=s.date + TURN_GAP * i,
-                turn_id=t.dia_id,
-                thread_id=f"session-{s.index}",
-            )
-            for s in conv.sessions
-            for i, t in enumerate(s.turns)
-        ]
+        turns = locomo_turns(conv)  # the history goes in as an import would
         writer.write_turns(scope, turns)
         units = product_units(store, scope, turns)
     elif mode == "write_path":
@@ -244,6 +232,61 @@ def ingest_locomo(
     else:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     return Ingested(scope, units, corpus, end, time.perf_counter() - started)
+
+
+def locomo_turns(
+    conv: Conversation, extra: Mapping[int, Sequence[tuple[str, str, str]]] | None = None
+) -> list[Turn]:
+    """A conversation's turns as the product replays them: what a user of the library
+    sends, the words with the speaker as the message's name (metadata, never a
+    "Speaker:" prefix), in each session's thread; ``extra`` appends turns
+    (``(turn id, speaker, words)``) to the sessions it names by index.
+
+    >>> from benchmarks.datasets import locomo_conversation
+    >>> conv = locomo_conversation({"sample_id": "c1", "conversation": {
+    ...     "speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:56 pm on 8 May, 2023",
+    ...     "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "I adopted a cat."}]}})
+    >>> turns = locomo_turns(conv, {1: [("X", "B", "Hi")]})
+    >>> [(t.id, t.messages[0].name, t.thread_id) for t in turns]
+    [('D1:1', 'A', 'session-1'), ('X', 'B', 'session-1')]
+    """
+    out: list[Turn] = []
+    for s in conv.sessions:
+        said = [(t.dia_id, t.speaker, turn_words(t)) for t in s.turns]
+        said += (extra or {}).get(s.index, [])
+        out += [
+            Turn.of(
+                [HumanMessage(text, name=speaker)],
+                when=s.date + TURN_GAP * i,
+                turn_id=turn_id,
+                thread_id=f"session-{s.index}",
+            )
+            for i, (turn_id, speaker, text) in enumerate(said)
+        ]
+    return out
+
+
+def lme_turns(question: LmeQuestion) -> list[Turn]:
+    """A haystack's turns as the product replays them: each user message with the
+    reply to it, under the user message's turn id, in its session's thread."""
+    turns: list[Turn] = []
+    for s in question.sessions:
+        for i, t in enumerate(s.turns):
+            if t.role != "user" or not t.content.strip():
+                continue
+            reply = s.turns[i + 1] if i + 1 < len(s.turns) else None
+            messages = [("user", t.content[:MAX_CHARS])]
+            if reply is not None and reply.role == "assistant" and reply.content.strip():
+                messages.append(("assistant", reply.content[:MAX_CHARS]))
+            turns.append(
+                Turn.of(
+                    messages,
+                    when=s.date + TURN_GAP * i,
+                    turn_id=lme_turn_id(s.session_id, i),
+                    thread_id=s.session_id,
+                )
+            )
+    return turns
 
 
 def _write(
@@ -338,24 +381,7 @@ def ingest_longmemeval(
     elif mode == "product":
         if writer is None:
             raise ValueError("mode 'product' needs writer=MemoryWriter(store, model=...)")
-        turns: list[Turn] = []
-        for s in question.sessions:
-            # One turn is a user message and the reply to it, under the user message's id.
-            for i, t in enumerate(s.turns):
-                if t.role != "user" or not t.content.strip():
-                    continue
-                reply = s.turns[i + 1] if i + 1 < len(s.turns) else None
-                messages = [("user", t.content[:MAX_CHARS])]
-                if reply is not None and reply.role == "assistant" and reply.content.strip():
-                    messages.append(("assistant", reply.content[:MAX_CHARS]))
-                turns.append(
-                    Turn.of(
-                        messages,
-                        when=s.date + TURN_GAP * i,
-                        turn_id=lme_turn_id(s.session_id, i),
-                        thread_id=s.session_id,
-                    )
-                )
+        turns = lme_turns(question)
         writer.write_turns(scope, turns)
         units = product_units(store, scope, turns)
     elif mode == "write_path":

@@ -47,14 +47,14 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.messages import HumanMessage
 
 from benchmarks.datasets import (
     DATASETS,
@@ -65,18 +65,18 @@ from benchmarks.datasets import (
     missing_data,
 )
 from benchmarks.ingest import (
-    TURN_GAP,
     CachedEmbeddings,
     lme_turn_id,
+    lme_turns,
+    locomo_turns,
     product_units,
-    turn_words,
 )
 from benchmarks.metrics import mean, recall_fraction
 from benchmarks.reports import publish
 from langgraph_memory import Memory, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import Retrieved, render, retrieve, rules_of
-from langgraph_memory.text import for_prompt
+from langgraph_memory.text import for_prompt, said_form
 from langgraph_memory.write import RulesModel, Turn
 
 #: How many times each question is asked (each asking written as a turn).
@@ -172,6 +172,24 @@ def current_first(
 
 def _writer(store: MemoryStore) -> MemoryWriter:
     return MemoryWriter(store, model=RulesModel())
+
+
+@contextmanager
+def replayed(
+    name: str, turns: Sequence[Turn], embeddings: Embeddings, workdir: Path | None = None
+) -> Iterator[tuple[MemoryStore, str]]:
+    """A store of its own (in a folder removed afterwards) with ``turns`` written
+    through the write path into ``user:<name>``: the store and the scope."""
+    folder = Path(tempfile.mkdtemp(prefix="lgm-reads-", dir=workdir))
+    try:
+        with MemoryStore(folder / "store", embeddings=embeddings) as store:
+            scope = Scope("user", name).key
+            if isinstance(embeddings, CachedEmbeddings):  # one batch for the whole history
+                embeddings.prefetch(m.content.strip() for t in turns for m in t.by(("user",)))
+            _writer(store).write_turns(scope, turns)
+            yield store, scope
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _asked(
@@ -347,7 +365,7 @@ def scripted(conv: Conversation, attributes: Sequence[Attribute], seed: int) -> 
     extra: dict[int, list[tuple[str, str, str]]] = {}  # session index -> (id, speaker, text)
     changes: list[Change] = []
     sessions = [s.index for s in conv.sessions]
-    if attributes and len(sessions) < 3:
+    if len(sessions) < 3:
         raise ValueError(f"{conv.sample_id} has {len(sessions)} sessions; a change needs 3")
     for n, attr in enumerate(attributes):
         speaker = conv.speakers[n % 2]
@@ -367,45 +385,10 @@ def scripted(conv: Conversation, attributes: Sequence[Attribute], seed: int) -> 
                 frozenset(ids[:-1]),
             )
         )
-    out = Scripted(changes=changes)
-    for s in conv.sessions:
-        said = [(t.dia_id, t.speaker, turn_words(t)) for t in s.turns] + extra.get(s.index, [])
-        out.turns += [
-            Turn.of(
-                [HumanMessage(text, name=speaker)],
-                when=s.date + TURN_GAP * i,
-                turn_id=turn_id,
-                thread_id=f"session-{s.index}",
-            )
-            for i, (turn_id, speaker, text) in enumerate(said)
-        ]
-    return out
+    return Scripted(locomo_turns(conv, extra), changes)
 
 
 # -- LongMemEval's knowledge updates --------------------------------------------------
-
-
-def lme_turns(q: LmeQuestion) -> list[Turn]:
-    """A haystack's turns as the product replays them (``ingest``'s product mode):
-    each user message with the reply to it, under the user message's turn id."""
-    turns: list[Turn] = []
-    for s in q.sessions:
-        for i, t in enumerate(s.turns):
-            if t.role != "user" or not t.content.strip():
-                continue
-            reply = s.turns[i + 1] if i + 1 < len(s.turns) else None
-            messages = [("user", t.content)]
-            if reply is not None and reply.role == "assistant" and reply.content.strip():
-                messages.append(("assistant", reply.content))
-            turns.append(
-                Turn.of(
-                    messages,
-                    when=s.date + TURN_GAP * i,
-                    turn_id=lme_turn_id(s.session_id, i),
-                    thread_id=s.session_id,
-                )
-            )
-    return turns
 
 
 def lme_change(q: LmeQuestion) -> Change | None:
@@ -473,19 +456,12 @@ def run_scripted(
 ) -> list[dict[str, Any]]:
     """Current first for scripted change sequences in LoCoMo's conversations."""
     rows: list[dict[str, Any]] = []
-    root = Path(tempfile.mkdtemp(prefix="lgm-reads-", dir=workdir))
-    try:
-        for conv in conversations:
-            plan = scripted(conv, attributes, seed)
-            with MemoryStore(root / conv.sample_id, embeddings=embeddings) as store:
-                scope = Scope("user", conv.sample_id).key
-                _prefetch(embeddings, plan.turns)
-                _writer(store).write_turns(scope, plan.turns)
-                end = max(t.when for t in plan.turns)
-                rows += _ask_changes(store, scope, plan.changes, plan.turns, end)
-            log(f"{conv.sample_id}: {len(plan.changes)} scripted changes")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    for conv in conversations:
+        plan = scripted(conv, attributes, seed)
+        with replayed(conv.sample_id, plan.turns, embeddings, workdir) as (store, scope):
+            end = max(t.when for t in plan.turns)
+            rows += _ask_changes(store, scope, plan.changes, plan.turns, end)
+        log(f"{conv.sample_id}: {len(plan.changes)} scripted changes")
     return rows
 
 
@@ -501,27 +477,20 @@ def run_lme(
     many had their evidence in one session (no change sequence)."""
     rows: list[dict[str, Any]] = []
     single = 0
-    root = Path(tempfile.mkdtemp(prefix="lgm-reads-", dir=workdir))
-    try:
-        for q in questions:
-            if q.type != "knowledge-update" or q.abstention:
-                continue
-            if limit is not None and len(rows) + single >= limit:
-                break
-            change = lme_change(q)
-            if change is None:
-                single += 1
-                continue
-            turns = lme_turns(q)
-            with MemoryStore(root / q.question_id, embeddings=embeddings) as store:
-                scope = Scope("user", q.question_id).key
-                _prefetch(embeddings, turns)
-                _writer(store).write_turns(scope, turns)
-                start = max([q.question_date - ASK_GAP * ASKINGS, *(t.when for t in turns)])
-                rows += _ask_changes(store, scope, [change], turns, start)
-        log(f"longmemeval: {len(rows)} knowledge updates, {single} with one evidence session")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    for q in questions:
+        if q.type != "knowledge-update" or q.abstention:
+            continue
+        if limit is not None and len(rows) + single >= limit:
+            break
+        change = lme_change(q)
+        if change is None:
+            single += 1
+            continue
+        turns = lme_turns(q)
+        with replayed(q.question_id, turns, embeddings, workdir) as (store, scope):
+            start = max([q.question_date - ASK_GAP * ASKINGS, *(t.when for t in turns)])
+            rows += _ask_changes(store, scope, [change], turns, start)
+    log(f"longmemeval: {len(rows)} knowledge updates, {single} with one evidence session")
     return rows, single
 
 
@@ -536,38 +505,41 @@ def run_repeats(
     """Every question of each conversation asked ``ASKINGS`` times, each asking written:
     evidence recall at ``RECALL_K`` on each asking (the items' shown memories count)."""
     rows: list[dict[str, Any]] = []
-    root = Path(tempfile.mkdtemp(prefix="lgm-reads-", dir=workdir))
-    try:
-        for conv in conversations:
-            plan = scripted(conv, (), 0)  # the conversation as it is, no change woven in
-            with MemoryStore(root / conv.sample_id, embeddings=embeddings) as store:
-                scope = Scope("user", conv.sample_id).key
-                _prefetch(embeddings, plan.turns)
-                writer = _writer(store)
-                writer.write_turns(scope, plan.turns)
-                when = max(t.when for t in plan.turns)
-                asked: list[Turn] = []
-                held = TurnMap(store, scope, plan.turns)  # an asking adds no evidence
-                wanted = [q for q in conv.questions if q.evidence][:questions]
-                for q in wanted:
-                    row: dict[str, Any] = {"sample_id": conv.sample_id, "category": q.category}
-                    for n in range(1, ASKINGS + 1):
-                        when += ASK_GAP
-                        found, _ = _asked(writer, scope, q.question, when, RECALL_K, asked)
-                        shown = [m for r in found[:RECALL_K] for m in r.shown]
-                        units = {t for m in shown for t in held.named(m)}
-                        row[f"r@{n}"] = recall_fraction(q.evidence, units)
-                        row[f"asks_shown@{n}"] = sum(m.text == q.question for m in shown)
-                    rows.append(row)
-            log(f"{conv.sample_id}: {len(wanted)} questions asked {ASKINGS} times")
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    for conv in conversations:
+        turns = locomo_turns(conv)  # the conversation as it is, no change woven in
+        with replayed(conv.sample_id, turns, embeddings, workdir) as (store, scope):
+            writer = _writer(store)
+            when = max(t.when for t in turns)
+            asked: list[Turn] = []
+            held = TurnMap(store, scope, turns)  # an asking adds no evidence
+            wanted = [q for q in conv.questions if q.evidence][:questions]
+            for q in wanted:
+                row: dict[str, Any] = {"sample_id": conv.sample_id, "category": q.category}
+                for n in range(1, ASKINGS + 1):
+                    when += ASK_GAP
+                    found, _ = _asked(writer, scope, q.question, when, RECALL_K, asked)
+                    shown = [m for r in found[:RECALL_K] for m in r.shown]
+                    units = {t for m in shown for t in held.named(m)}
+                    row[f"r@{n}"] = recall_fraction(q.evidence, units)
+                    row[f"asks_shown@{n}"] = sum(m.text == q.question for m in shown)
+                rows.append(row)
+            rows[-1]["duplicate_episodes"] = duplicate_episodes(store, scope)
+        log(f"{conv.sample_id}: {len(wanted)} questions asked {ASKINGS} times")
     return rows
 
 
-def _prefetch(embeddings: Embeddings, turns: Iterable[Turn]) -> None:
-    if isinstance(embeddings, CachedEmbeddings):
-        embeddings.prefetch(m.content.strip() for t in turns for m in t.by(("user",)))
+def duplicate_episodes(store: MemoryStore, scope: str) -> int:
+    """How many of a scope's active episodes repeat words one before them holds: the
+    same speaker, the same words once case, spacing and closing punctuation are set
+    aside (``text.said_form``)."""
+    seen: set[tuple[str, str, str]] = set()
+    repeats = 0
+    for m in store.active(scope):
+        if m.is_episode:
+            words = (m.source.value, str(m.metadata.get("speaker", "")), said_form(m.text))
+            repeats += words in seen
+            seen.add(words)
+    return repeats
 
 
 # -- the report -------------------------------------------------------------------------
@@ -610,6 +582,11 @@ def report(result: Mapping[str, Any]) -> str:
     if "repeats" in result:
         s = result["repeats"]
         out += ["", f"## Asked again (LoCoMo, R@{RECALL_K}, {s['n']} questions)", ""]
+        out.append(
+            f"Duplicate episode records in the conversations' scopes after every asking: "
+            f"{s['duplicate_episodes']}."
+        )
+        out.append("")
         out.append("| asking | R@10 | the question's own words among the results |")
         out.append("|---|---:|---:|")
         for n in range(1, ASKINGS + 1):
@@ -684,7 +661,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         repeat_rows = run_repeats(
             convs, embeddings=embeddings, questions=40 if args.quick else None, log=log
         )
-        result["repeats"] = summarize(repeat_rows, REPEAT_KEYS)
+        result["repeats"] = summarize(repeat_rows, REPEAT_KEYS) | {
+            "duplicate_episodes": sum(r.get("duplicate_episodes", 0) for r in repeat_rows)
+        }
         result["rows"]["repeats"] = repeat_rows
     return publish(result, began=began, out=args.out, render=report)
 

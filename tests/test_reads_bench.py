@@ -144,6 +144,7 @@ def test_a_question_asked_again_finds_what_it_found_first(minilm: CachedEmbeddin
     for row in rows:
         assert row["r@1"] == row["r@2"] == row["r@3"] == 1.0
         assert row["asks_shown@1"] == row["asks_shown@3"] == 0
+    assert rows[-1]["duplicate_episodes"] == 0  # each question asked three times: one record
 
 
 def test_the_mini_locomo_fixture_runs_through_every_part(minilm: CachedEmbeddings) -> None:
@@ -165,3 +166,4 @@ def test_quick_mode_on_the_development_data(tmp_path: Path) -> None:
     assert result["current"]["all"]["n"] == 22
     repeats = result["repeats"]
     assert repeats["r@3"] >= repeats["r@1"] and repeats["asks_shown@3"] == 0.0
+    assert repeats["duplicate_episodes"] == 0
