@@ -77,7 +77,14 @@ from langgraph_memory import Memory, MemoryStore, MemoryWriter, Scope
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.read import Retrieved, render, retrieve, rules_of
 from langgraph_memory.text import for_prompt, said_form
-from langgraph_memory.write import RulesModel, Turn
+from langgraph_memory.write import (
+    Choice,
+    Extraction,
+    Fact,
+    MemoryModel,
+    RulesModel,
+    Turn,
+)
 
 #: How many times each question is asked (each asking written as a turn).
 ASKINGS = 3
@@ -170,23 +177,28 @@ def current_first(
 # -- the write path over a conversation --------------------------------------------------
 
 
-def _writer(store: MemoryStore) -> MemoryWriter:
-    return MemoryWriter(store, model=RulesModel())
+def _writer(store: MemoryStore, model: MemoryModel | None = None) -> MemoryWriter:
+    return MemoryWriter(store, model=model or RulesModel())
 
 
 @contextmanager
 def replayed(
-    name: str, turns: Sequence[Turn], embeddings: Embeddings, workdir: Path | None = None
+    name: str,
+    turns: Sequence[Turn],
+    embeddings: Embeddings,
+    workdir: Path | None = None,
+    model: MemoryModel | None = None,
 ) -> Iterator[tuple[MemoryStore, str]]:
     """A store of its own (in a folder removed afterwards) with ``turns`` written
-    through the write path into ``user:<name>``: the store and the scope."""
+    through the write path (``model``: the offline rules model unless given) into
+    ``user:<name>``: the store and the scope."""
     folder = Path(tempfile.mkdtemp(prefix="lgm-reads-", dir=workdir))
     try:
         with MemoryStore(folder / "store", embeddings=embeddings) as store:
             scope = Scope("user", name).key
             if isinstance(embeddings, CachedEmbeddings):  # one batch for the whole history
                 embeddings.prefetch(m.content.strip() for t in turns for m in t.by(("user",)))
-            _writer(store).write_turns(scope, turns)
+            _writer(store, model).write_turns(scope, turns)
             yield store, scope
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -222,6 +234,7 @@ class Attribute:
     first: tuple[str, ...]  # "{v}": the value
     change: tuple[str, ...]
     values: tuple[str, ...]
+    fact: str  # the fact a write path that understands the sayings takes: "{name}", "{v}"
 
 
 ATTRIBUTES: tuple[Attribute, ...] = (
@@ -236,6 +249,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             "Finally unpacked the last boxes in our new place in {v}.",
         ),
         ("Boston", "Denver", "Lisbon", "Toronto", "Austin", "Madrid", "Seattle", "Dublin"),
+        "{name} lives in {v}.",
     ),
     Attribute(
         "employer",
@@ -254,6 +268,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             "a bakery",
             "the city library",
         ),
+        "{name} works at {v}.",
     ),
     Attribute(
         "car",
@@ -265,6 +280,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             "Picked up my new {v} from the dealer today!",
         ),
         ("Toyota Corolla", "Honda Civic", "Subaru Outback", "Tesla Model 3", "Ford Mustang"),
+        "{name} drives a {v}.",
     ),
     Attribute(
         "sport",
@@ -276,6 +292,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
             "{v} is my sport now.",
         ),
         ("tennis", "volleyball", "basketball", "badminton", "squash", "soccer"),
+        "{name} plays {v}.",
     ),
     Attribute(
         "instrument",
@@ -283,6 +300,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("I'm learning to play the {v}.", "I take {v} lessons on Tuesdays."),
         ("I switched instruments, I'm learning the {v} now.", "I've started {v} lessons instead."),
         ("guitar", "piano", "violin", "cello", "drums", "ukulele"),
+        "{name} is learning the {v}.",
     ),
     Attribute(
         "language",
@@ -290,6 +308,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("I'm studying {v}.", "I practice {v} every evening."),
         ("I've moved on to studying {v}.", "Now I'm learning {v} instead."),
         ("Spanish", "Japanese", "German", "Italian", "Korean", "Portuguese"),
+        "{name} is studying {v}.",
     ),
     Attribute(
         "cats",
@@ -297,6 +316,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("I have {v} cats.", "We've got {v} cats at home."),
         ("We adopted another kitten, so now we have {v} cats.", "I have {v} cats now."),
         ("two", "three", "four", "five"),
+        "{name} has {v} cats.",
     ),
     Attribute(
         "drink",
@@ -304,6 +324,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("My favorite drink is {v}.", "I can't start the day without {v}."),
         ("These days my favorite drink is {v}.", "I've switched to {v}, I love it."),
         ("black coffee", "green tea", "oat latte", "mango lassi", "sparkling water"),
+        "{name}'s favorite drink is {v}.",
     ),
     Attribute(
         "run",
@@ -311,6 +332,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("My best 5K time is {v}.", "I ran a 5K in {v}, my best so far."),
         ("New personal best in the 5K today: {v}!", "I beat my record, my best 5K is {v} now."),
         ("27:12", "25:50", "24:31", "23:58"),
+        "{name}'s best 5K time is {v}.",
     ),
     Attribute(
         "partner",
@@ -318,6 +340,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("I'm dating {v}.", "{v} and I have been together for a few months."),
         ("I broke up with my ex, and now I'm seeing {v}.", "I'm dating {v} now."),
         ("Alex", "Jordan", "Priya", "Marco", "Lena"),
+        "{name} is dating {v}.",
     ),
     Attribute(
         "book",
@@ -325,6 +348,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("I'm reading {v}.", "I just started {v}."),
         ("Finished my last book, now I'm reading {v}.", "I'm reading {v} now."),
         ("Dune", "Beloved", "The Hobbit", "Educated", "Circe", "Middlemarch"),
+        "{name} is reading {v}.",
     ),
     Attribute(
         "diet",
@@ -332,6 +356,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
         ("I'm {v}.", "I've been {v} for years."),
         ("I'm {v} now.", "I changed my diet, I'm {v} these days."),
         ("vegetarian", "vegan", "pescatarian", "keto"),
+        "{name} is {v}.",
     ),
 )
 
@@ -351,10 +376,59 @@ class Change:
 @dataclass
 class Scripted:
     """A LoCoMo conversation with change sequences woven into it: its turns, in order,
-    and the sequences."""
+    the sequences, and the fact each saying states (its words -> the fact's text and
+    the words before its value, which a later value's fact shares)."""
 
     turns: list[Turn] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
+    facts: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScriptModel:
+    """The write path's model when it reads every scripted saying, as a chat model
+    would: a saying is the fact it states, and it updates the fact an earlier value
+    was stated in; every other turn goes to the offline rules model. What the read
+    does when the write path records each change.
+
+    >>> from datetime import datetime, timezone
+    >>> model = ScriptModel({"I moved to Oslo.": ("Ana lives in Oslo.", "Ana lives in ")})
+    >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> [fact] = model.extract(Turn.of([("user", "I moved to Oslo.")], when=t), roles=()).facts
+    >>> rome = Memory(id="0a1b2c3d", text="Ana lives in Rome.", scope="user:a", created_at=t)
+    >>> model.choose(fact, [rome], today=t)
+    Choice(op='UPDATE', index=0, text='Ana lives in Oslo.', raw=None)
+    """
+
+    facts: Mapping[str, tuple[str, str]]
+    name: str = "rules, and the scripted sayings read as a chat model reads them"
+    rules: RulesModel = field(default_factory=RulesModel)
+
+    def extract(self, turn: Turn, *, roles: Sequence[Any]) -> Extraction:
+        """The fact a scripted saying states, else what the rules model extracts."""
+        found = self.facts.get(turn.user_text().strip())
+        if found is None:
+            return self.rules.extract(turn, roles=roles)
+        return Extraction((Fact(found[0], importance=0.6),))
+
+    def choose(self, fact: Fact, shown: Sequence[Memory], *, today: datetime) -> Choice:
+        """UPDATE the fact of the same thing with another value, NOOP the same fact,
+        else ADD; a fact no saying states goes to the rules model."""
+        prefix = next((p for text, p in self.facts.values() if text == fact.text), None)
+        if prefix is None:
+            return self.rules.choose(fact, shown, today=today)
+        for i, m in enumerate(shown):
+            if m.text == fact.text:
+                return Choice("NOOP", i)
+            if m.text.startswith(prefix):
+                return Choice("UPDATE", i, fact.text)
+        return Choice("ADD")
+
+    def choose_batch(
+        self, facts: Sequence[Fact], shown: Sequence[Memory], *, today: datetime
+    ) -> list[Choice]:
+        """``choose`` for each fact."""
+        return [self.choose(f, shown, today=today) for f in facts]
 
 
 def scripted(conv: Conversation, attributes: Sequence[Attribute], seed: int) -> Scripted:
@@ -364,6 +438,7 @@ def scripted(conv: Conversation, attributes: Sequence[Attribute], seed: int) -> 
     rng = random.Random(f"{conv.sample_id}:{seed}")
     extra: dict[int, list[tuple[str, str, str]]] = {}  # session index -> (id, speaker, text)
     changes: list[Change] = []
+    facts: dict[str, tuple[str, str]] = {}
     sessions = [s.index for s in conv.sessions]
     if len(sessions) < 3:
         raise ValueError(f"{conv.sample_id} has {len(sessions)} sessions; a change needs 3")
@@ -375,7 +450,10 @@ def scripted(conv: Conversation, attributes: Sequence[Attribute], seed: int) -> 
         ids = [f"X{attr.name}:{i}" for i in range(len(values))]
         for i, (value, session) in enumerate(zip(values, at, strict=True)):
             said = rng.choice(attr.first if i == 0 else attr.change).format(v=value)
-            extra.setdefault(session, []).append((ids[i], speaker, said[0].upper() + said[1:]))
+            said = said[0].upper() + said[1:]
+            extra.setdefault(session, []).append((ids[i], speaker, said))
+            fact = attr.fact.format(name=speaker, v=value)
+            facts[said] = (fact, attr.fact.format(name=speaker, v="\0").split("\0")[0])
         changes.append(
             Change(
                 "scripted",
@@ -385,7 +463,7 @@ def scripted(conv: Conversation, attributes: Sequence[Attribute], seed: int) -> 
                 frozenset(ids[:-1]),
             )
         )
-    return Scripted(locomo_turns(conv, extra), changes)
+    return Scripted(locomo_turns(conv, extra), changes, facts)
 
 
 # -- LongMemEval's knowledge updates --------------------------------------------------
@@ -420,10 +498,11 @@ def _ask_changes(
     changes: Sequence[Change],
     turns: Sequence[Turn],
     start: datetime,
+    model: MemoryModel | None = None,
 ) -> list[dict[str, Any]]:
-    """Ask each change's question ``ASKINGS`` times (each asking written), in turn;
-    score the first and the last asking."""
-    writer = _writer(store)
+    """Ask each change's question ``ASKINGS`` times (each asking written, by ``model``),
+    in turn; score the first and the last asking."""
+    writer = _writer(store, model)
     rows: list[dict[str, Any]] = []
     when = start
     asked: list[Turn] = []
@@ -451,16 +530,20 @@ def run_scripted(
     embeddings: Embeddings,
     attributes: Sequence[Attribute] = ATTRIBUTES,
     seed: int = 0,
+    understood: bool = False,
     workdir: Path | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> list[dict[str, Any]]:
-    """Current first for scripted change sequences in LoCoMo's conversations."""
+    """Current first for scripted change sequences in LoCoMo's conversations, written
+    by the offline rules model, or, ``understood``, by a write path that reads every
+    scripted saying (``ScriptModel``)."""
     rows: list[dict[str, Any]] = []
     for conv in conversations:
         plan = scripted(conv, attributes, seed)
-        with replayed(conv.sample_id, plan.turns, embeddings, workdir) as (store, scope):
+        model = ScriptModel(plan.facts) if understood else None
+        with replayed(conv.sample_id, plan.turns, embeddings, workdir, model) as (store, scope):
             end = max(t.when for t in plan.turns)
-            rows += _ask_changes(store, scope, plan.changes, plan.turns, end)
+            rows += _ask_changes(store, scope, plan.changes, plan.turns, end, model)
         log(f"{conv.sample_id}: {len(plan.changes)} scripted changes")
     return rows
 
@@ -640,6 +723,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         log=log,
     )
     script_rows = run_scripted(convs, embeddings=embeddings, seed=args.seed, log=log)
+    understood = run_scripted(
+        convs, embeddings=embeddings, seed=args.seed, understood=True, log=log
+    )
     every = [*lme_rows, *script_rows]
     result: dict[str, Any] = {
         "current": {
@@ -652,9 +738,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "all, it did not (the episodes alone)": summarize(
                 [r for r in every if not r["recorded"]], CHANGE_KEYS
             ),
+            "LoCoMo scripted changes, a write path that reads every saying": summarize(
+                understood, CHANGE_KEYS
+            ),
         },
         "lme_single_session": single,
-        "rows": {"lme": lme_rows, "scripted": script_rows},
+        "rows": {"lme": lme_rows, "scripted": script_rows, "understood": understood},
         "meta": {"lme": args.lme, "quick": args.quick, "seed": args.seed, "k": READ_K},
     }
     if not args.skip_repeats:

@@ -77,11 +77,24 @@ def test_a_recorded_change_puts_the_current_value_first(minilm: CachedEmbeddings
     home = next(a for a in reads.ATTRIBUTES if a.name == "home")
     # The phrasings the rules model reads as a change: the write path records it.
     recorded = reads.Attribute(
-        "home", home.question, ("I live in {v}.",), ("I live in {v} now.",), ("Lisbon", "Oslo")
+        "home",
+        home.question,
+        ("I live in {v}.",),
+        ("I live in {v} now.",),
+        ("Lisbon", "Oslo"),
+        home.fact,
     )
     [row] = reads.run_scripted([conversation()], embeddings=minilm, attributes=[recorded])
     assert row["recorded"] is True
     assert row["current_first@1"] and row["current_first@3"] and not row["outdated_unmarked@1"]
+
+
+def test_a_write_path_that_reads_every_saying_records_every_change(
+    minilm: CachedEmbeddings,
+) -> None:
+    rows = reads.run_scripted([conversation()], embeddings=minilm, understood=True)
+    assert len(rows) == len(reads.ATTRIBUTES)
+    assert all(r["recorded"] for r in rows), [r["name"] for r in rows if not r["recorded"]]
 
 
 def test_current_first_counts_an_unmarked_outdated_line_above_the_current_one() -> None:

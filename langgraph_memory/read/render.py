@@ -6,9 +6,13 @@ items: ``read.evidence``); then reflections (conclusions drawn from memories, ki
 then the episodes no fact holds, as what was said and when (``[2026-06-01] user
 said: "..."``; words said several times once, with how many times and when last;
 words whose fact was deleted marked earlier). Low-trust memories (from tools or
-documents) go in a block of their own, marked unverified. ``max_chars`` bounds
-the block: items are taken in the order given (best first) until the next would
-not fit.
+documents) go in a block of their own, marked unverified.
+
+``max_chars`` bounds the block: items are taken in the order given (best first)
+until the next would not fit (an item whose lines under it do not fit keeps its
+own). Within its section, a read's facts are shown in the order they scored
+themselves, and what was said newest first: the words a change was said in come
+before the words it changed.
 
 Each memory is one line, its text quoted as a JSON string and cleaned by
 ``text.safety.for_prompt``: a stored text cannot end its quote, start a line,
@@ -187,21 +191,8 @@ def render(
         (UNVERIFIED, [g for g in stated if g.head.trust is Trust.LOW]),
     ]
     used = 0
-    full = False
     for header, members in sections:
-        kept: list[tuple[Group, list[str]]] = []
-        for g in members:
-            opening = len(header) + 2 if not kept else 0
-            shown = _lines(g)
-            cost = sum(len(line) + 1 for line in shown) + opening
-            if used + cost > max_chars:  # the item without what said it, if that fits
-                shown = shown[:1]
-                cost = len(shown[0]) + 1 + opening
-            full = used + cost > max_chars
-            if full:
-                break  # facts, conclusions, episodes, each best first: the rest matters less
-            kept.append((g, shown))
-            used += cost
+        kept, used, full = _fit(header, members, used, max_chars)
         if header == EPISODES:
             # Picked best first, read newest first: words that changed what was said
             # before them come first.
@@ -215,6 +206,28 @@ def render(
         if full:
             break
     return "\n\n".join(blocks) if blocks else empty
+
+
+def _fit(
+    header: str, members: list[Group], used: int, max_chars: int
+) -> tuple[list[tuple[Group, list[str]]], int, bool]:
+    """The members of a section that fit in what is left of ``max_chars``, taken in
+    order, each with its lines (a member whose lines under it do not fit keeps its
+    own); the characters used then; and whether the block is full (the rest matters
+    less: facts, conclusions, episodes, each come best first)."""
+    kept: list[tuple[Group, list[str]]] = []
+    for g in members:
+        opening = len(header) + 2 if not kept else 0
+        shown = _lines(g)
+        cost = sum(len(line) + 1 for line in shown) + opening
+        if used + cost > max_chars:  # the item without what said it, if that fits
+            shown = shown[:1]
+            cost = len(shown[0]) + 1 + opening
+        if used + cost > max_chars:
+            return kept, used, True
+        kept.append((g, shown))
+        used += cost
+    return kept, used, False
 
 
 def _items(given: Sequence[Memory | Retrieved]) -> list[Group]:
