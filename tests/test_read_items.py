@@ -236,6 +236,22 @@ def test_facts_written_before_said_in_existed_read_their_last_source_as_their_ow
     assert [m.id for m in top.said] == [madrid.id] and [m.id for m in top.earlier] == [berlin.id]
 
 
+def test_the_same_words_stored_twice_before_this_release_are_read_once(
+    store: MemoryStore,
+) -> None:
+    for n in (1, 2):  # an earlier release stored every saying
+        store.add(
+            U,
+            "My flight lands at 6pm.",
+            kind="episodic",
+            metadata={"episode": True},
+            event_time=day(n),
+        )
+    found = retrieve(store, U, "When does my flight land?", now=day(3))
+    assert [m.text for r in found for m in r.shown] == ["My flight lands at 6pm."]
+    assert render(store.active(U)).count("My flight lands") == 1
+
+
 def test_a_look_back_in_time_groups_what_was_valid_then(store: MemoryStore) -> None:
     writer = MemoryWriter(store, model=RulesModel())
     said(writer, "I live in Berlin.", day(1))
