@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ from benchmarks.datasets import (
     LOCOMO_CATEGORIES,
     Conversation,
     LmeQuestion,
+    LmeSession,
     iter_longmemeval,
     load_locomo,
     missing_data,
@@ -249,6 +251,42 @@ def summarize_locomo(
 
 
 # -- LongMemEval ----------------------------------------------------------------------------
+
+
+def with_distractors(questions: Sequence[LmeQuestion], n: int) -> list[LmeQuestion]:
+    """Each question with ``n`` sessions of the others added to its haystack, in date
+    order (drawn per question, the same in every run; their ``has_answer`` marks cleared:
+    they answer another question). The oracle split holds only each question's evidence
+    sessions: with distractors from the same chats it stands in for S, the held-out set,
+    while a read is developed.
+
+    >>> from datetime import datetime, timezone
+    >>> from benchmarks.datasets import LmeTurn
+    >>> def q(i):
+    ...     s = LmeSession(f"s{i}", datetime(2023, 1, i, tzinfo=timezone.utc),
+    ...                    (LmeTurn("user", f"Turn {i}.", has_answer=True),))
+    ...     return LmeQuestion(f"q{i}", "single-session-user", "?", "!", s.date, (s,), ("s",))
+    >>> [q1, *_] = with_distractors([q(1), q(2), q(3)], 2)
+    >>> [(s.session_id, s.turns[0].has_answer) for s in q1.sessions]
+    [('s1', True), ('s2', False), ('s3', False)]
+    """
+    pool: dict[str, LmeSession] = {}
+    for q in questions:
+        for s in q.sessions:
+            pool.setdefault(s.session_id, s)
+    ids = sorted(pool)
+    out = []
+    for q in questions:
+        rng = random.Random(q.question_id)
+        own = {s.session_id for s in q.sessions}
+        drawn = [i for i in rng.sample(ids, min(len(ids), n + 20)) if i not in own][:n]
+        others = [
+            replace(pool[i], turns=tuple(replace(t, has_answer=False) for t in pool[i].turns))
+            for i in drawn
+        ]
+        sessions = sorted([*q.sessions, *others], key=lambda s: s.date)
+        out.append(replace(q, sessions=tuple(sessions)))
+    return out
 
 
 def _lme_row(
@@ -525,6 +563,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="LongMemEval: index assistant turns too (upstream: user only)",
     )
+    parser.add_argument(
+        "--distractors",
+        type=int,
+        default=0,
+        help="LongMemEval: add N sessions of other questions to each haystack (the oracle "
+        "split with distractors: a development stand-in for S; see with_distractors)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write results as JSON here")
     parser.add_argument(
         "--merge",
@@ -578,8 +623,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         table = locomo_report(result["summary"], variants, LOCOMO_KS)
     else:
         roles = ("user", "assistant") if args.all_roles else LME_ROLES
+        questions = iter_longmemeval(path)
+        if args.distractors:
+            questions = iter(with_distractors(list(questions), args.distractors))
         result = run_longmemeval(
-            iter_longmemeval(path),
+            questions,
             variants,
             embeddings=embeddings,
             roles=roles,
@@ -600,6 +648,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "limit": args.limit,
         "every": args.every,
         "offset": args.offset,
+        "distractors": args.distractors,
         "seconds": round(time.perf_counter() - started, 1),
     }
     print(table)

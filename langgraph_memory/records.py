@@ -59,7 +59,8 @@ SPEAKER = "speaker"
 #:   says the same words again is recorded on the episode, never stored a second time,
 #:   as how many times (``said_count``; absent: once) and when last (``said_last``, ISO);
 #: - ``asks``: True when its turn only asks or makes small talk, with no statement about
-#:   the speaker or the world: kept for the thread's history, never one of a read's results;
+#:   the speaker or the world: a read ranks it below statements, and never returns the
+#:   question it is asked again;
 #: - ``retracted``: when (ISO) a fact taken from it was deleted with nothing in its place.
 SAID = "said"
 SAID_COUNT = "said_count"

@@ -99,7 +99,7 @@ def test_the_read_node_shows_the_same_block(store: MemoryStore) -> None:
 # -- a question is not a memory of what happened -----------------------------------------
 
 
-def test_a_turn_that_only_asks_is_kept_but_never_read_back(store: MemoryStore) -> None:
+def test_the_question_asked_again_is_never_read_back(store: MemoryStore) -> None:
     writer = MemoryWriter(store, model=RulesModel())
     facts = [
         "I parked on level 3 of the airport garage.",
@@ -118,10 +118,28 @@ def test_a_turn_that_only_asks_is_kept_but_never_read_back(store: MemoryStore) -
         again, _ = ask(store, question, day(n) + timedelta(hours=1))
         # Asked again, the same items: the question never pushes an answer out.
         assert [r.memory.id for r in again] == [r.memory.id for r in first]
-    # Even a query made of the question's own words does not find it.
+    # However deep the read: the question asked again does not find itself.
     assert all(m.text != question for r in retrieve(store, U, question, k=50) for m in r.shown)
-    # The thread keeps it.
-    assert [m.text for m in episodes(store) if m.metadata.get("asks")] == [question]
+    # The thread keeps it, once.
+    [kept] = [m for m in episodes(store) if m.metadata.get("asks")]
+    assert (kept.text, kept.times_said) == (question, 3)
+
+
+def test_another_question_is_evidence_below_a_statement(store: MemoryStore) -> None:
+    writer = MemoryWriter(store, model=RulesModel())
+    said(writer, "Can you recommend Premiere Pro tutorials for beginners?", day(1))
+    said(writer, "My sister Ana lives in Porto.", day(2))
+    said(writer, "I'm allergic to penicillin.", day(3))
+    # Nothing states it: what the user wondered is the evidence there is.
+    found, block = ask(store, "Which video editing software do I use?", day(4))
+    assert found[0].memory.text == "Can you recommend Premiere Pro tutorials for beginners?"
+    # A statement as relevant ranks above it.
+    said(writer, "I edit all my videos in Premiere Pro.", day(5))
+    found, _ = ask(store, "Which video editing software do I use?", day(6))
+    texts = [m.text for r in found for m in r.shown]
+    assert texts.index("I edit all my videos in Premiere Pro.") < texts.index(
+        "Can you recommend Premiere Pro tutorials for beginners?"
+    )
 
 
 # -- said twice, stored once -------------------------------------------------------------
@@ -314,7 +332,7 @@ def test_show_prompt_prints_the_items_the_model_sees(
         writer = MemoryWriter(store, model=RulesModel())
         for n, text in enumerate(["I live in Berlin.", "I live in Madrid now.", WHERE, WHERE]):
             said(writer, text, day(n + 1))
-        said(writer, "Good morning!", day(5))  # small talk, kept for the thread only
+        said(writer, "Good morning!", day(5))
         said(writer, "The weather in Madrid is lovely.", day(5))
         said(writer, "the weather in Madrid is lovely", day(6))
     assert main(["show", "--path", str(path), "--user", "alice", "--prompt"]) == 0
@@ -327,6 +345,8 @@ def test_show_prompt_prints_the_items_the_model_sees(
         "What was said (the evidence; quoted as said, may be outdated):",
         "- [2026-03-05] user said (2 times, last on 2026-03-06): "
         '"The weather in Madrid is lovely."',
+        '- [2026-03-05] user said: "Good morning!"',
+        '- [2026-03-03] user said (2 times, last on 2026-03-04): "Where do I live?"',
     ]
 
 

@@ -12,8 +12,8 @@ An episode is the evidence of the facts taken from it, and follows them:
 - any other episode (words no fact was taken from, or said again after the fact that
   replaced them) is shown on its own, as what was said.
 
-A turn that only asked (``records.ASKS``) is no item at all, and the same words said
-twice (an episode stored before the write path kept one record per saying) are one.
+The same words said twice (episodes stored before the write path kept one record per
+saying) are one item.
 
 >>> from datetime import datetime, timezone
 >>> t = datetime(2026, 3, 1, tzinfo=timezone.utc)
@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from langgraph_memory.records import ASKS, Memory
+from langgraph_memory.records import Memory
 from langgraph_memory.text import said_form
 
 __all__ = ["MAX_EARLIER", "MAX_SAID", "Group", "citing_of", "group"]
@@ -95,8 +95,6 @@ def group(
         if not memory.is_episode:
             _join(groups, memory).members.append(memory.id)
             continue
-        if memory.metadata.get(ASKS) is True:
-            continue  # a question is no memory of what happened
         cited = [facts[i] for i in citing.get(memory.id, ()) if i in facts]
         cited = [f for f in cited if not f.is_episode]
         own = [f for f in cited if memory.id in f.said_in]

@@ -64,15 +64,17 @@ RULES_MAX_CHARS = 1_600
 def _line(memory: Memory, *, earlier: bool = False) -> str:
     # One line per memory, its text quoted: a stored text cannot fake another
     # memory, a new section or a message boundary.
-    if memory.is_episode:
-        speaker = memory.metadata.get("speaker")
-        who = for_prompt(str(speaker)) if isinstance(speaker, str) else memory.source.value
-        when = (memory.event_time or memory.created_at).date().isoformat()
-        mark = "earlier, " if earlier else ""
-        times = memory.times_said
-        said = f"said ({times} times, last on {memory.last_said.date().isoformat()})"
-        return f"- [{when}] {mark}{who} {said if times > 1 else 'said'}: {for_prompt(memory.text)}"
-    return f"- [{memory.created_at.date().isoformat()}] {for_prompt(memory.text)}"
+    if not memory.is_episode:
+        return f"- [{memory.created_at.date().isoformat()}] {for_prompt(memory.text)}"
+    speaker = memory.metadata.get("speaker")
+    who = for_prompt(str(speaker)) if isinstance(speaker, str) else memory.source.value
+    when = (memory.event_time or memory.created_at).date().isoformat()
+    mark = "earlier, " if earlier else ""
+    verb = "said"
+    times = memory.times_said
+    if times > 1:
+        verb += f" ({times} times, last on {memory.last_said.date().isoformat()})"
+    return f"- [{when}] {mark}{who} {verb}: {for_prompt(memory.text)}"
 
 
 def _lines(item: Group) -> list[str]:
@@ -101,8 +103,8 @@ def render(
 
     ``memories`` are a read's items (``retrieve``'s results) or memories as stored
     (``store.active(scope)``), which are made into items as a read makes them: an
-    episode goes with the fact taken from it, outdated words are marked earlier, a
-    turn that only asked is left out, and words said twice are shown once.
+    episode goes with the fact taken from it, outdated words are marked earlier, and
+    words said twice are shown once.
 
     ``rules`` (procedural memories, e.g. ``internals(store).rules(scope)``, most
     important first) come first, in a section of their own budget

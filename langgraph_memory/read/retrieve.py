@@ -3,7 +3,8 @@
 Facts and episodes are ranked together, then made into items (``read.evidence``): a
 fact with the turns that said it, and under it the earlier turns whose words it
 replaced, is one item, where the better ranked of them would be; an episode whose
-fact was deleted is marked outdated; a turn that only asked is never a result.
+fact was deleted is marked outdated. A turn that only asked ranks as the evidence it is
+(``ASKED_PENALTY``), and the question asked again is no candidate at all.
 Candidates come from the dense index
 (cosine to the query, with names that most of the scope shares left out of the
 query, so they cannot decide the match) and from the lexical index (BM25 over
@@ -60,7 +61,7 @@ from langgraph_memory.read.ranking import (
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.text import names_in
+from langgraph_memory.text import names_in, said_form
 from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 
 if TYPE_CHECKING:
@@ -89,6 +90,17 @@ COMMON_NAME_SHARE = 0.1
 #: buys multi-hop and open-domain questions a few points by hiding the evidence from a
 #: question that names the wrong person.
 SPEAKER_BOOST = 1.0
+#: Taken, in standard deviations of the fused scores, from a turn that only asked or
+#: made small talk (``records.ASKS``; the question asked again is no candidate at all):
+#: it shows that the user wondered, not what is so. Measured with questions asked again
+#: (``benchmarks reads``: every LoCoMo question asked three times, each asking written;
+#: R@10 on the first / third asking) and on the LongMemEval oracle split with 40
+#: distractor sessions a question (``benchmarks retrieval --distractors 40 --every 4``,
+#: session NDCG@5; 0.715 with questions ranked as statements): 1 -> 0.812 / 0.814,
+#: 0.713; 2 -> 0.818 / 0.820, 0.710; 4 -> 0.821 / 0.821, 0.704; no question a candidate
+#: -> 0.828 / 0.828, 0.698 (-0.018 +- 0.007 paired against questions as statements;
+#: 1: -0.002 +- 0.002).
+ASKED_PENALTY = 1.0
 #: Recency and importance: small terms, in standard deviations of the fused scores.
 RECENCY_WEIGHT = 0.1
 IMPORTANCE_WEIGHT = 0.1
@@ -278,13 +290,17 @@ def retrieve(
             lexical=dense_weight < 1.0,
             speakers=bool(names_in(query)),  # the speaker boost needs a named person
         )
-        # A turn that only asked is no candidate: asked again, it would match itself.
-        dense = {i: s for i, s in found.dense.items() if i not in found.asks}
-        lexical = {i: s for i, s in found.lexical.items() if i not in found.asks}
+        # The question asked again is no candidate: it would match itself first.
+        same = {i for i, words in found.asks.items() if said_form(words) == said_form(query)}
+        dense = {i: s for i, s in found.dense.items() if i not in same}
+        lexical = {i: s for i, s in found.lexical.items() if i not in same}
         # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
         missing = None if len(found.lexical) >= n else 0.0
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=missing)
         sd = _spread(fused)
+        for i in found.asks:  # another question: evidence that the user wondered, no more
+            if i in fused:
+                fused[i] -= ASKED_PENALTY * sd
         pinned = tuple(i for i in found.pinned if i in fused)
         # The records of what can still make the first memories, as many as the first k
         # items may fold (see FOLDED).

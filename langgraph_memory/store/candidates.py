@@ -41,13 +41,13 @@ class Candidates:
     among the best, ``pinned`` the scope's pinned memories (all candidates), and
     ``speakers`` who said each candidate that has a speaker (``metadata["speaker"]``;
     empty unless asked for), and ``asks`` the candidates that are episodes of a turn
-    which only asked or made small talk (``records.ASKS``)."""
+    which only asked or made small talk (``records.ASKS``), with their words."""
 
     dense: dict[str, float] = field(default_factory=dict)
     lexical: dict[str, float] = field(default_factory=dict)
     pinned: tuple[str, ...] = ()
     speakers: dict[str, str] = field(default_factory=dict)
-    asks: frozenset[str] = frozenset()
+    asks: dict[str, str] = field(default_factory=dict)
 
 
 def gather(
@@ -91,7 +91,7 @@ def gather(
         lexical={i: s for i, s in ranked.items() if i in dense},
         pinned=tuple(i for i in pinned if i in dense),
         speakers=said,
-        asks=frozenset(asks),
+        asks=asks,
     )
 
 

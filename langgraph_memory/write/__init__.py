@@ -4,10 +4,10 @@
 in a worker. Each turn's words are kept too, as episodes the facts link to, for as
 long as a ``Retention`` says (``retain_episodes``; ``archive_logged`` archives with
 a logged reason); words said again are recorded on the episode that holds them
-(``said_key`` is what tells them apart), and a turn that only asks
-(``asks_only``) is kept but never read back as a memory. A ``MemoryModel`` is what the writer asks
-(extract facts, choose ADD/UPDATE/DELETE/NOOP): ``ChatMemoryModel`` over any
-LangChain chat model, or the offline ``RulesModel``.
+(``said_key`` is what tells them apart), and a turn that only asks (``asks_only``)
+is kept, read below statements and never for itself asked again. A ``MemoryModel``
+is what the writer asks (extract facts, choose ADD/UPDATE/DELETE/NOOP):
+``ChatMemoryModel`` over any LangChain chat model, or the offline ``RulesModel``.
 
 >>> from langgraph_memory.write import MemoryWriter, RulesModel
 """

@@ -13,8 +13,9 @@ Said twice, stored once: words a speaker already said in the scope (the same
 ``text.said_form``: case, spacing and closing punctuation aside) are recorded on the
 episode that holds them, as how many times and when last (``records.SAID_COUNT``,
 ``records.SAID_LAST``), and the facts of the new turn link to it. A turn that only asks
-or makes small talk (``gate.asks_only``) is marked (``records.ASKS``): kept for its
-thread's history, it is never one of a read's results.
+or makes small talk (``gate.asks_only``) is marked (``records.ASKS``): a read ranks it
+as evidence that the user wondered, below statements, and never returns the question
+it is asked again.
 
 A turn replayed with its id (a journal replay after a crash, a retry) finds its
 episodes by that id and stores no second one; a replay of the last saying of words

@@ -183,10 +183,11 @@ def asks_only(text: str) -> bool:
     every sentence a question, a request, or a greeting, thanks or acknowledgement, with
     no statement about the speaker or the world beside them.
 
-    Such a turn is not a memory of what happened: kept as an episode for its thread's
-    history, it is never one of a read's results (a question asked again would match
-    itself first). A sentence that opens as a question and ends with "?" asks, whatever
-    it mentions on the way ("Where did I park my car?"); any other sentence with a
+    Such a turn is not a memory of what happened: a read ranks its episode below
+    statements, as evidence that the user wondered, and never returns it for the same
+    question asked again (it would match itself first). A sentence that opens as a
+    question and ends with "?" asks, whatever it mentions on the way ("Where did I
+    park my car?"); any other sentence with a
     first-person subject or possessive ("I'm in Pune, where should I eat?"), a remark
     about the addressee ("You can use coconut oil") or a request to remember something
     is a statement.

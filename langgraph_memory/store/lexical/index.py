@@ -413,18 +413,19 @@ class LexicalIndex:
                     found.setdefault(named, []).append(by)
         return {i: tuple(found[i]) for i in ids if i in found}
 
-    def marked(self, ids: Sequence[str], key: str) -> set[str]:
-        """The listed entries whose record's metadata holds ``key`` set to true (an
-        entry that does not keep its record counts as not marked).
+    def marked(self, ids: Sequence[str], key: str) -> dict[str, str]:
+        """The listed entries whose record's metadata holds ``key`` set to true, with
+        their documents (an entry that does not keep its record counts as not marked).
 
         >>> index = LexicalIndex(None)
-        >>> index.put([Entry("a1", "x", meta='{"m.asks": true}'), Entry("b2", "y", meta="{}")])
+        >>> index.put([Entry("a1", "x", document="Where?", meta='{"m.asks": true}'),
+        ...            Entry("b2", "y", document="Here.", meta="{}")])
         >>> index.marked(["a1", "b2", "zz"], "m.asks")
-        {'a1'}
+        {'a1': 'Where?'}
         """
         path = "$." + json.dumps(key)  # a JSON path member, quoted: a key may hold a dot
-        rows = self._lookup("id", "json_extract(meta, ?) = 1", ids, (path,))
-        return {i for (i,) in rows}
+        rows = self._lookup("id, document", "json_extract(meta, ?) = 1", ids, (path,))
+        return {i: document or "" for i, document in rows}
 
     def vectors(self, ids: Sequence[str]) -> tuple[list[str], Any]:
         """The listed entries' ids that have a vector, and their vectors (a float32
