@@ -268,7 +268,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "basestore-batch",
     }
     benches |= {"maintenance"}
-    evaluations = {"retrieval", "qa", "components", "redteam", "plots"}
+    evaluations = {"retrieval", "qa", "components", "redteam", "plots", "reads"}
     assert set(dispatcher.BENCHES) == benches | evaluations
     assert dispatcher.main([]) == 2
     assert dispatcher.main(["nope"]) == 2
