@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from langgraph_memory.records import Memory
-from langgraph_memory.text import said_form
+from langgraph_memory.records import SAID, Memory
+from langgraph_memory.text import said_digest
 
 __all__ = ["MAX_EARLIER", "MAX_SAID", "Group", "citing_of", "group"]
 
@@ -90,7 +90,7 @@ def group(
     """
     place = {m.id: n for n, m in enumerate(ranked)}
     groups: dict[str, Group] = {}
-    said_before: dict[tuple[str, str, str], str] = {}  # words of a lone episode -> its item
+    said_before: dict[str, str] = {}  # words of a lone episode -> its item
     for memory in ranked:
         if not memory.is_episode:
             _join(groups, memory).members.append(memory.id)
@@ -109,8 +109,7 @@ def group(
             if len(item.earlier) < MAX_EARLIER:
                 item.earlier.append(memory)
         else:
-            speaker = str(memory.metadata.get("speaker", ""))
-            words = (memory.source.value, speaker, said_form(memory.text))
+            words = _said(memory)
             if words in said_before:
                 item = groups[said_before[words]]
             else:
@@ -119,6 +118,17 @@ def group(
                 item.outdated = memory.retracted
         item.members.append(memory.id)
     return list(groups.values())
+
+
+def _said(episode: Memory) -> str:
+    """The key of an episode's words: the one the write path stored, or (an episode
+    stored before keys were) the same key made from its text."""
+    key = episode.metadata.get(SAID)
+    if isinstance(key, str):
+        return key
+    speaker = episode.metadata.get("speaker")
+    named = speaker if isinstance(speaker, str) else ""
+    return said_digest(episode.text, episode.source.value, named)
 
 
 def _join(groups: dict[str, Group], head: Memory) -> Group:

@@ -42,7 +42,7 @@ saying the fact replaced comes under it:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -72,11 +72,6 @@ __all__ = ["Retrieved", "retrieve", "rules_of"]
 #: Candidates taken from each index per result wanted, and at least this many.
 CANDIDATES_PER_RESULT = 5
 MIN_CANDIDATES = 50
-#: Memories whose records are read beyond the ``k`` best: a result is an item that may
-#: fold several (a fact, the turn that said it, an earlier one it replaced), so the
-#: ``k`` best items may take more than the ``k`` best memories. Each record read costs
-#: (k=25 read 75 records in 19.3 ms p50 on a LoCoMo scope, against 12.0 ms for 25).
-FOLDED = 10
 #: At most this many pinned memories go first, however many are pinned.
 PINNED_LIMIT = 5
 #: A name found in more than this share of a scope's memories is left out of the dense
@@ -291,7 +286,8 @@ def retrieve(
             speakers=bool(names_in(query)),  # the speaker boost needs a named person
         )
         # The question asked again is no candidate: it would match itself first.
-        same = {i for i, words in found.asks.items() if said_form(words) == said_form(query)}
+        asked = said_form(query)
+        same = {i for i, words in found.asks.items() if said_form(words) == asked}
         dense = {i: s for i, s in found.dense.items() if i not in same}
         lexical = {i: s for i, s in found.lexical.items() if i not in same}
         # Fewer lexical hits than asked for: those are all the matches, and the rest score 0.
@@ -302,25 +298,27 @@ def retrieve(
             if i in fused:
                 fused[i] -= ASKED_PENALTY * sd
         pinned = tuple(i for i in found.pinned if i in fused)
-        # The records of what can still make the first memories, as many as the first k
-        # items may fold (see FOLDED).
-        wanted = _contenders(fused, sd, pinned, found.speakers, k + FOLDED, query)
-        memories = stores.internals(store).get_memories(scope, wanted)
-        facts, cited = _facts_of_episodes(store, scope, memories)
+        scoring = _Scoring(fused, sd, dense, lexical, query, when, half_life_days)
+        speakers = found.speakers
+
+        def contenders(depth: int) -> list[str]:
+            return _contenders(fused, sd, pinned, speakers, depth, query)
+
+        ranked = _settled(store, scope, scoring, contenders, k)
     else:
         hits = stores.internals(store).nearest(scope, dense_query, k=n, as_of=as_of)
         dense, lexical = {h.memory.id: h.score for h in hits}, {}
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=0.0)
-        sd = _spread(fused)
+        scoring = _Scoring(fused, _spread(fused), dense, lexical, query, when, half_life_days)
         memories = {h.memory.id: h.memory for h in hits}
-        facts, cited = memories, citing_of(memories.values())  # what was valid then
-    scored = _scored(memories, fused, sd, dense, lexical, query, when, half_life_days)
-    ranked = sorted(scored, key=lambda r: (-r.score, r.memory.id))
-    by_id = {r.memory.id: r for r in ranked}
-    items = [_item(g, by_id) for g in group([r.memory for r in ranked], facts, cited)]
-    first = sorted((r for r in items if r.pinned), key=lambda r: (-r.importance, -r.score))
-    rest = [r for r in items if not r.pinned]  # best first: an item is where its best member is
-    results = first[:pinned_limit] + rest[:k]
+        # The facts an episode follows: those valid then.
+        ranked = scoring.rank(memories, memories, citing_of(memories.values()))
+    by_id = {r.memory.id: r for r in ranked.memories}
+    pinned_items = [_item(g, by_id) for g in ranked.items if g.head.pinned]
+    first = sorted(pinned_items, key=lambda r: (-r.importance, -r.score))
+    # Best first (an item is where its best member is): only the first k are made.
+    rest = [_item(g, by_id) for g in [g for g in ranked.items if not g.head.pinned][:k]]
+    results = first[:pinned_limit] + rest
     if touch and as_of is None:
         # A write costs more than the rest of the read: a memory read within a day
         # keeps its time (recency moves by well under 1% on a scale of months).
@@ -329,6 +327,101 @@ def retrieve(
         if stale:  # written after the read, off its latency (``store/access_log.py``)
             stores.internals(store).note_access(scope, stale, now=when)
     return results
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """Memories whose records were read, scored, best first, and the items they make."""
+
+    memories: list[Retrieved]
+    items: list[Group]
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What a read scores its memories by: the candidates' fused scores and their
+    spread, their dense and lexical scores, the question and the read's time."""
+
+    fused: dict[str, float]
+    sd: float
+    dense: dict[str, float]
+    lexical: dict[str, float]
+    query: str
+    when: datetime
+    half_life_days: float
+
+    def rank(
+        self,
+        memories: dict[str, Memory],
+        facts: Mapping[str, Memory],
+        cited: Mapping[str, Sequence[str]],
+    ) -> _Ranked:
+        """``memories`` scored, best first, and grouped into items (see ``group``)."""
+        scored = _scored(
+            memories,
+            self.fused,
+            self.sd,
+            self.dense,
+            self.lexical,
+            self.query,
+            self.when,
+            self.half_life_days,
+        )
+        ranked = sorted(scored, key=lambda r: (-r.score, r.memory.id))
+        return _Ranked(ranked, group([r.memory for r in ranked], facts, cited))
+
+
+def _settled(
+    store: MemoryStore,
+    scope: Scope,
+    scoring: _Scoring,
+    contenders: Callable[[int], list[str]],
+    k: int,
+) -> _Ranked:
+    """The read's memories and items, reading records until the first ``k`` items
+    are what every record read would make: those of ``contenders(depth)`` (the
+    candidates that can make the ``depth`` best memories) from ``depth = k``, deeper
+    by as many as the first memories folded into fewer items; and, for the first
+    ``k`` items' facts, their sources that are candidates (the words said under them).
+    Most reads read the contenders of ``k`` once, as a read that made no items did."""
+    memories: dict[str, Memory] = {}
+    facts: dict[str, Memory] = {}
+    cited: dict[str, tuple[str, ...]] = {}
+    asked: set[str] = set()
+    depth = k
+    wanted = contenders(depth)
+    ranked = _Ranked([], [])
+    while new := [i for i in dict.fromkeys(wanted) if i not in asked]:
+        asked.update(new)
+        got = stores.internals(store).get_memories(scope, new)
+        memories.update(got)
+        more, more_cited = _facts_of_episodes(store, scope, got)
+        facts.update(more)
+        cited.update(more_cited)
+        ranked = scoring.rank(memories, facts, cited)
+        plain = [g for g in ranked.items if not g.head.pinned]
+        # The words said under the first k items' facts, where they are candidates.
+        wanted = [
+            i
+            for g in plain[:k]
+            if not g.head.is_episode
+            for i in g.head.sources
+            if i in scoring.fused
+        ]
+        # The depth best memories are exact, and so are the items they are the best of:
+        # where they made fewer than k, the contenders of a deeper depth are read too.
+        best = [r.memory.id for r in ranked.memories if not r.memory.pinned]
+        heads = {g.members[0] for g in plain}
+        while depth < len(scoring.fused):
+            made = sum(1 for i in best[:depth] if i in heads)
+            if made >= k:
+                break
+            depth += k - made
+            deeper = [i for i in contenders(depth) if i not in asked]
+            if deeper:
+                wanted += deeper
+                break
+    return ranked
 
 
 def _facts_of_episodes(

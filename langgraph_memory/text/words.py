@@ -23,6 +23,7 @@ provenance checks compare words through them.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 
@@ -33,6 +34,7 @@ __all__ = [
     "SPOKEN_WORD",
     "STOP_WORDS",
     "WORD",
+    "said_digest",
     "said_form",
     "spoken_words",
     "tokenize",
@@ -110,3 +112,24 @@ def said_form(text: str) -> str:
         raise InvalidTypeError(f"said_form() takes a str, got {type(text).__name__}")
     folded = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
     return _SPACES.sub(" ", folded).strip(_ENDS)
+
+
+def said_digest(text: str, source: str, speaker: str = "") -> str:
+    """A short digest of ``text`` said by ``speaker`` (a name, or "") as ``source`` (a
+    role: "user", "assistant", ...): equal when the :func:`said_form`, the source and
+    the speaker are. The write path stores it as an episode's key of words said, and a
+    read compares episodes by it.
+
+    >>> said_digest("Where do I live?", "user") == said_digest("where do I live", "user")
+    True
+    >>> said_digest("Hi!", "user") == said_digest("Hi!", "user", "Ana")
+    False
+    """
+    if not isinstance(source, str) or not isinstance(speaker, str):
+        raise InvalidTypeError(
+            f"said_digest() takes a str source and speaker, got {type(source).__name__} "
+            f"and {type(speaker).__name__}"
+        )
+    form = said_form(text)  # refuses a text that is no str
+    who = "\x1f".join([source, speaker, form])
+    return hashlib.blake2b(who.encode("utf-8"), digest_size=8).hexdigest()

@@ -38,7 +38,6 @@ True
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -62,7 +61,7 @@ from langgraph_memory.records import (
     Source,
 )
 from langgraph_memory.scope import Scope
-from langgraph_memory.text import said_form
+from langgraph_memory.text import said_digest
 from langgraph_memory.write.gate import asks_only
 from langgraph_memory.write.types import SOURCE_OF_ROLE, TRUST_OF_ROLE, Role, Turn
 
@@ -129,16 +128,17 @@ def said_key(text: str, *, source: Source | str, speaker: str | None = None) -> 
     >>> said_key("Hi!", source="user", speaker="Ana") == said_key("Hi!", source="user")
     False
     """
-    form = said_form(text)  # refuses a text that is no str
     try:
-        who = "\x1f".join([Source(source).value, speaker or "", form])
+        role = Source(source).value
     except (ValueError, TypeError):
+        role = None
+    if role is None or not (speaker is None or isinstance(speaker, str)):
         allowed = ", ".join(s.value for s in Source)
         raise InvalidArgumentError(
             f"said_key() takes a source of {allowed} and a str speaker or None; "
             f"got {source!r} and {speaker!r}"
-        ) from None
-    return hashlib.blake2b(who.encode("utf-8"), digest_size=8).hexdigest()
+        )
+    return said_digest(text, role, speaker or "")
 
 
 @dataclass
