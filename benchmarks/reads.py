@@ -384,7 +384,7 @@ class Scripted:
     facts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: MemoryModel's name is an attribute
 class ScriptModel:
     """The write path's model when it reads every scripted saying, as a chat model
     would: a saying is the fact it states, and it updates the fact an earlier value

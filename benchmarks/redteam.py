@@ -460,8 +460,9 @@ def _header_lines() -> set[str]:
 # One memory's line as render writes it: a fact, or words said (marked earlier, said several
 # times), either at the top or indented under the fact taken from them.
 _MEMORY_LINE = re.compile(
-    r'^(?:  )?- \[\d{4}-\d{2}-\d{2}\] '
-    r'(?:(?:earlier, )?(?:"(?:[^"\\]|\\.)*"|\w+) said(?: \(\d+ times, last on \d{4}-\d{2}-\d{2}\))?: )?'
+    r"^(?:  )?- \[\d{4}-\d{2}-\d{2}\] "
+    r'(?:(?:earlier, )?(?:"(?:[^"\\]|\\.)*"|\w+) said'
+    r"(?: \(\d+ times, last on \d{4}-\d{2}-\d{2}\))?: )?"
     r'("(?:[^"\\]|\\.)*")$'
 )
 _MARKUP = re.compile(r"<[^\s\d<>=][^<>]*>|\[/?[A-Z][A-Z_]{2,}\]|[\n\r\u2028\u2029]")

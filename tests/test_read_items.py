@@ -133,6 +133,7 @@ def test_another_question_is_evidence_below_a_statement(store: MemoryStore) -> N
     # Nothing states it: what the user wondered is the evidence there is.
     found, block = ask(store, "Which video editing software do I use?", day(4))
     assert found[0].memory.text == "Can you recommend Premiere Pro tutorials for beginners?"
+    assert 'user said: "Can you recommend Premiere Pro tutorials for beginners?"' in block
     # A statement as relevant ranks above it.
     said(writer, "I edit all my videos in Premiere Pro.", day(5))
     found, _ = ask(store, "Which video editing software do I use?", day(6))
