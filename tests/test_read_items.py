@@ -280,6 +280,33 @@ def test_a_look_back_in_time_groups_what_was_valid_then(store: MemoryStore) -> N
     assert [m.text for m in then.said] == ["I live in Berlin."]
 
 
+def test_items_that_fold_still_fill_k_and_match_a_deeper_read(store: MemoryStore) -> None:
+    # A fact and the turn it came from fold into one item, so the first k items can need
+    # the records of more than the k best memories.
+    writer = MemoryWriter(store, model=RulesModel())
+    for n, words in enumerate(
+        [
+            "I live in Berlin.",
+            "I work at Siemens.",
+            "I play the violin.",
+            "My dog is called Rex.",
+            "I drive a blue Volvo.",
+            "My favourite food is ramen.",
+            "I'm allergic to penicillin.",
+        ],
+        1,
+    ):
+        said(writer, words, day(n))
+    # The two best memories are the fact and its turn: one item; the read goes deeper.
+    found = retrieve(store, U, WHERE, k=2, now=day(9), touch=False)
+    deeper = retrieve(store, U, WHERE, k=7, now=day(9), touch=False)
+    assert len(found) == 2
+    assert [m.text for m in found[0].shown] == ["User lives in Berlin.", "I live in Berlin."]
+    assert [(r.memory.id, r.score, r.shown) for r in found] == [
+        (r.memory.id, r.score, r.shown) for r in deeper[:2]
+    ]
+
+
 # -- what the model is shown -------------------------------------------------------------
 
 
