@@ -59,6 +59,7 @@ def check_install(folder: Path | None = None) -> None:
         raise ConflictingPackageError(
             f"{other} is installed in {where}: it is a different project that uses the same "
             "import name, langgraph_memory, and the two overwrite each other's files. Run "
-            "`pip uninstall -y langgraph-memory langgraph-memory-kit` and then "
-            "`pip install langgraph-memory-kit`"
+            "`pip uninstall -y langgraph-memory langgraph-memory-kit`, then install this kit "
+            "again: `pip install .` in its checkout (`pip install langgraph-memory-kit` once a "
+            "release is on PyPI)"
         )

@@ -7,4 +7,4 @@ importing the package's top level.
 2
 """
 
-RELEASE = "0.2.0"
+RELEASE = "0.3.0"

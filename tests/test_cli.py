@@ -73,7 +73,8 @@ def failed(*args: str, cwd: Path = ROOT, extra_env: dict[str, str] | None = None
 
 
 def fill(store: MemoryStore) -> dict[str, str]:
-    """Alice: a fact that moved (two versions, a decision), a fact, an episode; Bob: one fact."""
+    """Alice: a fact that moved (two versions, a decision), a fact, an episode; Bob: one
+    fact and one rule."""
     delhi = store.add("user:alice", "User lives in Delhi.", now=T0)
     tea = store.add("user:alice", "User likes tea.", now=T0)
     said = store.add(
@@ -95,6 +96,7 @@ def fill(store: MemoryStore) -> dict[str, str]:
         now=T1,
     )
     store.add("user:bob", "User is vegan.", now=T0)
+    store.add("user:bob", "User wants answers in metric units.", kind="procedural", now=T0)
     return {"delhi": delhi.id, "pune": pune.id, "tea": tea.id, "said": said.id}
 
 
@@ -167,13 +169,13 @@ def test_json_output_parses_and_holds_every_field(filled: tuple[str, dict[str, s
 def test_scopes_lists_users_with_counts(filled: tuple[str, dict[str, str]]) -> None:
     path, _ = filled
     assert json.loads(ok("scopes", "--path", path, "--json")) == [
-        {"scope": "user:alice", "facts": 2, "episodes": 1, "archived": 1},
-        {"scope": "user:bob", "facts": 1, "episodes": 0, "archived": 0},
+        {"scope": "user:alice", "facts": 2, "rules": 0, "episodes": 1, "archived": 1},
+        {"scope": "user:bob", "facts": 1, "rules": 1, "episodes": 0, "archived": 0},
     ]
     assert ok("scopes", "--path", path).splitlines() == [
-        "SCOPE       FACTS  EPISODES  ARCHIVED",
-        "user:alice      2         1         1",
-        "user:bob        1         0         0",
+        "SCOPE       FACTS  RULES  EPISODES  ARCHIVED",
+        "user:alice      2      0         1         1",
+        "user:bob        1      1         0         0",
     ]
     assert json.loads(ok("scopes", "--path", path, "--kind", "agent", "--json")) == []
     assert "no scopes" in ok("scopes", "--path", path, "--kind", "agent")
@@ -315,6 +317,9 @@ def test_version_and_help_say_what_to_type() -> None:
     from langgraph_memory.release import RELEASE
 
     assert ok("--version") == f"langgraph-memory-kit {RELEASE}\n"
+    # The release the package says is the one it is built as, and the one the docs name.
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert f'\nversion = "{RELEASE}"\n' in pyproject  # no tomllib on Python 3.10
     shown = ok("show", "--help")
     assert "--user ID" in shown and "--scope KIND:ID" in shown and "SCOPE" not in shown
 
@@ -406,6 +411,7 @@ def test_every_reading_command_works_on_a_server_beside_the_app(
     assert json.loads(ok("scopes", *where, "--json"))[0] == {
         "scope": "user:alice",
         "facts": 2,
+        "rules": 0,
         "episodes": 1,
         "archived": 1,
     }

@@ -48,6 +48,23 @@ def test_demo_runs_offline_and_shows_the_story(tmp_path: Path) -> None:
     assert f"In a browser: langgraph-memory inspect --path {where}" in text
 
 
+def test_the_demo_says_its_model_once_and_cleans_up_after_itself(tmp_path: Path) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    out = cli("demo", extra_env={"TMPDIR": str(temp)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Model: none configured")
+    assert "no chat model configured" not in out.stderr  # said once, on the first line
+    assert "(a temporary folder, removed at the end)" in out.stdout
+    assert "The store is removed" in out.stdout and "Look again" not in out.stdout
+    assert list(temp.glob("langgraph-memory-demo-*")) == []
+    kept = cli("demo", "--keep", extra_env={"TMPDIR": str(temp)})
+    assert kept.returncode == 0, kept.stderr
+    [store] = temp.glob("langgraph-memory-demo-*")
+    assert f"Look again: langgraph-memory show --path {store} --user priya" in kept.stdout
+    assert f"Remove it when done: rm -r {store}" in kept.stdout
+
+
 @pytest.mark.parametrize("endpoint", ["refused", "failing"])
 def test_a_model_endpoint_that_fails_ends_the_demo_with_one_line(
     tmp_path: Path, endpoint: str

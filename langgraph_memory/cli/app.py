@@ -83,7 +83,11 @@ def parser() -> argparse.ArgumentParser:
         )
         return sub
 
-    command("demo", conversation.demo, scoped=False)
+    command("demo", conversation.demo, scoped=False).add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the temporary store (without --path it is removed at the end)",
+    )
     command("chat", conversation.chat).add_argument("--thread", default="cli", help="thread id")
     p = json_flag(command("show", inspection.show))
     p.add_argument(

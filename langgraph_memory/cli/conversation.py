@@ -10,6 +10,7 @@ the environment or the offline rules model, and print every write decision.
 from __future__ import annotations
 
 import argparse
+import shutil
 import tempfile
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -52,8 +53,13 @@ def _model_line() -> str:
 
 def _graph(store: MemoryStore) -> Any:
     from langgraph_memory.graph.agent import build_chat_graph
+    from langgraph_memory.llm import configured
+    from langgraph_memory.write import MemoryWriter, RulesModel
 
-    return build_chat_graph(store)
+    if configured():
+        return build_chat_graph(store)
+    # The first line said it: the rules model, chosen here, so its warning is not said twice.
+    return build_chat_graph(store, writer=MemoryWriter(store, model=RulesModel()))
 
 
 def _reply(message: Any) -> str:
@@ -66,9 +72,11 @@ def demo(args: argparse.Namespace) -> int:
     from langgraph_memory.scope import Scope
 
     print(_model_line())
+    temporary = args.server is None and not args.path
     if args.server is None:  # a fresh directory unless one is named
         args.path = args.path or tempfile.mkdtemp(prefix="langgraph-memory-demo-")
-        print(f"Store: {args.path}\n")
+        kept = "" if args.keep or not temporary else " (a temporary folder, removed at the end)"
+        print(f"Store: {args.path}{kept}\n")
     else:
         print(f"Store: the Chroma server at {args.server}\n")
     scope = Scope("user", "priya")
@@ -99,9 +107,18 @@ def demo(args: argparse.Namespace) -> int:
             print("\n".join(memory_lines(store.history(scope, moved.id))))
             print(f"\nWhy [{for_terminal(moved.id)}]:")
             print("\n".join(decision_line(d) for d in store.decisions(scope, moved.id)))
+    if temporary and not args.keep:
+        shutil.rmtree(args.path, ignore_errors=True)
+        print(
+            "\nThe store is removed. To look at it again with `langgraph-memory show` and "
+            "`inspect`: `langgraph-memory demo --keep` (or `--path DIR`)."
+        )
+        return 0
     where = f"--server {args.server}" if args.server is not None else f"--path {_quoted(args.path)}"
     print(f"\nLook again: langgraph-memory show {where} --user {scope.id}")
     print(f"In a browser: langgraph-memory inspect {where}")
+    if temporary:
+        print(f"Remove it when done: rm -r {_quoted(args.path)}")
     return 0
 
 

@@ -138,6 +138,8 @@ def _no_decision(args: argparse.Namespace) -> str:
 
 def scopes(args: argparse.Namespace) -> int:
     """Every scope of the store (users among them), with how much each holds."""
+    from langgraph_memory.read import rules_of
+
     rows: list[dict[str, str | int]] = []
     with open_store(args) as store:
         found = store.scopes(args.kind)
@@ -145,11 +147,13 @@ def scopes(args: argparse.Namespace) -> int:
             for scope in found:
                 active = store.count(scope)
                 episodes = store.count(scope, metadata={EPISODE: True})
+                rules = len(rules_of(store, scope))  # procedural memories: no fact
                 archived = store.count(scope, archived=True) - active
                 rows.append(
                     {
                         "scope": scope.key,
-                        "facts": active - episodes,
+                        "facts": active - episodes - rules,
+                        "rules": rules,
                         "episodes": episodes,
                         "archived": archived,
                     }
