@@ -173,6 +173,27 @@ def test_the_chat_graph_is_compiled_with_its_store(store: MemoryStore) -> None:
     assert [m.text for m in store.active("user:a", episodes=False)] == ["User lives in Pune."]
 
 
+def test_the_stand_in_never_answers_a_question_with_a_question(store: MemoryStore) -> None:
+    graph = build_chat_graph(store, StandInChatModel(), MemoryWriter(store, model=RulesModel()))
+    config = {"configurable": {"user_id": "a", "thread_id": "t"}}
+
+    def ask(text: str) -> str:
+        return str(graph.invoke({"messages": [("user", text)]}, config)["messages"][-1].content)
+
+    ask("I live in Pune.")
+    ask("I started a new job at Google this week.")
+    unknown = "I don't know that yet. Tell me, and I'll remember."
+    # Asked before, the same or in other words: what the user wondered is no answer.
+    for question in ["What's my favourite colour?", "What is my favourite colour?",
+                     "Which colour do I like best?"]:  # fmt: skip
+        assert ask(question) == unknown
+    assert ask("Where do I live?") == "From what I remember: you live in Pune."
+    # Words no fact holds are quoted as what the user said.
+    assert ask("Where did I start a new job?") == (
+        'From what I remember: you said "I started a new job at Google this week."'
+    )
+
+
 def test_a_read_node_with_a_namespace_template(store: MemoryStore) -> None:
     with store.admin() as admin:  # org scopes are written only by an admin
         admin.add("org:acme", "The team ships on Fridays.")

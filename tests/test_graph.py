@@ -4,7 +4,8 @@ memory tools in a ToolNode loop, scope from the run's config."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import logging
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,15 @@ from langgraph_memory import (
     Source,
     Trust,
 )
-from langgraph_memory.graph import MemoryState, add_memory, memory_read_node, memory_tools
+from langgraph_memory.graph import (
+    MemoryState,
+    add_memory,
+    memory_hooks,
+    memory_read_node,
+    memory_tools,
+)
 from langgraph_memory.testing import ScriptedChatModel
-from langgraph_memory.write import MemoryWriter, RulesModel
+from langgraph_memory.write import Extraction, Fact, MemoryWriter, RulesModel, Turn
 
 ALICE = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
 BOB = {"configurable": {"user_id": "bob", "thread_id": "t2"}}
@@ -158,6 +165,45 @@ def test_add_memory_explains_what_it_needs(store: MemoryStore) -> None:
     unmapped.add_conditional_edges("agent", lambda s: END)
     with pytest.raises(ValueError, match="path_map"):
         add_memory(unmapped, store=store, writer=MemoryWriter(store, model=RulesModel()))
+
+
+class NamingModel(RulesModel):
+    """A write path's model of the user's own: every turn says the user is Ana."""
+
+    name = "naming"
+
+    def extract(self, turn: Turn, *, roles: Sequence[Any]) -> Extraction:
+        return Extraction((Fact("User's name is Ana."),))
+
+
+def plain_graph(**memory: Any) -> StateGraph[Any]:
+    builder = StateGraph(MemoryState)
+    builder.add_node("agent", lambda s: {"messages": [AIMessage("Noted.")]})
+    builder.add_edge(START, "agent")
+    builder.add_edge("agent", END)
+    return add_memory(builder, "agent", **memory)
+
+
+def test_the_write_paths_model_goes_where_the_offline_notice_says(
+    store: MemoryStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    # add_memory(model=...) writes with it on the graph's own store, and says nothing of
+    # an offline model; a writer brings its own model, so both at once is refused.
+    graph = plain_graph(model=NamingModel()).compile(store=store)
+    with caplog.at_level(logging.WARNING, logger="langgraph_memory"):
+        graph.invoke({"messages": [("user", "Ana here, my flight just landed.")]}, ALICE)
+    assert [m.text for m in store.active("user:alice", episodes=False)] == ["User's name is Ana."]
+    assert "no chat model configured" not in caplog.text
+    with pytest.raises(InvalidArgumentError, match="model= or writer=, not both"):
+        plain_graph(model=NamingModel(), writer=MemoryWriter(store, model=RulesModel()))
+    hooks = memory_hooks(model=NamingModel())
+    assert sorted(hooks) == ["post_model_hook", "pre_model_hook"]
+    with pytest.raises(InvalidArgumentError, match="memory_hooks takes model= or writer="):
+        memory_hooks(writer=MemoryWriter(store, model=RulesModel()), model=NamingModel())
+    # Offline and given nothing, the notice names where a model goes.
+    with caplog.at_level(logging.WARNING, logger="langgraph_memory"):
+        plain_graph().compile(store=store).invoke({"messages": [("user", "Hi.")]}, BOB)
+    assert "pass model= to MemoryWriter, memory_write_node, add_memory" in caplog.text
 
 
 def test_read_node_with_a_custom_query_and_key(store: MemoryStore) -> None:

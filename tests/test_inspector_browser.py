@@ -290,7 +290,14 @@ def test_the_demos_store(browser: Any, tmp_path: Path) -> None:
         open_person(tab, "user:priya")
         moved = tab.locator("li.memory", has_text="User lives in Pune.")
         assert "2 versions" in moved.locator(".meta").inner_text()
-        moved.locator("a.text").click()
+        # The text is a link and looks like one: underlined, in the links' colour.
+        link = moved.locator("a.text")
+        style = link.evaluate(
+            "a => { const s = getComputedStyle(a); "
+            "return [s.textDecorationLine, s.color, getComputedStyle(document.body).color]; }"
+        )
+        assert style[0] == "underline" and style[1] != style[2], style
+        link.click()
         versions = tab.locator("table.versions tbody tr td.text").all_inner_texts()
         assert versions == ["User lives in Delhi.", "User lives in Pune."]
         ops = tab.locator("li.decision .op").all_inner_texts()

@@ -46,7 +46,7 @@ from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write import MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
@@ -63,6 +63,7 @@ def memory_hooks(
     store: MemoryStore | None = None,
     writer: MemoryWriter | Submitter | None = None,
     *,
+    model: MemoryModel | BaseChatModel | str | None = None,
     write: WriteTiming = "inline",
     scope: ScopeSpec = "user",
     k: int = 5,
@@ -73,7 +74,8 @@ def memory_hooks(
     """The ``pre_model_hook`` (read) and ``post_model_hook`` (write) for
     ``create_react_agent``, with the arguments of ``MemoryMiddleware``: ``store``
     (default: the writer's, else the agent's own), ``writer`` (a ``MemoryWriter``;
-    a ``BackgroundWriter`` with ``write="deferred"``), ``scope`` (a kind or a
+    a ``BackgroundWriter`` with ``write="deferred"``) or ``model`` (the write path's
+    model for a writer made on the agent's store), ``scope`` (a kind or a
     namespace template), ``k`` and ``retrieve_options`` for ``read.retrieve``,
     ``max_tokens`` and ``summary_model`` (the thread's budget: see
     ``memory_window_node``; the pre-model hook keeps the thread within it).
@@ -82,7 +84,14 @@ def memory_hooks(
     ['post_model_hook', 'pre_model_hook']
     """
     read, write_turn = memory_steps(
-        store, writer, write=write, scope=scope, k=k, who="memory_hooks", **retrieve_options
+        store,
+        writer,
+        write=write,
+        scope=scope,
+        k=k,
+        who="memory_hooks",
+        model=model,
+        **retrieve_options,
     )
 
     window = memory_window_node(

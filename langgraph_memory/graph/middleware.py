@@ -52,7 +52,7 @@ from langgraph_memory.graph.run import PendingWrites, Submitter, current_config
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write import MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
@@ -104,6 +104,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
         store: MemoryStore | None = None,
         writer: MemoryWriter | Submitter | None = None,
         *,
+        model: MemoryModel | BaseChatModel | str | None = None,
         write: WriteTiming = "inline",
         scope: ScopeSpec = "user",
         k: int = 5,
@@ -113,7 +114,14 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
     ) -> None:
         super().__init__()
         self._read, self._write = memory_steps(
-            store, writer, write=write, scope=scope, k=k, who="MemoryMiddleware", **retrieve_options
+            store,
+            writer,
+            write=write,
+            scope=scope,
+            k=k,
+            who="MemoryMiddleware",
+            model=model,
+            **retrieve_options,
         )
         self._window = memory_window_node(
             max_tokens,

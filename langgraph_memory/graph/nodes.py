@@ -49,9 +49,11 @@ from langgraph_memory.graph.read_write import (
 from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write import MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from langgraph_memory.store import MemoryStore
 
 __all__ = [
@@ -121,17 +123,20 @@ def memory_write_node(
     *,
     scope: ScopeSpec = "user",
     write: WriteTiming = "inline",
+    model: MemoryModel | BaseChatModel | str | None = None,
 ) -> Node:
     """A node that learns from the last turn (the last human message and what followed).
 
     ``write="inline"`` writes before the graph moves on (a MemoryWriter;
-    ``writer=None`` makes one on the graph's own store); ``write="deferred"``
+    ``writer=None`` makes one on the graph's own store, with ``model``: a chat model,
+    a ``MemoryModel`` or ``"provider:model"``; None: the environment's, else the
+    offline rules model); ``write="deferred"``
     hands the turn to a ``BackgroundWriter`` and returns at once (writes of one
     scope stay in order; you flush and close it). The node changes no state. The
     turn carries the run's ``thread_id``, which its episodes keep (see
     ``MemoryWriter``).
     """
-    write_turn = TurnWriter(writer, scope=scope, write=write)
+    write_turn = TurnWriter(writer, scope=scope, write=write, model=model)
 
     def write_memories(
         state: Any, config: RunnableConfig, runtime: Runtime[Any] | None = None

@@ -38,9 +38,11 @@ from langgraph_memory.graph.turns import last_turn, last_user_text, messages_of
 from langgraph_memory.read import render, retrieve, rules_of
 from langgraph_memory.records import utc
 from langgraph_memory.scope import Scope, ScopeSpec, run_value, scope_of_run
-from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write import MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from langgraph_memory.store import MemoryStore
 
 log = logging.getLogger("langgraph_memory")
@@ -202,8 +204,9 @@ class MemoryReader:
 class TurnWriter:
     """Writes a turn (the last human message and what followed) to the run's scope:
     inline through a ``MemoryWriter``, or queued on a ``BackgroundWriter``
-    (``write="deferred"``). ``writer=None``: a ``MemoryWriter`` on the graph's store.
-    The turn carries the run's ``thread_id`` and ``memory_now``."""
+    (``write="deferred"``). ``writer=None``: a ``MemoryWriter`` on the graph's store,
+    with ``model`` (None: the environment's). The turn carries the run's ``thread_id``
+    and ``memory_now``."""
 
     def __init__(
         self,
@@ -212,9 +215,10 @@ class TurnWriter:
         scope: ScopeSpec = "user",
         write: WriteTiming = "inline",
         who: str = "memory_write_node",
+        model: MemoryModel | BaseChatModel | str | None = None,
     ) -> None:
         check_write_timing(write, writer)
-        self.memory = GraphMemory(writer=writer, who=who)
+        self.memory = GraphMemory(writer=writer, who=who, model=model)
         self.scope = scope
 
     def __call__(
@@ -243,10 +247,12 @@ def memory_steps(
     scope: ScopeSpec,
     k: int,
     who: str,
+    model: MemoryModel | BaseChatModel | str | None = None,
     **retrieve_options: Any,
 ) -> tuple[MemoryReader, TurnWriter]:
     """Both steps for one owner (middleware, hooks): reading from ``store``, else the
-    writer's, else the graph's; writing through ``writer``, else one on the graph's.
+    writer's, else the graph's; writing through ``writer``, else one on the graph's
+    with ``model``.
     A ``BackgroundWriter`` is also what reads wait for (``wait_for_writes``, which
     may come in ``retrieve_options``).
 
@@ -256,7 +262,7 @@ def memory_steps(
     ...
     langgraph_memory.errors.InvalidArgumentError: me has no store: ...
     """
-    write_turn = TurnWriter(writer, scope=scope, write=write, who=who)
+    write_turn = TurnWriter(writer, scope=scope, write=write, who=who, model=model)
     read_store = store if store is not None else store_of(writer)
     writes = writer if isinstance(writer, PendingWrites) else None
     read = MemoryReader(read_store, scope=scope, k=k, who=who, writes=writes, **retrieve_options)

@@ -32,10 +32,13 @@ from langgraph.runtime import Runtime, get_runtime
 from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.scope import Scope
-from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write import MemoryModel, MemoryWriter
 from langgraph_memory.write.types import Turn
+from langgraph_memory.write.writer import memory_model
 
 if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
     from langgraph_memory.store import MemoryStore
 
 
@@ -84,7 +87,8 @@ def current_config() -> RunnableConfig:
 class GraphMemory:
     """The store and writer a node, tool or middleware uses: those it was given
     (a writer brings its store), else the graph's own store and a ``MemoryWriter``
-    on it (the environment's model, else the offline rules model), made once.
+    on it with ``model`` (a chat model, a ``MemoryModel`` or ``"provider:model"``;
+    None: the environment's, else the offline rules model), made once.
 
     ``who`` names the caller in errors.
     """
@@ -95,6 +99,7 @@ class GraphMemory:
         writer: MemoryWriter | Submitter | None = None,
         *,
         who: str,
+        model: MemoryModel | BaseChatModel | str | None = None,
     ) -> None:
         if store is not None and not isinstance(store, stores.MemoryStore):
             hint = " (a writer goes in writer=)" if store_of(store) is not None else ""
@@ -102,8 +107,15 @@ class GraphMemory:
                 f"{who} needs a langgraph_memory MemoryStore, got {type(store).__name__}"
                 f"{hint}: pass store=MemoryStore(...), or store=None to use the graph's own"
             )
+        if model is not None and writer is not None:
+            raise InvalidArgumentError(
+                f"{who} takes model= or writer=, not both: a writer writes with its own model "
+                "(MemoryWriter(store, model=...))"
+            )
         self._given = store if store is not None else store_of(writer)
         self._writer = writer
+        # The write path's model, checked now: None is the environment's, at the first write.
+        self._model = None if model is None else memory_model(model)
         self._who = who
         self._lock = threading.Lock()
         self._made: tuple[MemoryStore, MemoryWriter] | None = None
@@ -146,7 +158,7 @@ class GraphMemory:
         store = self.store(runtime)
         with self._lock:
             if self._made is None or self._made[0] is not store:
-                self._made = (store, MemoryWriter(store))
+                self._made = (store, MemoryWriter(store, model=self._model))
             return self._made[1]
 
 

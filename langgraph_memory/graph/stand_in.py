@@ -37,6 +37,8 @@ _QUESTION = re.compile(
     r"\?\s*$|^(what|where|when|who|which|how|why|do|does|did|is|are|can)\b", re.I
 )
 _LINE = re.compile(r"^- \[[^\]]*\] (.+)$", re.M)
+#: A line of words said: who said them (marked earlier, said several times), then the words.
+_SAID = re.compile(r'^(?:earlier, )?(?:"[^"]*"|\w+) said(?: \([^)]*\))?: (".*")$')
 
 
 def _words(text: str) -> set[str]:
@@ -54,6 +56,27 @@ def _unquoted(line: str) -> str:
             return line
         return text if isinstance(text, str) else line
     return line
+
+
+def _remembered(line: str) -> tuple[str, bool]:
+    """A memory line's text, and whether it is words said (``... said: "..."``)."""
+    said = _SAID.match(line)
+    if said is None:
+        return _unquoted(line), False
+    return _unquoted(said.group(1)), True
+
+
+def _answers(system: str) -> list[str]:
+    """What the memories in the prompt could answer with, as the reply says them: facts
+    in the second person, words said quoted; never a question asked before (quoting
+    it back answers nothing)."""
+    found = []
+    for line in _LINE.findall(system):
+        text, said = _remembered(line)
+        if _QUESTION.search(text.strip()):
+            continue
+        found.append(f'you said "{text}"' if said else _second_person(text))
+    return found
 
 
 def _second_person(text: str) -> str:
@@ -87,10 +110,10 @@ class StandInChatModel(BaseChatModel):
         reply = "Noted."
         if _QUESTION.search(asked.strip()):
             wanted = _words(asked)
-            lines = [_unquoted(line) for line in _LINE.findall(system)]
+            lines = _answers(system)
             best = max(lines, key=lambda line: len(wanted & _words(line)), default=None)
             if best is not None and wanted & _words(best):
-                reply = f"From what I remember: {_second_person(best)}"
+                reply = f"From what I remember: {best}"
             else:
                 reply = "I don't know that yet. Tell me, and I'll remember."
         return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])

@@ -46,7 +46,7 @@ from langgraph_memory.graph.nodes import (
 )
 from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write import MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
@@ -76,6 +76,7 @@ def add_memory(
     *,
     store: MemoryStore | None = None,
     writer: MemoryWriter | Submitter | None = None,
+    model: MemoryModel | BaseChatModel | str | None = None,
     scope: ScopeSpec = "user",
     k: int = 5,
     write: WriteTiming = "inline",
@@ -92,7 +93,9 @@ def add_memory(
     The state schema needs a ``str`` key ``into`` for the rendered memories
     (``MemoryState`` has one) and ``messages``. ``store`` defaults to the store the
     graph is compiled with (``builder.compile(store=...)``); ``writer`` to a
-    ``MemoryWriter`` on the store with the environment's model. ``write`` says when
+    ``MemoryWriter`` on the store with ``model`` (any LangChain chat model, a
+    ``MemoryModel`` or ``"provider:model"``; None: the environment's, else the offline
+    rules model; a writer you pass brings its own). ``write`` says when
     the turn is written: ``"inline"`` (a MemoryWriter, before the graph returns) or
     ``"deferred"`` (a ``BackgroundWriter`` you pass, flush and close). With a
     ``BackgroundWriter``, the read node first waits up to ``wait_for_writes``
@@ -126,15 +129,20 @@ def add_memory(
     for name in names:
         if name in builder.nodes:
             raise InvalidArgumentError(f"the graph already has a node {name!r}; pass another name")
+    if model is not None and writer is not None:
+        raise InvalidArgumentError(
+            "add_memory takes model= or writer=, not both: a writer writes with its own model "
+            "(MemoryWriter(store, model=...))"
+        )
     if writer is None and store is not None:
-        writer = MemoryWriter(store)
+        writer, model = MemoryWriter(store, model=model), None
     # LangGraph's add_node overloads describe node protocols mypy cannot match to a
     # plain (state, config) function; at run time it inspects the signature.
     writes = writer if isinstance(writer, PendingWrites) else None
     read: Any = memory_read_node(
         store, scope=scope, k=k, into=into, writes=writes, wait_for_writes=wait_for_writes
     )
-    write_node: Any = memory_write_node(writer, scope=scope, write=write)
+    write_node: Any = memory_write_node(writer, scope=scope, write=write, model=model)
     builder.add_node(read_name, read)
     builder.add_node(write_name, write_node)
     # The turn enters through the window (when there is one), then the read node.

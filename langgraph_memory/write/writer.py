@@ -125,9 +125,10 @@ def memory_model(model: MemoryModel | BaseChatModel | str | None = None) -> Memo
     chat = resolve_chat_model(model)
     if chat is None:
         log.warning(
-            "langgraph_memory: no chat model configured (pass model=, or set OPENAI_API_KEY "
-            "or OPENAI_BASE_URL): using the offline rules model, which understands only "
-            "simple first-person statements"
+            "langgraph_memory: no chat model configured (pass model= to MemoryWriter, "
+            "memory_write_node, add_memory, MemoryMiddleware or memory_hooks, or set "
+            "OPENAI_API_KEY or OPENAI_BASE_URL): using the offline rules model, which "
+            "understands only simple first-person statements"
         )
         return RulesModel()
     return ChatMemoryModel(chat)
