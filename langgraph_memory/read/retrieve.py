@@ -52,12 +52,13 @@ from langgraph_memory.checks import MAX_K, check_k, check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.read.evidence import Group, citing_of, group
 from langgraph_memory.read.ranking import (
+    ASKED_PENALTY,
     DENSE_WEIGHT,
-    TIME_BOOST,
+    HALF_LIFE_DAYS,
     asks_about_time,
     fuse,
-    mentions_time,
-    months_recency,
+    record_bounds,
+    record_terms,
 )
 from langgraph_memory.records import Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
@@ -78,29 +79,7 @@ PINNED_LIMIT = 5
 #: query: in a conversation stored turn by turn, every turn addressing "Caroline" looks
 #: like an answer to a question about her.
 COMMON_NAME_SHARE = 0.1
-#: Added, in standard deviations of the fused scores, to a memory whose speaker
-#: (``metadata["speaker"]``) the question names. Measured on LoCoMo (R@10 over categories
-#: 1-4, and over its adversarial questions, which credit one person with what another
-#: said): 1.0 -> 0.802 / 0.896; 2.0 -> 0.809 / 0.841; 3.0 -> 0.810 / 0.643. More than 1
-#: buys multi-hop and open-domain questions a few points by hiding the evidence from a
-#: question that names the wrong person.
-SPEAKER_BOOST = 1.0
-#: Taken, in standard deviations of the fused scores, from a turn that only asked or
-#: made small talk (``records.ASKS``; the question asked again is no candidate at all):
-#: it shows that the user wondered, not what is so. Measured with questions asked again
-#: (``benchmarks reads``: every LoCoMo question asked three times, each asking written;
-#: R@10 on the first / third asking) and on the LongMemEval oracle split with 40
-#: distractor sessions a question (``benchmarks retrieval --distractors 40 --every 4``,
-#: session NDCG@5; 0.715 with questions ranked as statements): 1 -> 0.812 / 0.814,
-#: 0.713; 2 -> 0.818 / 0.820, 0.710; 4 -> 0.821 / 0.821, 0.704; no question a candidate
-#: -> 0.828 / 0.828, 0.698 (-0.018 +- 0.007 paired against questions as statements;
-#: 1: -0.002 +- 0.002).
-ASKED_PENALTY = 1.0
-#: Recency and importance: small terms, in standard deviations of the fused scores.
-RECENCY_WEIGHT = 0.1
-IMPORTANCE_WEIGHT = 0.1
-#: Recency's half-life: months, not hours (a fact does not fade over a weekend).
-HALF_LIFE_DAYS = 180.0
+#: The longest half-life a read takes (a thousand years: recency then plays no part).
 MAX_HALF_LIFE_DAYS = 1000 * 365.0
 #: ``last_accessed`` is refreshed once it is older than this.
 REFRESH_DAYS = 1.0
@@ -533,11 +512,9 @@ def _contenders(
     >>> _contenders(fused, 1.0, (), {"c": "Ann"}, 2, "Where does Ann live?")
     ['a', 'b', 'c']
     """
-    most = RECENCY_WEIGHT + IMPORTANCE_WEIGHT * 0.5
-    if asks_about_time(query):
-        most += TIME_BOOST
+    about_time = asks_about_time(query)
     named = {n.casefold() for n in names_in(query)}
-    least = -IMPORTANCE_WEIGHT * 0.5
+    least, _ = record_bounds(about_time=about_time, speaker_named=False)
     held = set(pinned)
     rest = [i for i in fused if i not in held]
     floors = sorted((fused[i] + least * sd for i in rest), reverse=True)
@@ -546,7 +523,7 @@ def _contenders(
 
     def gain(i: str) -> float:
         said_by_named = speakers.get(i, "").casefold() in named
-        return most + (SPEAKER_BOOST if said_by_named else 0.0)
+        return record_bounds(about_time=about_time, speaker_named=said_by_named)[1]
 
     return [*pinned, *(i for i in rest if fused[i] + gain(i) * sd >= bar)]
 
@@ -565,34 +542,22 @@ def _scored(
     named = {n.casefold() for n in names_in(query)}
     out = []
     for i, memory in memories.items():
-        boost = 0.0
-        if about_time and mentions_time(memory.text):
-            boost += TIME_BOOST * sd
-        speaker = memory.metadata.get("speaker")
-        if isinstance(speaker, str) and speaker.casefold() in named:
-            boost += SPEAKER_BOOST * sd
-        # Words said again are as recent as their last saying.
-        at = memory.last_said if memory.is_episode else memory.event_time or memory.created_at
-        age_days = (when - at).total_seconds() / 86400.0
-        rec = months_recency(age_days, half_life_days)
-        relevance = fused.get(i, 0.0)
-        score = (
-            relevance
-            + boost
-            + RECENCY_WEIGHT * sd * rec
-            + IMPORTANCE_WEIGHT * sd * (memory.importance - 0.5)
+        terms = record_terms(
+            memory, about_time=about_time, named=named, when=when, half_life_days=half_life_days
         )
+        relevance = fused.get(i, 0.0)
+        score = relevance + terms.total * sd
         out.append(
             Retrieved(
                 memory=memory,
                 score=score,
-                recency=rec,
+                recency=terms.recency,
                 relevance=relevance,
                 importance=memory.importance,
                 pinned=memory.pinned,
                 dense=max(0.0, dense.get(i, 0.0)),
                 lexical=lexical.get(i, 0.0),
-                boost=boost,
+                boost=terms.boost * sd,
             )
         )
     return out
