@@ -207,11 +207,11 @@ def test_pin_unpin_archive_and_delete(store: MemoryStore) -> None:
     assert post("/archive", current.id) == 303
     assert [m.id for m in store.active("user:alice")] == [other.id]
     assert len(store.history("user:alice", memory.id)) == 3  # added, pinned, unpinned (closed)
-    assert post("/delete", other.id) == 400  # the box not ticked: nothing deleted
+    assert post("/purge-memory", other.id) == 400  # the box not ticked: nothing purged
     assert [m.id for m in store.active("user:alice")] == [other.id]
-    assert post("/delete", other.id, confirm="yes") == 303
+    assert post("/purge-memory", other.id, confirm="yes") == 303
     assert store.active("user:alice") == []
-    assert post("/delete", memory.id, confirm="yes") == 303
+    assert post("/purge-memory", memory.id, confirm="yes") == 303
     left = store.export("user:alice")  # both gone for good, their history and log too
     assert left["memories"] == [] and left["decisions"] == []
 
@@ -238,13 +238,15 @@ def test_an_action_without_the_csrf_token_or_from_elsewhere_changes_nothing(
     client = client_of(store)
     csrf = csrf_of(client, "user:alice")
     form = {"scope": "user:alice", "id": memory.id, "confirm": "yes"}
-    assert client.post("/delete", data=form).status_code == 403
-    assert client.post("/delete", data={**form, "csrf": "forged-000000"}).status_code == 403
+    assert client.post("/purge-memory", data=form).status_code == 403
+    assert client.post("/purge-memory", data={**form, "csrf": "forged-000000"}).status_code == 403
     foreign = client.post(
-        "/delete", data={**form, "csrf": csrf}, headers={"origin": "http://evil.example"}
+        "/purge-memory", data={**form, "csrf": csrf}, headers={"origin": "http://evil.example"}
     )
     assert foreign.status_code == 403
-    assert client.get(f"/delete?scope=user:alice&id={memory.id}&confirm=yes").status_code == 405
+    assert (
+        client.get(f"/purge-memory?scope=user:alice&id={memory.id}&confirm=yes").status_code == 405
+    )
     assert [m.id for m in store.active("user:alice")] == [memory.id]
 
 
@@ -255,7 +257,7 @@ def test_read_only_shows_no_action_and_refuses_every_one(store: MemoryStore) -> 
         html = client.get(page).text
         assert '<form method="post"' not in html and "read-only" in html
     assert client.get("/purge?scope=user:alice").status_code == 403
-    for path in ("/correct", "/pin", "/archive", "/delete", "/purge"):
+    for path in ("/correct", "/pin", "/archive", "/purge-memory", "/purge"):
         form = {"scope": "user:alice", "id": memory.id, "text": "x", "confirm": "yes"}
         assert client.post(path, data=form).status_code == 403
     assert [m.id for m in store.active("user:alice")] == [memory.id]

@@ -180,8 +180,8 @@ def test_delete_one_memory_for_good(page: Any) -> None:
     page.get_by_role("button", name="Show").click()
     page.get_by_role("link", name="Frank drinks coffee every morning.").click()
     page.check("input[name=confirm]")
-    page.get_by_role("button", name="Delete for good").click()
-    assert "Deleted for good" in page.locator(".done").inner_text()
+    page.get_by_role("button", name="Purge for good").click()
+    assert "Purged for good" in page.locator(".done").inner_text()
     page.select_option("select[name=state]", "all")
     page.get_by_role("button", name="Show").click()
     assert "coffee" not in page.locator("main").inner_text()
@@ -231,7 +231,7 @@ def test_bad_tokens_and_read_only_refuse(
         tab.goto(origin(url) + f"/memory?scope=user%3Acarol&id={memory.id}")
         assert tab.locator("form[method=post]").count() == 0
         refused = tab.request.post(
-            origin(url) + "/delete",
+            origin(url) + "/purge-memory",
             form={"scope": "user:carol", "id": memory.id, "confirm": "yes"},
         )
         assert refused.status == 403

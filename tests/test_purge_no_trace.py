@@ -204,7 +204,7 @@ def purge_through_the_page(store: MemoryStore, scope: str, ids: list[str] | None
     assert scope in html
     for memory_id in ids or []:
         form = {"csrf": csrf, "scope": scope, "id": memory_id, "confirm": "yes"}
-        done = page.post("/delete", data=form, follow_redirects=False)
+        done = page.post("/purge-memory", data=form, follow_redirects=False)
         assert done.status_code == 303, done.text
     if ids is None:
         form = {"csrf": csrf, "scope": scope, "confirm": scope}

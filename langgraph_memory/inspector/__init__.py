@@ -1,4 +1,4 @@
-"""The memory inspector: a local web page where a person sees, corrects and deletes
+"""The memory inspector: a local web page where a person sees, corrects and purges
 what a store remembers about them (``langgraph-memory inspect``).
 
 It needs the ``inspect`` extra (``pip install "langgraph-memory-kit[inspect]"``:

@@ -1,9 +1,12 @@
 """What a person may change from the inspector, each through the store's own API.
 
-Every change but the hard delete is a new version or a closed one, never an
-overwrite, and each is logged as a decision (``note`` says the person made it
-here), so ``why`` shows it beside the write path's decisions. The hard delete and
-the purge are the store's ``purge``: they leave no trace, the log included.
+Every change but a purge is a new version or a closed one, never an overwrite,
+and each is logged as a decision (``note`` says the person made it here), so
+``why`` shows it beside the write path's decisions. The two purges (one memory,
+:func:`purge_memory`; a whole person, :func:`purge_person`) are the store's
+``purge``: they leave no trace, the log included. One word, one meaning: to
+archive closes a version (a DELETE decision, kept in the history); to purge
+destroys.
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -17,6 +20,7 @@ the purge are the store's ``purge``: they leave no trace, the log included.
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING
 
 from langgraph_memory.errors import InvalidArgumentError
@@ -26,7 +30,7 @@ from langgraph_memory.scope import Scope, ScopeLike
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
 
-__all__ = ["BY_PERSON", "archive", "correct", "delete", "pin", "purge_person"]
+__all__ = ["BY_PERSON", "archive", "correct", "delete", "pin", "purge_memory", "purge_person"]
 
 #: The note on every decision made from the inspector.
 BY_PERSON = "made by the person in the memory inspector"
@@ -54,7 +58,7 @@ def _log_replaced(store: MemoryStore, scope: Scope, old: Memory, new: Memory, wh
 def correct(store: MemoryStore, scope: ScopeLike, memory_id: str, text: str) -> Memory:
     """Replace an active fact's or rule's text with the person's own: a new version
     of source ``user_correction`` and high trust (the old one stays in ``history``),
-    logged as an UPDATE. What was said (an episode) stays as said: delete it instead.
+    logged as an UPDATE. What was said (an episode) stays as said: purge it instead.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -69,7 +73,7 @@ def correct(store: MemoryStore, scope: ScopeLike, memory_id: str, text: str) -> 
     if old.is_episode:
         raise InvalidArgumentError(
             f"[{memory_id}] is an episode, what was said, kept as said: it cannot be "
-            "corrected; delete it, or correct the facts drawn from it"
+            "corrected; purge it, or correct the facts drawn from it"
         )
     new = store.update(scope, old.id, text, source=Source.USER_CORRECTION, trust=Trust.HIGH)
     _log_replaced(store, scope, old, new, "corrected")
@@ -122,16 +126,16 @@ def archive(store: MemoryStore, scope: ScopeLike, memory_id: str) -> Memory:
     return closed
 
 
-def delete(store: MemoryStore, scope: ScopeLike, memory_id: str) -> dict[str, int]:
-    """Hard-delete one memory, every version and every trace of it (the store's
-    ``purge`` of that id); what was removed, counted.
+def purge_memory(store: MemoryStore, scope: ScopeLike, memory_id: str) -> dict[str, int]:
+    """Purge one memory: every version and every trace of it (the store's ``purge``
+    of that id); what was removed, counted.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> from langgraph_memory.store import MemoryStore
     >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
     >>> m = s.add("user:a", "Likes tea.")
-    >>> _ = delete(s, "user:a", m.id)
+    >>> _ = purge_memory(s, "user:a", m.id)
     >>> s.active("user:a")
     []
     """
@@ -140,8 +144,31 @@ def delete(store: MemoryStore, scope: ScopeLike, memory_id: str) -> dict[str, in
     return store.purge(scope, [memory_id])
 
 
+def delete(store: MemoryStore, scope: ScopeLike, memory_id: str) -> dict[str, int]:
+    """Deprecated, until 0.4.0: :func:`purge_memory` (here "delete" destroyed, where
+    everywhere else it archives).
+
+    >>> import tempfile, warnings
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> from langgraph_memory.store import MemoryStore
+    >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> m = s.add("user:a", "Likes tea.")
+    >>> with warnings.catch_warnings(record=True) as said:
+    ...     warnings.simplefilter("always")
+    ...     _ = delete(s, "user:a", m.id)
+    >>> str(said[0].message)
+    'inspector.actions.delete is purge_memory now (the old name goes in 0.4.0)'
+    """
+    warnings.warn(
+        "inspector.actions.delete is purge_memory now (the old name goes in 0.4.0)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return purge_memory(store, scope, memory_id)
+
+
 def purge_person(store: MemoryStore, scope: ScopeLike, typed: str) -> dict[str, int]:
-    """Hard-delete a whole scope once the person typed its key (``typed``) exactly.
+    """Purge a whole scope once the person typed its key (``typed``) exactly.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding

@@ -6,7 +6,7 @@ memory's versions and every decision about it; ``/search`` the agent's read for 
 question, each result's score taken apart and the prompt section the agent gets;
 ``/export`` the scope's export as a download; ``/purge`` the purge's confirmation.
 Actions (POST, each with the CSRF token): ``/correct``, ``/pin``, ``/unpin``,
-``/archive``, ``/delete`` (hard, one memory), ``/purge`` (hard, the whole scope).
+``/archive``, ``/purge-memory`` (hard, one memory), ``/purge`` (hard, the whole scope).
 With ``read_only`` no action shows and every POST gets 403.
 
 Every text from the store is escaped by the templates (Jinja2's autoescape) and made
@@ -77,7 +77,7 @@ DONE = {
     "pinned": "Pinned: it now comes with every read of this scope.",
     "unpinned": "Unpinned.",
     "archived": "Archived: it no longer reaches the agent, and stays in its history.",
-    "deleted": "Deleted for good: every version and every trace of it.",
+    "purged_memory": "Purged for good: every version and every trace of it.",
     "purged": "Purged for good: everything this scope held, and every trace of it.",
 }
 
@@ -316,10 +316,10 @@ def create_app(
     def archive(scope: Scope, form: dict[str, str]) -> Any:
         return actions.archive(store, scope, memory_id(form))
 
-    def delete(scope: Scope, form: dict[str, str]) -> Any:
+    def purge_memory(scope: Scope, form: dict[str, str]) -> Any:
         if form.get("confirm") != "yes":
-            raise HTTPProblem(400, "Tick the box that says this cannot be undone, then delete.")
-        return actions.delete(store, scope, memory_id(form))
+            raise HTTPProblem(400, "Tick the box that says this cannot be undone, then purge.")
+        return actions.purge_memory(store, scope, memory_id(form))
 
     def purge(scope: Scope, form: dict[str, str]) -> Any:
         return actions.purge_person(store, scope, form.get("confirm", ""))
@@ -336,7 +336,9 @@ def create_app(
         Route("/pin", act(pin, "pinned"), methods=["POST"]),
         Route("/unpin", act(unpin, "unpinned"), methods=["POST"]),
         Route("/archive", act(archive, "archived"), methods=["POST"]),
-        Route("/delete", act(delete, "deleted", to_memory=False), methods=["POST"]),
+        Route(
+            "/purge-memory", act(purge_memory, "purged_memory", to_memory=False), methods=["POST"]
+        ),
         Route("/purge", act(purge, "purged", to_memory=False), methods=["POST"]),
     ]
     # The guard runs before every route: nothing answers before the token is checked.

@@ -1,6 +1,6 @@
 """Who may use the inspector: the holder of its token, from the address it serves.
 
-The page shows a person's memory and can delete it, so every request needs the
+The page shows a person's memory and can purge it, so every request needs the
 token printed with the URL (as Jupyter does). The first visit trades the token in
 the URL for a cookie (HttpOnly, SameSite=Strict) and is redirected to the same page
 without it, so the token does not stay in the address bar or the history. A request
