@@ -103,11 +103,11 @@ def test_the_wait_is_bounded_and_says_so(
 def test_middleware_and_hooks_read_their_deferred_writes_too(store: MemoryStore) -> None:
     from langchain_core.messages import HumanMessage
 
-    from langgraph_memory.graph.read_write import memory_steps
+    from langgraph_memory.graph.read_write import reader_and_writer
 
     writer = slow_writer(store, lambda: time.sleep(0.3))
     with BackgroundWriter(writer, workers=1) as background:
-        read, write = memory_steps(
+        read, write = reader_and_writer(
             None, background, write="deferred", scope="user", k=5, who="test"
         )
         write([HumanMessage("I live in Pune."), AIMessage("Noted.")], ALICE, None)

@@ -41,7 +41,7 @@ from langgraph.graph.message import add_messages
 from langgraph.runtime import Runtime
 
 from langgraph_memory.graph.nodes import Node
-from langgraph_memory.graph.read_write import WAIT_FOR_WRITES_S, WriteTiming, memory_steps
+from langgraph_memory.graph.read_write import WAIT_FOR_WRITES_S, WriteTiming, reader_and_writer
 from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.graph.window import memory_window_node
@@ -83,7 +83,7 @@ def memory_hooks(
     >>> sorted(memory_hooks())
     ['post_model_hook', 'pre_model_hook']
     """
-    read, write_turn = memory_steps(
+    read, write_turn = reader_and_writer(
         store,
         writer,
         write=write,

@@ -47,7 +47,7 @@ from langgraph.runtime import Runtime
 from typing_extensions import NotRequired
 
 from langgraph_memory.errors import MissingDependencyError
-from langgraph_memory.graph.read_write import WAIT_FOR_WRITES_S, WriteTiming, memory_steps
+from langgraph_memory.graph.read_write import WAIT_FOR_WRITES_S, WriteTiming, reader_and_writer
 from langgraph_memory.graph.run import PendingWrites, Submitter, current_config
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.graph.window import memory_window_node
@@ -113,7 +113,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
         **retrieve_options: Any,
     ) -> None:
         super().__init__()
-        self._read, self._write = memory_steps(
+        self._read, self._write = reader_and_writer(
             store,
             writer,
             write=write,

@@ -239,7 +239,7 @@ class TurnWriter:
             writer.submit(where, turn)
 
 
-def memory_steps(
+def reader_and_writer(
     store: MemoryStore | None,
     writer: MemoryWriter | Submitter | None,
     *,
@@ -256,7 +256,7 @@ def memory_steps(
     A ``BackgroundWriter`` is also what reads wait for (``wait_for_writes``, which
     may come in ``retrieve_options``).
 
-    >>> read, write = memory_steps(None, None, write="inline", scope="user", k=5, who="me")
+    >>> read, write = reader_and_writer(None, None, write="inline", scope="user", k=5, who="me")
     >>> read.memory.store(None)
     Traceback (most recent call last):
     ...
