@@ -255,6 +255,9 @@ def retrieve(
     when = utc(as_of, "as_of") if as_of is not None else (utc(now, "now") if now else now_utc())
     n = min(MAX_K, max(MIN_CANDIDATES, CANDIDATES_PER_RESULT * k))
     dense_query = _dense_query(store, scope, query)
+    # What the question asks, once per read: the time and speaker terms and their bounds.
+    about_time = asks_about_time(query)
+    named = frozenset(n.casefold() for n in names_in(query))
     if as_of is None:
         found = stores.internals(store).candidates(
             scope,
@@ -262,7 +265,7 @@ def retrieve(
             query,
             k=n,
             lexical=dense_weight < 1.0,
-            speakers=bool(names_in(query)),  # the speaker boost needs a named person
+            speakers=bool(named),  # the speaker boost needs a named person
         )
         # The question asked again is no candidate: it would match itself first.
         asked = said_form(query)
@@ -277,18 +280,19 @@ def retrieve(
             if i in fused:
                 fused[i] -= ASKED_PENALTY * sd
         pinned = tuple(i for i in found.pinned if i in fused)
-        scoring = _Scoring(fused, sd, dense, lexical, query, when, half_life_days)
+        scoring = _Scoring(fused, sd, dense, lexical, about_time, named, when, half_life_days)
         speakers = found.speakers
 
         def contenders(depth: int) -> list[str]:
-            return _contenders(fused, sd, pinned, speakers, depth, query)
+            return _contenders(fused, sd, pinned, speakers, depth, about_time, named)
 
         ranked = _settled(store, scope, scoring, contenders, k)
     else:
         hits = stores.internals(store).nearest(scope, dense_query, k=n, as_of=as_of)
         dense, lexical = {h.memory.id: h.score for h in hits}, {}
         fused = fuse(dense, lexical, dense_weight=dense_weight, lexical_missing=0.0)
-        scoring = _Scoring(fused, _spread(fused), dense, lexical, query, when, half_life_days)
+        sd = _spread(fused)
+        scoring = _Scoring(fused, sd, dense, lexical, about_time, named, when, half_life_days)
         memories = {h.memory.id: h.memory for h in hits}
         # The facts an episode follows: those valid then.
         ranked = scoring.rank(memories, memories, citing_of(memories.values()))
@@ -319,13 +323,15 @@ class _Ranked:
 @dataclass(frozen=True)
 class _Scoring:
     """What a read scores its memories by: the candidates' fused scores and their
-    spread, their dense and lexical scores, the question and the read's time."""
+    spread, their dense and lexical scores, whether the question asks about time and
+    whom it names (case-folded), and the read's time."""
 
     fused: dict[str, float]
     sd: float
     dense: dict[str, float]
     lexical: dict[str, float]
-    query: str
+    about_time: bool
+    named: frozenset[str]
     when: datetime
     half_life_days: float
 
@@ -342,7 +348,8 @@ class _Scoring:
             self.sd,
             self.dense,
             self.lexical,
-            self.query,
+            self.about_time,
+            self.named,
             self.when,
             self.half_life_days,
         )
@@ -492,10 +499,12 @@ def _contenders(
     pinned: tuple[str, ...],
     speakers: dict[str, str],
     k: int,
-    query: str,
+    about_time: bool,
+    named: frozenset[str],
 ) -> list[str]:
     """The candidates whose records are worth reading: the pinned ones, and those
-    whose score can still make the first ``k``.
+    whose score can still make the first ``k``, for a question that asks about time
+    (``about_time``) and names the people in ``named`` (case-folded).
 
     What a record adds to the fused score is bounded (the time boost when the
     question asks about time, the speaker boost when it names the candidate's
@@ -505,16 +514,16 @@ def _contenders(
     read's cost off the candidates it would drop.
 
     >>> fused = {"a": 2.0, "b": 1.9, "c": 0.9}
-    >>> _contenders(fused, 1.0, (), {}, 2, "Where does Ann live?")
+    >>> ann = frozenset({"ann"})  # "Where does Ann live?"
+    >>> _contenders(fused, 1.0, (), {}, 2, False, ann)
     ['a', 'b']
-    >>> _contenders(fused, 1.0, ("c",), {}, 2, "Where does Ann live?")
+    >>> _contenders(fused, 1.0, ("c",), {}, 2, False, ann)
     ['c', 'a', 'b']
-    >>> _contenders(fused, 1.0, (), {"c": "Ann"}, 2, "Where does Ann live?")
+    >>> _contenders(fused, 1.0, (), {"c": "Ann"}, 2, False, ann)
     ['a', 'b', 'c']
     """
-    about_time = asks_about_time(query)
-    named = {n.casefold() for n in names_in(query)}
-    least, _ = record_bounds(about_time=about_time, speaker_named=False)
+    least, most = record_bounds(about_time=about_time, speaker_named=False)
+    _, most_named = record_bounds(about_time=about_time, speaker_named=True)
     held = set(pinned)
     rest = [i for i in fused if i not in held]
     floors = sorted((fused[i] + least * sd for i in rest), reverse=True)
@@ -522,8 +531,7 @@ def _contenders(
     bar = floors[k - 1] - 1e-9 * sd if len(floors) >= k else -math.inf
 
     def gain(i: str) -> float:
-        said_by_named = speakers.get(i, "").casefold() in named
-        return record_bounds(about_time=about_time, speaker_named=said_by_named)[1]
+        return most_named if speakers.get(i, "").casefold() in named else most
 
     return [*pinned, *(i for i in rest if fused[i] + gain(i) * sd >= bar)]
 
@@ -534,12 +542,11 @@ def _scored(
     sd: float,
     dense: dict[str, float],
     lexical: dict[str, float],
-    query: str,
+    about_time: bool,
+    named: frozenset[str],
     when: datetime,
     half_life_days: float,
 ) -> list[Retrieved]:
-    about_time = asks_about_time(query)
-    named = {n.casefold() for n in names_in(query)}
     out = []
     for i, memory in memories.items():
         terms = record_terms(
