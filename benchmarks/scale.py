@@ -46,7 +46,7 @@ The components, each timed alone on the same questions, as the read does them:
 - ``nearest``: the Chroma query of the scope's active collection for the read's candidate
   count (50 for k=5), ids and distances only (the call of ``collection_io.nearest_ids``);
 - ``lexical``: the scope's BM25 lookup for the same 50, with the pinned ids (the lexical
-  index's ``search`` and ``pinned``, as ``store/candidates.py`` calls them);
+  index's ``search`` and ``pinned``, as ``store/engine/candidates.py`` calls them);
 - ``lexical vectors``: the read of those candidates' stored vectors (scored against the
   query without a second index query; from the lexical index's copy on an embedded store);
 - ``records``: ``get_memories`` of the contenders, the ids the read itself asked for (found
@@ -302,7 +302,7 @@ class Prepared:
 
 def _lexical_ids(store: MemoryStore, scope: Scope, question: str) -> list[str]:
     """The candidate ids the read's lexical side finds (lookup + pinned), as
-    ``store/candidates.py`` does it (the question's terms as ``lexical.query_of`` makes
+    ``store/engine/candidates.py`` does it (the question's terms as ``lexical.query_of`` makes
     them; real questions name no memory id). The internals handle has no lookup that
     skips the records (``keyword`` reads them), so this reaches the read's own index
     through the store's core: the one private reach of this benchmark."""
@@ -321,7 +321,7 @@ def _lexical_ids(store: MemoryStore, scope: Scope, question: str) -> list[str]:
 
 def _index_vectors(store: MemoryStore, scope: Scope, ids: list[str]) -> Any:
     """The stored vectors of ``ids`` as an embedded store's read takes them: from the
-    scope's lexical index (``store/candidates.py``; same private reach as above)."""
+    scope's lexical index (``store/engine/candidates.py``; same private reach as above)."""
     core = internals(store)._core
     cols = core.collections(scope)
     if cols is None or not ids:

@@ -5,7 +5,7 @@ Start as many as you like (README, "Many app processes"); they share one memory:
 - the memories live on one Chroma server (``--chroma HOST:PORT``);
 - each turn is written after the answer, by a ``BackgroundWriter``; with
   ``$LANGGRAPH_MEMORY_QUEUE_URL`` set, its turns wait in a Postgres table that every
-  process drains, one scope at a time, in order (``store/shared_queue.py``), and the
+  process drains, one scope at a time, in order (``store/engine/shared_queue.py``), and the
   same Postgres locks each scope's writes across processes;
 - a turn's read waits for the user's earlier turns, whichever process took them.
 

@@ -73,8 +73,8 @@ if TYPE_CHECKING:
         Trust,
     )
     from langgraph_memory.scope import Scope, fill_namespace
+    from langgraph_memory.store.basestore.namespaces import InvalidStoreNamespaceError
     from langgraph_memory.store.memory_store import MemoryStore
-    from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
     from langgraph_memory.store.version import Hit
     from langgraph_memory.write.background import BackgroundWriter
     from langgraph_memory.write.retention import Retention
@@ -93,7 +93,7 @@ _LAZY = {
     "MemoryStore": "langgraph_memory.store.memory_store",
     "Hit": "langgraph_memory.store.version",
     # also LangGraph's InvalidNamespaceError, so it lives beside LangGraph
-    "InvalidStoreNamespaceError": "langgraph_memory.store.namespaces",
+    "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",
     # the write path
     "MemoryWriter": "langgraph_memory.write.writer",
     "BackgroundWriter": "langgraph_memory.write.background",

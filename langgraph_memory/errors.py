@@ -105,7 +105,7 @@ class CompactionError(MemoryKitError, RuntimeError):
 class ChromaInternalsError(CompactionError):
     """The installed chromadb is not one whose internals the hard delete was checked
     against, or lacks one of them: a purge refuses before it deletes anything
-    (``store/chroma_internals.py``); install a chromadb the package supports."""
+    (``store/chroma/internals.py``); install a chromadb the package supports."""
 
 
 class NestedPurgeError(MemoryKitError, RuntimeError):

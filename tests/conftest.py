@@ -32,7 +32,7 @@ from langgraph_memory.embeddings import LocalMiniLM, default_embeddings
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 #: glibc settings under which Chroma's index files cannot carry stale heap bytes
 #: of deleted records: freed memory is overwritten, and the per-thread cache,
-#: which skips that overwrite, is off (see store/compaction.py).
+#: which skips that overwrite, is off (see store/chroma/compaction.py).
 PERTURB_ENV = {"GLIBC_TUNABLES": "glibc.malloc.tcache_count=0:glibc.malloc.perturb=165"}
 
 

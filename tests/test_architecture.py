@@ -313,7 +313,7 @@ def test_a_moved_store_name_still_answers_with_a_warning_until_it_goes(tmp_path:
 
 #: The one module that may reach into Chroma's internals (its SQLite file, private
 #: attributes, its Rust bindings) and glibc's heap (``ctypes``, ``malloc_trim``).
-CHROMA_INTERNALS = "langgraph_memory.store.chroma_internals"
+CHROMA_INTERNALS = "langgraph_memory.store.chroma.internals"
 #: Modules that may import ``sqlite3`` for files of their own (not Chroma's): the
 #: package's lexical index, wherever it lives under ``store.lexical``.
 OWN_SQLITE = ("langgraph_memory.store.lexical",)
@@ -386,7 +386,7 @@ def internals_reaches(name: str, tree: ast.AST) -> list[str]:
 
 def test_only_the_internals_module_reaches_into_chroma() -> None:
     """Chroma's SQLite file, its private attributes and bindings, and glibc's heap
-    are reached from ``store/chroma_internals.py`` only, where a version check and
+    are reached from ``store/chroma/internals.py`` only, where a version check and
     tests/test_chroma_internals.py guard each reach (issue 21, point 6)."""
     offences = []
     for name, path in MODULES.items():

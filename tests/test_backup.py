@@ -29,7 +29,8 @@ from langgraph_memory import (
 )
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.store import decision_log, internals
+from langgraph_memory.store import internals
+from langgraph_memory.store.chroma import decision_log
 from langgraph_memory.write import RulesModel
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone.utc)

@@ -184,7 +184,7 @@ def test_lists_are_taken_as_namespaces_as_langgraphs_sql_stores_take_them(
     from langchain_core.embeddings import DeterministicFakeEmbedding
     from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, SearchOp
 
-    from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
+    from langgraph_memory.store.basestore.namespaces import InvalidStoreNamespaceError
 
     with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
         store.put(["test", "docs"], "k", {"text": "Likes tea."})  # type: ignore[arg-type]

@@ -67,7 +67,7 @@ def test_expired_items_are_hidden_before_any_sweep(store: MemoryStore) -> None:
     assert store.get(CACHE, "blink") is None
     assert [i.key for i in store.search(CACHE)] == ["stays"]
     assert [i.key for i in store.search(CACHE, query="Blinks.")] == ["stays"]
-    # The memory API sees it until a sweep archives it (store/ttl.py says so).
+    # The memory API sees it until a sweep archives it (store/basestore/ttl.py says so).
     assert sorted(m.text for m in store.active(CACHE)) == ["Blinks.", "Stays."]
     assert store.ttl.sweep() == 1
     assert [m.text for m in store.active(CACHE)] == ["Stays."]

@@ -1,6 +1,6 @@
 """Chroma's internals that the hard delete relies on, checked against the installed
 chromadb: these tests fail loudly when a Chroma release moves one of them, before
-a purge could leave deleted text on disk (see store/chroma_internals.py, which
+a purge could leave deleted text on disk (see store/chroma/internals.py, which
 lists each reach and why it is needed)."""
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ import pytest
 from chromadb.config import Settings
 
 from langgraph_memory import CompactionError, MemoryKitError, MemoryStore
-from langgraph_memory.store import chroma_internals, compact_directory
-from langgraph_memory.store.chroma_internals import ChromaInternalsError
+from langgraph_memory.store import compact_directory
+from langgraph_memory.store.chroma import internals as chroma_internals
+from langgraph_memory.store.chroma.internals import ChromaInternalsError
 
 
 def _client(path: Path) -> chromadb.api.ClientAPI:
@@ -63,7 +64,7 @@ def test_the_installed_chromadb_is_one_the_internals_were_checked_on() -> None:
     version = importlib.metadata.version("chromadb")
     assert chroma_internals.in_checked_range(version), (
         f"chromadb {version} is outside chroma_internals.CHECKED {chroma_internals.CHECKED}: "
-        "check every reach listed in store/chroma_internals.py against it, then widen CHECKED"
+        "check every reach listed in store/chroma/internals.py against it, then widen CHECKED"
     )
     assert chroma_internals.problems() == []
     chroma_internals.check()

@@ -20,7 +20,7 @@ from test_purge_no_trace import files_holding
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.store.layout import JOURNAL_FILE
+from langgraph_memory.store.chroma.layout import JOURNAL_FILE
 from langgraph_memory.write.journal import Journal, JournalEntry
 
 # The CLI driven in subprocesses, as a person drives it: the slow tier.

@@ -26,7 +26,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph_memory import MemoryStore
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import internals
-from langgraph_memory.store.layout import scope_hash
+from langgraph_memory.store.chroma.layout import scope_hash
 from langgraph_memory.store.lexical import LexicalIndex
 from langgraph_memory.store.lexical.index import Entry
 from langgraph_memory.store.lexical.postings import Postings
@@ -323,7 +323,7 @@ def chroma_memories(store: MemoryStore, scope: str) -> dict[str, object]:
     cols = internals(store)._core.collections(Scope.of(scope))
     assert cols is not None
     got = cols.active.get(include=["documents", "metadatas"])
-    from langgraph_memory.store.codec import version_from_record
+    from langgraph_memory.store.chroma.codec import version_from_record
 
     return {
         i: version_from_record(i, d, m, scope).memory

@@ -2,7 +2,7 @@
 and no step of a rebuild loses a record.
 
 A purge of an embedded store rebuilds and compacts in child processes (see
-store/compaction.py). When the app that purges is SIGKILLed (the OOM killer, a
+store/chroma/compaction.py). When the app that purges is SIGKILLed (the OOM killer, a
 restart), its child runs on; it holds the directory's lock itself, so the app
 started again is refused, with a message that says why, until the child is done,
 and then finds every record it kept and none it purged. The rebuild itself may
@@ -33,8 +33,9 @@ from test_purge_no_trace import files_holding
 
 from langgraph_memory import MemoryStore, StoreLockedError
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import compaction, internals, layout, rebuild
-from langgraph_memory.store.lock import LOCK_FILE, try_lock
+from langgraph_memory.store import internals
+from langgraph_memory.store.chroma import compaction, layout, rebuild
+from langgraph_memory.store.chroma.directory_lock import LOCK_FILE, try_lock
 
 # Purges killed halfway (child processes, SIGKILL): the slow tier.
 pytestmark = pytest.mark.slow
@@ -96,7 +97,7 @@ if gate and b"rebuild.py" in Path("/proc/self/cmdline").read_bytes():
 
 
 #: Fills the store: run with a scrubbed heap, so that no index file it writes holds
-#: stale bytes of Bob's words (a different matter, see store/compaction.py) and
+#: stale bytes of Bob's words (a different matter, see store/chroma/compaction.py) and
 #: the scan at the end sees only what the killed purge left.
 FILL = """
 import json, sys
@@ -281,7 +282,7 @@ class CrashingClient:
             raise Crash(self._step)
 
 
-#: The steps of a rebuild a kill may stop it after (see store/rebuild.py).
+#: The steps of a rebuild a kill may stop it after (see store/chroma/rebuild.py).
 STEPS = ["copy begun", "copy halfway", "copy whole", "copy marked whole", "original dropped"]
 
 

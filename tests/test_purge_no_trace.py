@@ -1,7 +1,7 @@
 """Purge is a hard delete: afterwards no file under the persist directory holds
 the purged text or ids, and everything else is intact.
 
-Chroma keeps deleted bytes in several places (see store/compaction.py); these
+Chroma keeps deleted bytes in several places (see store/chroma/compaction.py); these
 tests scan every file byte by byte. The embedded scenarios run in a child
 process whose environment has no ``GLIBC_TUNABLES`` (the guarantee must not
 depend on the user setting it), and so the directory is also scanned after
@@ -37,7 +37,7 @@ from langgraph_memory import (
     Status,
 )
 from langgraph_memory.store import compact_directory, internals
-from langgraph_memory.store.engine import PURGE_MARK
+from langgraph_memory.store.engine.engine import PURGE_MARK
 from langgraph_memory.write import RulesModel
 
 # Byte scans of every file after purges in child processes (twenty purges): slow tier.

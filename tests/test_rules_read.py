@@ -15,7 +15,7 @@ from langgraph_memory.graph import memory_read_node
 from langgraph_memory.read import render, retrieve, rules_of
 from langgraph_memory.read.render import HEADER, RULES, UNVERIFIED
 from langgraph_memory.records import Kind, Memory, Trust
-from langgraph_memory.store import rules as rule_cache
+from langgraph_memory.store.engine import rule_cache as rule_cache
 
 U = "user:ann"
 T0 = datetime(2026, 3, 1, tzinfo=timezone.utc)

@@ -1,4 +1,4 @@
-"""Scope locks across processes (store/scope_locks.py): configured by one URL, real
+"""Scope locks across processes (store/engine/scope_locks.py): configured by one URL, real
 PostgreSQL and Redis servers (tests/lock_servers.py), real processes on one `chroma run`
 server (tests/scope_lock_worker.py). No mock of the lock's semantics."""
 
@@ -29,7 +29,7 @@ from langgraph_memory import (
 )
 from langgraph_memory.lifecycle.decay import forget_stale
 from langgraph_memory.store import internals
-from langgraph_memory.store.scope_locks import (
+from langgraph_memory.store.engine.scope_locks import (
     LOCK_URL_ENV,
     RedisLocks,
     ScopeLocks,
@@ -167,9 +167,9 @@ def test_a_waiting_holder_gets_the_lock_when_it_is_released(lock_url: str) -> No
 
 
 def test_postgres_lock_ids_are_stable_across_processes(postgres: LockServer) -> None:
-    code = "from langgraph_memory.store.scope_locks import lock_id; print(lock_id('user:a'))"
+    code = "from langgraph_memory.store.engine.scope_locks import lock_id; print(lock_id('user:a'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    from langgraph_memory.store.scope_locks import lock_id
+    from langgraph_memory.store.engine.scope_locks import lock_id
 
     assert int(out.stdout) == lock_id("user:a")
 

@@ -96,7 +96,7 @@ def test_namespaces_map_to_scopes_and_back(namespace: tuple[str, ...], key: str)
 def test_existing_owner_scopes_keep_their_collections() -> None:
     """Stores written before namespaces of any depth open and read the same data:
     an owner's scope keeps its key, and so the collections named from its hash."""
-    from langgraph_memory.store.layout import collection_names
+    from langgraph_memory.store.chroma.layout import collection_names
 
     scope = Scope.from_namespace(("user", "alice"))
     assert scope == Scope("user", "alice")

@@ -30,7 +30,7 @@ from langgraph_memory import (
 )
 from langgraph_memory.records import DecisionOp
 from langgraph_memory.store import internals
-from langgraph_memory.store.shared_queue import QUEUE_URL_ENV, SCHEMA, VERSION_TABLE
+from langgraph_memory.store.engine.shared_queue import QUEUE_URL_ENV, SCHEMA, VERSION_TABLE
 from langgraph_memory.write import RulesModel
 
 WORKER = Path(__file__).with_name("shared_queue_worker.py")
@@ -329,7 +329,7 @@ def test_a_row_this_release_cannot_read_holds_its_scope_not_the_workers(
     import psycopg
     from psycopg.types.json import Jsonb
 
-    from langgraph_memory.store.shared_queue import TABLE
+    from langgraph_memory.store.engine.shared_queue import TABLE
 
     record = {"t": "turn", "v": 99, "id": "future", "scope": "user:future", "messages": []}
     with psycopg.connect(postgres.url, autocommit=True) as conn:

@@ -574,7 +574,7 @@ def test_an_interrupted_close_is_completed_on_next_open(
     tmp_path: Path, embedder: Embeddings
 ) -> None:
     """A crash between writing the closed copy and deleting the active one."""
-    from langgraph_memory.store import layout
+    from langgraph_memory.store.chroma import layout
 
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         m = s.add("user:a", "User lives in Delhi.", now=T0)
@@ -599,7 +599,7 @@ def test_reads_of_more_records_than_one_page_see_them_all(
 ) -> None:
     """Chroma refuses to read ~32k records in one call, so the store reads in pages:
     a page of 3 here stands for one of 10,000."""
-    from langgraph_memory.store import collection_io
+    from langgraph_memory.store.chroma import collection_io
 
     monkeypatch.setattr(collection_io, "PAGE", 3)
     added = store.add_many("user:a", [f"Memory number {i}." for i in range(10)], now=T0)

@@ -37,9 +37,10 @@ from langgraph_memory import (
 )
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
-from langgraph_memory.store import formats, internals, layout, migrations
+from langgraph_memory.store import internals
+from langgraph_memory.store.chroma import formats, layout, migrations
+from langgraph_memory.store.data.upgrade import restore_backup, upgrade
 from langgraph_memory.store.lexical import SCHEMA
-from langgraph_memory.store.upgrade import restore_backup, upgrade
 from langgraph_memory.write import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "stores"
@@ -354,7 +355,7 @@ def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None
     total = migrations.STEPS[0].count(client)
     client.close()  # type: ignore[attr-defined]
     code = (
-        "import sys; from langgraph_memory.store.upgrade import upgrade; "
+        "import sys; from langgraph_memory.store.data.upgrade import upgrade; "
         "upgrade(sys.argv[1], backup=sys.argv[2])"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -461,7 +462,7 @@ def test_what_this_release_writes_is_the_format_it_says(built: Path, tmp_path: P
     current = unpacked(f"format-{formats.FORMAT}", tmp_path / "fixture")
     assert signature(built) == signature(current), (
         "what the store writes changed: bump store.formats.FORMAT, add a migration step "
-        "(store/migrations.py) and a fixture: python tests/fixtures/stores/rebuild.py "
+        "(store/chroma/migrations.py) and a fixture: python tests/fixtures/stores/rebuild.py "
         f"--release <commit> --name format-{formats.FORMAT + 1}"
     )
 

@@ -23,7 +23,7 @@ import langgraph_memory
 from langgraph_memory import MemoryStore, text
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import internals, lexical
-from langgraph_memory.store.layout import scope_hash
+from langgraph_memory.store.chroma.layout import scope_hash
 
 PACKAGE = Path(langgraph_memory.__file__).parent
 TEXT = PACKAGE / "text"

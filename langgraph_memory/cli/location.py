@@ -185,7 +185,7 @@ def stopped_journal(store: MemoryStore) -> Iterator[None]:
     An embedded store serves one process, so while a command holds it no writer
     runs on it; a writer on a server keeps its journal where its app runs.
     """
-    from langgraph_memory.store.layout import JOURNAL_FILE
+    from langgraph_memory.store.chroma.layout import JOURNAL_FILE
 
     path = None if store.path is None else store.path / JOURNAL_FILE
     if path is None or not path.exists():

@@ -14,7 +14,7 @@ memories that carry a time when the question asks about time, one for memories
 whose speaker the question names, recency on a scale of months, and importance.
 Pinned memories always come first, in a short bounded list. Reading a memory
 refreshes its ``last_accessed``: noted by the read, written after it by the store's
-thread, batched per scope (``store/access_log.py``).
+thread, batched per scope (``store/engine/access_log.py``).
 
 >>> import tempfile
 >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -307,7 +307,7 @@ def retrieve(
         # keeps its time (recency moves by well under 1% on a scale of months).
         shown = [m for r in results for m in r.shown]
         stale = [m.id for m in shown if (when - _seen(m)).days >= REFRESH_DAYS]
-        if stale:  # written after the read, off its latency (``store/access_log.py``)
+        if stale:  # written after the read, off its latency (``store/engine/access_log.py``)
             stores.internals(store).note_access(scope, stale, now=when)
     return results
 

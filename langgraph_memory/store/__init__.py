@@ -32,31 +32,31 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from langgraph_memory.checks import strip_controls
-    from langgraph_memory.store.candidates import Candidates
-    from langgraph_memory.store.compaction import compact_directory
-    from langgraph_memory.store.export_format import load_export
-    from langgraph_memory.store.handle import Internals
+    from langgraph_memory.store.basestore.namespaces import InvalidStoreNamespaceError
+    from langgraph_memory.store.basestore.ttl import TTL
+    from langgraph_memory.store.chroma.compaction import compact_directory
+    from langgraph_memory.store.data.export_format import load_export
+    from langgraph_memory.store.engine.candidates import Candidates
+    from langgraph_memory.store.internals_face import Internals
     from langgraph_memory.store.memory_store import MemoryStore, check_store, internals
-    from langgraph_memory.store.namespaces import InvalidStoreNamespaceError
     from langgraph_memory.store.reviews import Reviews
-    from langgraph_memory.store.ttl import TTL
     from langgraph_memory.store.version import Hit
     from langgraph_memory.text import date_words, tokenize
 
 #: Where each name lives.
 _LAZY = {
-    "TTL": "langgraph_memory.store.ttl",
-    "Candidates": "langgraph_memory.store.candidates",
+    "TTL": "langgraph_memory.store.basestore.ttl",
+    "Candidates": "langgraph_memory.store.engine.candidates",
     "Hit": "langgraph_memory.store.version",
-    "Internals": "langgraph_memory.store.handle",
-    "InvalidStoreNamespaceError": "langgraph_memory.store.namespaces",
+    "Internals": "langgraph_memory.store.internals_face",
+    "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",
     "MemoryStore": "langgraph_memory.store.memory_store",
     "Reviews": "langgraph_memory.store.reviews",
     "check_store": "langgraph_memory.store.memory_store",
-    "compact_directory": "langgraph_memory.store.compaction",
+    "compact_directory": "langgraph_memory.store.chroma.compaction",
     "date_words": "langgraph_memory.text",
     "internals": "langgraph_memory.store.memory_store",
-    "load_export": "langgraph_memory.store.export_format",
+    "load_export": "langgraph_memory.store.data.export_format",
     "strip_controls": "langgraph_memory.checks",
     "tokenize": "langgraph_memory.text",
 }

@@ -74,30 +74,32 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
-from langgraph_memory.store import backup, basestore, purging
-from langgraph_memory.store.async_batches import OpGatherer
-from langgraph_memory.store.building import (
+from langgraph_memory.store.basestore import ops as basestore
+from langgraph_memory.store.basestore.async_batches import OpGatherer
+from langgraph_memory.store.basestore.indexing import read_index
+from langgraph_memory.store.basestore.namespaces import langgraph_namespace_errors, namespace_tuple
+from langgraph_memory.store.basestore.ttl import TTL, check_ttl_config
+from langgraph_memory.store.chroma.codec import (
+    NOT_EPISODE,
+    all_of,
+    metadata_clauses,
+    revalue,
+)
+from langgraph_memory.store.chroma.collection_io import fetch, free_ids
+from langgraph_memory.store.data import exports as backup
+from langgraph_memory.store.data import purging
+from langgraph_memory.store.engine.building import (
     UPDATE_FIELDS,
     check_items,
     item_fields,
     new_memory,
     successor,
 )
-from langgraph_memory.store.codec import (
-    NOT_EPISODE,
-    all_of,
-    metadata_clauses,
-    revalue,
-)
-from langgraph_memory.store.collection_io import fetch, free_ids
-from langgraph_memory.store.core import StoreCore, fresh_method, read_method
-from langgraph_memory.store.engine import DEFAULT_PATH, PATH_ENV
-from langgraph_memory.store.handle import Internals
-from langgraph_memory.store.indexing import read_index
-from langgraph_memory.store.namespaces import langgraph_namespace_errors, namespace_tuple
+from langgraph_memory.store.engine.core import StoreCore, fresh_method, read_method
+from langgraph_memory.store.engine.engine import DEFAULT_PATH, PATH_ENV
+from langgraph_memory.store.engine.scope_locks import CrossProcessLocks
+from langgraph_memory.store.internals_face import Internals
 from langgraph_memory.store.reviews import Reviews
-from langgraph_memory.store.scope_locks import CrossProcessLocks
-from langgraph_memory.store.ttl import TTL, check_ttl_config
 
 __all__ = ["DEFAULT_PATH", "PATH_ENV", "PUBLIC", "MemoryStore", "check_store", "internals"]
 
@@ -141,18 +143,18 @@ class MemoryStore(BaseStore):
     which many processes can share; ``lock=`` (default
     ``$LANGGRAPH_MEMORY_LOCK_URL``), a ``postgresql://`` or ``redis://`` URL,
     serialises their writes to each scope across processes (see
-    ``store/scope_locks.py``); without it, writes are serialised per scope within
+    ``store/engine/scope_locks.py``); without it, writes are serialised per scope within
     a process only. ``queue=`` (default ``$LANGGRAPH_MEMORY_QUEUE_URL``), a
     ``postgresql://`` URL, keeps the deferred turns of every process's
     ``BackgroundWriter`` in one table there, drained by any of them (see
-    ``store/shared_queue.py``; its Postgres serves as the lock when ``lock=`` is
+    ``store/engine/shared_queue.py``; its Postgres serves as the lock when ``lock=`` is
     unset). ``embeddings`` is any LangChain
     ``Embeddings``; the default is the offline MiniLM embedder. The store
     records which embedder built it and refuses another.
 
     As a LangGraph ``BaseStore`` it takes LangGraph's ``index=`` (an
-    ``IndexConfig``: ``embed``, ``dims``, ``fields``; see ``store/indexing.py``) and
-    ``ttl=`` (a ``TTLConfig``; expiry archives, see ``store/ttl.py``), and
+    ``IndexConfig``: ``embed``, ``dims``, ``fields``; see ``store/basestore/indexing.py``) and
+    ``ttl=`` (a ``TTLConfig``; expiry archives, see ``store/basestore/ttl.py``), and
     namespaces of any depth (see ``scope``).
 
     Every method takes the scope first, as a ``Scope``, ``"kind:id"`` or a
@@ -500,7 +502,7 @@ class MemoryStore(BaseStore):
         The closed version stays readable with ``get``, ``history`` and
         ``retrieve(..., as_of=...)``; ``purge`` is the hard delete. Reflections
         resting on it are archived with it, the reason logged (any version that
-        closes, by an update too, takes them along: see ``store/dependents.py``).
+        closes, by an update too, takes them along: see ``store/engine/dependents.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -703,7 +705,7 @@ class MemoryStore(BaseStore):
         """Every version (active and closed) and decision of the scope, as a
         JSON-ready dict that :meth:`import_scope` restores exactly.
 
-        Format ``langgraph-memory-export`` version 3 (``store/export_format.py``
+        Format ``langgraph-memory-export`` version 3 (``store/data/export_format.py``
         describes every field)::
 
             {"format": "langgraph-memory-export", "version": 3, "scope": "user:a",
@@ -738,12 +740,12 @@ class MemoryStore(BaseStore):
 
         An export is untrusted input: every record must belong to the scope it
         fills, and the reviews that link it to other scopes must be ones the
-        store can verify (``store/import_links.py``); anything else refuses the
+        store can verify (``store/data/import_checks.py``); anything else refuses the
         whole import (InvalidMemoryError naming the record), before anything is
         written. Refuses a scope that holds data (ScopeNotEmptyError) and an
         export from another embedder unless ``allow_embedder_change=True``.
         Read a file with ``langgraph_memory.store.load_export`` (UTF-8, size and
-        depth bounds). Returns counts (see ``store/backup.py``).
+        depth bounds). Returns counts (see ``store/data/exports.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -1058,7 +1060,7 @@ def _paths(
 
 def internals(store: MemoryStore) -> Internals:
     """The engine handle under ``store`` that the read and write paths use (see
-    ``store/handle.py``): dense and keyword searches apart, vectors, the scope's
+    ``store/internals_face.py``): dense and keyword searches apart, vectors, the scope's
     lock and generation, the decision log's writer.
 
     >>> import tempfile

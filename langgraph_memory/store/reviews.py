@@ -74,10 +74,10 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import BREADTH, Scope, ScopeLike
-from langgraph_memory.store import decision_log, layout
-from langgraph_memory.store.codec import USER_PREFIX, all_of, to_epoch
-from langgraph_memory.store.collection_io import chunks, fetch
-from langgraph_memory.store.core import StoreCore, fresh_method, read_method
+from langgraph_memory.store.chroma import decision_log, layout
+from langgraph_memory.store.chroma.codec import USER_PREFIX, all_of, to_epoch
+from langgraph_memory.store.chroma.collection_io import chunks, fetch
+from langgraph_memory.store.engine.core import StoreCore, fresh_method, read_method
 
 __all__ = [
     "REVIEWED_FROM",

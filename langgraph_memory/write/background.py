@@ -23,7 +23,7 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
   queued when the process dies are then lost.
 - **Shared by processes: a Postgres queue.** A store built with ``queue=URL``
   (or ``$LANGGRAPH_MEMORY_QUEUE_URL``) keeps the turns in a table there instead
-  (``store/shared_queue.py``): ``submit`` returns once the insert is committed,
+  (``store/engine/shared_queue.py``): ``submit`` returns once the insert is committed,
   and the workers of every ``BackgroundWriter`` on the store, in any process,
   drain any scope, its oldest turn first, one worker per scope (under the
   scope's cross-process lock), so a turn a dead process accepted is written by
@@ -136,7 +136,7 @@ from langgraph_memory.write.writer import MemoryWriter, MessageLike
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
-    from langgraph_memory.store.shared_queue import SharedQueue
+    from langgraph_memory.store.engine.shared_queue import SharedQueue
 
 __all__ = [
     "EXIT_TIMEOUT_S",
@@ -174,7 +174,7 @@ def journal_path(store: MemoryStore) -> Path | None:
     >>> journal_path(store).relative_to(store.path).as_posix()
     'journal/turns.jsonl'
     """
-    from langgraph_memory.store.layout import JOURNAL_FILE
+    from langgraph_memory.store.chroma.layout import JOURNAL_FILE
 
     return None if store.path is None else store.path / JOURNAL_FILE
 

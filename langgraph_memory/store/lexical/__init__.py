@@ -6,12 +6,12 @@ The rest of the store uses it through the names below; the modules inside are it
   an :class:`Entry` per record, and the constants of its ranking;
 - ``postings``: BM25 top-k from postings in memory, ranking a big scope's searches;
 - ``indexes``: the indexes of one store location, kept in step with Chroma
-  (:class:`Lexicon`: files of an embedded store, memory on a Chroma server);
-- ``entries``: what a memory is indexed under (its terms come from ``text.words``);
+  (:class:`Lexicon`: files of an embedded store, memory on a Chroma server), and
+  what a memory is indexed under (its terms come from ``text.words``);
 - ``search``: keyword search (:func:`search`, :func:`shares`) and a query's terms and
   named ids (:func:`query_of`).
 
-Fusing its finds with the dense index's is the read's candidates (``store/candidates.py``).
+Fusing its finds with the dense index's is the read's candidates (``store/engine/candidates.py``).
 """
 
 from langgraph_memory.store.lexical.index import (

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.store.compaction import SQLITE_FILE
+from langgraph_memory.store.chroma.compaction import SQLITE_FILE
 from langgraph_memory.store.lexical.postings import K1, Postings
 
 __all__ = [
@@ -163,8 +163,9 @@ class LexicalIndex:
         # While postings are being built: the changes committed since their snapshot.
         self._backlog: list[Change] | None = None
         self._changes: list[Change] = []  # of the open transaction
-        #: Changes with every committed transaction, and differs between two indexes of
-        #: a process: what a cache derived from the entries compares (``store/rules.py``).
+        #: Changes with every committed transaction, and differs between two indexes
+        #: of a process: what a cache derived from the entries compares
+        #: (``store/engine/rule_cache.py``).
         self.generation = next(_GENERATIONS)
 
     def _open(self) -> sqlite3.Connection:

@@ -32,6 +32,7 @@ does is never shown.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import secrets
 import sqlite3
@@ -42,14 +43,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from chromadb.api.models.Collection import Collection
 
+from langgraph_memory.records import Kind, Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import layout
-from langgraph_memory.store.collection_io import chunks, fetch
-from langgraph_memory.store.lexical.entries import entry_of
-from langgraph_memory.store.lexical.index import SCHEMA, LexicalIndex, erase
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.codec import version_metadata
+from langgraph_memory.store.chroma.collection_io import chunks, fetch
+from langgraph_memory.store.lexical.index import SCHEMA, Entry, LexicalIndex, erase
 from langgraph_memory.store.version import Version
+from langgraph_memory.text import date_words, tokenize
 
 __all__ = ["INDEX_DIR", "Lexicon"]
 
@@ -330,3 +334,43 @@ class Lexicon:
                 scope.key,
                 exc,
             )
+
+
+def lexical_text(memory: Memory) -> str:
+    """What a memory is indexed under: its text and the date of its event (else of
+    its creation), in the words a question uses, so that "what happened in May
+    2023?" finds it; both go through the package's one tokeniser
+    (``text.words.tokenize``), as a query's words do. A speaker or any other
+    metadata is not part of it.
+
+    >>> from datetime import datetime, timezone
+    >>> m = Memory(id="0a1b2c3d", text="Adopted a puppy.", scope="user:a",
+    ...            created_at=datetime(2026, 1, 2, tzinfo=timezone.utc),
+    ...            event_time=datetime(2023, 5, 8, tzinfo=timezone.utc))
+    >>> lexical_text(m)
+    'Adopted a puppy. 2023-05-08 8 May 2023'
+    """
+    return f"{memory.text} {date_words(memory.event_time or memory.created_at)}"
+
+
+def entry_of(version: Version) -> Entry:
+    """The index entry of a stored version, with its record as Chroma holds it (its
+    vector only when the version carries it)."""
+    m = version.memory
+    thread = m.metadata.get("thread_id")
+    speaker = m.metadata.get("speaker")
+    return Entry(
+        m.id,
+        " ".join(tokenize(lexical_text(m))),
+        m.sources,
+        m.kind == Kind.EPISODIC,
+        thread=thread if isinstance(thread, str) else None,
+        at=(m.event_time or m.created_at).timestamp(),
+        pinned=m.pinned,
+        speaker=speaker if isinstance(speaker, str) else None,
+        vector=None
+        if version.vector is None
+        else np.asarray(version.vector, dtype=np.float32).tobytes(),
+        document=m.text,
+        meta=json.dumps(version_metadata(version)),
+    )

@@ -22,8 +22,8 @@ from chromadb.api.models.Collection import Collection
 from langgraph_memory.checks import check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import layout
-from langgraph_memory.store.collection_io import fetch
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.collection_io import fetch
 from langgraph_memory.store.lexical.indexes import Lexicon
 from langgraph_memory.store.version import Hit
 from langgraph_memory.text import tokenize

@@ -32,21 +32,22 @@ from langgraph_memory.checks import MAX_K, check_ids, check_k, check_seconds
 from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.records import Decision, Memory, Scalar, check_metadata, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import lexical, rules
-from langgraph_memory.store.access_log import AccessLog
-from langgraph_memory.store.candidates import Candidates, every_version, gather, records
-from langgraph_memory.store.codec import (
+from langgraph_memory.store import lexical
+from langgraph_memory.store.chroma.codec import (
     NOT_EPISODE,
     USER_PREFIX,
     all_of,
     metadata_clauses,
     to_epoch,
 )
-from langgraph_memory.store.collection_io import fetch, query, similar
-from langgraph_memory.store.core import StoreCore, fresh_method, read_method
-from langgraph_memory.store.engine import Companion
-from langgraph_memory.store.scope_locks import ScopeLock
-from langgraph_memory.store.shared_queue import SharedQueue
+from langgraph_memory.store.chroma.collection_io import fetch, query, similar
+from langgraph_memory.store.engine import rule_cache as rules
+from langgraph_memory.store.engine.access_log import AccessLog
+from langgraph_memory.store.engine.candidates import Candidates, every_version, gather, records
+from langgraph_memory.store.engine.core import StoreCore, fresh_method, read_method
+from langgraph_memory.store.engine.engine import Companion
+from langgraph_memory.store.engine.scope_locks import ScopeLock
+from langgraph_memory.store.engine.shared_queue import SharedQueue
 from langgraph_memory.store.version import Hit
 
 __all__ = ["Internals"]
@@ -132,7 +133,7 @@ class Internals:
     def scope_lock(self, scope: ScopeLike) -> ScopeLock:
         """The lock that serialises writes to one scope: within this process, and
         across processes when the store has a lock URL (``MemoryStore(lock=...)``,
-        ``$LANGGRAPH_MEMORY_LOCK_URL``; see ``store/scope_locks.py``).
+        ``$LANGGRAPH_MEMORY_LOCK_URL``; see ``store/engine/scope_locks.py``).
 
         Hold it to make a read-decide-write sequence atomic (the write path
         does: two turns stating the same new fact at once make one memory).
@@ -233,7 +234,7 @@ class Internals:
         self, scope: ScopeLike, memory_ids: Iterable[str], *, now: datetime | None = None
     ) -> None:
         """Note that memories were read at ``now``: ``touch`` done after the read, by a
-        thread of the store, within a second (``store/access_log.py``); returns at once.
+        thread of the store, within a second (``store/engine/access_log.py``); returns at once.
         A noted time is lost only if the process dies before it is written.
 
         >>> import tempfile
@@ -282,7 +283,7 @@ class Internals:
 
     @property
     def access_log(self) -> AccessLog:
-        """The access times reads noted and a thread writes (``store/access_log.py``)."""
+        """The access times reads noted and a thread writes (``store/engine/access_log.py``)."""
         return self._core.live().access
 
     def flush_access(self, scope: ScopeLike | None = None, timeout: float | None = 10.0) -> bool:
@@ -408,7 +409,7 @@ class Internals:
         keyword search returned it, its keyword score; with ``speakers``, who said each
         (a ranking that boosts no one's words can skip that lookup). No record is
         read: read those a ranking keeps with ``get_memories`` (see
-        ``store/candidates.py``).
+        ``store/engine/candidates.py``).
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -463,7 +464,7 @@ class Internals:
     def rules(self, scope: ScopeLike) -> tuple[Memory, ...]:
         """The scope's active rules (procedural memories): pinned first, then the most
         recent first. Read from Chroma once per change of the scope, then kept
-        (``store/rules.py``): what every read renders costs no query.
+        (``store/engine/rule_cache.py``): what every read renders costs no query.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding

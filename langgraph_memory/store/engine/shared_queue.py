@@ -65,7 +65,7 @@ from langgraph_memory.errors import (
     StoreFormatError,
 )
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store.scope_locks import import_extra, redacted
+from langgraph_memory.store.engine.scope_locks import import_extra, redacted
 from langgraph_memory.turn_record import TurnRecord
 
 __all__ = ["QUEUE_URL_ENV", "SCHEMA", "Claim", "SharedQueue", "queue_url"]

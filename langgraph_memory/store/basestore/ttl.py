@@ -54,10 +54,10 @@ from langgraph_memory.checks import check_seconds
 from langgraph_memory.errors import InvalidArgumentError, StoreClosedError
 from langgraph_memory.records import now_utc, utc
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import layout
-from langgraph_memory.store.codec import EXPIRES_KEY, to_epoch
-from langgraph_memory.store.collection_io import fetch
-from langgraph_memory.store.core import StoreCore, fresh_method
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.codec import EXPIRES_KEY, to_epoch
+from langgraph_memory.store.chroma.collection_io import fetch
+from langgraph_memory.store.engine.core import StoreCore, fresh_method
 from langgraph_memory.store.version import Version
 
 __all__ = ["TTL", "Sweeper", "check_minutes", "check_ttl_config", "refresh", "sweep"]
@@ -267,7 +267,7 @@ class TTL:
 
     @fresh_method
     def sweep(self, *, now: datetime | None = None) -> int:
-        """Archive every BaseStore item whose TTL ran out (see ``store/ttl.py``);
+        """Archive every BaseStore item whose TTL ran out (see ``store/basestore/ttl.py``);
         returns how many. Each closes at its expiry time and stays in ``history``.
 
         >>> import tempfile

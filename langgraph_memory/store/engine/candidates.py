@@ -24,10 +24,10 @@ import numpy as np
 
 from langgraph_memory.records import ASKS, Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import layout
-from langgraph_memory.store.codec import USER_PREFIX, version_from_record
-from langgraph_memory.store.collection_io import cosines, fetch, nearest_ids, stored_vectors
-from langgraph_memory.store.core import StoreCore
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.codec import USER_PREFIX, version_from_record
+from langgraph_memory.store.chroma.collection_io import cosines, fetch, nearest_ids, stored_vectors
+from langgraph_memory.store.engine.core import StoreCore
 from langgraph_memory.store.lexical import LexicalIndex, query_of
 
 __all__ = ["Candidates", "gather", "records"]

@@ -28,7 +28,7 @@ from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.records import Decision, DecisionOp, Kind
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.collection_io import fetch
+from langgraph_memory.store.chroma.collection_io import fetch
 from langgraph_memory.store.version import Version
 
 __all__ = ["REFLECTIONS", "archive_decisions", "resting_on"]

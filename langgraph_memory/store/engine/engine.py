@@ -58,15 +58,15 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.records import Scalar
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import chroma_internals, compaction, formats, layout, migrations
-from langgraph_memory.store.access_log import AccessLog
-from langgraph_memory.store.codec import to_epoch
-from langgraph_memory.store.collection_io import finish_interrupted_moves
-from langgraph_memory.store.field_cache import FieldCache
-from langgraph_memory.store.lexical import Lexicon
-from langgraph_memory.store.lock import DirectoryLock
-from langgraph_memory.store.rules import RuleCache
-from langgraph_memory.store.scope_locks import (
+from langgraph_memory.store.chroma import compaction, formats, layout, migrations
+from langgraph_memory.store.chroma import internals as chroma_internals
+from langgraph_memory.store.chroma.codec import to_epoch
+from langgraph_memory.store.chroma.collection_io import finish_interrupted_moves
+from langgraph_memory.store.chroma.directory_lock import DirectoryLock
+from langgraph_memory.store.engine.access_log import AccessLog
+from langgraph_memory.store.engine.field_cache import FieldCache
+from langgraph_memory.store.engine.rule_cache import RuleCache
+from langgraph_memory.store.engine.scope_locks import (
     LOCK_URL_ENV,
     CrossProcessLocks,
     ScopeLock,
@@ -74,7 +74,8 @@ from langgraph_memory.store.scope_locks import (
     open_cross_process_locks,
     redacted,
 )
-from langgraph_memory.store.shared_queue import SharedQueue, queue_url
+from langgraph_memory.store.engine.shared_queue import SharedQueue, queue_url
+from langgraph_memory.store.lexical import Lexicon
 
 log = logging.getLogger("langgraph_memory")
 

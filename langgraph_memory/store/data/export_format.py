@@ -1,10 +1,10 @@
-"""The export format: what ``MemoryStore.export`` writes and an import reads, and
-every check an import makes on it that needs no store.
+"""The export format: what ``MemoryStore.export`` writes and an import reads, a
+record's fields and how each is checked.
 
-An export is untrusted input: it may come from anyone whose "restore my data"
-file gets imported. So reading one refuses, naming the offending record, anything
-that does not belong to the scope it is imported into; what needs the store to
-check (the reviews it links to other scopes) is ``import_links``.
+An export is untrusted input: reading one (``import_checks.read_export``) checks
+every field of every record with the models and checks here, then checks the
+records against each other and, through the store, the links it keeps to other
+scopes.
 
 Format ``langgraph-memory-export``, version 3::
 
@@ -31,7 +31,7 @@ plus the three things a ``Memory`` does not carry:
 - ``value_json``: the exact JSON string of the value a BaseStore ``put``
   stored (extra fields such as ``rating`` live here), or ``null``;
 - ``ttl_minutes`` and ``expires_at``, only for an item put with a TTL: its
-  time to live and when it expires (see ``store/ttl.py``);
+  time to live and when it expires (see ``store/basestore/ttl.py``);
 - ``indexed``: ``false``, only for an item put with ``index=False`` (kept out
   of vector search: an import does not embed its text either). Files without
   it read as before, so the version stays 3; a release before this field
@@ -61,7 +61,7 @@ as they are.
 
 The format is two pydantic models: :class:`ExportFile`, the whole, and
 :class:`MemoryRecord`, one ``{version}``. :func:`write_export` is its one writer
-and :func:`read_backup` its one reader; a pending turn is the journal's
+and :func:`import_checks.read_export` its one reader; a pending turn is the journal's
 ``TurnRecordV1`` (``turn_record``), and a decision and a review are what
 ``Decision.to_dict`` and ``Review.to_dict`` write, checked here before their
 ``from_dict`` reads them. What pydantic refuses is raised as the
@@ -78,16 +78,15 @@ memory or stack.
 >>> data = {"format": FORMAT, "version": 3, "scope": "user:a", "embedder": "e",
 ...         "memories": [{"id": "0a1b2c3d", "key": "0a1b2c3d", "text": "Likes tea.",
 ...                       "created_at": "2026-01-05T00:00:00+00:00"}], "decisions": []}
->>> read_backup(load_export(json.dumps(data)), scope="user:b").versions[0].memory.scope
-'user:b'
+>>> ExportFile.model_validate(load_export(json.dumps(data))).scope
+'user:a'
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -104,7 +103,6 @@ from pydantic import (
 
 from langgraph_memory.checks import check_int
 from langgraph_memory.errors import (
-    InvalidArgumentError,
     InvalidMemoryError,
     InvalidScopeError,
     InvalidTypeError,
@@ -112,11 +110,9 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.records import (
     Decision,
-    DecisionOp,
     Kind,
     Memory,
     Review,
-    ReviewStatus,
     Source,
     Trust,
     check_importance,
@@ -124,12 +120,10 @@ from langgraph_memory.records import (
     check_text,
     utc,
 )
-from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store.indexing import check_paths, field_texts
-from langgraph_memory.store.reviews import check_direction
-from langgraph_memory.store.ttl import check_minutes
+from langgraph_memory.scope import Scope
+from langgraph_memory.store.basestore.indexing import check_paths, field_texts
+from langgraph_memory.store.basestore.ttl import check_minutes
 from langgraph_memory.store.version import FieldVectors, Version
-from langgraph_memory.turn_record import TurnRecord
 
 __all__ = [
     "FORMAT",
@@ -137,11 +131,16 @@ __all__ = [
     "MAX_EXPORT_DEPTH",
     "READABLE_VERSIONS",
     "VERSION",
-    "Backup",
     "ExportFile",
     "MemoryRecord",
+    "check_enum",
+    "check_name",
+    "check_optional_str",
+    "check_time",
+    "first_error",
     "load_export",
-    "read_backup",
+    "payload_scope",
+    "version_of",
     "write_export",
 ]
 
@@ -157,9 +156,6 @@ MAX_EXPORT_BYTES = 1 << 30
 MAX_EXPORT_DEPTH = 32
 
 _T = TypeVar("_T")
-
-_DECISION_FIELDS = frozenset(f.name for f in fields(Decision))
-_OPTIONAL_STR = ("text", "target_id", "raw", "result_id", "turn_id", "error", "note")
 
 
 # -- a file ------------------------------------------------------------------------------
@@ -248,71 +244,6 @@ def _check_depth(text: str, max_depth: int, name: str) -> None:
 # -- a payload ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Backup:
-    """A validated export, ready to write: versions without vectors yet, every
-    record in ``scope`` (the scope imported into)."""
-
-    scope: Scope
-    embedder: str
-    versions: list[Version]
-    decisions: list[Decision]
-    reviews: list[Review]
-    pending_turns: list[TurnRecord]
-
-
-def read_backup(data: Any, *, scope: ScopeLike | None = None) -> Backup:
-    """Validate a whole export and turn it into records, writing nothing.
-
-    ``scope`` rewrites every record into that scope (default: the export's).
-    Raises InvalidMemoryError naming the first bad item: a record of another
-    scope, a ``replaces`` that names no older version of its chain, a review
-    that moves a memory sideways or down, proposes what the export does not
-    hold, or contradicts its own status, a pending turn of another scope.
-
-    >>> data = {"format": FORMAT, "version": 2, "scope": "user:a", "embedder": "e",
-    ...         "memories": [{"id": "0a1b2c3d", "key": "0a1b2c3d", "text": "Likes tea.",
-    ...                       "created_at": "2026-01-05T00:00:00+00:00"}], "decisions": []}
-    >>> b = read_backup(data, scope="user:b")
-    >>> b.scope.key, b.versions[0].memory.scope, b.versions[0].chain_start.year
-    ('user:b', 'user:b', 2026)
-    >>> read_backup(dict(data, version=4))
-    Traceback (most recent call last):
-    ...
-    langgraph_memory.errors.InvalidMemoryError: export version 4 is not one this release reads ...
-    """
-    if not isinstance(data, Mapping):
-        raise InvalidMemoryError(f"an export is a JSON object, got {type(data).__name__}")
-    try:
-        export = ExportFile.model_validate(data)
-    except ValidationError as exc:
-        raise _first_error(exc, "export has unknown fields") from None
-    source = _payload_scope(export.scope)
-    target = Scope.of(scope) if scope is not None else source
-    versions = [
-        _read_item(raw, f"memories[{i}]", lambda r: _version_of(r, source.key, target.key))
-        for i, raw in enumerate(export.memories)
-    ]
-    _check_versions(versions)
-    decisions = [
-        _read_item(raw, f"decisions[{i}]", _decision_of) for i, raw in enumerate(export.decisions)
-    ]
-    _check_unique([d.id or "" for d in decisions], "decisions", "decision")
-    by_id = {v.memory.id: v for v in versions}
-    held = [
-        _read_item(raw, f"reviews[{i}]", lambda r: _review_of(r, source, target, by_id))
-        for i, raw in enumerate(export.reviews)
-    ]
-    _check_unique([r.id for r in held], "reviews", "review")
-    pending = [
-        _read_item(raw, f"pending_turns[{i}]", lambda r: _turn_of(r, source, target))
-        for i, raw in enumerate(export.pending_turns)
-    ]
-    _check_unique([t.turn_id for t in pending], "pending_turns", "turn")
-    versions = _with_chain_starts(versions)
-    return Backup(target, export.embedder, versions, decisions, held, pending)
-
-
 def write_export(
     scope: Scope,
     embedder: str,
@@ -322,7 +253,7 @@ def write_export(
     pending_turns: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
     """The export of a scope's records, JSON-ready, in this release's version:
-    the one writer of the format (``read_backup`` is its one reader).
+    the one writer of the format (``import_checks.read_export`` is its one reader).
 
     >>> write_export(Scope.parse("user:a"), "e", [], [], [], [])["version"]
     3
@@ -343,13 +274,13 @@ def write_export(
 # -- the models ----------------------------------------------------------------------------
 
 
-def _required() -> Any:
+def required() -> Any:
     """A field every record has: checked even when missing, so that its message
     (``created_at is missing``) names it."""
     return Field(default=None, validate_default=True)
 
 
-def _first_error(exc: ValidationError, unknown: str) -> MemoryKitError:
+def first_error(exc: ValidationError, unknown: str) -> MemoryKitError:
     """The first problem pydantic found, as this module words it: the error a
     field's check raised, ``<unknown> [names]`` for fields the format lacks, or
     one naming the field and what it must be. ``format`` and ``version`` come
@@ -378,20 +309,20 @@ def _first_error(exc: ValidationError, unknown: str) -> MemoryKitError:
 class ExportFile(BaseModel):
     """An export as a whole (the object at the top of this module's docstring):
     versions 1 to 3 read, version 3 written. Each list holds its records as they
-    are in the file; ``read_backup`` reads each one (a memory version with
+    are in the file; ``import_checks.read_export`` reads each one (a memory version with
     :class:`MemoryRecord`, a pending turn with ``TurnRecord.from_record``) and
     names the record in what it refuses."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    format: str = _required()
-    version: int = _required()
-    scope: str = _required()
+    format: str = required()
+    version: int = required()
+    scope: str = required()
     #: Version 2 only: when the export was taken (read, never checked nor written).
     exported_at: Any = None
-    embedder: str = _required()
-    memories: list[Any] = _required()
-    decisions: list[Any] = _required()
+    embedder: str = required()
+    memories: list[Any] = required()
+    decisions: list[Any] = required()
     #: Since version 3.
     reviews: list[Any] = Field(default_factory=list)
     pending_turns: list[Any] = Field(default_factory=list)
@@ -428,7 +359,7 @@ class ExportFile(BaseModel):
     def _list(cls, value: Any, info: ValidationInfo) -> list[Any]:
         if not isinstance(value, list):
             raise InvalidMemoryError(f"export field {info.field_name!r} must be a list")
-        return value  # each record is read by read_backup, which names it
+        return value  # each record is read by import_checks.read_export, which names it
 
 
 class MemoryRecord(BaseModel):
@@ -439,13 +370,13 @@ class MemoryRecord(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = _required()
-    text: str = _required()
+    id: str = required()
+    text: str = required()
     #: The export's scope (or absent): a record is read into the scope imported into.
     scope: str | None = None
     kind: Kind = Kind.SEMANTIC
     importance: float = 0.5
-    created_at: datetime = _required()
+    created_at: datetime = required()
     last_accessed: datetime | None = None
     valid_until: datetime | None = None
     replaces: str | None = None
@@ -455,7 +386,7 @@ class MemoryRecord(BaseModel):
     sources: tuple[str, ...] = ()
     event_time: datetime | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
-    key: str = _required()
+    key: str = required()
     key_created_at: datetime | None = None
     value_json: str | None = None
     ttl_minutes: float | None = None
@@ -466,7 +397,7 @@ class MemoryRecord(BaseModel):
     @field_validator("id", "key", mode="plain")
     @classmethod
     def _name(cls, value: Any, info: ValidationInfo) -> str:
-        return _name(value, str(info.field_name))
+        return check_name(value, str(info.field_name))
 
     @field_validator("text", mode="plain")
     @classmethod
@@ -476,13 +407,13 @@ class MemoryRecord(BaseModel):
     @field_validator("scope", "replaces", mode="plain")
     @classmethod
     def _optional_str(cls, value: Any, info: ValidationInfo) -> str | None:
-        return _optional_str(value, str(info.field_name))
+        return check_optional_str(value, str(info.field_name))
 
     @field_validator("kind", "source", "trust", mode="plain")
     @classmethod
     def _enum(cls, value: Any, info: ValidationInfo) -> Any:
         field = str(info.field_name)
-        return _enum({"kind": Kind, "source": Source, "trust": Trust}[field], value, field)
+        return check_enum({"kind": Kind, "source": Source, "trust": Trust}[field], value, field)
 
     @field_validator("importance", mode="plain")
     @classmethod
@@ -501,17 +432,17 @@ class MemoryRecord(BaseModel):
     @classmethod
     def _time(cls, value: Any, info: ValidationInfo) -> datetime | None:
         field = str(info.field_name)
-        return _time(value, field, required=field == "created_at")
+        return check_time(value, field, required=field == "created_at")
 
     @field_validator("pinned", "indexed", mode="plain")
     @classmethod
     def _bool(cls, value: Any, info: ValidationInfo) -> bool:
-        return _bool(value, str(info.field_name))
+        return check_bool(value, str(info.field_name))
 
     @field_validator("sources", mode="plain")
     @classmethod
     def _sources(cls, value: Any) -> tuple[str, ...]:
-        return _sources(value)
+        return check_sources(value)
 
     @field_validator("metadata", mode="plain")
     @classmethod
@@ -521,7 +452,7 @@ class MemoryRecord(BaseModel):
     @field_validator("value_json", mode="plain")
     @classmethod
     def _value_json(cls, value: Any) -> str | None:
-        return _value_json(value)
+        return check_value_json(value)
 
     @field_validator("ttl_minutes", mode="plain")
     @classmethod
@@ -641,54 +572,42 @@ class MemoryRecord(BaseModel):
         return None if value is None else list(value)
 
 
-def _payload_scope(text: str) -> Scope:
+def payload_scope(text: str) -> Scope:
     try:
         return Scope.parse(text)
     except InvalidScopeError as exc:
         raise InvalidMemoryError(f"export scope {text!r}: {exc}") from None
 
 
-def _read_item(raw: Any, name: str, parse: Callable[[Mapping[str, Any]], _T]) -> _T:
-    """``parse(raw)``, with any error naming the item (``memories[3] (id '…')``)."""
-    if not isinstance(raw, Mapping):
-        raise InvalidMemoryError(f"{name} must be a JSON object")
-    if isinstance(raw.get("id"), str):
-        name += f" (id {raw['id']!r})"
-    try:
-        return parse(raw)
-    except (InvalidMemoryError, TypeError, ValueError) as exc:
-        raise InvalidMemoryError(f"{name}: {exc}") from None
-
-
-def _version_of(raw: Mapping[str, Any], source: str, target: str) -> Version:
+def version_of(raw: Mapping[str, Any], source: str, target: str) -> Version:
     if raw.get("scope", source) != source and not set(raw) - set(MemoryRecord.model_fields):
         raise InvalidMemoryError(f"scope is {raw['scope']!r}, but the export is of {source!r}")
     try:
         record = MemoryRecord.model_validate(raw)
     except ValidationError as exc:
-        raise _first_error(exc, "unknown fields") from None
+        raise first_error(exc, "unknown fields") from None
     return record.version(target)
 
 
-def _name(value: Any, field: str) -> str:
+def check_name(value: Any, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidMemoryError(f"{field} must be a non-empty str, got {value!r}")
     return value
 
 
-def _optional_str(value: Any, field: str) -> str | None:
+def check_optional_str(value: Any, field: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise InvalidMemoryError(f"{field} must be a str or null, got {value!r}")
     return value
 
 
-def _bool(value: Any, field: str) -> bool:
+def check_bool(value: Any, field: str) -> bool:
     if not isinstance(value, bool):
         raise InvalidMemoryError(f"{field} must be true or false, got {value!r}")
     return value
 
 
-def _time(value: Any, field: str, *, required: bool = False) -> datetime | None:
+def check_time(value: Any, field: str, *, required: bool = False) -> datetime | None:
     if value is None:
         if required:
             raise InvalidMemoryError(f"{field} is missing")
@@ -703,7 +622,7 @@ def _time(value: Any, field: str, *, required: bool = False) -> datetime | None:
         raise InvalidMemoryError(f"{field} must be an ISO 8601 time, got {value!r}") from None
 
 
-def _enum(cls: type[Any], value: Any, field: str) -> Any:
+def check_enum(cls: type[Any], value: Any, field: str) -> Any:
     try:
         return cls(value)
     except ValueError:
@@ -711,7 +630,7 @@ def _enum(cls: type[Any], value: Any, field: str) -> Any:
         raise InvalidMemoryError(f"{field} must be one of {choices}; got {value!r}") from None
 
 
-def _sources(value: Any) -> tuple[str, ...]:
+def check_sources(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise InvalidMemoryError(f"sources must be a list of memory ids, got {value!r}")
     for s in value:
@@ -720,7 +639,7 @@ def _sources(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _value_json(value: Any) -> str | None:
+def check_value_json(value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
@@ -730,180 +649,3 @@ def _value_json(value: Any) -> str | None:
     except ValueError:
         raise InvalidMemoryError(f"value_json is not valid JSON: {value[:80]!r}") from None
     return value
-
-
-def _check_unique(ids: Sequence[str], where: str, what: str) -> None:
-    seen: set[str] = set()
-    for i, record_id in enumerate(ids):
-        if record_id in seen:
-            raise InvalidMemoryError(f"{where}[{i}]: {what} id {record_id!r} appears twice")
-        seen.add(record_id)
-
-
-def _check_versions(versions: list[Version]) -> None:
-    _check_unique([v.memory.id for v in versions], "memories", "memory")
-    by_id = {v.memory.id: v for v in versions}
-    active_of: dict[str, str] = {}
-    for i, v in enumerate(versions):
-        name = f"memories[{i}] (id {v.memory.id!r})"
-        replaced = v.memory.replaces
-        if replaced is not None:
-            # A version replaces an older one of its own chain: an update made it.
-            older = by_id.get(replaced)
-            why = (
-                "none of this export's versions"
-                if older is None
-                else "itself"
-                if older is v
-                else f"a version of another memory (key {older.key!r})"
-                if older.key != v.key
-                else "a newer version"
-                if older.memory.created_at > v.memory.created_at
-                else None
-            )
-            if why is not None:
-                raise InvalidMemoryError(
-                    f"{name}: replaces {replaced!r}, {why}; an update replaces an older "
-                    f"version of the same memory (key {v.key!r}) in the same export"
-                )
-        if not v.memory.active:
-            continue
-        other = active_of.setdefault(v.key, v.memory.id)
-        if other != v.memory.id:
-            # One key, one current version: the BaseStore face and update rely on it.
-            raise InvalidMemoryError(
-                f"{name}: key {v.key!r} already has the active "
-                f"version {other!r}; close one of them (set valid_until)"
-            )
-
-
-def _with_chain_starts(versions: list[Version]) -> list[Version]:
-    """Versions with ``chain_start`` filled: a version 1 export lacks it, and a
-    chain starts when its oldest version opened."""
-    first: dict[str, datetime] = {}
-    for v in versions:
-        start = v.chain_start or v.memory.created_at
-        first[v.key] = min(first.get(v.key, start), start)
-    return [
-        v if v.chain_start is not None else replace(v, vector=None, chain_start=first[v.key])
-        for v in versions
-    ]
-
-
-_REVIEW_FIELDS = frozenset(f.name for f in fields(Review))
-
-
-def _review_of(
-    raw: Mapping[str, Any], source: Scope, target: Scope, versions: Mapping[str, Version]
-) -> Review:
-    """A review of the export, the export's scope renamed to ``target`` in it;
-    checked against the export's own ``versions`` (see ``_check_review``)."""
-    unknown = set(raw) - _REVIEW_FIELDS
-    if unknown:
-        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}")
-    _name(raw.get("id"), "id")
-    _name(raw.get("memory_id"), "memory_id")
-    _time(raw.get("created_at"), "created_at", required=True)
-    _time(raw.get("decided_at"), "decided_at")
-    scopes = {
-        name: _payload_scope(_name(raw.get(name), name)) for name in ("from_scope", "to_scope")
-    }
-    if source not in scopes.values():
-        raise InvalidMemoryError(
-            f"it is between {scopes['from_scope']} and {scopes['to_scope']}, "
-            f"not about the export's scope {source.key}"
-        )
-    for field in ("note", "reason", "result_id"):
-        _optional_str(raw.get(field), field)
-    _enum(ReviewStatus, raw.get("status", ReviewStatus.PENDING), "status")
-    memory = raw.get("memory")
-    if not isinstance(memory, Mapping):
-        raise InvalidMemoryError("memory must be the proposed memory, a JSON object")
-    from_key = scopes["from_scope"].key
-    proposed = _version_of({**memory, "key": _name(memory.get("id"), "id")}, from_key, from_key)
-    proposed_memory = proposed.memory
-    review = Review.from_dict(raw)
-    moved = {s: target.key if s == source.key else s for s in (from_key, review.to_scope)}
-    review = replace(
-        review,
-        from_scope=moved[from_key],
-        to_scope=moved[review.to_scope],
-        memory=replace(proposed_memory, scope=moved[from_key]),
-    )
-    _check_review(review, target, versions)
-    return review
-
-
-def _check_review(review: Review, target: Scope, versions: Mapping[str, Version]) -> None:
-    """Refuse a review that no store could have made: one that moves a memory
-    sideways or down, contradicts its status, or (proposed from the scope imported
-    into) proposes something the export does not hold, or an episode."""
-    try:
-        check_direction(Scope.parse(review.from_scope), Scope.parse(review.to_scope))
-    except InvalidArgumentError as exc:
-        raise InvalidMemoryError(str(exc)) from None
-    decided = review.decided_at is not None
-    if review.status is ReviewStatus.PENDING and (decided or review.result_id is not None):
-        raise InvalidMemoryError("it is pending, so it has neither decided_at nor result_id")
-    if review.status is not ReviewStatus.PENDING and not decided:
-        raise InvalidMemoryError(f"it is {review.status.value}, so it needs decided_at")
-    if review.status is ReviewStatus.APPROVED and not review.result_id:
-        raise InvalidMemoryError("it is approved, so result_id names the copy it made")
-    if review.status is ReviewStatus.REJECTED and review.result_id is not None:
-        raise InvalidMemoryError("it is rejected, so it copied nothing: result_id must be null")
-    if review.memory.id != review.memory_id:
-        raise InvalidMemoryError(
-            f"memory_id is {review.memory_id!r}, but its memory's id is {review.memory.id!r}"
-        )
-    if review.from_scope != target.key:
-        return  # into the scope: its memory lives in the other scope (see import_links)
-    version = versions.get(review.memory_id)
-    if version is None:
-        raise InvalidMemoryError(
-            f"it proposes memory {review.memory_id!r}, which is none of this export's versions: "
-            "a review from a scope proposes one of that scope's memories"
-        )
-    if version.memory.text != review.memory.text:
-        raise InvalidMemoryError(
-            f"its memory's text differs from version {review.memory_id!r} of this export: a "
-            "review proposes a version as it is"
-        )
-    if version.memory.is_episode:
-        raise InvalidMemoryError(
-            f"it proposes the episode {review.memory_id!r}; only facts are proposed"
-        )
-
-
-def _turn_of(raw: Mapping[str, Any], source: Scope, target: Scope) -> TurnRecord:
-    """A pending turn of the export, moved into ``target``; one of another scope is refused."""
-    turn = TurnRecord.from_record(raw)
-    if turn.scope != source.key:
-        raise InvalidMemoryError(
-            f"it is a turn of {turn.scope}, but the export is of {source.key}; an export "
-            "holds only its own scope's turns"
-        )
-    return replace(turn, scope=target.key)
-
-
-def _decision_of(raw: Mapping[str, Any]) -> Decision:
-    unknown = set(raw) - _DECISION_FIELDS
-    if unknown:
-        raise InvalidMemoryError(f"unknown fields {sorted(unknown)}")
-    _name(raw.get("id"), "id")
-    _time(raw.get("created_at"), "created_at", required=True)
-    if not isinstance(raw.get("fact"), str):
-        raise InvalidMemoryError(f"fact must be a str, got {raw.get('fact')!r}")
-    if not isinstance(raw.get("status", "applied"), str):
-        raise InvalidMemoryError(f"status must be a str, got {raw.get('status')!r}")
-    for field in _OPTIONAL_STR:
-        _optional_str(raw.get(field), field)
-    for field in ("shown_ids", "shown_texts"):
-        value = raw.get(field, [])
-        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-            raise InvalidMemoryError(f"{field} must be a list of str, got {value!r}")
-    ops = ", ".join(op.value for op in DecisionOp)
-    if not isinstance(raw.get("op"), str) or raw["op"].upper() not in {
-        op.value for op in DecisionOp
-    }:
-        raise InvalidMemoryError(f"op must be one of {ops}; got {raw.get('op')!r}")
-    return Decision.from_dict(raw)

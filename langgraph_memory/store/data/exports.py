@@ -1,15 +1,14 @@
-"""Backups of one scope: export every record, import it into an empty scope.
+"""Exports of one scope: export every record, import it into an empty scope.
 
 An export is a JSON-ready dict that holds everything a scope stores except
 vectors, so that :func:`import_scope` can rebuild the scope exactly: the same
 ids, times, version chains, BaseStore keys and values, decisions and reviews.
 It is a function of what the store holds, nothing else (no time of export), so
 an export, imported into an empty store and exported again, is the same JSON
-to the byte. The format, and every check an import makes that needs no store,
-are ``export_format``'s; what an import may link to in other scopes is checked
-against the store by ``import_links``. An import is untrusted input: every
-record must belong to the scope it fills, and it is checked whole before
-anything is written.
+to the byte. The format is ``export_format``'s; every check an import makes,
+on the export alone and on what it links to in other scopes, is
+``import_checks``'. An import is untrusted input: every record must belong to
+the scope it fills, and it is checked whole before anything is written.
 
 Vectors are not exported: they would make the file many times larger and tie
 it to one embedder. Import recomputes them from the texts with the target
@@ -32,9 +31,9 @@ again with its id and time).
 >>> fake = DeterministicFakeEmbedding(size=8)
 >>> source = MemoryStore(tempfile.mkdtemp(), embeddings=fake)
 >>> source.put(("user", "alice"), "food", {"text": "Likes sushi.", "rating": 5})
->>> backup = source.export("user:alice")
+>>> export = source.export("user:alice")
 >>> target = MemoryStore(tempfile.mkdtemp(), embeddings=fake)
->>> target.import_scope(backup)["memories"]
+>>> target.import_scope(export)["memories"]
 1
 >>> target.get(("user", "alice"), "food").value
 {'text': 'Likes sushi.', 'rating': 5}
@@ -51,13 +50,13 @@ from typing import Any
 from langgraph_memory.errors import EmbeddingMismatchError, InvalidMemoryError, ScopeNotEmptyError
 from langgraph_memory.records import Decision, Review, now_utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import layout
 from langgraph_memory.store import reviews as reviewing
-from langgraph_memory.store.collection_io import chunks, fetch, insert
-from langgraph_memory.store.core import StoreCore
-from langgraph_memory.store.export_format import read_backup, write_export
-from langgraph_memory.store.import_links import reviews_to_restore
-from langgraph_memory.store.indexing import field_texts
+from langgraph_memory.store.basestore.indexing import field_texts
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.collection_io import chunks, fetch, insert
+from langgraph_memory.store.data.export_format import write_export
+from langgraph_memory.store.data.import_checks import read_export, reviews_to_restore
+from langgraph_memory.store.engine.core import StoreCore
 from langgraph_memory.store.version import FieldVectors, Version
 
 #: Texts per embedding call on import.
@@ -118,8 +117,8 @@ def import_scope(
 ) -> dict[str, int]:
     """Restore an export into an empty scope, exactly; return what it restored.
 
-    The whole payload is validated (``export_format.read_backup``), its links
-    to other scopes checked against the store (``import_links``), and every
+    The whole payload is validated (``import_checks.read_export``), its links
+    to other scopes checked against the store (``import_checks.reviews_to_restore``), and every
     text embedded, before anything is written; a failed write removes what the
     import had written. The
     target scope (``scope``, default: the export's) must hold nothing:
@@ -140,30 +139,30 @@ def import_scope(
     >>> [v.text for v in s.history("user:b", m.id)]
     ['Lives in Delhi.', 'Lives in Pune.']
     """
-    backup = read_backup(data, scope=scope)
-    if backup.embedder != core.embedder_name and not allow_embedder_change:
+    export = read_export(data, scope=scope)
+    if export.embedder != core.embedder_name and not allow_embedder_change:
         raise EmbeddingMismatchError(
-            f"this export was made with the embedder {backup.embedder!r}, but this store uses "
+            f"this export was made with the embedder {export.embedder!r}, but this store uses "
             f"{core.embedder_name!r}; similarity scores and rankings will differ from the "
             "original. Pass allow_embedder_change=True to import it anyway (its texts are "
             "embedded again with this store's embedder)."
         )
-    if backup.pending_turns and requeue is None:
+    if export.pending_turns and requeue is None:
         raise InvalidMemoryError(
-            f"this export holds {len(backup.pending_turns)} pending turns (accepted, not yet "
+            f"this export holds {len(export.pending_turns)} pending turns (accepted, not yet "
             "applied) that an import alone would lose; pass requeue= to queue them again, or "
             "remove them from the payload to drop them knowingly"
         )
-    core.check_write(backup.scope)  # an org scope: only an admin imports into it
+    core.check_write(export.scope)  # an org scope: only an admin imports into it
     with core.reading():  # before the costly embedding
-        _check_empty(core, backup.scope)
-        reviews_to_restore(core, backup.scope, backup.reviews)
-    versions = _embedded(core, backup.versions)
-    with core.writing(backup.scope):
-        _check_empty(core, backup.scope)
-        held = reviews_to_restore(core, backup.scope, backup.reviews)  # as the store is now
-        restored = _write(core, backup.scope, versions, backup.decisions, held)
-    for turn in backup.pending_turns:
+        _check_empty(core, export.scope)
+        reviews_to_restore(core, export.scope, export.reviews)
+    versions = _embedded(core, export.versions)
+    with core.writing(export.scope):
+        _check_empty(core, export.scope)
+        held = reviews_to_restore(core, export.scope, export.reviews)  # as the store is now
+        restored = _write(core, export.scope, versions, export.decisions, held)
+    for turn in export.pending_turns:
         assert requeue is not None
         requeue(turn.record())
     closed = sum(1 for v in versions if not v.memory.active)
@@ -171,9 +170,9 @@ def import_scope(
         "memories": len(versions),
         "active": len(versions) - closed,
         "closed": closed,
-        "decisions": len(backup.decisions),
+        "decisions": len(export.decisions),
         "reviews": restored,
-        "pending_turns": len(backup.pending_turns),
+        "pending_turns": len(export.pending_turns),
     }
 
 
@@ -220,7 +219,7 @@ def _embedded(core: StoreCore, versions: list[Version]) -> list[Version]:
 
 
 def _field_texts(version: Version) -> tuple[str, ...]:
-    assert version.fields is not None and version.value_json is not None  # read_backup checked
+    assert version.fields is not None and version.value_json is not None  # read_export checked
     return field_texts(json.loads(version.value_json), version.fields.paths)
 
 

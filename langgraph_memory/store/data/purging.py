@@ -22,16 +22,19 @@ from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.records import Decision, Kind, Review
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import chroma_internals, compaction, dependents, layout, reviews
-from langgraph_memory.store.codec import (
+from langgraph_memory.store import reviews
+from langgraph_memory.store.chroma import compaction, layout
+from langgraph_memory.store.chroma import internals as chroma_internals
+from langgraph_memory.store.chroma.codec import (
     CHAIN_KEY,
     SOURCES,
     decision_document,
     decision_from_document,
     decision_metadata,
 )
-from langgraph_memory.store.collection_io import fetch
-from langgraph_memory.store.engine import Engine
+from langgraph_memory.store.chroma.collection_io import fetch
+from langgraph_memory.store.engine import dependents
+from langgraph_memory.store.engine.engine import Engine
 from langgraph_memory.store.version import Version
 
 __all__ = [

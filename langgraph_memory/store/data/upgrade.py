@@ -44,10 +44,11 @@ from chromadb.config import Settings
 from chromadb.errors import NotFoundError
 
 from langgraph_memory.errors import InvalidArgumentError, StoreFormatError
-from langgraph_memory.store import engine, formats, layout, migrations
-from langgraph_memory.store.compaction import SQLITE_FILE, recover_staged
-from langgraph_memory.store.lock import LOCK_FILE, DirectoryLock
-from langgraph_memory.store.rebuild import copy_collection
+from langgraph_memory.store.chroma import formats, layout, migrations
+from langgraph_memory.store.chroma.compaction import SQLITE_FILE, recover_staged
+from langgraph_memory.store.chroma.directory_lock import LOCK_FILE, DirectoryLock
+from langgraph_memory.store.chroma.rebuild import copy_collection
+from langgraph_memory.store.engine import engine
 
 __all__ = ["MigrationReport", "restore_backup", "upgrade"]
 

@@ -22,8 +22,8 @@ import threading
 
 from langgraph_memory.records import Kind, Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import layout
-from langgraph_memory.store.collection_io import fetch
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.collection_io import fetch
 
 __all__ = ["RuleCache", "read_rules"]
 

@@ -30,7 +30,7 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.errors import StoreFormatError
-from langgraph_memory.store import formats, layout
+from langgraph_memory.store.chroma import formats, layout
 
 __all__ = ["AUTOMATIC_MAX", "STEPS", "Step", "migrate", "open_registry", "plan", "store_format"]
 

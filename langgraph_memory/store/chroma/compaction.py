@@ -66,8 +66,9 @@ from chromadb.api import ClientAPI
 
 from langgraph_memory.checks import check_seconds
 from langgraph_memory.errors import CompactionError, InvalidTypeError
-from langgraph_memory.store import chroma_internals, layout, rebuild
-from langgraph_memory.store.lock import DirectoryLock, processes_holding
+from langgraph_memory.store.chroma import internals as chroma_internals
+from langgraph_memory.store.chroma import layout, rebuild
+from langgraph_memory.store.chroma.directory_lock import DirectoryLock, processes_holding
 
 #: Chroma's database file in a persist directory.
 SQLITE_FILE = chroma_internals.SQLITE_FILE
@@ -374,7 +375,7 @@ def _run(
         raise chroma_internals.ChromaInternalsError(
             f"{what} refused: {stderr.strip()[-1000:]}: Chroma's database is not laid out "
             "as the chromadb versions langgraph-memory-kit was checked on "
-            "(langgraph_memory.store.chroma_internals). The purged records are deleted; "
+            "(langgraph_memory.store.chroma.internals). The purged records are deleted; "
             "their bytes may remain on disk until a release that knows this layout compacts."
         )
     if done.returncode != 0:

@@ -15,13 +15,13 @@ from typing import Any
 from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.records import Decision, now_utc
-from langgraph_memory.store import layout
-from langgraph_memory.store.codec import (
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.codec import (
     decision_document,
     decision_from_document,
     decision_metadata,
 )
-from langgraph_memory.store.collection_io import chunks
+from langgraph_memory.store.chroma.collection_io import chunks
 
 __all__ = ["append", "log_id", "read"]
 

@@ -37,7 +37,7 @@ from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
 
 from langgraph_memory.scope import NAMESPACE_KIND, Scope, ScopeKind, namespace_id
-from langgraph_memory.store import formats, rebuild
+from langgraph_memory.store.chroma import formats, rebuild
 
 REGISTRY = "langgraph_memory_registry"
 

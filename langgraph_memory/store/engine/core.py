@@ -51,11 +51,12 @@ from langgraph_memory.scope import (
     ScopeKind,
     check_scope_kind,
 )
-from langgraph_memory.store import decision_log, dependents, layout
-from langgraph_memory.store.codec import CHAIN_KEY
-from langgraph_memory.store.collection_io import fetch, free_ids, insert, max_batch
-from langgraph_memory.store.engine import Engine, open_engine
-from langgraph_memory.store.scope_locks import CrossProcessLocks
+from langgraph_memory.store.chroma import decision_log, layout
+from langgraph_memory.store.chroma.codec import CHAIN_KEY
+from langgraph_memory.store.chroma.collection_io import fetch, free_ids, insert, max_batch
+from langgraph_memory.store.engine import dependents
+from langgraph_memory.store.engine.engine import Engine, open_engine
+from langgraph_memory.store.engine.scope_locks import CrossProcessLocks
 from langgraph_memory.store.version import Version, unindexed_vector
 
 __all__ = ["StoreCore", "fresh_method", "read_method"]

@@ -19,15 +19,15 @@ from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.scope import Scope
-from langgraph_memory.store import layout
-from langgraph_memory.store.codec import (
+from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma.codec import (
     CHAIN_KEY,
     field_vectors_of,
     memory_from_record,
     version_from_record,
     version_metadata,
 )
-from langgraph_memory.store.rebuild import PAGE
+from langgraph_memory.store.chroma.rebuild import PAGE
 from langgraph_memory.store.version import Hit, Version
 
 _RECORD = ["documents", "metadatas"]
