@@ -23,14 +23,12 @@ id); the workers run ``MemoryWriter.write_turn``. The guarantees:
   queued when the process dies are then lost.
 - **Shared by processes: a Postgres queue.** A store built with ``queue=URL``
   (or ``$LANGGRAPH_MEMORY_QUEUE_URL``) keeps the turns in a table there instead
-  (``store/engine/shared_queue.py``): ``submit`` returns once the insert is committed,
-  and the workers of every ``BackgroundWriter`` on the store, in any process,
-  drain any scope, its oldest turn first, one worker per scope (under the
-  scope's cross-process lock), so a turn a dead process accepted is written by
-  another. ``flush``/``close`` wait for the turns this writer submitted,
-  ``wait(scope)`` for the scope's turns whoever accepted them, ``pending`` counts
-  the table's turns of the store and ``max_pending`` bounds them. The journal,
-  ``purged`` and ``pending_turns`` are then the store's queue's business.
+  of the journal (``store/engine/shared_queue.py``), which the workers of every
+  ``BackgroundWriter`` on the store, in any process, drain, one worker per
+  scope, so a turn a dead process accepted is written by another. The writer
+  hands that side to ``write/shared_writes.py`` (``SharedWrites``), whose
+  docstring says what ``submit``, ``flush``, ``wait``, ``pending`` and
+  ``max_pending`` then mean.
 - **Flushed at exit.** A writer that is not closed is closed when the
   interpreter exits (``atexit``): it waits up to ``exit_timeout`` seconds (10
   by default) for the queued turns. If turns are still pending then, a warning
@@ -101,7 +99,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -119,9 +117,6 @@ from langgraph_memory.checks import check_instance, check_int, check_seconds
 from langgraph_memory.errors import (
     InvalidArgumentError,
     InvalidTypeError,
-    JournalError,
-    QueueConfigError,
-    QueueError,
     QueueFullError,
     ScopeLockError,
     StoreLockedError,
@@ -131,12 +126,12 @@ from langgraph_memory.records import MAX_TEXT_CHARS, Decision, DecisionOp, Statu
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.write.idle import IdleJob, IdleRunner
 from langgraph_memory.write.journal import Journal, JournalEntry
+from langgraph_memory.write.shared_writes import SharedWrites, store_queue
 from langgraph_memory.write.types import Turn
 from langgraph_memory.write.writer import MemoryWriter, MessageLike
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
-    from langgraph_memory.store.engine.shared_queue import SharedQueue
 
 __all__ = [
     "EXIT_TIMEOUT_S",
@@ -154,11 +149,6 @@ OnFull = Literal["wait", "raise"]
 EXIT_TIMEOUT_S = 10.0
 #: Seconds at most between two tries of a turn whose scope another process holds locked.
 MAX_LOCK_WAIT_S = 5.0
-#: Seconds an idle worker on a shared queue sleeps between two looks at it, when no
-#: announcement of a new turn (Postgres NOTIFY) wakes it earlier.
-SHARED_POLL_S = 1.0
-#: Seconds between two looks at a shared queue by flush() and wait().
-SHARED_CHECK_S = 0.02
 
 Outcome = Literal["applied", "failed", "kept"]
 
@@ -278,7 +268,7 @@ class BackgroundWriter:
         # None is refused too: at exit it would wait for ever.
         _check_number(exit_timeout, "exit_timeout", 0, " seconds")
         _check_journal(journal)
-        shared = _shared_queue(writer.store, journal)
+        queue = store_queue(writer.store, journal)
         # Checked here, before any thread starts; started last.
         self._idle = None if when_idle is None else IdleRunner(when_idle, writer, self._queued)
         self.writer = writer
@@ -288,10 +278,7 @@ class BackgroundWriter:
         self.backoff_s = backoff_s
         self.backoff_factor = backoff_factor
         self.exit_timeout = exit_timeout
-        self._shared = shared
-        self._mine: set[int] = set()  # shared queue: turns this writer put there, not seen done
-        self._cooling: dict[str, float] = {}  # shared queue: scope -> when to look at it again
-        self._journal = None if shared is not None else _open_journal(journal, writer.store)
+        self._journal = None if queue is not None else _open_journal(journal, writer.store)
         self._owns_journal = self._journal is not None and self._journal is not journal
         self._cond = threading.Condition()  # guards everything below
         # Held from journal append to enqueue, so the queue order is the journal
@@ -308,6 +295,21 @@ class BackgroundWriter:
         self._closed = False
         self._stop = False
         self._counts = {name: 0 for name in BackgroundStats.__dataclass_fields__}
+        # The store's shared queue, when it has one: the other side of this writer.
+        self._shared = (
+            None
+            if queue is None
+            else SharedWrites(
+                queue,
+                writer.store,
+                self._cond,
+                closed=lambda: self._closed,
+                stopped=lambda: self._stop,
+                count=self._count,
+                write=self._write_claimed,
+                lock_wait_s=MAX_LOCK_WAIT_S,
+            )
+        )
         if self._journal is not None:
             # Accepted earlier, so they bypass max_pending: refusing them now would lose them.
             with self._cond:
@@ -318,14 +320,17 @@ class BackgroundWriter:
                     self._counts["replayed"] += 1
         # Daemon threads: a process that exits without close() must not hang on
         # them; what they had not done stays in the journal, if there is one.
-        work = self._work if shared is None else self._work_shared
+        shared = self._shared
+        work = self._work if shared is None else shared.work
         self._threads = [
             threading.Thread(target=work, name=f"langgraph-memory-writer-{i}", daemon=True)
             for i in range(workers)
         ]
         if shared is not None:
             self._threads.append(
-                threading.Thread(target=self._listen, name="langgraph-memory-listener", daemon=True)
+                threading.Thread(
+                    target=shared.listen, name="langgraph-memory-listener", daemon=True
+                )
             )
         for thread in self._threads:
             thread.start()
@@ -364,7 +369,9 @@ class BackgroundWriter:
         when = utc(now, "now") if now is not None else None
         turn = Turn.of(messages, when=when, turn_id=turn_id, thread_id=thread_id)
         if self._shared is not None:
-            return self._submit_shared(self._shared, scope, turn, timeout)
+            return self._shared.submit(
+                scope, turn, timeout, max_pending=self.max_pending, on_full=self.on_full
+            )
         with self._cond:
             seq = self._reserve(turn.id, scope.key, timeout)
         try:
@@ -437,40 +444,6 @@ class BackgroundWriter:
         self._unfinished[seq] = (turn_id, scope_key)
         return seq
 
-    def _submit_shared(
-        self, shared: SharedQueue, scope: Scope, turn: Turn, timeout: float | None
-    ) -> str:
-        """``submit`` on a shared queue: wait for room in the table (``max_pending``
-        turns of this store, all processes together), then insert the turn."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            with self._cond:
-                if self._closed:
-                    raise WriterClosedError(
-                        "this BackgroundWriter is closed; it takes no more turns"
-                    )
-            held = shared.depth()
-            if held < self.max_pending:
-                break
-            full = (
-                f"{shared.describe()} holds {held} turns of this store, the background "
-                f"writer's max_pending ({self.max_pending})"
-            )
-            if self.on_full == "raise":
-                raise QueueFullError(
-                    f"{full}: the workers are slower than the turns arrive. Retry later, "
-                    "raise max_pending, add workers or processes, or use on_full='wait'."
-                )
-            if deadline is not None and time.monotonic() >= deadline:
-                raise QueueFullError(f"{full}, and no room came within {timeout} s")
-            time.sleep(SHARED_CHECK_S * 10)
-        seq = shared.put(JournalEntry.of(scope.key, turn))
-        with self._cond:
-            self._mine.add(seq)
-            self._counts["submitted"] += 1
-            self._cond.notify_all()  # an idle worker of this process takes it at once
-        return turn.id
-
     def _enqueue(self, item: _Item) -> None:
         """Queue an item behind its scope's others (caller holds the condition)."""
         key = item.scope.key
@@ -486,7 +459,7 @@ class BackgroundWriter:
     def pending(self) -> int:
         """Turns queued or in flight (on a shared queue: this store's, every process's)."""
         if self._shared is not None:
-            return self._shared.depth()
+            return self._shared.queue.depth()
         with self._cond:
             return len(self._unfinished)
 
@@ -505,7 +478,7 @@ class BackgroundWriter:
         as failed; False if ``timeout`` seconds passed first (or the writer stopped)."""
         timeout = check_seconds(timeout)
         if self._shared is not None:
-            return self._flush_shared(self._shared, timeout)
+            return self._shared.flush(timeout)
         with self._cond:
             mark = self._seq
 
@@ -516,31 +489,6 @@ class BackgroundWriter:
             # A turn that failed and whose failure could not be logged either is
             # not done: it stays in the journal (or is lost without one).
             return drained() and not any(seq < mark for seq in self._unrecorded)
-
-    def _flush_shared(self, shared: SharedQueue, timeout: float | None) -> bool:
-        """``flush`` on a shared queue: the turns this writer put there so far are
-        gone from it (written, by any process's worker, or recorded as failed)."""
-        with self._cond:
-            mark = set(self._mine)
-
-        def gone() -> bool:
-            left = shared.left(mark)
-            with self._cond:
-                self._mine -= mark - left
-            mark.intersection_update(left)
-            return not left
-
-        return self._poll(gone, timeout)
-
-    def _poll(self, done: Callable[[], bool], timeout: float | None) -> bool:
-        """Ask ``done`` every ``SHARED_CHECK_S`` until it says True (True) or ``timeout``
-        seconds pass (False)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not done():
-            if self._stopped() or (deadline is not None and time.monotonic() >= deadline):
-                return False  # stopped: this writer's workers take no more turns
-            time.sleep(SHARED_CHECK_S)
-        return True
 
     async def aflush(self, timeout: float | None = None) -> bool:
         """``flush`` without blocking the event loop."""
@@ -565,11 +513,8 @@ class BackgroundWriter:
         """
         key = Scope.of(scope).key
         timeout = check_seconds(timeout)
-        shared = self._shared
-        if shared is not None:
-            # Any process may have accepted the scope's last turn: wait for them all.
-            last = shared.last(key)
-            return last == 0 or self._poll(lambda: not shared.any_left(key, last), timeout)
+        if self._shared is not None:
+            return self._shared.wait(key, timeout)
         with self._cond:
             mark = self._seq
 
@@ -601,7 +546,9 @@ class BackgroundWriter:
             self._idle.stop(None if deadline is None else max(0.0, deadline - time.monotonic()))
         with self._cond:
             self._stop = True
-            left = len(self._unfinished) + len(self._mine)
+            left = len(self._unfinished) + (
+                0 if self._shared is None else self._shared.outstanding()
+            )
             self._cond.notify_all()
         for thread in self._threads:
             if thread is not threading.current_thread():
@@ -609,7 +556,7 @@ class BackgroundWriter:
         if left:
             if self._shared is not None:
                 where = (
-                    f"kept in {self._shared.describe()}, where any BackgroundWriter on it "
+                    f"kept in {self._shared.queue.describe()}, where any BackgroundWriter on it "
                     "writes them"
                 )
             elif self._journal is not None:
@@ -647,7 +594,9 @@ class BackgroundWriter:
 
     def __repr__(self) -> str:
         if self._shared is not None:
-            return f"BackgroundWriter(workers={len(self._threads) - 1}, queue={self._shared!r})"
+            return (
+                f"BackgroundWriter(workers={len(self._threads) - 1}, queue={self._shared.queue!r})"
+            )
         return (
             f"BackgroundWriter(workers={len(self._threads)}, pending={self.pending}, "
             f"journal={self._journal!r})"
@@ -682,128 +631,17 @@ class BackgroundWriter:
                     self._unfinished.pop(item.seq, None)
                     self._cond.notify_all()
 
-    def _work_shared(self) -> None:
-        """A worker on a shared queue: take the oldest turn of a scope no worker of
-        any process holds, under the scope's lock, until the writer stops."""
-        shared = self._shared
-        assert shared is not None
-        conn: Any = None
+    def _write_claimed(self, seq: int, scope: Scope, turn: Turn) -> bool:
+        """Apply a turn a shared queue's worker claimed, holding its scope's lock (see
+        ``SharedWrites``); False when the scope's lock was lost: the turn goes back."""
+        item = _Item(seq, scope, turn, replayed=True)  # a worker may have died in it
+        with self._cond:
+            self._inflight[scope.key] = item
         try:
-            while True:
-                now = time.monotonic()
-                with self._cond:
-                    if self._stop:
-                        return
-                    self._cooling = {k: t for k, t in self._cooling.items() if t > now}
-                    skip = self._busy | set(self._cooling)
-                try:
-                    if conn is None or conn.closed:
-                        conn = shared.connect()
-                    key = shared.peek(conn, skip)
-                    if key is None:
-                        self._sleep(SHARED_POLL_S)
-                        continue
-                    with self._cond:
-                        if self._stop or key in self._busy:
-                            continue
-                        self._busy.add(key)
-                    try:
-                        self._take(shared, conn, key)
-                    except ScopeLockError as exc:
-                        # Another process writes the scope (not through this queue) past
-                        # lock_timeout: its turn waits in the table; other scopes first.
-                        self._count("lock_waits")
-                        with self._cond:
-                            self._cooling[key] = time.monotonic() + MAX_LOCK_WAIT_S
-                        log.info(
-                            "langgraph_memory: a queued turn of %s waits for its lock: %r", key, exc
-                        )
-                    except JournalError as exc:
-                        # A row this release cannot read (a newer release's, a hand edit):
-                        # it stays in the table, its scope waits, and the log says why.
-                        with self._cond:
-                            self._cooling[key] = time.monotonic() + MAX_LOCK_WAIT_S
-                        log.error(
-                            "langgraph_memory: the oldest queued turn of %s in %s cannot be "
-                            "read, so the scope's turns wait: %s",
-                            key,
-                            shared.describe(),
-                            exc,
-                        )
-                    finally:
-                        with self._cond:
-                            self._busy.discard(key)
-                            self._cond.notify_all()
-                except (QueueConfigError, QueueError, shared.psycopg.Error) as exc:
-                    log.warning(
-                        "langgraph_memory: %s: %r; trying again in %s s",
-                        shared.describe(),
-                        exc,
-                        MAX_LOCK_WAIT_S,
-                    )
-                    if conn is not None:
-                        conn.close()
-                    conn = None
-                    self._sleep(MAX_LOCK_WAIT_S)
+            return self._process(item, lock_lost="give back") != "kept"
         finally:
-            if conn is not None:
-                conn.close()
-
-    def _take(self, shared: SharedQueue, conn: Any, key: str) -> None:
-        """Hold ``key``'s lock, claim its oldest queued turn and write it; the claim
-        is deleted when the turn is written or recorded as failed, else given back."""
-        scope = Scope.parse(key)
-        with (
-            stores.internals(self.writer.store).scope_lock(scope),
-            shared.claim(conn, key) as claim,
-        ):
-            if claim is None:
-                return  # written meanwhile by another worker (it held the lock)
-            turn = JournalEntry.from_record(claim.record).turn()
-            item = _Item(claim.seq, scope, turn, replayed=True)  # a worker may have died in it
             with self._cond:
-                self._inflight[key] = item
-            try:
-                if self._process(item, lock_lost="give back") == "kept":
-                    claim.give_back()
-                    with self._cond:
-                        self._cooling[key] = time.monotonic() + MAX_LOCK_WAIT_S
-            finally:
-                with self._cond:
-                    self._inflight.pop(key, None)
-
-    def _listen(self) -> None:
-        """Wake the idle workers when any process announces a turn of this store."""
-        shared = self._shared
-        assert shared is not None
-        conn: Any = None
-        try:
-            while not self._stopped():
-                try:
-                    if conn is None or conn.closed:
-                        conn = shared.connect()
-                        shared.listen(conn)
-                    if shared.announced(conn, SHARED_POLL_S):
-                        with self._cond:
-                            self._cond.notify_all()
-                except (QueueConfigError, QueueError, shared.psycopg.Error):
-                    if conn is not None:
-                        conn.close()
-                    conn = None  # the workers still poll; listen again after a pause
-                    self._sleep(MAX_LOCK_WAIT_S)
-        finally:
-            if conn is not None:
-                conn.close()
-
-    def _sleep(self, seconds: float) -> None:
-        """Sleep up to ``seconds``, woken early by a submit, an announcement or close."""
-        with self._cond:
-            if not self._stop:
-                self._cond.wait(seconds)
-
-    def _stopped(self) -> bool:
-        with self._cond:
-            return self._stop
+                self._inflight.pop(scope.key, None)
 
     def _process(self, item: _Item, *, lock_lost: Literal["wait", "give back"] = "wait") -> Outcome:
         """Apply one turn: replay check, attempts with backoff, then record a failure.
@@ -899,7 +737,7 @@ class BackgroundWriter:
             item.turn.id,
             item.scope.key,
             why,
-            f"it stays in {self._shared.describe()} for any writer on it"
+            f"it stays in {self._shared.queue.describe()} for any writer on it"
             if self._shared is not None
             else "it stays in the journal for the next start"
             if self._journal is not None
@@ -1057,18 +895,3 @@ def _open_journal(
             "close it first (one background writer per store), or give this one "
             "journal=<another file> or journal=False"
         ) from None
-
-
-def _shared_queue(
-    store: MemoryStore, journal: Journal | str | os.PathLike[str] | bool | None
-) -> SharedQueue | None:
-    """The store's shared queue (``MemoryStore(queue=...)``), which replaces a writer's
-    journal; None when the store has none."""
-    shared = stores.internals(store).shared_queue
-    if shared is not None and journal is not True:
-        raise InvalidArgumentError(
-            f"this store's deferred turns go to {shared.describe()} (MemoryStore(queue=...) "
-            "or $LANGGRAPH_MEMORY_QUEUE_URL), which replaces the journal: leave journal= "
-            "unset"
-        )
-    return shared

@@ -109,8 +109,9 @@ def read_export(data: Any, *, scope: ScopeLike | None = None) -> CheckedExport:
     that moves a memory sideways or down, proposes what the export does not
     hold, or contradicts its own status, a pending turn of another scope.
 
-    >>> data = {"format": "langgraph-memory-export", "version": 2, "scope": "user:a", "embedder": "e",
-    ...         "memories": [{"id": "0a1b2c3d", "key": "0a1b2c3d", "text": "Likes tea.",
+    >>> data = {"format": "langgraph-memory-export", "version": 2, "scope": "user:a",
+    ...         "embedder": "e", "memories": [{"id": "0a1b2c3d", "key": "0a1b2c3d",
+    ...                                        "text": "Likes tea.",
     ...                       "created_at": "2026-01-05T00:00:00+00:00"}], "decisions": []}
     >>> b = read_export(data, scope="user:b")
     >>> b.scope.key, b.versions[0].memory.scope, b.versions[0].chain_start.year
