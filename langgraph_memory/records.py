@@ -137,6 +137,15 @@ class Status(str, enum.Enum):
     def of(cls, value: Any) -> Status:
         """``value`` as a Status: a Status, or its value as a str.
 
+        Args:
+            value: a ``Status``, or ``"applied"``, ``"rejected"`` or ``"failed"``.
+
+        Returns:
+            The ``Status``.
+
+        Raises:
+            InvalidArgumentError: ``value`` is no status.
+
         >>> Status.of("rejected")
         <Status.REJECTED: 'rejected'>
         >>> Status.of("done")
@@ -243,6 +252,28 @@ class Memory:
 
     A memory that changes is never overwritten: the old version gets
     ``valid_until`` and a new version with ``replaces`` pointing back opens.
+    The store makes them (``MemoryStore.add``); times are timezone-aware.
+
+    Args:
+        id: the version's id, given by the store.
+        text: what it says.
+        scope: its scope, as ``"kind:id"``.
+        created_at: when this version was stored.
+        kind: what sort of memory it is (a fact, an episode, a rule, a reflection).
+        importance: how much it matters, from 0 to 1.
+        last_accessed: when a read last returned it (at first, when it was
+            stored); None: never.
+        valid_until: when this version was closed (updated or archived); None
+            while it is current.
+        replaces: the id of the version it replaced; None for a first version.
+        pinned: whether every read of its scope shows it.
+        source: where its content came from.
+        trust: how far it may be relied on.
+        sources: the ids of the memories it was taken from (the episodes that said
+            it, or the memories a reflection rests on).
+        event_time: when what it says happened; None: unknown.
+        metadata: the caller's own fields, and the write path's (``episode``,
+            ``turn_id``, ``said_in`` ...): str keys, scalar values.
 
     >>> from datetime import datetime, timezone
     >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
@@ -353,6 +384,15 @@ class Memory:
     def valid_at(self, when: datetime) -> bool:
         """Whether this version was the current one at ``when``.
 
+        Args:
+            when: the time to ask about (timezone-aware).
+
+        Returns:
+            True when it was created at or before ``when`` and not closed by then.
+
+        Raises:
+            InvalidArgumentError: ``when`` is naive.
+
         >>> from datetime import datetime, timezone
         >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
         >>> m = Memory(id="deadbeef", text="x", scope="user:bob", created_at=t)
@@ -363,7 +403,11 @@ class Memory:
         return self.created_at <= when and (self.valid_until is None or when < self.valid_until)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (ISO dates, enum values as strings)."""
+        """A JSON-ready dict (ISO dates, enum values as strings).
+
+        Returns:
+            Every field by name, as ``from_dict`` reads it back.
+        """
         return {
             "id": self.id,
             "text": self.text,
@@ -385,6 +429,17 @@ class Memory:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Memory:
         """Read back what :meth:`to_dict` wrote.
+
+        Args:
+            data: a dict as ``to_dict`` writes it (fields left out take their
+                defaults; ``id``, ``text``, ``scope`` and ``created_at`` are needed).
+
+        Returns:
+            The ``Memory``.
+
+        Raises:
+            InvalidMemoryError: ``data`` lacks a needed field or holds a value that
+                cannot be read.
 
         >>> Memory.from_dict({"id": "0a1b2c3d", "text": "x", "scope": "user:a",
         ...                   "created_at": "yesterday"})
@@ -430,6 +485,29 @@ class Decision:
     fact was rejected, or why no model was asked (nothing in the scope to compare
     the fact with); ``error`` is set only when the decision failed.
 
+    Args:
+        op: what was decided: ``ADD``, ``UPDATE``, ``DELETE`` or ``NOOP``.
+        fact: what the decision is about: the fact the write path took from the
+            turn (or the request, such as a forget's query).
+        text: the text written (ADD, UPDATE); None otherwise.
+        target_id: the memory the decision changes or keeps (UPDATE, DELETE,
+            NOOP); None for an ADD.
+        shown_ids: the ids of the memories the model was shown, in order.
+        shown_texts: their texts, in the same order.
+        raw: the model's answer as received (or what made the decision, such as
+            ``"explicit forget"``); None when there was none.
+        result_id: the memory the decision created (ADD, UPDATE); None otherwise.
+        turn_id: the turn it was made in; None outside a turn.
+        status: how it ended: a ``Status``, or its value as a str.
+        error: why it failed; None unless the status is ``FAILED``.
+        note: what the code corrected in the model's answer, why the fact was
+            rejected, or why no model was asked; None: nothing to say.
+        id: the log entry's id; None until the store logs it.
+        created_at: when it was logged; None until the store logs it.
+
+    Raises:
+        InvalidArgumentError: ``status`` is no status.
+
     >>> d = Decision(op=DecisionOp.UPDATE, fact="User lives in Pune.", text="User lives in Pune.",
     ...              target_id="0a1b2c3d", shown_ids=("0a1b2c3d",))
     >>> Decision.from_dict(d.to_dict()) == d
@@ -459,7 +537,12 @@ class Decision:
         object.__setattr__(self, "status", Status.of(self.status))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
+        """A JSON-ready dict.
+
+        Returns:
+            Every field by name (enum values and ISO times as str, tuples as
+            lists), as ``from_dict`` reads it back.
+        """
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
@@ -479,6 +562,17 @@ class Decision:
         Logs and exports written before ``note`` existed are read too: their
         status ``"corrected"`` is ``APPLIED``, and the text they kept in
         ``error`` for a correction or a rejection is the ``note``.
+
+        Args:
+            data: a dict as ``to_dict`` writes it (keys it does not know are left
+                out; ``op`` and ``fact`` are needed).
+
+        Returns:
+            The ``Decision``.
+
+        Raises:
+            InvalidMemoryError: ``data`` lacks ``op`` or ``fact``, or holds a value
+                that cannot be read.
 
         >>> old = {"op": "NOOP", "fact": "x", "status": "corrected", "error": "unknown op"}
         >>> d = Decision.from_dict(old)
@@ -500,6 +594,15 @@ class Decision:
 
     def with_(self, **changes: Any) -> Decision:
         """A copy with some fields changed.
+
+        Args:
+            **changes: the fields to change, by name, with their new values.
+
+        Returns:
+            The new ``Decision`` (this one is left as it is).
+
+        Raises:
+            InvalidTypeError: a name is no field of a Decision.
 
         >>> Decision(op=DecisionOp.NOOP, fact="x").with_(status=Status.FAILED, error="boom").status
         <Status.FAILED: 'failed'>
@@ -528,6 +631,20 @@ class Review:
     ``memory`` is the proposed version as it was when proposed: what the reviewer
     sees, and what ``approve`` copies into ``to_scope`` (as ``result_id``).
     ``note`` says why it was proposed, ``reason`` why it was approved or rejected.
+    The store makes them (``MemoryStore.reviews``).
+
+    Args:
+        id: the review's id, given by the store.
+        from_scope: the scope the memory comes from, as ``"kind:id"``.
+        memory_id: the proposed memory's id in ``from_scope``.
+        to_scope: the wider scope it would be copied into, as ``"kind:id"``.
+        memory: the proposed version, as it was when proposed.
+        created_at: when it was proposed (timezone-aware).
+        status: where it stands: pending, approved or rejected.
+        note: why it was proposed; None: not said.
+        decided_at: when it was approved or rejected; None while pending.
+        reason: why it was approved or rejected; None: not said.
+        result_id: the copy's id in ``to_scope``, once approved; None otherwise.
 
     >>> from datetime import datetime, timezone
     >>> t = datetime(2026, 1, 5, tzinfo=timezone.utc)
@@ -556,7 +673,11 @@ class Review:
         return self.memory.text
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (the memory as ``Memory.to_dict``)."""
+        """A JSON-ready dict (the memory as ``Memory.to_dict``).
+
+        Returns:
+            Every field by name, as ``from_dict`` reads it back.
+        """
         return {
             "id": self.id,
             "from_scope": self.from_scope,
@@ -573,7 +694,18 @@ class Review:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Review:
-        """Read back what :meth:`to_dict` wrote."""
+        """Read back what :meth:`to_dict` wrote.
+
+        Args:
+            data: a dict as ``to_dict`` writes it.
+
+        Returns:
+            The ``Review``.
+
+        Raises:
+            InvalidMemoryError: ``data`` lacks a needed field or holds a value that
+                cannot be read.
+        """
         with _reading("Review"):
             created = _from_iso(data["created_at"])
             if created is None:

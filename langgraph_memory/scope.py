@@ -243,6 +243,17 @@ def _owner_form(namespace: tuple[Any, ...]) -> bool:
 class Scope:
     """Whose memory: ``Scope("user", "alice")``.
 
+    Args:
+        kind: ``"session"``, ``"user"``, ``"agent"``, ``"org"`` (the owner kinds,
+            which a run names) or ``"namespace"`` (any other LangGraph namespace).
+        id: the owner's id: a non-empty str (an int is read as its str) of at most
+            256 characters, without ``:``, ``/``, ``\\``, control characters or
+            whitespace at its ends. A namespace scope's id is the one
+            ``Scope.from_namespace`` makes.
+
+    Raises:
+        InvalidScopeError: ``kind`` is not a scope kind, or ``id`` cannot name one.
+
     >>> Scope("agent", "planner").key
     'agent:planner'
     """
@@ -280,6 +291,15 @@ class Scope:
     def parse(cls, text: str) -> Scope:
         """Read ``"kind:id"``.
 
+        Args:
+            text: the scope's ``"kind:id"`` spelling, e.g. ``"user:alice"``.
+
+        Returns:
+            The ``Scope`` it spells.
+
+        Raises:
+            InvalidScopeError: ``text`` is not a str, has no kind, or names no scope.
+
         >>> Scope.parse("session:thread-1")
         Scope(kind='session', id='thread-1')
         """
@@ -297,6 +317,19 @@ class Scope:
     def from_namespace(cls, namespace: tuple[str, ...]) -> Scope:
         """The scope of a LangGraph namespace of any depth (see the module docstring).
 
+        Args:
+            namespace: a tuple of non-empty str labels, e.g. ``("user", "alice")`` or
+                ``("memories", "alice", "prefs")``.
+
+        Returns:
+            The owner's scope for ``(owner kind, valid id)``, else the ``namespace``
+            scope of those labels.
+
+        Raises:
+            InvalidScopeError: ``namespace`` breaks LangGraph's rules (empty, a
+                label with ``.``, a first label ``"langgraph"``), or its id would be
+                longer than 256 characters.
+
         >>> Scope.from_namespace(("user", "alice"))
         Scope(kind='user', id='alice')
         >>> Scope.from_namespace(("memories", "alice", "prefs")).key
@@ -313,6 +346,20 @@ class Scope:
         """The scope of ``kind`` named by a run: its ``config["configurable"]`` or its
         runtime ``context`` (LangGraph's ``Runtime.context``: an object with the key as
         an attribute, or a dict). ``CONFIG_KEYS`` says which key names each kind.
+
+        Args:
+            config: the run's ``RunnableConfig``; None: only ``context`` is read.
+            kind: an owner kind: ``"session"`` (``thread_id``), ``"user"``
+                (``user_id``), ``"agent"`` (``agent_id``) or ``"org"`` (``org_id``).
+            context: the run's runtime context; None: only ``config`` is read.
+
+        Returns:
+            The scope of ``kind`` whose id the run names.
+
+        Raises:
+            MissingScopeKeyError: neither ``config`` nor ``context`` names the id.
+            InvalidScopeError: ``kind`` is no owner kind, the id cannot name a
+                scope, or ``config`` and ``context`` name different ids.
 
         >>> Scope.from_config({"configurable": {"thread_id": "t-1"}}, "session")
         Scope(kind='session', id='t-1')
@@ -340,6 +387,16 @@ class Scope:
     @classmethod
     def of(cls, value: ScopeLike) -> Scope:
         """Coerce any spelling (Scope, ``"kind:id"``, namespace tuple) to a Scope.
+
+        Args:
+            value: a ``Scope`` (returned as it is), ``"kind:id"`` or a namespace
+                tuple.
+
+        Returns:
+            The ``Scope``.
+
+        Raises:
+            InvalidScopeError: ``value`` is none of these, or names no scope.
 
         >>> Scope.of(("org", "acme")) == Scope.of("org:acme") == Scope("org", "acme")
         True
@@ -453,6 +510,25 @@ def fill_namespace(
     """A namespace template, like LangMem's, filled from a run: each part written
     ``"{key}"`` becomes ``key``'s value in ``config["configurable"]`` or the runtime
     ``context``; other parts stay as they are.
+
+    Args:
+        template: a tuple of parts (or a single part, as a str), each plain text or
+            one whole placeholder such as ``"{user_id}"``.
+        config: the run's ``RunnableConfig``, whose ``configurable`` values fill the
+            placeholders; None: only ``context`` is read.
+        context: the run's runtime context (an object with the keys as attributes,
+            or a dict), which fills them too; None: only ``config`` is read.
+
+    Returns:
+        The namespace, each placeholder replaced by its value (a str or an int,
+        as a str).
+
+    Raises:
+        MissingScopeKeyError: neither ``config`` nor ``context`` has a
+            placeholder's key.
+        InvalidScopeError: ``template`` is not a tuple of str, a part mixes text
+            and a placeholder, a value is neither a str nor an int, or ``config``
+            and ``context`` give a key different values.
 
     >>> fill_namespace(("memories", "{user_id}"), {"configurable": {"user_id": "alice"}})
     ('memories', 'alice')

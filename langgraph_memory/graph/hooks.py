@@ -72,13 +72,43 @@ def memory_hooks(
     **retrieve_options: Any,
 ) -> ReactHooks:
     """The ``pre_model_hook`` (read) and ``post_model_hook`` (write) for
-    ``create_react_agent``, with the arguments of ``MemoryMiddleware``: ``store``
-    (default: the writer's, else the agent's own), ``writer`` (a ``MemoryWriter``;
-    a ``BackgroundWriter`` with ``write="deferred"``) or ``model`` (the write path's
-    model for a writer made on the agent's store), ``scope`` (a kind or a
-    namespace template), ``k`` and ``retrieve_options`` for ``read.retrieve``,
-    ``max_tokens`` and ``summary_model`` (the thread's budget: see
-    ``memory_window_node``; the pre-model hook keeps the thread within it).
+    ``create_react_agent``, with the arguments of ``MemoryMiddleware``.
+
+    Args:
+        store: where memories are read; None: the writer's store, else the agent's
+            own (``create_react_agent(..., store=...)``).
+        writer: a ``MemoryWriter`` (``write="inline"``) or a ``BackgroundWriter``
+            (``write="deferred"``; you flush and close it). None: a
+            ``MemoryWriter`` on the agent's own store (not on ``store``), made at
+            the first turn, with ``model``.
+        model: the write path's model, for the writer made here: a LangChain chat
+            model, a ``MemoryModel`` or ``"provider:model"``; None: the
+            environment's, else the offline rules model. Not with ``writer``.
+        write: ``"inline"`` (the turn is written before the agent returns) or
+            ``"deferred"`` (queued on the ``BackgroundWriter``).
+        scope: whose memory a run reads and writes: a scope kind, whose id the run
+            names in ``configurable`` or ``context=`` (``"user"``: ``user_id``;
+            ``"session"``: ``thread_id``; ``"agent"``: ``agent_id``), or a
+            namespace template like ``("memories", "{user_id}")``.
+        k: how many memories a read returns besides the pinned ones, 1 to 10,000.
+        max_tokens: the thread's budget in tokens, at least 64: the pre-model hook
+            keeps the thread within it (see ``memory_window_node``); None: off.
+        summary_model: the chat model (or ``"provider:model"``) that writes the
+            window's summary; None: an extractive summary, offline.
+        **retrieve_options: more keyword arguments of ``retrieve``
+            (``pinned_limit``, ``dense_weight``, ``half_life_days``), and
+            ``wait_for_writes``: the most seconds a read waits for the scope's
+            turns queued on a ``BackgroundWriter`` (default 2).
+
+    Returns:
+        ``{"pre_model_hook": ..., "post_model_hook": ...}``: pass it to
+        ``create_react_agent`` with ``**``.
+
+    Raises:
+        InvalidArgumentError: both ``model`` and ``writer`` are given, or ``write``
+            is neither ``"inline"`` nor ``"deferred"``.
+        InvalidTypeError: ``store`` is not a ``MemoryStore``, or ``writer`` cannot
+            do ``write``.
 
     >>> sorted(memory_hooks())
     ['post_model_hook', 'pre_model_hook']

@@ -86,15 +86,40 @@ class MemoryAgentState(AgentState[Any]):
 class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
     """Read memories into the system prompt before the agent, write the turn after it.
 
-    ``store``: where memories are read (default: the writer's store, else the
-    agent's own). ``writer``: a ``MemoryWriter`` (``write="inline"``, the default;
-    None makes one on the store) or a ``BackgroundWriter`` you flush and close
-    (``write="deferred"``). ``scope``: a kind (``"user"``: the run's ``user_id``)
-    or a namespace template like ``("user", "{user_id}")``. ``k`` and
-    ``retrieve_options`` go to ``read.retrieve``. ``max_tokens`` (None: off)
-    keeps the thread within that many tokens before each turn, folding the
-    oldest turns into a summary (``summary_model``'s, else extractive) once they
-    are written (see ``memory_window_node``).
+    ``max_tokens`` (None: off) keeps the thread within that many tokens before
+    each turn, folding the oldest turns into a summary (``summary_model``'s, else
+    extractive) once they are written (see ``memory_window_node``).
+
+    Args:
+        store: where memories are read; None: the writer's store, else the agent's
+            own (``create_agent(..., store=...)``).
+        writer: a ``MemoryWriter`` (``write="inline"``, the default) or a
+            ``BackgroundWriter`` you flush and close (``write="deferred"``). None:
+            a ``MemoryWriter`` on the agent's own store (not on ``store``), made at
+            the first turn, with ``model``.
+        model: the write path's model, for the writer made here: a LangChain chat
+            model, a ``MemoryModel`` or ``"provider:model"``; None: the
+            environment's, else the offline rules model. Not with ``writer``.
+        write: ``"inline"`` (the turn is written before the agent returns) or
+            ``"deferred"`` (queued on the ``BackgroundWriter``).
+        scope: whose memory a run reads and writes: a scope kind, whose id the run
+            names in ``context=`` or ``configurable`` (``"user"``: ``user_id``;
+            ``"session"``: ``thread_id``; ``"agent"``: ``agent_id``), or a
+            namespace template like ``("user", "{user_id}")``.
+        k: how many memories a read returns besides the pinned ones, 1 to 10,000.
+        max_tokens: the thread's budget in tokens, at least 64; None: off.
+        summary_model: the chat model (or ``"provider:model"``) that writes the
+            summary; None: an extractive summary, offline.
+        **retrieve_options: more keyword arguments of ``retrieve``
+            (``pinned_limit``, ``dense_weight``, ``half_life_days``), and
+            ``wait_for_writes``: the most seconds a read waits for the scope's
+            turns queued on a ``BackgroundWriter`` (default 2).
+
+    Raises:
+        InvalidArgumentError: both ``model`` and ``writer`` are given, or ``write``
+            is neither ``"inline"`` nor ``"deferred"``.
+        InvalidTypeError: ``store`` is not a ``MemoryStore``, or ``writer`` cannot
+            do ``write``.
     """
 
     state_schema = MemoryAgentState
@@ -134,7 +159,17 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
 
     def before_agent(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Keep the thread within ``max_tokens`` (if set), and read this turn's
-        memories into the state (the prompt gets them)."""
+        memories into the state (the prompt gets them).
+
+        Args:
+            state: the agent's state as the turn starts.
+            runtime: the run's ``Runtime``: its context names the scope, its store
+                is the agent's.
+
+        Returns:
+            The state update: ``memories`` (the prompt block), and the window's
+            changes to ``messages`` when it folds.
+        """
         config = current_config()
         update = self._window(state, config, runtime)  # {} when off or nothing to do
         return {**update, "memories": self._read(state, config, runtime)}
@@ -142,7 +177,15 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
     async def abefore_agent(
         self, state: MemoryAgentState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        """``before_agent`` in a worker thread: the event loop goes on meanwhile."""
+        """``before_agent`` in a worker thread: the event loop goes on meanwhile.
+
+        Args:
+            state: the agent's state as the turn starts.
+            runtime: the run's ``Runtime``.
+
+        Returns:
+            The state update, as ``before_agent``'s.
+        """
         return await asyncio.to_thread(self.before_agent, state, runtime)
 
     def wrap_model_call(
@@ -150,7 +193,15 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any]:
-        """Call the model with the memories at the end of the system prompt."""
+        """Call the model with the memories at the end of the system prompt.
+
+        Args:
+            request: the model call the agent is about to make.
+            handler: makes the call (the next middleware's, or the model's).
+
+        Returns:
+            The model's response to the request with the memories.
+        """
         return handler(with_memories(request))
 
     async def awrap_model_call(
@@ -158,18 +209,44 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any]:
-        """``wrap_model_call`` for ``ainvoke``."""
+        """``wrap_model_call`` for ``ainvoke``.
+
+        Args:
+            request: the model call the agent is about to make.
+            handler: makes the call, asynchronously.
+
+        Returns:
+            The model's response to the request with the memories.
+        """
         return await handler(with_memories(request))
 
     def after_agent(self, state: MemoryAgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Write the turn (once, after the agent's last step)."""
+        """Write the turn (once, after the agent's last step).
+
+        Args:
+            state: the agent's state as the turn ends.
+            runtime: the run's ``Runtime``: its context names the scope, its store
+                is the agent's.
+
+        Returns:
+            Always None: the turn is written (or queued); the state does not
+            change.
+        """
         self._write(messages_of(state), current_config(), runtime)
         return None
 
     async def aafter_agent(
         self, state: MemoryAgentState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
-        """``after_agent`` in a worker thread: the event loop goes on meanwhile."""
+        """``after_agent`` in a worker thread: the event loop goes on meanwhile.
+
+        Args:
+            state: the agent's state as the turn ends.
+            runtime: the run's ``Runtime``.
+
+        Returns:
+            None, as ``after_agent``.
+        """
         return await asyncio.to_thread(self.after_agent, state, runtime)
 
 

@@ -98,6 +98,31 @@ def memory_read_node(
     ``writes`` is the queue of a deferred write (a ``BackgroundWriter``;
     ``add_memory`` passes it): a read first waits up to ``wait_for_writes``
     seconds for the scope's queued turns (0: no wait; see ``MemoryReader``).
+
+    Args:
+        store: where memories are read; None: the store the graph is compiled with.
+        scope: whose memory a run reads: a scope kind, whose id the run names in
+            ``configurable`` or its context (``"user"``: ``user_id``;
+            ``"session"``: ``thread_id``; ``"agent"``: ``agent_id``; ``"org"``:
+            ``org_id``), or a namespace template like ``("memories", "{user_id}")``.
+        k: how many memories a read returns besides the pinned ones, 1 to 10,000.
+        query: computes the search text from the state; None: the last human
+            message's text.
+        into: the state key the prompt block goes to.
+        writes: the ``BackgroundWriter`` of a deferred write, whose queued turns of
+            the scope a read waits for; None: no wait.
+        wait_for_writes: the most seconds a read waits for them (0: no wait).
+        **retrieve_options: more keyword arguments of ``retrieve``
+            (``pinned_limit``, ``dense_weight``, ``half_life_days``, ``touch``).
+
+    Returns:
+        The node: a function of ``(state, config, runtime=None)`` that returns
+        ``{into: block}``. It raises ``MissingScopeKeyError`` for a run that does
+        not name the scope.
+
+    Raises:
+        InvalidTypeError: ``store`` is not a ``MemoryStore``.
+        InvalidArgumentError: ``wait_for_writes`` is not a number of seconds >= 0.
     """
     reader = MemoryReader(
         store,
@@ -135,6 +160,29 @@ def memory_write_node(
     scope stay in order; you flush and close it). The node changes no state. The
     turn carries the run's ``thread_id``, which its episodes keep (see
     ``MemoryWriter``).
+
+    Args:
+        writer: a ``MemoryWriter`` (``write="inline"``) or a ``BackgroundWriter``
+            (``write="deferred"``). None: a ``MemoryWriter`` on the graph's store,
+            made at the first turn, with ``model``.
+        scope: whose memory a run writes: a scope kind, whose id the run names
+            (``"user"``: ``user_id``; ``"session"``: ``thread_id``; ``"agent"``:
+            ``agent_id``), or a namespace template like ``("memories",
+            "{user_id}")``. The write path never writes an org scope.
+        write: ``"inline"`` or ``"deferred"``.
+        model: the write path's model, for the writer made here: a LangChain chat
+            model, a ``MemoryModel`` or ``"provider:model"``; None: the
+            environment's, else the offline rules model. Not with ``writer``.
+
+    Returns:
+        The node: a function of ``(state, config, runtime=None)`` that writes (or
+        queues) the run's last turn and returns ``{}``.
+
+    Raises:
+        InvalidArgumentError: ``write`` is neither ``"inline"`` nor ``"deferred"``,
+            or both ``model`` and ``writer`` are given.
+        InvalidTypeError: ``writer`` cannot do ``write``.
+        ModelConfigError: ``model`` names a chat model that cannot be built.
     """
     write_turn = TurnWriter(writer, scope=scope, write=write, model=model)
 

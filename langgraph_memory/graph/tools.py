@@ -76,7 +76,25 @@ def memory_tools(
     memory: MemoryStore | MemoryWriter | None = None, *, scope: ScopeSpec = "user", k: int = 5
 ) -> list[BaseTool]:
     """``[remember, forget, recall]`` over a writer, a store (with the default model),
-    or (None) the graph's own store. ``scope``: a kind or a namespace template."""
+    or (None) the graph's own store. ``scope``: a kind or a namespace template.
+
+    Args:
+        memory: a ``MemoryWriter`` (the tools write through it and read its store);
+            a ``MemoryStore`` (a ``MemoryWriter`` with the environment's model is
+            made on it now); None: the store the graph is compiled with, with a
+            ``MemoryWriter`` made at the first call.
+        scope: whose memory a run's tools touch: a scope kind, whose id the run
+            names (``"user"``: ``user_id``; ``"session"``: ``thread_id``;
+            ``"agent"``: ``agent_id``), or a namespace template like
+            ``("memories", "{user_id}")``; never from the model's arguments.
+        k: how many memories ``recall`` returns besides the pinned ones.
+
+    Returns:
+        The LangChain tools ``remember``, ``forget`` and ``recall``, in that order.
+
+    Raises:
+        InvalidTypeError: ``memory`` is none of a writer, a store or None.
+    """
     if isinstance(memory, stores.MemoryStore):  # made now: a bad environment model fails here
         memory = MemoryWriter(memory)
     elif memory is not None and not isinstance(memory, MemoryWriter):

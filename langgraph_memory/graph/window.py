@@ -473,6 +473,35 @@ def memory_window_node(
     wait of up to ``wait_for_writes`` seconds. ``node.stats`` counts folds,
     summary calls and stubs. See the module docstring for the rules.
 
+    Args:
+        max_tokens: the thread's budget in tokens (as LangChain's
+            ``count_tokens_approximately`` counts them), at least 64; None: the node
+            changes nothing.
+        max_tool_chars: a tool output of a past turn longer than this many
+            characters becomes a stub.
+        summary_tokens: the most tokens the summary message takes, at least 24 and
+            less than ``max_tokens``; None: a quarter of ``max_tokens``.
+        model: the chat model (or ``"provider:model"``) that writes the summary;
+            None: an extractive summary, offline. A failed call falls back to it.
+        writes: the ``BackgroundWriter`` of a deferred write; None: nothing to
+            wait for.
+        scope: whose queued turns ``writes`` holds for a run (a scope kind or a
+            namespace template, as for the read node); used with ``writes`` only.
+        wait_for_writes: the most seconds a turn waits for them (0: no wait).
+
+    Returns:
+        The node, a ``MemoryWindow``: called with ``(state, config, runtime=None)``,
+        it returns the state update that brings ``messages`` within the budget
+        (``{}`` when there is nothing to do).
+
+    Raises:
+        InvalidArgumentError: ``max_tokens``, ``summary_tokens`` or
+            ``max_tool_chars`` is too small, ``summary_tokens`` leaves no room in
+            ``max_tokens``, ``writes`` is no ``BackgroundWriter``, or
+            ``wait_for_writes`` is not a number of seconds >= 0.
+        InvalidTypeError: ``max_tokens``, ``summary_tokens`` or
+            ``max_tool_chars`` is not an int.
+
     >>> from langchain_core.messages import HumanMessage
     >>> memory_window_node()({"messages": [HumanMessage("hi")]}, {})
     {}

@@ -105,6 +105,49 @@ def add_memory(
     folds the oldest turns into a summary (written by ``summary_model``, else
     extractive) to keep the thread within the budget, and, with a
     ``BackgroundWriter``, never folds a turn still being written.
+
+    Args:
+        builder: the ``StateGraph`` to add memory to, before ``compile``; its state
+            needs ``messages`` and a ``str`` key ``into``.
+        around: the node to wrap: the read node goes before it, the write node after
+            it (when it ends the turn).
+        store: where memories are read; None: the store the graph is compiled with.
+        writer: a ``MemoryWriter`` (``write="inline"``) or a ``BackgroundWriter``
+            (``write="deferred"``; you flush and close it). None: a ``MemoryWriter``
+            with ``model`` on ``store``, else on the graph's store.
+        model: the write path's model, for the writer made here: a LangChain chat
+            model, a ``MemoryModel`` or ``"provider:model"``; None: the
+            environment's, else the offline rules model. Not with ``writer``.
+        scope: whose memory a run reads and writes: a scope kind, whose id the run
+            names in ``configurable`` or its context (``"user"``: ``user_id``;
+            ``"session"``: ``thread_id``; ``"agent"``: ``agent_id``), or a
+            namespace template like ``("memories", "{user_id}")``.
+        k: how many memories a read returns besides the pinned ones, 1 to 10,000.
+        write: when the turn is written: ``"inline"`` (before the graph returns)
+            or ``"deferred"`` (queued on the ``BackgroundWriter``).
+        into: the state key the read node writes the memories to, as a prompt
+            block (see ``render``).
+        read_name: the read node's name; it must be new to the graph.
+        write_name: the write node's name; it must be new to the graph.
+        wait_for_writes: the most seconds a read (and the window) waits for the
+            scope's turns still queued on a ``BackgroundWriter`` (0: no wait).
+        max_tokens: the thread's budget in tokens, at least 64: adds the window
+            node; None: no window.
+        summary_model: the chat model (or ``"provider:model"``) that writes the
+            window's summary; None: an extractive summary, offline.
+        window_name: the window node's name (with ``max_tokens``); it must be new
+            to the graph.
+
+    Returns:
+        ``builder`` itself, changed in place: compile it.
+
+    Raises:
+        InvalidArgumentError: ``around`` is no node of the graph, the state has no
+            ``into`` key, a node name is taken, both ``model`` and ``writer`` are
+            given, a conditional edge out of ``around`` has no path map, or a
+            number is out of range.
+        InvalidTypeError: ``builder`` is not a ``StateGraph``, or ``writer`` cannot
+            do ``write``.
     """
     check_instance(builder, StateGraph, "builder", "pass the StateGraph before compile()")
     if around not in builder.nodes:

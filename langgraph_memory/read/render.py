@@ -112,6 +112,26 @@ def render(
     among ``memories`` joins them; one of low trust never does (it is an unverified
     note: text from a tool or a document is no rule of the user's).
 
+    Args:
+        memories: a read's items (``retrieve``'s results, best first), or memories
+            as stored (e.g. ``store.active(scope)``).
+        empty: the text returned when there is nothing to show.
+        max_chars: the most characters the memories take, at least 1; the items
+            that do not fit are left out.
+        rules: the scope's rules, e.g. ``rules_of(store, scope)``, shown first.
+        rules_max_chars: the most characters the rules take (apart from
+            ``max_chars``), at least 1.
+
+    Returns:
+        The prompt block, its sections apart by a blank line; ``empty`` when there
+        is nothing to show.
+
+    Raises:
+        InvalidArgumentError: ``max_chars`` or ``rules_max_chars`` is not a whole
+            number >= 1.
+        InvalidTypeError: ``memories`` or ``rules`` is not a list of memories (or
+            of ``Retrieved``), or ``empty`` is not a str.
+
     >>> from datetime import datetime, timezone
     >>> t = datetime(2026, 6, 1, tzinfo=timezone.utc)
     >>> said = Memory(id="0a1b2c3d", text="I moved to Pune last week.", scope="user:a",

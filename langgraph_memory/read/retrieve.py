@@ -100,6 +100,25 @@ class Retrieved:
     episodes were found), and the components are the fact's own when it scored (else
     those of ``via``). ``render`` orders facts by what they scored themselves.
     ``outdated`` marks an episode whose fact was deleted with nothing in its place.
+
+    Args:
+        memory: the memory found: a fact, an episode or a reflection.
+        score: what orders the items, highest first.
+        recency: from the memory's age (halved every ``half_life_days``), in [0, 1].
+        relevance: the z-score fusion of ``dense`` and ``lexical``.
+        importance: the memory's importance, in [0, 1].
+        pinned: whether it is pinned (pinned memories come first).
+        dense: the cosine of the memory to the query.
+        lexical: the memory's BM25 score for the query, from 0 to 1.
+        boost: the time and speaker terms.
+        said: the episodes that said the fact.
+        earlier: the earlier episodes whose words the fact replaced.
+        outdated: True for an episode whose fact was deleted with nothing in its
+            place.
+        via: the id of the member whose score the item has, when it is not the
+            memory itself; None otherwise.
+        own_score: what the memory scored itself; None when only its episodes
+            were found.
     """
 
     memory: Memory
@@ -125,6 +144,11 @@ class Retrieved:
 
     def explain(self) -> str:
         """Every component of the score, in one line.
+
+        Returns:
+            The score, the fused relevance with its dense and lexical parts, the
+            boost, recency and importance, and the ids of ``said`` and
+            ``earlier``.
 
         >>> from datetime import timezone
         >>> m = Memory(id="0a1b2c3d", text="x", scope="user:a",
@@ -152,6 +176,11 @@ class Retrieved:
 
     def trace_summary(self) -> Payload:
         """The memory as a trace shows it: a document, LangSmith's retriever format.
+
+        Returns:
+            A dict with ``page_content`` (the text, clipped), ``type``
+            (``"Document"``) and ``metadata`` (the id, the score's components, the
+            ids of ``said`` and ``earlier``).
 
         >>> from datetime import timezone
         >>> m = Memory(id="0a1b2c3d", text="User lives in Pune.", scope="user:a",
@@ -227,6 +256,35 @@ def retrieve(
     lexical index holds the active memories) and refreshes nothing. ``now`` and
     ``as_of`` must be timezone-aware. ``dense_weight`` is the dense side's share of the
     fusion (0: lexical alone, 1: dense alone).
+
+    Args:
+        store: the ``MemoryStore`` to read.
+        scope: the scope to read: a ``Scope``, ``"kind:id"`` (``"user:alice"``) or a
+            namespace tuple.
+        query: what to look for: the user's question or message.
+        k: how many facts and episodes to return besides the pinned ones, 1 to
+            10,000.
+        now: the time of the read (timezone-aware): recency is measured from it,
+            and it becomes the results' ``last_accessed``; None: the clock.
+        as_of: read what was valid at this time (timezone-aware); None: what is
+            active now.
+        pinned_limit: the most pinned memories that go first, 0 to 10,000.
+        touch: False leaves ``last_accessed`` as it is (a read that changes
+            nothing).
+        dense_weight: the dense index's share of the fusion, from 0 to 1.
+        half_life_days: the days in which a memory's recency halves, above 0 and at
+            most 365,000.
+
+    Returns:
+        The pinned memories first (most important first), then the ``k`` best
+        items by score, each a ``Retrieved`` with its components and the episodes
+        that said it.
+
+    Raises:
+        InvalidTypeError: ``store`` is not a ``MemoryStore``.
+        InvalidArgumentError: ``query`` is not a str, a number is out of range, or
+            ``now`` or ``as_of`` is naive.
+        InvalidScopeError: ``scope`` names no scope.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding

@@ -162,6 +162,47 @@ class MemoryStore(BaseStore):
     Times must be timezone-aware (``datetime(..., tzinfo=timezone.utc)``): a naive
     one is refused, since the store cannot know which zone it meant.
 
+    Args:
+        path: the directory of an embedded store (a str or ``pathlib.Path``); None:
+            ``$LANGGRAPH_MEMORY_PATH``, else ``./.langgraph_memory``. This process
+            locks the directory while the store is open. Give ``path`` or
+            ``client``, not both.
+        client: any chromadb client instead of a directory, e.g.
+            ``chromadb.HttpClient(host=..., port=...)`` for a Chroma server that
+            many processes share. None: the embedded store at ``path``.
+        embeddings: any LangChain ``Embeddings`` (an object with
+            ``embed_documents`` and ``embed_query``); None: the offline MiniLM
+            embedder (``LocalMiniLM``), or ``index["embed"]``. A store keeps the
+            name of the embedder that built it and refuses another.
+        index: LangGraph's ``IndexConfig`` for the BaseStore face: ``embed`` (the
+            embedder, instead of ``embeddings``), ``dims`` (checked against the
+            vectors) and ``fields`` (the JSON paths of an item's value that ``put``
+            embeds; see ``store/indexing.py``). None: ``value["text"]``,
+            ``"content"`` or ``"memory"``, else the whole value as JSON.
+        ttl: LangGraph's ``TTLConfig`` for BaseStore items, in minutes
+            (``default_ttl``, ``refresh_on_read``, ``sweep_interval_minutes``, which
+            starts a sweeper thread); an expired item is archived, not deleted (see
+            ``store/ttl.py``). None: items never expire.
+        lock: a ``postgresql://`` or ``redis://`` URL (or a ``CrossProcessLocks``)
+            whose locks serialise the writes to each scope across processes.
+            None: ``$LANGGRAPH_MEMORY_LOCK_URL``, else the Postgres of ``queue``,
+            else writes are serialised per scope within this process only.
+        queue: a ``postgresql://`` URL where the ``BackgroundWriter`` of every
+            process keeps its deferred turns, in one table any of them drains (see
+            ``store/shared_queue.py``); for a store on a Chroma server (``client``)
+            only. None: ``$LANGGRAPH_MEMORY_QUEUE_URL``, else each writer keeps its
+            own journal.
+
+    Raises:
+        InvalidArgumentError: both ``path`` and ``client`` are given, or ``index``
+            or ``ttl`` holds a key or value the store cannot use.
+        InvalidTypeError: ``path``, ``client``, ``embeddings``, ``lock`` or
+            ``queue`` is of a type the store cannot use.
+        LockConfigError: ``lock`` is not a lock URL the store knows.
+        QueueConfigError: ``queue`` is not a Postgres URL, or the store is embedded.
+        StoreLockedError: another process holds the embedded store's directory.
+        EmbeddingMismatchError: the store was built with another embedder.
+
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> with MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8)) as s:
@@ -284,6 +325,10 @@ class MemoryStore(BaseStore):
         scopes even on an admin view. The view shares this store's data and locks;
         close it when done (it holds the store open as one more user).
 
+        Returns:
+            A ``MemoryStore`` on the same data and locks whose writes may also reach
+            org scopes; close it (or use it in a ``with`` block) when done.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -310,6 +355,16 @@ class MemoryStore(BaseStore):
     @read_method
     def scopes(self, kind: ScopeKind | None = None) -> list[Scope]:
         """Every scope that holds data, optionally only of one kind, sorted.
+
+        Args:
+            kind: only the scopes of this kind (``"session"``, ``"user"``,
+                ``"agent"``, ``"org"`` or ``"namespace"``); None: every scope.
+
+        Returns:
+            The scopes, as ``Scope`` objects, sorted by kind, then id.
+
+        Raises:
+            InvalidScopeError: ``kind`` is not a scope kind.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -338,6 +393,38 @@ class MemoryStore(BaseStore):
         now: datetime | None = None,
     ) -> Memory:
         """Store a new memory and return it.
+
+        Args:
+            scope: the scope to write: a ``Scope``, ``"kind:id"`` (``"user:alice"``)
+                or a namespace tuple; an org scope only through :meth:`admin`.
+            text: what to remember: not blank, at most ``MAX_TEXT_CHARS`` (32,768)
+                characters; surrounding whitespace is stripped.
+            importance: how much it matters, from 0 to 1; reads rank by it.
+            kind: a ``Kind`` or its value: ``"semantic"`` (a fact, the default),
+                ``"episodic"``, ``"procedural"`` (a rule every read shows) or
+                ``"reflection"``.
+            pinned: True: every read of the scope shows it, whatever the question.
+            source: where the text came from, a ``Source`` or its value.
+            trust: how far it may be relied on, a ``Trust`` or its value; a
+                low-trust memory is shown as an unverified note.
+            event_time: when what it says happened (timezone-aware); None: unknown.
+            sources: the ids of the memories it was taken from (e.g. the episodes
+                that said it).
+            metadata: your own fields: str keys, and str, int, float or bool values
+                (not None); :meth:`count` filters by them. None: none.
+            now: when it is stored (its ``created_at``; timezone-aware); None: the
+                clock.
+
+        Returns:
+            The stored ``Memory``, with its new id.
+
+        Raises:
+            InvalidMemoryError: a field cannot be stored (a blank or too long text,
+                an importance outside [0, 1], an unknown kind, bad metadata ...).
+            InvalidArgumentError: ``now`` or ``event_time`` is naive.
+            InvalidScopeError: ``scope`` names no scope.
+            AdminRequiredError: ``scope`` is an org scope and this store is no
+                admin view.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -375,6 +462,27 @@ class MemoryStore(BaseStore):
         ``vectors``, one per item, are the texts' vectors from this store's
         embedder when the caller already has them (the write path embeds a
         turn's episode and facts in one call); they are checked, not trusted.
+
+        Args:
+            scope: the scope to write: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            items: the memories, each a text or a dict of :meth:`add`'s keyword
+                arguments with its ``"text"``, e.g. ``{"text": ..., "pinned": True}``.
+            now: when they are stored (timezone-aware), unless an item gives its
+                own ``"now"``; None: the clock.
+            vectors: one vector per item, in order, from this store's embedder;
+                None: the store embeds the texts, in one call.
+
+        Returns:
+            The stored memories, in the order of ``items``.
+
+        Raises:
+            InvalidMemoryError: an item cannot be stored (the error names its
+                index); nothing is written.
+            EmbeddingMismatchError: ``vectors`` is not one vector per item, or not
+                of this store's dimension.
+            AdminRequiredError: ``scope`` is an org scope and this store is no
+                admin view.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -415,6 +523,31 @@ class MemoryStore(BaseStore):
         The new version points back with ``replaces``. Its importance is the
         larger of the old and the given one (a restatement never makes a fact
         less important), and ``pinned`` carries over unless given.
+
+        Args:
+            scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_id: the id of the active version (or its chain key, a BaseStore
+                item's key).
+            text: the new version's text (as for :meth:`add`).
+            now: when the old version closes and the new one opens
+                (timezone-aware); None: the clock.
+            **fields: other fields of :meth:`add` to change (``importance``,
+                ``kind``, ``pinned``, ``source``, ``trust``, ``event_time``,
+                ``sources``, ``metadata``: merged into the old); the rest carry
+                over.
+
+        Returns:
+            The new version.
+
+        Raises:
+            MemoryNotFoundError: no memory has that id in the scope.
+            MemoryArchivedError: the version named is archived (the error names
+                the current one).
+            InvalidTypeError: a field ``update`` does not take.
+            InvalidMemoryError: a field cannot be stored.
+            AdminRequiredError: ``scope`` is an org scope and this store is no
+                admin view.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -472,6 +605,21 @@ class MemoryStore(BaseStore):
         instruction). As every change, it is a new version with the same text (the
         old one stays in ``history``); a memory already so is returned as it is.
 
+        Args:
+            scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_id: the id of the active version (or its chain key).
+            pinned: True to pin, False to unpin.
+            now: when the new version opens (timezone-aware); None: the clock.
+
+        Returns:
+            The new version, or the memory as it was when it was already so.
+
+        Raises:
+            MemoryNotFoundError: no memory has that id in the scope.
+            MemoryArchivedError: the version named is archived.
+            InvalidTypeError: ``pinned`` is not a bool.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -504,6 +652,21 @@ class MemoryStore(BaseStore):
         resting on it are archived with it, the reason logged (any version that
         closes, by an update too, takes them along: see ``store/engine/dependents.py``).
 
+        Args:
+            scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_id: the id of the active version (or its chain key).
+            now: when it stops being valid (timezone-aware); None: the clock.
+
+        Returns:
+            The archived version, its ``valid_until`` set.
+
+        Raises:
+            MemoryNotFoundError: no memory has that id in the scope.
+            MemoryArchivedError: the version named is archived already.
+            AdminRequiredError: ``scope`` is an org scope and this store is no
+                admin view.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -520,6 +683,20 @@ class MemoryStore(BaseStore):
         """Archive several active memories in three writes, however many; returns
         them closed, in the order given. Each id must name an active memory (or
         its chain key): otherwise nothing is archived and the error names it.
+
+        Args:
+            scope: the memories' scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_ids: the ids (or chain keys) of active memories, each once.
+            now: when they stop being valid (timezone-aware); None: the clock.
+
+        Returns:
+            The archived versions, in the order of ``memory_ids`` (none for none).
+
+        Raises:
+            MemoryNotFoundError: an id names no memory of the scope.
+            MemoryArchivedError: an id names an archived version.
+            InvalidArgumentError: two ids name one memory.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -563,6 +740,18 @@ class MemoryStore(BaseStore):
         Raises ``MemoryNotFoundError`` for an unknown id. (``get(namespace, key)``
         is LangGraph's ``BaseStore.get``: the current ``Item`` under a key, or None.)
 
+        Args:
+            scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_id: a version's id, or a chain key (then its current version,
+                or its last one when all are archived).
+
+        Returns:
+            The ``Memory`` version (``.active`` says whether it is current).
+
+        Raises:
+            MemoryNotFoundError: no memory has that id in the scope.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -576,6 +765,14 @@ class MemoryStore(BaseStore):
     def active(self, scope: ScopeLike, *, episodes: bool = True) -> list[Memory]:
         """Every active memory of the scope, oldest first; ``episodes=False``
         leaves episodes out (see ``Memory.is_episode``): the facts alone.
+
+        Args:
+            scope: a ``Scope``, ``"kind:id"`` or a namespace tuple.
+            episodes: False leaves out the episodes (the turns' words kept
+                verbatim).
+
+        Returns:
+            The active memories, oldest first; none for a scope that holds none.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -596,6 +793,16 @@ class MemoryStore(BaseStore):
     @read_method
     def pinned(self, scope: ScopeLike, limit: int = 10) -> list[Memory]:
         """Active pinned memories of the scope, most important first, at most ``limit``.
+
+        Args:
+            scope: a ``Scope``, ``"kind:id"`` or a namespace tuple.
+            limit: the most memories returned, from 1 to ``MAX_K`` (10,000).
+
+        Returns:
+            The pinned memories, most important first (then oldest).
+
+        Raises:
+            InvalidArgumentError: ``limit`` is out of range.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -626,6 +833,19 @@ class MemoryStore(BaseStore):
         the given values), without reading them; with ``archived=True``, closed
         versions too.
 
+        Args:
+            scope: a ``Scope``, ``"kind:id"`` or a namespace tuple.
+            metadata: count only the memories whose metadata holds each of these
+                values (a list of values matches any of them); None: all.
+            archived: True counts the closed versions too.
+
+        Returns:
+            The number of memories (versions, with ``archived=True``); 0 for an
+            empty scope.
+
+        Raises:
+            InvalidMemoryError: ``metadata`` holds a value metadata cannot have.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -654,6 +874,17 @@ class MemoryStore(BaseStore):
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
         """Every version of the memory that ``memory_id`` belongs to, oldest first.
 
+        Args:
+            scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_id: the id of any of its versions, or its chain key.
+
+        Returns:
+            Its versions, oldest first; the current one, if any, is last.
+
+        Raises:
+            MemoryNotFoundError: no memory has that id in the scope.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -673,6 +904,18 @@ class MemoryStore(BaseStore):
         """The scope's decisions, oldest first; with ``memory_id``, those that
         created, changed or removed any version of that memory ("why does the
         agent think this?"). With ``turn_id``, only the decisions of that turn.
+
+        Args:
+            scope: a ``Scope``, ``"kind:id"`` or a namespace tuple.
+            memory_id: the id of any version of a memory (one purged or unknown
+                too); None: every decision of the scope.
+            turn_id: only the decisions of this turn; None: of every turn.
+
+        Returns:
+            The ``Decision`` records, oldest first.
+
+        Raises:
+            InvalidArgumentError: ``memory_id`` or ``turn_id`` is not a valid id.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -718,6 +961,13 @@ class MemoryStore(BaseStore):
         chain's start, ``value_json`` the JSON of a BaseStore value or null.
         Vectors are left out: import embeds the texts again.
 
+        Args:
+            scope: the scope to export: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+
+        Returns:
+            The export, a dict of JSON types (``json.dumps`` writes it as it is).
+
         >>> import json, tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
@@ -746,6 +996,31 @@ class MemoryStore(BaseStore):
         export from another embedder unless ``allow_embedder_change=True``.
         Read a file with ``langgraph_memory.store.load_export`` (UTF-8, size and
         depth bounds). Returns counts (see ``store/data/exports.py``).
+
+        Args:
+            data: an :meth:`export`, as a dict (e.g. ``json.load``'s or
+                ``load_export``'s).
+            scope: the scope to fill: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple; None: the export's own.
+            allow_embedder_change: True accepts an export made with another
+                embedder (its texts are embedded with this store's either way).
+            requeue: takes each pending turn of the export (a journal record) once
+                the scope is written, e.g. ``BackgroundWriter.requeue``; None: an
+                export that holds pending turns is refused.
+
+        Returns:
+            How many records were restored: ``memories``, ``active``, ``closed``,
+            ``decisions``, ``reviews`` and ``pending_turns``.
+
+        Raises:
+            ScopeNotEmptyError: the scope already holds data.
+            InvalidMemoryError: a record is malformed, belongs to another scope, or
+                links to reviews the store cannot verify; or the export holds
+                pending turns and ``requeue`` is None.
+            EmbeddingMismatchError: the export was made with another embedder and
+                ``allow_embedder_change`` is False.
+            AdminRequiredError: the scope is an org scope and this store is no
+                admin view.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -781,6 +1056,24 @@ class MemoryStore(BaseStore):
         decisions. The embedder forgets the queries it kept (``clear_recent``,
         as ``LocalMiniLM`` has): they may be the purged person's words. Unknown
         ids raise before anything is deleted.
+
+        Args:
+            scope: the scope to purge from: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            ids: ids (or chain keys) of the memories to delete, every version of
+                each; None: the whole scope.
+
+        Returns:
+            How many records were deleted: ``memories`` (versions), ``decisions``
+            and ``reviews``.
+
+        Raises:
+            MemoryNotFoundError: an id names no memory of the scope; nothing is
+                deleted.
+            AdminRequiredError: ``scope`` is an org scope and this store is no
+                admin view.
+            NestedPurgeError: called from inside another store operation of the
+                same thread, which it would wait for forever.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -986,6 +1279,16 @@ def check_store(store: object, what: str = "store") -> MemoryStore:
     """``store`` if it is a MemoryStore; otherwise an error that says what to pass
     (the functions that take one would fail deep inside, some after part of their work).
 
+    Args:
+        store: the object to check.
+        what: the argument's name, for the error.
+
+    Returns:
+        ``store`` itself, typed as a ``MemoryStore``.
+
+    Raises:
+        InvalidTypeError: ``store`` is not a ``MemoryStore``.
+
     >>> check_store("user:a")
     Traceback (most recent call last):
     ...
@@ -1062,6 +1365,15 @@ def internals(store: MemoryStore) -> Internals:
     """The engine handle under ``store`` that the read and write paths use (see
     ``store/internals_face.py``): dense and keyword searches apart, vectors, the scope's
     lock and generation, the decision log's writer.
+
+    Args:
+        store: the store whose engine handle is wanted.
+
+    Returns:
+        The store's ``Internals``.
+
+    Raises:
+        InvalidTypeError: ``store`` is not a ``MemoryStore``.
 
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding

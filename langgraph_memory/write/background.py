@@ -231,6 +231,14 @@ class BackgroundWriter:
             ``every`` (opt-in; see ``write.idle``), e.g.
             ``lifecycle.Maintenance(every=timedelta(hours=6))``.
 
+    Raises:
+        InvalidTypeError: ``writer`` is not a ``MemoryWriter``, ``journal`` is none
+            of what it takes, or a number is of another type.
+        InvalidArgumentError: a number is out of range, ``on_full`` is neither
+            ``"wait"`` nor ``"raise"``, or ``journal`` is set on a store whose
+            turns go to a shared queue (``MemoryStore(queue=...)``).
+        StoreLockedError: another ``BackgroundWriter`` holds the store's journal.
+
     >>> import tempfile
     >>> from langchain_core.embeddings import DeterministicFakeEmbedding
     >>> from langgraph_memory.store import MemoryStore
@@ -362,6 +370,30 @@ class BackgroundWriter:
         When the queue is full, waits up to ``timeout`` seconds (None: as long
         as it takes) or, with ``on_full="raise"``, raises ``QueueFullError``.
         Raises ``WriterClosedError`` after ``close``.
+
+        Args:
+            scope: the scope to write: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple; never an org scope.
+            messages: the turn: LangChain messages, ``(role, text)`` pairs, dicts
+                with ``"role"`` and ``"content"``, or a ``Turn``.
+            now: the turn's time (timezone-aware); None: a given ``Turn``'s, else
+                the clock.
+            turn_id: the turn's id, not already queued; None: a given ``Turn``'s,
+                else a new one.
+            thread_id: the conversation's id; None: a given ``Turn``'s, else none.
+            timeout: the most seconds to wait for room in a full queue; None: as
+                long as it takes.
+
+        Returns:
+            The turn's id.
+
+        Raises:
+            QueueFullError: the queue is full and ``on_full="raise"``, or no room
+                came within ``timeout``.
+            WriterClosedError: the writer is closed.
+            InvalidArgumentError: the messages cannot be read as a turn, ``now`` is
+                naive, or the turn id is already queued.
+            AdminRequiredError: ``scope`` is an org scope.
         """
         scope = check_path_scope(Scope.of(scope))  # never an org scope
         check_seconds(timeout)
@@ -398,7 +430,19 @@ class BackgroundWriter:
         thread_id: str | None = None,
         timeout: float | None = None,
     ) -> str:
-        """``submit`` without blocking the event loop (the same code, in a thread)."""
+        """``submit`` without blocking the event loop (the same code, in a thread).
+
+        Args:
+            scope: the scope to write, as for ``submit``.
+            messages: the turn, as for ``submit``.
+            now: the turn's time (timezone-aware); None: as for ``submit``.
+            turn_id: the turn's id; None: as for ``submit``.
+            thread_id: the conversation's id; None: as for ``submit``.
+            timeout: the most seconds to wait for room; None: as long as it takes.
+
+        Returns:
+            The turn's id.
+        """
         # A generator is read here, in the caller's thread; anything else that is
         # no list of messages goes as it is, for submit to refuse.
         materialised: Turn | Iterable[MessageLike] = messages
@@ -475,7 +519,15 @@ class BackgroundWriter:
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every turn submitted before this call is applied or recorded
-        as failed; False if ``timeout`` seconds passed first (or the writer stopped)."""
+        as failed; False if ``timeout`` seconds passed first (or the writer stopped).
+
+        Args:
+            timeout: the most seconds to wait; None: as long as it takes.
+
+        Returns:
+            True when those turns are done and none of them ended ``unrecorded``;
+            False otherwise.
+        """
         timeout = check_seconds(timeout)
         if self._shared is not None:
             return self._shared.flush(timeout)
@@ -491,13 +543,29 @@ class BackgroundWriter:
             return drained() and not any(seq < mark for seq in self._unrecorded)
 
     async def aflush(self, timeout: float | None = None) -> bool:
-        """``flush`` without blocking the event loop."""
+        """``flush`` without blocking the event loop.
+
+        Args:
+            timeout: the most seconds to wait; None: as long as it takes.
+
+        Returns:
+            What ``flush`` returns.
+        """
         return await asyncio.to_thread(self.flush, check_seconds(timeout))
 
     def wait(self, scope: ScopeLike, timeout: float | None = None) -> bool:
         """Wait until every turn of ``scope`` accepted before this call is applied
         (or recorded as failed); False if ``timeout`` seconds passed first (or the
         writer stopped). Other scopes' turns are not waited for.
+
+        Args:
+            scope: the scope whose turns to wait for: a ``Scope``, ``"kind:id"`` or
+                a namespace tuple.
+            timeout: the most seconds to wait; None: as long as it takes.
+
+        Returns:
+            True when the scope's turns accepted before the call are written (or
+            recorded as failed); False otherwise.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -532,6 +600,14 @@ class BackgroundWriter:
         If ``timeout`` passes first, the workers stop after their current turn;
         the turns left are replayed from the journal on the next start (without
         a journal they are lost, and a warning says how many). Safe to call twice.
+
+        Args:
+            timeout: the most seconds to wait for the queue to drain; None: as long
+                as it takes.
+
+        Returns:
+            True when every turn was written (or recorded as failed) and none ended
+            ``unrecorded``.
         """
         return self._shut(check_seconds(timeout), "closed")
 
@@ -777,7 +853,14 @@ class BackgroundWriter:
 
     def pending_turns(self, scope: ScopeLike) -> list[dict[str, Any]]:
         """The turns of ``scope`` accepted and not applied yet (the one a worker
-        is applying first), as journal records: what ``export`` keeps of them."""
+        is applying first), as journal records: what ``export`` keeps of them.
+
+        Args:
+            scope: a ``Scope``, ``"kind:id"`` or a namespace tuple.
+
+        Returns:
+            The journal records of those turns, oldest first.
+        """
         scope = Scope.of(scope)
         with self._cond:
             inflight = self._inflight.get(scope.key)
@@ -788,6 +871,15 @@ class BackgroundWriter:
         """Accept a turn from a journal record (an export's ``pending_turns``)
         again, with its id and time; returns the turn id. Pass it as
         ``store.import_scope(data, requeue=background.requeue)``.
+
+        Args:
+            record: a journal record of a turn, as ``pending_turns`` gives it.
+
+        Returns:
+            The turn's id.
+
+        Raises:
+            JournalError: ``record`` cannot be read as a turn.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -811,6 +903,11 @@ class BackgroundWriter:
         A whole scope: its queued turns are dropped, and the journal forgets
         them. Any purge: the journal is rewritten to hold pending turns only,
         so the words of turns already applied leave its file.
+
+        Args:
+            scope: the purged scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_ids: the ids of the purged memories; None: the whole scope.
         """
         scope = Scope.of(scope)
         if memory_ids is None:

@@ -62,6 +62,17 @@ class Retention:
     than ``max_count``, or some up to ``every`` turns past ``max_age``: a pass
     reads every episode's record, which a turn should not pay each time.
 
+    Args:
+        max_age: a positive ``timedelta``: an episode whose words were last said
+            longer ago than this is archived; None: no age bound.
+        max_count: at least 1: only the newest this many episodes of a scope stay;
+            None: no count bound.
+        every: how many turns of a scope pass between two applications, at least 1.
+
+    Raises:
+        InvalidArgumentError: neither ``max_age`` nor ``max_count`` is given, or one
+            of the three is out of range.
+
     >>> Retention(max_age=timedelta(days=365), max_count=10_000).every
     100
     >>> Retention()

@@ -94,7 +94,15 @@ class Message:
 class Turn:
     """One exchange to learn from, with the time it happened and an id (a turn
     replayed with the same id is recognised), and the id of the thread (session)
-    it belongs to, when it has one. Build one with ``Turn.of``."""
+    it belongs to, when it has one. Build one with ``Turn.of``.
+
+    Args:
+        messages: the turn's messages, in order, as ``Message`` records (role,
+            content, speaker's name); ``Turn.of`` reads LangChain messages too.
+        when: when the turn happened (timezone-aware).
+        id: the turn's id; by default a new random one.
+        thread_id: the conversation (thread) it belongs to; None: none.
+    """
 
     messages: tuple[Message, ...]
     when: datetime
@@ -119,6 +127,24 @@ class Turn:
         this) and it keeps its time and ids unless others are given. A message
         that is not valid Unicode, or of a kind not listed, raises
         ``InvalidArgumentError``.
+
+        Args:
+            messages: LangChain messages, ``(role, text)`` pairs, dicts with
+                ``"role"`` and ``"content"`` (and ``"name"``), ``Message`` records,
+                or a ``Turn``. Roles: ``user`` (or ``human``), ``assistant`` (or
+                ``ai``), ``tool`` (or ``function``) and ``document``.
+            when: when the turn happened (timezone-aware); None: the given turn's
+                time, else the clock.
+            turn_id: the turn's id; None: the given turn's, else a new random one.
+            thread_id: the conversation it belongs to; None: the given turn's, else
+                none.
+
+        Returns:
+            The ``Turn``, its messages checked.
+
+        Raises:
+            InvalidArgumentError: ``messages`` is not a list of messages, a message
+                cannot be read, ``when`` is naive, or an id is invalid.
 
         >>> from langchain_core.messages import AIMessage, HumanMessage
         >>> t = Turn.of([HumanMessage("hi"), AIMessage("hello")], thread_id="chat-1")
@@ -148,11 +174,27 @@ class Turn:
         )
 
     def user_text(self) -> str:
-        """What the user said in this turn, one message per line."""
+        """What the user said in this turn, one message per line.
+
+        Returns:
+            The user's messages joined by newlines ('' when the user said nothing).
+        """
         return "\n".join(m.content for m in self.messages if m.role == "user")
 
     def by(self, roles: Iterable[Role]) -> tuple[Message, ...]:
-        """The messages of the given roles, in order."""
+        """The messages of the given roles, in order.
+
+        Args:
+            roles: the roles wanted: ``"user"``, ``"assistant"``, ``"tool"`` or
+                ``"document"`` (a list, not one str).
+
+        Returns:
+            The turn's messages of those roles, in order.
+
+        Raises:
+            InvalidTypeError: ``roles`` is a str or no list.
+            InvalidArgumentError: ``roles`` holds an unknown role.
+        """
         wanted = set(check_roles(roles))
         return tuple(m for m in self.messages if m.role in wanted)
 

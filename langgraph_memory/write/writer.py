@@ -181,6 +181,13 @@ class MemoryWriter:
         episode_retention: a ``Retention`` (max age, max count per scope): older
             episodes are archived, never deleted, each with a logged reason.
             None (the default) keeps them all.
+
+    Raises:
+        InvalidTypeError: ``store`` is not a ``MemoryStore``, or ``roles`` is not a
+            list.
+        InvalidArgumentError: ``reconcile`` or a role is unknown, or
+            ``episode_retention`` is not a ``Retention``.
+        ModelConfigError: ``model`` names a chat model that cannot be built.
     """
 
     def __init__(
@@ -238,6 +245,24 @@ class MemoryWriter:
         ``thread_id`` names the conversation, kept on the turn's episodes. The
         episodes are stored whatever the gate or the model make of the turn
         (they are not decisions, so they are not among those returned).
+
+        Args:
+            scope: the scope to write: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple; never an org scope (the write path writes none).
+            messages: the turn: LangChain messages, ``(role, text)`` pairs, dicts
+                with ``"role"`` and ``"content"``, or a ``Turn`` (see ``Turn.of``).
+            now: the turn's time (timezone-aware); None: a given ``Turn``'s, else
+                the clock.
+            turn_id: the turn's id; None: a given ``Turn``'s, else a new one.
+            thread_id: the conversation's id; None: a given ``Turn``'s, else none.
+
+        Returns:
+            The logged decisions about the turn's facts, in order.
+
+        Raises:
+            AdminRequiredError: ``scope`` is an org scope.
+            InvalidArgumentError: ``messages`` cannot be read as a turn, or ``now``
+                is naive.
         """
         turn = Turn.of(messages, when=_now(now), turn_id=turn_id, thread_id=thread_id)
         return self.write_turns(scope, [turn])
@@ -249,6 +274,21 @@ class MemoryWriter:
         with the episodes of ``batch`` turns embedded and stored in one go (an
         import of a conversation's history runs several times faster). Each
         ``Turn`` carries its own time, id and thread; returns every logged decision.
+
+        Args:
+            scope: the scope to write: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple; never an org scope.
+            turns: the ``Turn`` objects, oldest first (``Turn.of`` builds one).
+            batch: how many turns' episodes are embedded and stored in one go, at
+                least 1.
+
+        Returns:
+            Every logged decision, in the order of the turns.
+
+        Raises:
+            AdminRequiredError: ``scope`` is an org scope.
+            InvalidArgumentError: an item of ``turns`` is no ``Turn``, or ``batch``
+                is below 1.
 
         >>> import tempfile
         >>> from datetime import datetime, timezone
@@ -417,7 +457,18 @@ class MemoryWriter:
         turn_id: str | None = None,
         thread_id: str | None = None,
     ) -> list[Decision]:
-        """``write_turn`` without blocking the event loop (the same code, in a thread)."""
+        """``write_turn`` without blocking the event loop (the same code, in a thread).
+
+        Args:
+            scope: the scope to write, as for ``write_turn``.
+            messages: the turn, as for ``write_turn``.
+            now: the turn's time (timezone-aware); None: as for ``write_turn``.
+            turn_id: the turn's id; None: as for ``write_turn``.
+            thread_id: the conversation's id; None: as for ``write_turn``.
+
+        Returns:
+            The logged decisions about the turn's facts, in order.
+        """
         # A generator is read here, in the caller's thread; anything else that is
         # no list of messages goes as it is, for write_turn to refuse.
         given: Turn | Iterable[MessageLike] = messages
@@ -581,6 +632,30 @@ class MemoryWriter:
         (``memory_tools`` does): such a fact closes no memory more trusted than
         itself. Empty or blank text is refused (``InvalidMemoryError``) before any
         model call or log write.
+
+        Args:
+            scope: the scope to write: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple; never an org scope.
+            text: what to remember, in the user's words.
+            importance: from 0 to 1; None: what the model gives, at least 0.7.
+            pinned: True pins what it stores (every read of the scope shows it).
+            now: when it was said (timezone-aware); None: the clock.
+            source: the ``Source`` of the facts; by default ``EXPLICIT``: the user
+                asked.
+            trust: the ``Trust`` of the facts; lower it for text nobody checked the
+                user asked for.
+            rule: True keeps it as a rule (a procedural memory every read shows),
+                when ``trust`` is high.
+
+        Returns:
+            The logged decisions, one per fact the text holds.
+
+        Raises:
+            InvalidMemoryError: ``text`` is blank or too long, ``importance`` is
+                outside [0, 1], or ``pinned`` is not a bool.
+            InvalidArgumentError: ``rule`` is not a bool, ``source`` is no
+                ``Source``, ``trust`` no ``Trust``, or ``now`` is naive.
+            AdminRequiredError: ``scope`` is an org scope.
         """
         scope = check_path_scope(Scope.of(scope))  # never an org scope
         text = check_text(text)
@@ -630,6 +705,25 @@ class MemoryWriter:
         ``AmbiguousMemoryError`` lists the matches to choose from by id; an
         empty or blank query is refused (``InvalidArgumentError``). ``find_one``
         names the memory without archiving it.
+
+        Args:
+            scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple; never an org scope.
+            memory_id: the memory's id (or chain key); give it or ``query``.
+            query: a description of the memory (words from its text), instead of
+                ``memory_id``.
+            now: when it stops being valid (timezone-aware); None: the clock.
+
+        Returns:
+            The logged ``DELETE`` decision (``target_id`` names the memory).
+
+        Raises:
+            InvalidArgumentError: neither or both of ``memory_id`` and ``query``
+                are given, or ``query`` is blank.
+            MemoryNotFoundError: nothing in the scope matches.
+            AmbiguousMemoryError: ``query`` matches several memories (its
+                ``matches`` lists them).
+            AdminRequiredError: ``scope`` is an org scope.
         """
         scope = check_path_scope(Scope.of(scope))  # never an org scope
         when = utc(now, "now") if now is not None else now_utc()
@@ -650,6 +744,22 @@ class MemoryWriter:
     ) -> Memory:
         """The one memory ``forget`` would archive for ``memory_id`` or ``query``
         (the same errors), archiving nothing: a caller can check it first.
+
+        Args:
+            scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace
+                tuple.
+            memory_id: the memory's id (or chain key); give it or ``query``.
+            query: a description of the memory (words from its text), instead of
+                ``memory_id``.
+
+        Returns:
+            The memory ``forget`` would archive.
+
+        Raises:
+            InvalidArgumentError: neither or both of ``memory_id`` and ``query``
+                are given, or ``query`` is blank.
+            MemoryNotFoundError: nothing in the scope matches.
+            AmbiguousMemoryError: ``query`` matches several memories.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
