@@ -73,9 +73,7 @@ if TYPE_CHECKING:
         Trust,
     )
     from langgraph_memory.scope import Scope, fill_namespace
-    from langgraph_memory.store.basestore.namespaces import InvalidStoreNamespaceError
-    from langgraph_memory.store.memory_store import MemoryStore
-    from langgraph_memory.store.version import Hit
+    from langgraph_memory.store import Hit, InvalidStoreNamespaceError, MemoryStore
     from langgraph_memory.write.background import BackgroundWriter
     from langgraph_memory.write.retention import Retention
     from langgraph_memory.write.types import Turn

@@ -322,7 +322,7 @@ def chroma_memories(store: MemoryStore, scope: str) -> dict[str, object]:
     """The scope's active memories as Chroma holds them (read around the index)."""
     cols = internals(store)._core.collections(Scope.of(scope))
     assert cols is not None
-    got = cols.active.get(include=["documents", "metadatas"])
+    got = cols.active.read(include=["documents", "metadatas"])
     from langgraph_memory.store.chroma.codec import version_from_record
 
     return {
@@ -348,7 +348,7 @@ def test_the_records_and_vectors_a_read_takes_from_the_index_are_chromas(
     found = internals(store).candidates("user:a", "kayak", "kayaking marimbas", k=5)
     cols = internals(store)._core.collections(Scope.of("user:a"))
     assert cols is not None
-    stored = cols.active.get(ids=list(truth), include=["embeddings"])
+    stored = cols.active.read(ids=list(truth), include=["embeddings"])
     vectors = dict(zip(stored["ids"], stored["embeddings"], strict=True))
     query = internals(store).embed_query("kayak")
     for i, cosine in found.dense.items():

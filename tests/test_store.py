@@ -575,20 +575,17 @@ def test_an_interrupted_close_is_completed_on_next_open(
 ) -> None:
     """A crash between writing the closed copy and deleting the active one."""
     from langgraph_memory.store.chroma import layout
+    from langgraph_memory.store.chroma.door import client_of
 
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         m = s.add("user:a", "User lives in Delhi.", now=T0)
         keep = s.add("user:a", "User likes tea.", now=T0)
-        cols = layout.open_scope(internals(s).client, Scope("user", "a"))
+        cols = layout.open_scope(client_of(internals(s).client), Scope("user", "a"))
         assert cols is not None
-        record = cols.active.get(ids=[m.id], include=["embeddings", "documents", "metadatas"])
-        meta = {**record["metadatas"][0], "valid_until": (T0 + DAY).timestamp()}  # type: ignore[index]
-        cols.history.add(
-            ids=[m.id],
-            embeddings=record["embeddings"],
-            documents=record["documents"],
-            metadatas=[meta],
-        )
+        record = cols.active.read(ids=[m.id], include=["embeddings", "documents", "metadatas"])
+        assert record["metadatas"] is not None
+        meta = {**record["metadatas"][0], "valid_until": (T0 + DAY).timestamp()}
+        cols.history.add([m.id], record["embeddings"], record["documents"], [meta])
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         assert [x.id for x in s.active("user:a")] == [keep.id]
         assert s.get_memory("user:a", m.id).valid_until == T0 + DAY

@@ -39,6 +39,7 @@ from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.store import internals
 from langgraph_memory.store.chroma import formats, layout, migrations
+from langgraph_memory.store.chroma.door import client_of
 from langgraph_memory.store.data.upgrade import restore_backup, upgrade
 from langgraph_memory.store.lexical import SCHEMA
 from langgraph_memory.write import RulesModel
@@ -87,9 +88,9 @@ def test_an_earlier_store_opens_embedded_with_nothing_lost(
     want = expected(name)
     store = MemoryStore(path, embeddings=embedder)
     try:
-        assert migrations.store_format(internals(store).client.get_collection(layout.REGISTRY)) == (
-            formats.FORMAT
-        )
+        assert migrations.store_format(
+            client_of(internals(store).client).open(layout.REGISTRY)
+        ) == (formats.FORMAT)
         found = as_read(record(store))
         assert found == {k: v for k, v in want.items() if k != "pending_turns"}
         # The turns a writer accepted before its process died are replayed now.
@@ -194,14 +195,16 @@ def test_each_step_is_idempotent_and_changes_no_record(
 ) -> None:
     path = unpacked("format-1", tmp_path)
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
-    names = migrations.store_collections(client)
+    names = migrations.store_collections(client_of(client))
     records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
     settings = {n: client.get_collection(n).configuration_json for n in names}
     for step in migrations.STEPS:
-        before = step.count(client)
+        before = step.count(client_of(client))
         assert before > 0
-        assert step.apply(client) == before
-        assert step.count(client) == 0 and step.apply(client) == 0  # a second run: nothing
+        assert step.apply(client_of(client)) == before
+        assert (
+            step.count(client_of(client)) == 0 and step.apply(client_of(client)) == 0
+        )  # a second run: nothing
     assert {
         n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
     } == records
@@ -219,12 +222,12 @@ def stamped_alone(fixture: str, to: int, tmp_path: Path) -> Path:
     collection but the registry, once, and changes no record. The store's path."""
     path = unpacked(fixture, tmp_path)
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
-    names = migrations.store_collections(client)
+    names = migrations.store_collections(client_of(client))
     records = {n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names}
     [step] = [s for s in migrations.STEPS if s.to == to]
-    assert step.additive and step.count(client) == len(names) - 1  # all but the registry
-    assert step.apply(client) == len(names) - 1
-    assert step.count(client) == 0 and step.apply(client) == 0
+    assert step.additive and step.count(client_of(client)) == len(names) - 1  # all but the registry
+    assert step.apply(client_of(client)) == len(names) - 1
+    assert step.count(client_of(client)) == 0 and step.apply(client_of(client)) == 0
     assert {
         n: client.get_collection(n).get(include=["documents", "metadatas"]) for n in names
     } == records
@@ -294,7 +297,7 @@ def test_a_large_older_store_is_refused_until_migrated_by_hand(
     assert f"migrated to format {formats.FORMAT}" in out and str(backup) in out
     # The backup is the store as it was: format 1, every file.
     old = chromadb.PersistentClient(str(backup), settings=SETTINGS)
-    assert migrations.store_format(old.get_collection(layout.REGISTRY)) == 1
+    assert migrations.store_format(client_of(old).open(layout.REGISTRY)) == 1
     old.close()  # type: ignore[attr-defined]
     with MemoryStore(path, embeddings=embedder) as store:
         assert as_read(record(store)) == {
@@ -317,13 +320,13 @@ def test_migrate_on_a_chroma_server_backs_up_and_restores(
         assert main([*args, "--backup", str(backup)]) == 0
         assert f"migrated to format {formats.FORMAT}" in capsys.readouterr().out
         client = server.client()
-        assert migrations.store_format(client.get_collection(layout.REGISTRY)) == formats.FORMAT
+        assert migrations.store_format(client_of(client).open(layout.REGISTRY)) == formats.FORMAT
         with MemoryStore(client=client, embeddings=embedder) as store:
             want = {k: v for k, v in expected("format-1").items() if k != "pending_turns"}
             assert as_read(record(store)) == want
         # The backup holds the store as it was; restored, it is format 1 again.
         restore_backup(backup, client)
-        assert migrations.store_format(client.get_collection(layout.REGISTRY)) == 1
+        assert migrations.store_format(client_of(client).open(layout.REGISTRY)) == 1
         with MemoryStore(client=server.client(), embeddings=embedder) as store:
             assert as_read(record(store)) == want
 
@@ -336,7 +339,7 @@ def unstamped_store(path: Path, scopes: int) -> None:
             store.add(f"user:u{i}", f"User {i} likes the number {i}.")
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
     stamps = (formats.FORMAT_KEY, formats.WRITTEN_BY_KEY, formats.CHROMADB_KEY)
-    for name in migrations.store_collections(client):
+    for name in migrations.store_collections(client_of(client)):
         collection = client.get_collection(name)
         meta = {k: v for k, v in (collection.metadata or {}).items() if k not in stamps}
         if name in (layout.REGISTRY, layout.REVIEWS):
@@ -352,7 +355,7 @@ def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None
     path = tmp_path / "m"
     unstamped_store(path, scopes=150)
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
-    total = migrations.STEPS[0].count(client)
+    total = migrations.STEPS[0].count(client_of(client))
     client.close()  # type: ignore[attr-defined]
     code = (
         "import sys; from langgraph_memory.store.data.upgrade import upgrade; "
@@ -374,8 +377,8 @@ def test_a_migration_killed_half_way_is_run_again_safely(tmp_path: Path) -> None
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=60)
         client = chromadb.PersistentClient(str(path), settings=SETTINGS)
-        left = migrations.STEPS[0].count(client)
-        found = migrations.store_format(client.get_collection(layout.REGISTRY))
+        left = migrations.STEPS[0].count(client_of(client))
+        found = migrations.store_format(client_of(client).open(layout.REGISTRY))
         client.close()  # type: ignore[attr-defined]
         assert found == 1 or left == 0  # the format is recorded only once the step is done
         if 0 < left < total:
@@ -401,7 +404,7 @@ def signature(path: Path) -> dict[str, Any]:
     its own (``lexical_layout``)."""
     client = chromadb.PersistentClient(str(path), settings=SETTINGS)
     shape: dict[str, Any] = {}
-    for name in migrations.store_collections(client):
+    for name in migrations.store_collections(client_of(client)):
         collection = client.get_collection(name)
         role = name if not name.startswith("lgm-") else name.rsplit("-", 1)[1]
         keys = set(collection.metadata or {})

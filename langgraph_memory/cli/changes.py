@@ -35,7 +35,7 @@ __all__ = ["import_", "purge"]
 
 def import_(args: argparse.Namespace) -> int:
     """Restore an export into an empty scope (refuses one that holds data)."""
-    from langgraph_memory.store.data.export_format import load_export
+    from langgraph_memory.store import load_export
 
     limit = args.max_mb * 1024 * 1024
     try:

@@ -29,9 +29,7 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
-    from chromadb.api import ClientAPI
-
-    from langgraph_memory.store import MemoryStore
+    from langgraph_memory.store import MemoryStore, RawClient
 
 __all__ = [
     "Server",
@@ -94,7 +92,7 @@ def store_directory(path: str | None) -> Path:
     >>> store_directory("/tmp/memory")
     PosixPath('/tmp/memory')
     """
-    from langgraph_memory.store.memory_store import DEFAULT_PATH, PATH_ENV
+    from langgraph_memory.store import DEFAULT_PATH, PATH_ENV
 
     return Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).absolute()
 
@@ -148,26 +146,13 @@ def check_is_store(directory: Path) -> None:
         )
 
 
-def server_client(server: Server, database: str | None) -> ClientAPI:
+def server_client(server: Server, database: str | None) -> RawClient:
     """A client of the Chroma server (and database), or a CommandError saying why not."""
-    import chromadb
-    from chromadb.config import Settings
-    from chromadb.errors import NotFoundError
+    from langgraph_memory.store import MissingCollectionError, chroma_server
 
-    settings = Settings(anonymized_telemetry=False)
     try:
-        if database is None:
-            return chromadb.HttpClient(
-                host=server.host, port=server.port, ssl=server.ssl, settings=settings
-            )
-        return chromadb.HttpClient(
-            host=server.host,
-            port=server.port,
-            ssl=server.ssl,
-            database=database,
-            settings=settings,
-        )
-    except NotFoundError as exc:  # the database (or tenant) is not on that server
+        return chroma_server(server.host, server.port, ssl=server.ssl, database=database)
+    except MissingCollectionError as exc:  # the database (or tenant) is not on that server
         raise CommandError(f"the Chroma server at {server}: {exc} Check --database.") from None
     except ValueError as exc:  # nothing answered, or something that is not Chroma
         raise CommandError(
@@ -185,7 +170,7 @@ def stopped_journal(store: MemoryStore) -> Iterator[None]:
     An embedded store serves one process, so while a command holds it no writer
     runs on it; a writer on a server keeps its journal where its app runs.
     """
-    from langgraph_memory.store.chroma.layout import JOURNAL_FILE
+    from langgraph_memory.store import JOURNAL_FILE
 
     path = None if store.path is None else store.path / JOURNAL_FILE
     if path is None or not path.exists():

@@ -8,7 +8,7 @@ It runs ``store.upgrade.upgrade``: takes the embedded store's directory lock (no
 may have it open), backs the store up (``--backup DIR``, default beside it), runs the
 numbered steps of ``store.migrations`` and prints what each touched.
 
->>> from langgraph_memory.store.data.upgrade import MigrationReport
+>>> from langgraph_memory.store import MigrationReport
 >>> print(lines(MigrationReport(1, 1, [(2, "stamp the format", 8)], None, dry_run=True)))
 format 1 (langgraph-memory-kit 0.1.0 or earlier); this release writes format 4
   step 2: stamp the format: 8 records
@@ -26,14 +26,14 @@ from langgraph_memory.cli.output import progress
 from langgraph_memory.text import for_terminal
 
 if TYPE_CHECKING:
-    from langgraph_memory.store.data.upgrade import MigrationReport
+    from langgraph_memory.store import MigrationReport
 
 __all__ = ["lines", "migrate"]
 
 
 def migrate(args: argparse.Namespace) -> int:
     """Bring a store an earlier release wrote to this release's format (backs it up first)."""
-    from langgraph_memory.store.data.upgrade import upgrade
+    from langgraph_memory.store import upgrade
 
     if args.server is None:
         directory = store_directory(args.path)
@@ -57,7 +57,7 @@ def migrate(args: argparse.Namespace) -> int:
 
 def lines(report: MigrationReport) -> str:
     """What a migration found and did, a line a step."""
-    from langgraph_memory.store.chroma.formats import FORMAT, RELEASES
+    from langgraph_memory.store import FORMAT, RELEASES
 
     written = RELEASES.get(report.found, "an unknown release")
     head = f"format {report.found} ({written}); this release writes format {FORMAT}"

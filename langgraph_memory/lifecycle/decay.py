@@ -47,8 +47,7 @@ from langgraph_memory.checks import check_instance
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.records import Decision, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore, internals
-from langgraph_memory.store.memory_store import check_store
+from langgraph_memory.store import MemoryStore, check_store, internals
 from langgraph_memory.write.guards import PROTECTED_IMPORTANCE, SAFETY
 from langgraph_memory.write.retention import archive_decision, archive_logged
 

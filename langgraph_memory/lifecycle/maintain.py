@@ -62,8 +62,7 @@ from langgraph_memory.lifecycle.reflect import reflect
 from langgraph_memory.lifecycle.reflectors import Reflector, reflector
 from langgraph_memory.records import Decision, DecisionOp, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore
-from langgraph_memory.store.memory_store import check_store
+from langgraph_memory.store import MemoryStore, check_store
 from langgraph_memory.write.retention import Retention, retain_episodes
 from langgraph_memory.write.types import MemoryModel
 from langgraph_memory.write.writer import MemoryWriter, memory_model

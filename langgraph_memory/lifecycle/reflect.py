@@ -72,8 +72,7 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import MemoryStore, internals
-from langgraph_memory.store.memory_store import check_store
+from langgraph_memory.store import MemoryStore, check_store, internals
 from langgraph_memory.write.types import MemoryModel
 
 __all__ = [

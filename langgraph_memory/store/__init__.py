@@ -35,16 +35,54 @@ if TYPE_CHECKING:
     from langgraph_memory.store.basestore.namespaces import InvalidStoreNamespaceError
     from langgraph_memory.store.basestore.ttl import TTL
     from langgraph_memory.store.chroma.compaction import compact_directory
+    from langgraph_memory.store.chroma.directory_lock import try_lock as try_lock
+    from langgraph_memory.store.chroma.door import (
+        MissingCollectionError as MissingCollectionError,
+    )
+    from langgraph_memory.store.chroma.door import (
+        RawClient as RawClient,
+    )
+    from langgraph_memory.store.chroma.door import (
+        chroma_server as chroma_server,
+    )
+    from langgraph_memory.store.chroma.formats import FORMAT as FORMAT
+    from langgraph_memory.store.chroma.formats import RELEASES as RELEASES
+    from langgraph_memory.store.chroma.layout import JOURNAL_FILE as JOURNAL_FILE
     from langgraph_memory.store.data.export_format import load_export
+    from langgraph_memory.store.data.upgrade import (
+        MigrationReport as MigrationReport,
+    )
+    from langgraph_memory.store.data.upgrade import (
+        upgrade as upgrade,
+    )
     from langgraph_memory.store.engine.candidates import Candidates
+    from langgraph_memory.store.engine.shared_queue import SharedQueue as SharedQueue
     from langgraph_memory.store.internals_face import Internals
-    from langgraph_memory.store.memory_store import MemoryStore, check_store, internals
+    from langgraph_memory.store.memory_store import DEFAULT_PATH as DEFAULT_PATH
+    from langgraph_memory.store.memory_store import PATH_ENV as PATH_ENV
+    from langgraph_memory.store.memory_store import (
+        MemoryStore,
+        check_store,
+        internals,
+    )
     from langgraph_memory.store.reviews import Reviews
     from langgraph_memory.store.version import Hit
     from langgraph_memory.text import date_words, tokenize
 
 #: Where each name lives.
 _LAZY = {
+    "DEFAULT_PATH": "langgraph_memory.store.memory_store",
+    "PATH_ENV": "langgraph_memory.store.memory_store",
+    "JOURNAL_FILE": "langgraph_memory.store.chroma.layout",
+    "FORMAT": "langgraph_memory.store.chroma.formats",
+    "RELEASES": "langgraph_memory.store.chroma.formats",
+    "MigrationReport": "langgraph_memory.store.data.upgrade",
+    "upgrade": "langgraph_memory.store.data.upgrade",
+    "SharedQueue": "langgraph_memory.store.engine.shared_queue",
+    "try_lock": "langgraph_memory.store.chroma.directory_lock",
+    "MissingCollectionError": "langgraph_memory.store.chroma.door",
+    "RawClient": "langgraph_memory.store.chroma.door",
+    "chroma_server": "langgraph_memory.store.chroma.door",
     "TTL": "langgraph_memory.store.basestore.ttl",
     "Candidates": "langgraph_memory.store.engine.candidates",
     "Hit": "langgraph_memory.store.version",

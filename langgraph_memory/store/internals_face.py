@@ -24,9 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
-
-from chromadb.api import ClientAPI
+from typing import Any, cast
 
 from langgraph_memory.checks import MAX_K, check_ids, check_k, check_seconds
 from langgraph_memory.errors import InvalidTypeError
@@ -41,6 +39,7 @@ from langgraph_memory.store.chroma.codec import (
     to_epoch,
 )
 from langgraph_memory.store.chroma.collection_io import fetch, query, similar
+from langgraph_memory.store.chroma.door import RawClient
 from langgraph_memory.store.engine import rule_cache as rules
 from langgraph_memory.store.engine.access_log import AccessLog
 from langgraph_memory.store.engine.candidates import Candidates, every_version, gather, records
@@ -68,9 +67,10 @@ class Internals:
         return self._core.embedder_name
 
     @property
-    def client(self) -> ClientAPI:
-        """The Chroma client this store writes through."""
-        return self._core.engine.client
+    def client(self) -> RawClient:
+        """The Chroma client this store writes through (Chroma's own, not the door:
+        for a caller that reaches its collections directly)."""
+        return cast(RawClient, self._core.engine.client.raw)
 
     @property
     def data_name(self) -> str:

@@ -33,7 +33,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from chromadb.api import ClientAPI
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     NOT_PROVIDED,
@@ -86,6 +85,7 @@ from langgraph_memory.store.chroma.codec import (
     revalue,
 )
 from langgraph_memory.store.chroma.collection_io import fetch, free_ids
+from langgraph_memory.store.chroma.door import RawClient, is_raw_client
 from langgraph_memory.store.data import exports as backup
 from langgraph_memory.store.data import purging
 from langgraph_memory.store.engine.building import (
@@ -177,19 +177,19 @@ class MemoryStore(BaseStore):
         index: LangGraph's ``IndexConfig`` for the BaseStore face: ``embed`` (the
             embedder, instead of ``embeddings``), ``dims`` (checked against the
             vectors) and ``fields`` (the JSON paths of an item's value that ``put``
-            embeds; see ``store/indexing.py``). None: ``value["text"]``,
+            embeds; see ``store/basestore/indexing.py``). None: ``value["text"]``,
             ``"content"`` or ``"memory"``, else the whole value as JSON.
         ttl: LangGraph's ``TTLConfig`` for BaseStore items, in minutes
             (``default_ttl``, ``refresh_on_read``, ``sweep_interval_minutes``, which
             starts a sweeper thread); an expired item is archived, not deleted (see
-            ``store/ttl.py``). None: items never expire.
+            ``store/basestore/ttl.py``). None: items never expire.
         lock: a ``postgresql://`` or ``redis://`` URL (or a ``CrossProcessLocks``)
             whose locks serialise the writes to each scope across processes.
             None: ``$LANGGRAPH_MEMORY_LOCK_URL``, else the Postgres of ``queue``,
             else writes are serialised per scope within this process only.
         queue: a ``postgresql://`` URL where the ``BackgroundWriter`` of every
             process keeps its deferred turns, in one table any of them drains (see
-            ``store/shared_queue.py``); for a store on a Chroma server (``client``)
+            ``store/engine/shared_queue.py``); for a store on a Chroma server (``client``)
             only. None: ``$LANGGRAPH_MEMORY_QUEUE_URL``, else each writer keeps its
             own journal.
 
@@ -226,7 +226,7 @@ class MemoryStore(BaseStore):
         self,
         path: str | os.PathLike[str] | None = None,
         *,
-        client: ClientAPI | None = None,
+        client: RawClient | None = None,
         embeddings: Embeddings | None = None,
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
@@ -867,8 +867,8 @@ class MemoryStore(BaseStore):
             return 0
         collections = [cols.active, cols.history] if archived else [cols.active]
         if where is None:
-            return sum(c.count() for c in collections)
-        return sum(len(c.get(where=where, include=[])["ids"]) for c in collections)
+            return sum(c.size() for c in collections)
+        return sum(len(c.read(where=where)["ids"]) for c in collections)
 
     @read_method
     def history(self, scope: ScopeLike, memory_id: str) -> list[Memory]:
@@ -1308,7 +1308,7 @@ def _check_location(path: object, client: object) -> None:
             )
         if "\x00" in location:
             raise InvalidArgumentError(f"path {location!r} contains a NUL character; fix the path")
-    if client is not None and not isinstance(client, ClientAPI):
+    if client is not None and not is_raw_client(client):
         raise InvalidTypeError(
             f"client must be a chromadb client, e.g. chromadb.HttpClient(host=..., port=...), "
             f"got {type(client).__name__}"

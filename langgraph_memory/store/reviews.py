@@ -10,7 +10,7 @@ refusal in both. A review is decided once. A review moves a memory to a wider
 scope only (session < user < agent < org), never sideways from one user to
 another; approving into (or rejecting for) an org scope takes an admin view.
 
-Where reviews live: one Chroma collection for the whole store
+Where reviews live (``chroma/review_records.py``): one Chroma collection for the whole store
 (``layout.REVIEWS``), a record per review (the review's JSON as document; its
 scopes, status, memory id and time as metadata). A review names two scopes and
 is read across them: a reviewer lists what waits for a target scope (or for
@@ -41,16 +41,11 @@ in the target scope, in the agent's own words.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
-
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.checks import check_id
 from langgraph_memory.errors import (
@@ -60,7 +55,6 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
     ReviewDecidedError,
     ReviewInvalidError,
-    ReviewNotFoundError,
 )
 from langgraph_memory.records import (
     Decision,
@@ -74,9 +68,9 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import BREADTH, Scope, ScopeLike
-from langgraph_memory.store.chroma import decision_log, layout
-from langgraph_memory.store.chroma.codec import USER_PREFIX, all_of, to_epoch
-from langgraph_memory.store.chroma.collection_io import chunks, fetch
+from langgraph_memory.store.chroma import decision_log, review_records
+from langgraph_memory.store.chroma.codec import USER_PREFIX
+from langgraph_memory.store.chroma.collection_io import fetch
 from langgraph_memory.store.engine.core import StoreCore, fresh_method, read_method
 
 __all__ = [
@@ -86,14 +80,9 @@ __all__ = [
     "Reviews",
     "check_direction",
     "decide",
-    "delete",
-    "involving",
     "is_copy",
-    "known",
-    "listed",
     "logged_for",
     "propose",
-    "restore",
     "untrusted",
 ]
 
@@ -105,110 +94,7 @@ REVIEWED_FROM = "reviewed_from"
 REVIEWED_MEMORY = "reviewed_memory"
 
 
-# -- records ---------------------------------------------------------------------------
-
-
-def _metadata(review: Review) -> dict[str, str | float]:
-    return {
-        "from_scope": review.from_scope,
-        "to_scope": review.to_scope,
-        "memory_id": review.memory_id,
-        "status": review.status.value,
-        "created_at": to_epoch(review.created_at),
-    }
-
-
-def save(client: ClientAPI, reviews: Sequence[Review]) -> None:
-    """Write reviews (a review's id is its record's: a decided one replaces it)."""
-    if not reviews:
-        return
-    collection = layout.open_reviews(client, create=True)
-    assert collection is not None
-    collection.upsert(
-        ids=[r.id for r in reviews],
-        # A vector goes with every document: without one Chroma would embed the
-        # document with its own default model, which downloads.
-        embeddings=layout.dummy_vectors(len(reviews)),
-        documents=[json.dumps(r.to_dict(), ensure_ascii=False, sort_keys=True) for r in reviews],
-        metadatas=[_metadata(r) for r in reviews],
-    )
-
-
-def _read(collection: Collection | None, **query: Any) -> list[Review]:
-    if collection is None:
-        return []
-    found = collection.get(include=["documents"], **query)
-    reviews = [Review.from_dict(json.loads(doc)) for doc in found["documents"] or []]
-    return sorted(reviews, key=lambda r: (r.created_at, r.id))
-
-
-def get(client: ClientAPI, review_id: str) -> Review:
-    """The review with this id; ReviewNotFoundError otherwise."""
-    check_id(review_id, "review id")
-    found = _read(layout.open_reviews(client, create=False), ids=[review_id])
-    if not found:
-        raise ReviewNotFoundError(
-            f"no review {review_id!r} in this store; store.reviews(status=None) lists them "
-            "(a purge of the memory it proposed takes its reviews too)"
-        )
-    return found[0]
-
-
-def listed(
-    client: ClientAPI,
-    *,
-    to_scope: Scope | None = None,
-    from_scope: Scope | None = None,
-    status: ReviewStatus | None = None,
-) -> list[Review]:
-    """The reviews into ``to_scope``, from ``from_scope``, with ``status`` (None:
-    any), oldest first, in one read."""
-    clauses: list[dict[str, Any]] = []
-    if to_scope is not None:
-        clauses.append({"to_scope": to_scope.key})
-    if from_scope is not None:
-        clauses.append({"from_scope": from_scope.key})
-    if status is not None:
-        clauses.append({"status": status.value})
-    return _read(layout.open_reviews(client, create=False), where=all_of(clauses))
-
-
-def involving(client: ClientAPI, scope: Scope) -> list[Review]:
-    """The reviews proposed from ``scope`` or into it, oldest first: what its export holds."""
-    where = {"$or": [{"from_scope": scope.key}, {"to_scope": scope.key}]}
-    return _read(layout.open_reviews(client, create=False), where=where)
-
-
-def delete(client: ClientAPI, ids: Sequence[str]) -> None:
-    """Delete reviews by id (their bytes leave the disk when the collection is rebuilt)."""
-    collection = layout.open_reviews(client, create=False)
-    if collection is None:
-        return
-    for part in chunks(list(ids), 1000):
-        collection.delete(ids=list(part))
-
-
-def known(client: ClientAPI, ids: Sequence[str]) -> set[str]:
-    """Which of the review ``ids`` the store holds, in one read."""
-    held = layout.open_reviews(client, create=False)
-    if held is None or not ids:
-        return set()
-    return set(held.get(ids=list(ids), include=[])["ids"])
-
-
-def restore(client: ClientAPI, reviews: Sequence[Review]) -> int:
-    """Write the reviews of an import that the store does not hold yet; how many.
-
-    A review names two scopes, so the exports of both hold it: the second import
-    finds it there and leaves the store's copy as it is. What an import may
-    restore at all is checked before (see ``backup``).
-    """
-    if not reviews:
-        return 0
-    held = known(client, [r.id for r in reviews])
-    new = [r for r in reviews if r.id not in held]
-    save(client, new)
-    return len(new)
+# -- the rules of a copy and its log ----------------------------------------------------
 
 
 def is_copy(memory: Memory, review: Review) -> bool:
@@ -310,7 +196,9 @@ def propose(
                 f"memory {memory.id} is an episode (what a user said, verbatim); propose "
                 "a fact taken from it instead (store.decisions(scope, id) names them)"
             )
-        for pending in listed(engine.client, to_scope=target, status=ReviewStatus.PENDING):
+        for pending in review_records.listed(
+            engine.client, to_scope=target, status=ReviewStatus.PENDING
+        ):
             if pending.from_scope == source.key and pending.memory_id == memory.id:
                 return pending
         review_id = decision_log.log_id()
@@ -333,7 +221,7 @@ def propose(
             when,
         )
         with engine.shared_lock():
-            save(engine.client, [review])
+            review_records.save(engine.client, [review])
     return review
 
 
@@ -369,11 +257,11 @@ def decide(
     if reason is not None and not isinstance(reason, str):
         raise InvalidArgumentError(f"reason must be a str or None, got {type(reason).__name__}")
     with core.reading() as engine:
-        review = get(engine.client, review_id)
+        review = review_records.get(engine.client, review_id)
     source, target = Scope.parse(review.from_scope), Scope.parse(review.to_scope)
     core.check_write(target)  # an org scope: only an admin decides what enters it
     with _both_scopes(core, [source, target]):
-        review = get(core.live().client, review_id)  # as it is now, under the locks
+        review = review_records.get(core.live().client, review_id)  # as it is now, under the locks
         if review.status is not ReviewStatus.PENDING:
             raise ReviewDecidedError(
                 f"review {review_id} was {review.status.value} at "
@@ -431,7 +319,7 @@ def decide(
         for scope, decision in logged:
             core.append_log(scope, [decision], when)
         with core.live().shared_lock():
-            save(core.live().client, [decided])
+            review_records.save(core.live().client, [decided])
     return decided
 
 
@@ -636,7 +524,7 @@ class Reviews:
                 raise InvalidArgumentError(
                     f"status must be one of {allowed} or None (any); got {status!r}"
                 ) from None
-        return listed(
+        return review_records.listed(
             self._core.live().client,
             to_scope=None if to_scope is None else Scope.of(to_scope),
             from_scope=None if from_scope is None else Scope.of(from_scope),

@@ -164,7 +164,7 @@ def journal_path(store: MemoryStore) -> Path | None:
     >>> journal_path(store).relative_to(store.path).as_posix()
     'journal/turns.jsonl'
     """
-    from langgraph_memory.store.chroma.layout import JOURNAL_FILE
+    from langgraph_memory.store import JOURNAL_FILE
 
     return None if store.path is None else store.path / JOURNAL_FILE
 

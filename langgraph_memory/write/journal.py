@@ -71,7 +71,7 @@ from langgraph_memory.errors import (
     StoreLockedError,
 )
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store.chroma.directory_lock import try_lock
+from langgraph_memory.store import try_lock
 from langgraph_memory.turn_record import VERSION as TURN_VERSION
 from langgraph_memory.turn_record import TurnRecord, check_turn_id
 from langgraph_memory.write.types import Turn

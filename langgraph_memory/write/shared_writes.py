@@ -52,8 +52,7 @@ from langgraph_memory.write.journal import JournalEntry
 from langgraph_memory.write.types import Turn
 
 if TYPE_CHECKING:
-    from langgraph_memory.store import MemoryStore
-    from langgraph_memory.store.engine.shared_queue import SharedQueue
+    from langgraph_memory.store import MemoryStore, SharedQueue
     from langgraph_memory.write.journal import Journal
 
 __all__ = ["SHARED_CHECK_S", "SHARED_POLL_S", "SharedWrites", "store_queue"]

@@ -72,7 +72,6 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from chromadb.api.models.Collection import Collection
 from langgraph.store.base import (
     GetOp,
     Item,
@@ -102,6 +101,7 @@ from langgraph_memory.store.chroma.collection_io import (
     ids_where,
     query_versions,
 )
+from langgraph_memory.store.chroma.door import VectorCollection
 from langgraph_memory.store.engine.building import new_memory, successor
 from langgraph_memory.store.engine.core import StoreCore
 from langgraph_memory.store.engine.field_cache import FieldCache
@@ -444,7 +444,7 @@ def _search(
 
 
 def _listed(
-    collection: Collection,
+    collection: VectorCollection,
     scope: Scope,
     op: SearchOp,
     now: datetime,
@@ -470,13 +470,13 @@ def _several(core: StoreCore, cols: layout.ScopeCollections) -> list[str]:
     with engine.lexicon.ready(cols, engine.registry) as index:
         generation = index.generation
     return engine.field_vectors.several(
-        cols.active.id.hex, generation, lambda: ids_where(cols.active, _SEVERAL)
+        cols.active.uid, generation, lambda: ids_where(cols.active, _SEVERAL)
     )
 
 
 def _by_fields(
     cache: FieldCache,
-    collection: Collection,
+    collection: VectorCollection,
     scope: Scope,
     op: SearchOp,
     vector: list[float],
@@ -496,7 +496,7 @@ def _by_fields(
     if not ids:
         return []
     best = cache.best(
-        collection.id.hex, ids, vector, lambda missing: field_matrices(collection, missing)
+        collection.uid, ids, vector, lambda missing: field_matrices(collection, missing)
     )
     order = sorted(best, key=lambda i: -best[i])
     kept: list[tuple[Version, float | None]] = []
@@ -512,7 +512,7 @@ def _by_fields(
             if again and abs(score - best[version.memory.id]) > 1e-3:
                 # The cache held other vectors under this id (an import that reused
                 # ids after an undo): read them all again, once.
-                cache.forget(collection.id.hex)
+                cache.forget(collection.uid)
                 return _by_fields(
                     cache, collection, scope, op, vector, now, wanted, ids, again=False
                 )
@@ -528,7 +528,7 @@ def _cosines(matrix: Any, vector: Sequence[float]) -> Any:
 
 
 def _ranked(
-    collection: Collection,
+    collection: VectorCollection,
     scope: Scope,
     op: SearchOp,
     vector: list[float],

@@ -144,14 +144,14 @@ def refresh(
             cols = core.collections(scope)
             if cols is None:
                 continue
-            present = set(cols.active.get(ids=list(by_id), include=[])["ids"])
+            present = set(cols.active.read(ids=list(by_id))["ids"])
             kept = [v for v in by_id.values() if v.memory.id in present]
             if kept:
                 changes = {
                     v.memory.id: {EXPIRES_KEY: to_epoch(now + timedelta(minutes=v.ttl or 0))}
                     for v in kept
                 }
-                cols.active.update(ids=list(changes), metadatas=list(changes.values()))
+                cols.active.patch(list(changes), list(changes.values()))
                 core.live().lexicon.patched(scope, changes)
 
 

@@ -1,4 +1,5 @@
-"""Memory versions as Chroma records: reading, querying and writing them in batches.
+"""Memory versions as records of a collection: reading, querying and writing them in
+batches, through the door (``door``).
 
 The store's own helpers on its collections; nothing here knows about scopes
 beyond the collections it is handed. A read skips records that a concurrent
@@ -15,8 +16,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout
@@ -27,17 +26,15 @@ from langgraph_memory.store.chroma.codec import (
     version_from_record,
     version_metadata,
 )
+from langgraph_memory.store.chroma.door import Field, VectorClient, VectorCollection
 from langgraph_memory.store.chroma.rebuild import PAGE
 from langgraph_memory.store.version import Hit, Version
 
-_RECORD = ["documents", "metadatas"]
+_RECORD: list[Field] = ["documents", "metadatas"]
 
 
-def max_batch(client: ClientAPI) -> int:
-    try:
-        return max(1, int(client.get_max_batch_size()))
-    except Exception:  # older or remote clients may not say; Chroma's floor is 1,000+
-        return 1000
+def max_batch(client: VectorClient) -> int:
+    return client.max_batch()
 
 
 def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
@@ -46,7 +43,7 @@ def chunks(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
 
 
 def fetch(
-    collection: Collection,
+    collection: VectorCollection,
     scope: Scope,
     *,
     ids: list[str] | None = None,
@@ -59,15 +56,15 @@ def fetch(
     Read in pages of ``rebuild.PAGE``: Chroma refuses to read more than ~32k records in
     one call ("too many SQL variables"). One page (the common case) is one call.
     """
-    include = _RECORD + (["embeddings"] if with_vector else [])
+    include: list[Field] = _RECORD + (["embeddings"] if with_vector else [])
     out: list[Version] = []
     for part in [None] if ids is None else chunks(ids, PAGE):
         while True:
-            found = collection.get(
+            found = collection.read(
                 ids=None if part is None else list(part),
                 where=where,
-                where_document=where_document,  # type: ignore[arg-type]
-                include=include,  # type: ignore[arg-type]
+                where_document=where_document,
+                include=include,
                 limit=PAGE if part is None else None,
                 offset=len(out) if part is None else None,
             )
@@ -77,22 +74,22 @@ def fetch(
     return out
 
 
-def ids_where(collection: Collection, where: dict[str, Any]) -> list[str]:
+def ids_where(collection: VectorCollection, where: dict[str, Any]) -> list[str]:
     """The ids of the records that match ``where``: the ids alone, read in pages."""
     out: list[str] = []
     while True:
-        found = collection.get(where=where, include=[], limit=PAGE, offset=len(out))
+        found = collection.read(where=where, limit=PAGE, offset=len(out))
         out += found["ids"]
         if len(found["ids"]) < PAGE:
             return out
 
 
-def field_matrices(collection: Collection, ids: Sequence[str]) -> dict[str, Any]:
+def field_matrices(collection: VectorCollection, ids: Sequence[str]) -> dict[str, Any]:
     """The vectors per field of the listed records (``FieldVectors.matrix``), read from
     their metadata; a record without (or no longer there) is left out."""
     out: dict[str, Any] = {}
     for part in chunks(ids, PAGE):
-        found = collection.get(ids=list(part), include=["metadatas"])
+        found = collection.read(ids=list(part), include=["metadatas"])
         for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
             fields = field_vectors_of(meta)
             if fields is not None:
@@ -113,7 +110,7 @@ def _versions(found: Any, scope: Scope, with_vector: bool) -> list[Version]:
 
 
 def query(
-    collection: Collection,
+    collection: VectorCollection,
     scope: Scope,
     vector: list[float],
     k: int,
@@ -133,7 +130,7 @@ def query(
 
 
 def query_versions(
-    collection: Collection, scope: Scope, vector: list[float], k: int
+    collection: VectorCollection, scope: Scope, vector: list[float], k: int
 ) -> list[tuple[Version, float]]:
     """As ``query``, but each record as a whole version (chain key, value, TTL) with its
     cosine: what the BaseStore face returns, without reading the records again."""
@@ -144,20 +141,17 @@ def query_versions(
 
 
 def _nearest_rows(
-    collection: Collection, vector: list[float], k: int, where: dict[str, Any] | None
+    collection: VectorCollection, vector: list[float], k: int, where: dict[str, Any] | None
 ) -> list[tuple[str, str, Any, float]]:
     """``(id, document, metadata, cosine)`` of the ``k`` records nearest to ``vector``,
     best first, less those deleted between the index lookup and the record read."""
-    found = collection.query(
-        query_embeddings=np.asarray([vector], dtype=np.float32),
-        n_results=k,
-        where=where,
-        include=["documents", "metadatas", "distances"],
+    found = collection.nearest(
+        vector, k, where=where, include=["documents", "metadatas", "distances"]
     )
-    ids = found["ids"][0]
-    documents = (found["documents"] or [[]])[0]
-    metadatas = (found["metadatas"] or [[]])[0]
-    distances = (found["distances"] or [[]])[0]
+    ids = found["ids"]
+    documents = found["documents"] or []
+    metadatas = found["metadatas"] or []
+    distances = found["distances"] or []
     return [
         (ids[i], documents[i], metadatas[i], 1.0 - distances[i])
         for i in range(len(ids))
@@ -166,7 +160,7 @@ def _nearest_rows(
 
 
 def similar(
-    collection: Collection, scope: Scope, vector: list[float], k: int, ids: list[str]
+    collection: VectorCollection, scope: Scope, vector: list[float], k: int, ids: list[str]
 ) -> list[Hit]:
     """The ``k`` of the listed records most similar to ``vector`` (cosine), best first.
 
@@ -183,25 +177,21 @@ def similar(
     return sorted(hits, key=lambda h: (-h.score, h.memory.id))[:k]
 
 
-def nearest_ids(collection: Collection, vector: list[float], k: int) -> dict[str, float]:
+def nearest_ids(collection: VectorCollection, vector: list[float], k: int) -> dict[str, float]:
     """The ids of the ``k`` records nearest to ``vector`` and their cosine, best
     first: the index alone, no record read."""
-    found = collection.query(
-        query_embeddings=np.asarray([vector], dtype=np.float32),
-        n_results=k,
-        include=["distances"],
-    )
-    distances = (found["distances"] or [[]])[0]
-    return {i: 1.0 - float(d) for i, d in zip(found["ids"][0], distances, strict=True)}
+    found = collection.nearest(vector, k, include=["distances"])
+    distances = found["distances"] or []
+    return {i: 1.0 - float(d) for i, d in zip(found["ids"], distances, strict=True)}
 
 
-def stored_vectors(collection: Collection, ids: list[str]) -> tuple[list[str], Any]:
+def stored_vectors(collection: VectorCollection, ids: list[str]) -> tuple[list[str], Any]:
     """The listed records' ids and stored vectors (a matrix, one row per id), in one
     read of the vectors alone; an id that names no record is left out."""
     found: list[str] = []
     rows: list[Any] = []
     for part in chunks(ids, PAGE):
-        read = collection.get(ids=list(part), include=["embeddings"])
+        read = collection.read(ids=list(part), include=["embeddings"])
         found += read["ids"]
         rows += list(read["embeddings"] if read["embeddings"] is not None else [])
     return found, np.asarray(rows, dtype=np.float64)
@@ -225,14 +215,16 @@ def _cosine(vectors: Any, vector: Sequence[float]) -> Any:
     return np.divide(matrix @ q, norms, out=np.zeros(len(matrix)), where=norms > 0)
 
 
-def insert(collection: Collection, versions: Sequence[Version], *, upsert: bool = False) -> None:
-    write = collection.upsert if upsert else collection.add
+def insert(
+    collection: VectorCollection, versions: Sequence[Version], *, upsert: bool = False
+) -> None:
+    write = collection.put if upsert else collection.add
     for chunk in chunks(versions, 1000):
         write(
-            ids=[v.memory.id for v in chunk],
-            embeddings=np.asarray([v.vector for v in chunk], dtype=np.float32),
-            documents=[v.memory.text for v in chunk],
-            metadatas=[version_metadata(v) for v in chunk],
+            [v.memory.id for v in chunk],
+            [v.vector for v in chunk],
+            [v.memory.text for v in chunk],
+            [version_metadata(v) for v in chunk],
         )
 
 
@@ -243,18 +235,17 @@ def free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
         candidates = list({secrets.token_hex(4) for _ in range(n - len(chosen))} - set(chosen))
         taken: set[str] = set()
         for collection in (cols.active, cols.history):
-            taken.update(collection.get(ids=candidates, include=[])["ids"])
-            by_key: Any = {CHAIN_KEY: {"$in": candidates}}  # chromadb's Where type is too narrow
-            taken.update(collection.get(where=by_key, include=[])["ids"])
+            taken.update(collection.read(ids=candidates)["ids"])
+            taken.update(collection.read(where={CHAIN_KEY: {"$in": candidates}})["ids"])
         chosen += [c for c in candidates if c not in taken]
     return chosen
 
 
 def finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
     """Complete a close that a crash interrupted (record in history and active)."""
-    closed = cols.history.get(include=[])["ids"]
+    closed = cols.history.read()["ids"]
     if not closed:
         return
-    stale = cols.active.get(ids=closed, include=[])["ids"]
+    stale = cols.active.read(ids=closed)["ids"]
     if stale:
-        cols.active.delete(ids=stale)
+        cols.active.remove(ids=stale)

@@ -62,13 +62,12 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from chromadb.api import ClientAPI
-
 from langgraph_memory.checks import check_seconds
 from langgraph_memory.errors import CompactionError, InvalidTypeError
 from langgraph_memory.store.chroma import internals as chroma_internals
 from langgraph_memory.store.chroma import layout, rebuild
 from langgraph_memory.store.chroma.directory_lock import DirectoryLock, processes_holding
+from langgraph_memory.store.chroma.door import VectorClient
 
 #: Chroma's database file in a persist directory.
 SQLITE_FILE = chroma_internals.SQLITE_FILE
@@ -94,15 +93,17 @@ def compact_directory(path: str | os.PathLike[str], *, timeout: float = 600) -> 
     refuses with ``CompactionError`` when it finds the file open, and takes the
     directory's lock while it works. The work itself runs in a child process.
 
-    >>> import tempfile, chromadb
+    >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
     >>> d = tempfile.mkdtemp()
-    >>> client = chromadb.PersistentClient(path=d)
-    >>> _ = client.get_or_create_collection("demo")
+    >>> client = persistent(d)
+    >>> _ = client.open_or_create("demo")
     >>> compact_directory(d)
     Traceback (most recent call last):
     ...
     langgraph_memory.errors.CompactionError: /...chroma.sqlite3 is open in this process; ...
     >>> client.close()
+    True
     >>> compact_directory(d)
     """
     if not isinstance(path, (str, os.PathLike)):
@@ -201,15 +202,17 @@ def rebuild_in_child(path: Path, names: Iterable[str], *, timeout: float = 600) 
     compaction is done (see the module docstring), so a kill of this process at
     any point leaves the store whole and the work for the next open to finish.
 
-    >>> import tempfile, chromadb
+    >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
     >>> d = Path(tempfile.mkdtemp())
-    >>> client = chromadb.PersistentClient(path=str(d))
-    >>> c = client.create_collection("demo", embedding_function=None)
-    >>> c.add(ids=["a", "b"], embeddings=[[1.0], [2.0]], documents=["x", "y"])
-    >>> _ = c.delete(ids=["a"])
+    >>> client = persistent(d)
+    >>> c = client.create("demo")
+    >>> c.add(["a", "b"], [[1.0], [2.0]], ["x", "y"])
+    >>> c.remove(ids=["a"])
     >>> client.close()
+    True
     >>> rebuild_in_child(d, ["demo"])
-    >>> chromadb.PersistentClient(path=str(d)).get_collection("demo").get()["ids"]
+    >>> persistent(d).open("demo").read()["ids"]
     ['b']
     """
     wanted = list(names)
@@ -241,6 +244,7 @@ def finish_interrupted_rebuild(path: Path, *, timeout: float = 600) -> list[str]
     has the directory open: the store runs it on open, before opening Chroma.
 
     >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
     >>> finish_interrupted_rebuild(Path(tempfile.mkdtemp()))
     []
     """
@@ -263,7 +267,7 @@ def _journal(path: Path, names: list[str]) -> None:
 
 
 def recover_staged(
-    client: ClientAPI, *, exclusive: bool, names: Sequence[str] | None = None
+    client: VectorClient, *, exclusive: bool, names: Sequence[str] | None = None
 ) -> list[str]:
     """Finish or undo every rebuild of the store's collections (or of ``names``
     only) that a kill stopped halfway (``rebuild.recover``); the names of those it
@@ -281,12 +285,12 @@ def recover_staged(
     rest waits for the next rebuild of its collection, which may be under way in
     another process.
 
-    >>> import chromadb
-    >>> client = chromadb.EphemeralClient()
-    >>> _ = client.create_collection(layout.REVIEWS + rebuild.COPIED)
+    >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
+    >>> client = persistent(tempfile.mkdtemp())
+    >>> _ = client.create(layout.REVIEWS + rebuild.COPIED)
     >>> recover_staged(client, exclusive=True)
     ['langgraph_memory_reviews']
-    >>> client.delete_collection(layout.REVIEWS)
     """
     staged = (
         set(names)
@@ -387,22 +391,22 @@ def _run(
     return stdout
 
 
-def rebuild_in_place(client: ClientAPI, names: Iterable[str]) -> None:
+def rebuild_in_place(client: VectorClient, names: Iterable[str]) -> None:
     """Rebuild the named collections through ``client``: for a server, or a client
     the store cannot close. The directory's free pages and full-text segments
     then wait for :func:`compact_directory`, run when Chroma is closed. Each
     rebuild is crash-safe (see ``rebuild``) and first finishes or undoes one a
     kill stopped halfway.
 
-    >>> import chromadb
-    >>> client = chromadb.EphemeralClient()
-    >>> c = client.create_collection("demo", embedding_function=None)
-    >>> c.add(ids=["a", "b"], embeddings=[[1.0], [2.0]], documents=["x", "y"])
-    >>> _ = c.delete(ids=["a"])
+    >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
+    >>> client = persistent(tempfile.mkdtemp())
+    >>> c = client.create("demo")
+    >>> c.add(["a", "b"], [[1.0], [2.0]], ["x", "y"])
+    >>> c.remove(ids=["a"])
     >>> rebuild_in_place(client, ["demo"])
-    >>> client.get_collection("demo").get()["ids"]
+    >>> client.open("demo").read()["ids"]
     ['b']
-    >>> client.delete_collection("demo")
     """
     for name in names:
         try:

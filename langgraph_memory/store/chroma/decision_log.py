@@ -12,8 +12,6 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from chromadb.api.models.Collection import Collection
-
 from langgraph_memory.records import Decision, now_utc
 from langgraph_memory.store.chroma import layout
 from langgraph_memory.store.chroma.codec import (
@@ -22,6 +20,7 @@ from langgraph_memory.store.chroma.codec import (
     decision_metadata,
 )
 from langgraph_memory.store.chroma.collection_io import chunks
+from langgraph_memory.store.chroma.door import VectorCollection
 
 __all__ = ["append", "log_id", "read"]
 
@@ -32,21 +31,21 @@ def log_id() -> str:
     return f"{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
 
 
-def append(log: Collection, decisions: Sequence[Decision], batch_size: int) -> None:
+def append(log: VectorCollection, decisions: Sequence[Decision], batch_size: int) -> None:
     """Write decisions that already carry their ids and times."""
     for chunk in chunks(decisions, batch_size):
         log.add(
-            ids=[d.id for d in chunk if d.id],
+            [d.id for d in chunk if d.id],
             # A vector goes with every document: without one Chroma would embed the
             # document with its own default model, which downloads.
-            embeddings=layout.dummy_vectors(len(chunk)),
-            documents=[decision_document(d) for d in chunk],
-            metadatas=[decision_metadata(d) for d in chunk],
+            layout.dummy_vectors(len(chunk)),
+            [decision_document(d) for d in chunk],
+            [decision_metadata(d) for d in chunk],
         )
 
 
-def read(log: Collection, where: dict[str, Any] | None = None) -> list[Decision]:
+def read(log: VectorCollection, where: dict[str, Any] | None = None) -> list[Decision]:
     """The logged decisions matching ``where`` (all without), oldest first."""
-    found = log.get(where=where, include=["documents"])
-    logged = [decision_from_document(doc) for doc in found["documents"] or []]
+    found = log.read(where=where, include=["documents"])
+    logged = [decision_from_document(doc) for doc in found["documents"] or [] if doc is not None]
     return sorted(logged, key=lambda d: (d.created_at or now_utc(), d.id or ""))

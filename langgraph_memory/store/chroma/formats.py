@@ -44,10 +44,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import chromadb
-
 from langgraph_memory.errors import StoreFormatError
 from langgraph_memory.release import RELEASE
+from langgraph_memory.store.chroma.door import CHROMA_VERSION
 
 __all__ = [
     "CHROMADB_KEY",
@@ -121,5 +120,5 @@ def stamp(
     out[FORMAT_KEY] = format
     if registry:
         out[WRITTEN_BY_KEY] = f"langgraph-memory-kit {RELEASE}"
-        out[CHROMADB_KEY] = str(chromadb.__version__)
+        out[CHROMADB_KEY] = CHROMA_VERSION
     return out

@@ -32,12 +32,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
-from chromadb.errors import NotFoundError
 
 from langgraph_memory.scope import NAMESPACE_KIND, Scope, ScopeKind, namespace_id
 from langgraph_memory.store.chroma import formats, rebuild
+from langgraph_memory.store.chroma.door import (
+    MissingCollectionError,
+    VectorClient,
+    VectorCollection,
+)
 
 REGISTRY = "langgraph_memory_registry"
 
@@ -45,9 +47,6 @@ REGISTRY = "langgraph_memory_registry"
 def dummy_vectors(n: int) -> np.ndarray[Any, np.dtype[np.float32]]:
     """Placeholder vectors for records that need none (Chroma wants one per record)."""
     return np.ones((n, 1), dtype=np.float32)
-
-
-_COSINE = {"hnsw": {"space": "cosine"}}
 
 
 def scope_hash(scope: Scope) -> str:
@@ -66,17 +65,15 @@ class ScopeCollections:
     """Handles on one scope's three collections."""
 
     scope: Scope
-    active: Collection
-    history: Collection
-    log: Collection
+    active: VectorCollection
+    history: VectorCollection
+    log: VectorCollection
 
 
-def open_registry(client: ClientAPI) -> Collection:
+def open_registry(client: VectorClient) -> VectorCollection:
     """The registry collection, created on first use stamped with this release's
     format (an existing one keeps its metadata: see ``migrations``)."""
-    return client.get_or_create_collection(
-        REGISTRY, embedding_function=None, metadata=formats.stamp(None, registry=True)
-    )
+    return client.open_or_create(REGISTRY, metadata=formats.stamp(None, registry=True))
 
 
 #: Where an embedded store's background journal lives, under the store's directory
@@ -103,46 +100,37 @@ def is_store_collection(name: str) -> bool:
     return len(parts) == 3 and parts[0] == "lgm" and parts[2] in ("mem", "hist", "log")
 
 
-#: Collections listed per call (Chroma pages its listing).
-_PAGE = 1000
-
-
-def all_collection_names(client: ClientAPI) -> list[str]:
+def all_collection_names(client: VectorClient) -> list[str]:
     """The names of every collection in the client's database, the store's or not."""
-    names: list[str] = []
-    while True:
-        page = client.list_collections(limit=_PAGE, offset=len(names))
-        names += [c.name for c in page]
-        if len(page) < _PAGE:
-            return names
+    return client.names()
 
 
-def open_reviews(client: ClientAPI, *, create: bool) -> Collection | None:
+def open_reviews(client: VectorClient, *, create: bool) -> VectorCollection | None:
     """The reviews collection; None when no review was ever proposed (and not ``create``)."""
     if create:
-        return client.get_or_create_collection(
-            REVIEWS, embedding_function=None, metadata=formats.stamp(None)
-        )
+        return client.open_or_create(REVIEWS, metadata=formats.stamp(None))
     try:
-        return client.get_collection(REVIEWS, embedding_function=None)
-    except NotFoundError:
+        return client.open(REVIEWS)
+    except MissingCollectionError:
         return None
 
 
-def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> ScopeCollections:
+def create_scope(
+    client: VectorClient, registry: VectorCollection, scope: Scope
+) -> ScopeCollections:
     """List a scope in the registry, then create (or open) its collections.
 
     The registry first: a registry handle another process's purge made stale fails
-    here (Chroma's ``NotFoundError``) before any collection exists, so the retry with
+    here (Chroma's ``MissingCollectionError``) before any collection exists, so the retry with
     fresh handles (``StoreCore.fresh``) finds no collections and registers the scope
     again. In the other order the retry would find the collections, take the scope
     for made and never list it. A crash between the two leaves a listed scope with
     no collections, which reads as empty."""
-    registry.upsert(
-        ids=[scope_hash(scope)],
-        embeddings=dummy_vectors(1),
-        documents=[scope.key],
-        metadatas=[
+    registry.put(
+        [scope_hash(scope)],
+        dummy_vectors(1),
+        [scope.key],
+        [
             {
                 "kind": scope.kind,
                 "scope_id": scope.id,
@@ -155,11 +143,10 @@ def create_scope(client: ClientAPI, registry: Collection, scope: Scope) -> Scope
     handles = []
     for name, role in zip(names, ("mem", "hist", "log"), strict=True):
         handles.append(
-            client.get_or_create_collection(
+            client.open_or_create(
                 name,
-                embedding_function=None,
-                configuration=_COSINE if role != "log" else None,  # type: ignore[arg-type]
                 metadata=formats.stamp({"lgm_scope": scope.key, "lgm_role": role}),
+                cosine=role != "log",
             )
         )
     return ScopeCollections(scope, handles[0], handles[1], handles[2])
@@ -176,51 +163,49 @@ def _prefix_ids(scope: Scope) -> dict[str, str]:
     return {_prefix_key(n): namespace_id(labels[:n]) for n in range(1, len(labels) + 1)}
 
 
-def open_scope(client: ClientAPI, scope: Scope) -> ScopeCollections | None:
+def open_scope(client: VectorClient, scope: Scope) -> ScopeCollections | None:
     """A scope's collections, or None when the scope has never been written."""
     try:
-        handles = [
-            client.get_collection(name, embedding_function=None) for name in collection_names(scope)
-        ]
-    except NotFoundError:
+        handles = [client.open(name) for name in collection_names(scope)]
+    except MissingCollectionError:
         return None
     return ScopeCollections(scope, handles[0], handles[1], handles[2])
 
 
-def registered_at(registry: Collection, scope: Scope) -> float | None:
+def registered_at(registry: VectorCollection, scope: Scope) -> float | None:
     """When the scope's registry entry was made (None: it has none). A whole-scope
     purge removes the entry and the next write makes a new one, so the time tells
     one life of a scope from the next, whichever process purged it."""
-    found = registry.get(ids=[scope_hash(scope)], include=["metadatas"])
+    found = registry.read(ids=[scope_hash(scope)], include=["metadatas"])
     metadatas = found["metadatas"] or []
-    if not found["ids"] or not metadatas:
+    if not found["ids"] or not metadatas or metadatas[0] is None:
         return None
     value = metadatas[0].get("created_at")
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
-def drop_scope(client: ClientAPI, registry: Collection, scope: Scope) -> None:
+def drop_scope(client: VectorClient, registry: VectorCollection, scope: Scope) -> None:
     """Delete a scope's collections and its registry entry, and any copy of them
     a killed rebuild left on a Chroma server (``rebuild``): recovering that copy
     later would bring the purged scope back."""
     for name in collection_names(scope):
         for staged in (name, *(name + suffix for suffix in rebuild.STAGING)):
-            with contextlib.suppress(NotFoundError):
-                client.delete_collection(staged)
-    registry.delete(ids=[scope_hash(scope)])
+            with contextlib.suppress(MissingCollectionError):
+                client.drop(staged)
+    registry.remove(ids=[scope_hash(scope)])
 
 
-def _scopes_where(registry: Collection, where: Any) -> list[Scope]:  # Where is too narrow
-    found = registry.get(where=where, include=["documents"])
-    return sorted(Scope.parse(doc) for doc in found["documents"] or [])
+def _scopes_where(registry: VectorCollection, where: dict[str, Any]) -> list[Scope]:
+    found = registry.read(where=where, include=["documents"])
+    return sorted(Scope.parse(doc) for doc in found["documents"] or [] if doc is not None)
 
 
-def registered_scopes(registry: Collection, kind: ScopeKind | None = None) -> list[Scope]:
+def registered_scopes(registry: VectorCollection, kind: ScopeKind | None = None) -> list[Scope]:
     """Every scope listed in the registry (only of ``kind``, if given), sorted."""
     return _scopes_where(registry, {"kind": {"$ne": CONFIG_ID} if kind is None else kind})
 
 
-def namespace_scopes_under(registry: Collection, prefix: tuple[str, ...]) -> list[Scope]:
+def namespace_scopes_under(registry: VectorCollection, prefix: tuple[str, ...]) -> list[Scope]:
     """The ``namespace`` scopes whose namespace starts with ``prefix`` (non-empty), sorted."""
     return _scopes_where(registry, {_prefix_key(len(prefix)): namespace_id(prefix)})
 
@@ -229,12 +214,12 @@ def namespace_scopes_under(registry: Collection, prefix: tuple[str, ...]) -> lis
 TTL_MARK = "ttl"
 
 
-def mark_ttl(registry: Collection, scope: Scope) -> None:
+def mark_ttl(registry: VectorCollection, scope: Scope) -> None:
     """Note that a (registered) scope holds items with a TTL, for the sweep to visit."""
-    registry.update(ids=[scope_hash(scope)], metadatas=[{TTL_MARK: True}])
+    registry.patch([scope_hash(scope)], [{TTL_MARK: True}])
 
 
-def ttl_scopes(registry: Collection) -> list[Scope]:
+def ttl_scopes(registry: VectorCollection) -> list[Scope]:
     """The scopes that have held an item with a TTL, sorted."""
     return _scopes_where(registry, {TTL_MARK: True})
 
@@ -242,18 +227,18 @@ def ttl_scopes(registry: Collection) -> list[Scope]:
 CONFIG_ID = "__config__"
 
 
-def read_config(registry: Collection) -> dict[str, Any] | None:
+def read_config(registry: VectorCollection) -> dict[str, Any] | None:
     """The store-wide settings (embedder name and dimension), if recorded."""
-    found = registry.get(ids=[CONFIG_ID], include=["metadatas"])
+    found = registry.read(ids=[CONFIG_ID], include=["metadatas"])
     metas = found["metadatas"] or []
-    return dict(metas[0]) if metas else None
+    return dict(metas[0]) if metas and metas[0] is not None else None
 
 
-def write_config(registry: Collection, *, embedder: str, dimension: int) -> None:
+def write_config(registry: VectorCollection, *, embedder: str, dimension: int) -> None:
     """Record the store-wide settings."""
-    registry.upsert(
-        ids=[CONFIG_ID],
-        embeddings=dummy_vectors(1),
-        documents=[CONFIG_ID],
-        metadatas=[{"kind": CONFIG_ID, "embedder": embedder, "dimension": dimension}],
+    registry.put(
+        [CONFIG_ID],
+        dummy_vectors(1),
+        [CONFIG_ID],
+        [{"kind": CONFIG_ID, "embedder": embedder, "dimension": dimension}],
     )

@@ -26,11 +26,9 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
-
 from langgraph_memory.errors import StoreFormatError
 from langgraph_memory.store.chroma import formats, layout
+from langgraph_memory.store.chroma.door import VectorClient, VectorCollection
 
 __all__ = ["AUTOMATIC_MAX", "STEPS", "Step", "migrate", "open_registry", "plan", "store_format"]
 
@@ -51,55 +49,55 @@ class Step:
 
     to: int
     what: str
-    count: Callable[[ClientAPI], int]
-    apply: Callable[[ClientAPI], int]
+    count: Callable[[VectorClient], int]
+    apply: Callable[[VectorClient], int]
     additive: bool
 
 
 # -- the steps ----------------------------------------------------------------------------
 
 
-def store_collections(client: ClientAPI) -> list[str]:
+def store_collections(client: VectorClient) -> list[str]:
     """The names of the collections this store owns in the client's database: the
     registry, the reviews, and every scope's three (``lgm-<hash>-mem|hist|log``).
     Other applications' collections on the same server are left alone."""
     return sorted(n for n in layout.all_collection_names(client) if layout.is_store_collection(n))
 
 
-def _unstamped(client: ClientAPI) -> list[Collection]:
+def _unstamped(client: VectorClient) -> list[VectorCollection]:
     """The store's collections (but the registry) without a format stamp."""
     out = []
     for name in store_collections(client):
         if name == layout.REGISTRY:
             continue  # its stamp is the store's format, recorded after each step
-        collection = client.get_collection(name, embedding_function=None)
+        collection = client.open(name)
         if formats.FORMAT_KEY not in (collection.metadata or {}):
             out.append(collection)
     return out
 
 
-def _stamp_collections(client: ClientAPI) -> int:
+def _stamp_collections(client: VectorClient) -> int:
     """Format 2: every collection says which format wrote it."""
     todo = _unstamped(client)
     for collection in todo:
-        # modify() replaces the whole metadata: the old keys are carried over.
-        collection.modify(metadata=formats.stamp(collection.metadata, format=2))
+        # restamp() replaces the whole metadata: the old keys are carried over.
+        collection.restamp(formats.stamp(collection.metadata, format=2))
     return len(todo)
 
 
-def _older_than(client: ClientAPI, format: int) -> list[Collection]:
+def _older_than(client: VectorClient, format: int) -> list[VectorCollection]:
     """The store's collections (but the registry) stamped with a format before ``format``."""
     out = []
     for name in store_collections(client):
         if name == layout.REGISTRY:
             continue
-        collection = client.get_collection(name, embedding_function=None)
+        collection = client.open(name)
         if formats.stored_format(collection.metadata) < format:
             out.append(collection)
     return out
 
 
-def _stamp_format_3(client: ClientAPI) -> int:
+def _stamp_format_3(client: VectorClient) -> int:
     """Format 3: a record of an item put with ``index=False`` says ``indexed: false``
     and holds the zero vector. No record of an older format is such an item (those
     releases embedded every item), so no record changes: each collection is only
@@ -107,7 +105,7 @@ def _stamp_format_3(client: ClientAPI) -> int:
     return _stamp_as(client, 3)
 
 
-def _stamp_format_4(client: ClientAPI) -> int:
+def _stamp_format_4(client: VectorClient) -> int:
     """Format 4: a BaseStore item whose index paths hold several texts keeps a vector
     per text (``fields``, ``field_vectors``, ``index_paths`` in its record) beside its
     joined text's, and a search scores it by its best. Older records have one vector
@@ -116,11 +114,11 @@ def _stamp_format_4(client: ClientAPI) -> int:
     return _stamp_as(client, 4)
 
 
-def _stamp_as(client: ClientAPI, format: int) -> int:
+def _stamp_as(client: VectorClient, format: int) -> int:
     """Stamp ``format`` on each collection of an older one; how many were stamped."""
     todo = _older_than(client, format)
     for collection in todo:
-        collection.modify(metadata=formats.stamp(collection.metadata, format=format))
+        collection.restamp(formats.stamp(collection.metadata, format=format))
     return len(todo)
 
 
@@ -152,7 +150,7 @@ STEPS: tuple[Step, ...] = (
 # -- running them -------------------------------------------------------------------------
 
 
-def open_registry(client: ClientAPI, where: str) -> Collection:
+def open_registry(client: VectorClient, where: str) -> VectorCollection:
     """The registry, once the store is of this release's format: a new store is
     created stamped; an older one is migrated when its steps are additive and
     small, else refused with the command that migrates it; a newer one is
@@ -177,12 +175,12 @@ def open_registry(client: ClientAPI, where: str) -> Collection:
     )
 
 
-def store_format(registry: Collection) -> int:
+def store_format(registry: VectorCollection) -> int:
     """The format recorded on the store's registry."""
     return formats.stored_format(registry.metadata)
 
 
-def plan(client: ClientAPI) -> list[tuple[Step, int]]:
+def plan(client: VectorClient) -> list[tuple[Step, int]]:
     """The steps a migration of the store would run, each with the records it
     would touch; empty when the store is of this release's format."""
     found = store_format(layout.open_registry(client))
@@ -191,7 +189,7 @@ def plan(client: ClientAPI) -> list[tuple[Step, int]]:
 
 
 def migrate(
-    client: ClientAPI,
+    client: VectorClient,
     where: str = "the store",
     *,
     on_step: Callable[[Step, int], object] | None = None,
@@ -205,7 +203,7 @@ def migrate(
     for step in _pending(found):
         touched = step.apply(client)
         # Recorded only now: a migration killed during the step runs it again.
-        registry.modify(metadata=formats.stamp(registry.metadata, format=step.to, registry=True))
+        registry.restamp(formats.stamp(registry.metadata, format=step.to, registry=True))
         log.info("langgraph_memory: %s migrated to format %d (%d records)", where, step.to, touched)
         done.append((step, touched))
         if on_step is not None:

@@ -7,8 +7,8 @@ a rebuilt collection holds only what is live. Used in this process by
 
     python -c "import runpy, sys; ..." rebuild.py DIRECTORY COLLECTION [COLLECTION ...]
 
-It imports nothing of this package but its errors (a few milliseconds), so the
-child starts fast.
+It imports nothing of this package but its errors and the door to Chroma (a
+few milliseconds), so the child starts fast.
 
 A rebuild may be killed at any point (the OOM killer, a service manager that
 stops every process of the app at once), so at every point one whole copy of
@@ -28,12 +28,13 @@ copy, dropped (the original is whole: it goes only after step 2);
 allows ``.`` inside names, and the store's own names hold none, so a staging
 name cannot be a collection of the store.
 
->>> import tempfile, chromadb
->>> client = chromadb.PersistentClient(path=tempfile.mkdtemp())
->>> c = client.create_collection("demo", embedding_function=None)
->>> c.add(ids=["a", "b"], embeddings=[[1.0, 0.0], [0.0, 1.0]], documents=["x", "y"])
->>> _ = c.delete(ids=["a"])
->>> rebuild_collection(client, "demo").get()["ids"]
+>>> import tempfile
+>>> from langgraph_memory.store.chroma.door import persistent
+>>> client = persistent(tempfile.mkdtemp())
+>>> c = client.create("demo")
+>>> c.add(["a", "b"], [[1.0, 0.0], [0.0, 1.0]], ["x", "y"])
+>>> c.remove(ids=["a"])
+>>> rebuild_collection(client, "demo").read()["ids"]
 ['b']
 """
 
@@ -43,11 +44,14 @@ import sys
 from typing import Any
 
 import numpy as np
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
-from chromadb.errors import NotFoundError
 
 from langgraph_memory.errors import MemoryKitError
+from langgraph_memory.store.chroma.door import (
+    MissingCollectionError,
+    VectorClient,
+    VectorCollection,
+    persistent,
+)
 
 _BATCH = 1000
 
@@ -61,25 +65,25 @@ STAGING = (COPYING, COPIED)
 PAGE = 10_000
 
 
-def read_all(collection: Collection, page: int = PAGE) -> dict[str, list[Any]]:
+def read_all(collection: VectorCollection, page: int = PAGE) -> dict[str, list[Any]]:
     """Every record of a collection (ids, vectors, documents, metadatas), read in pages.
 
-    >>> import tempfile, chromadb
-    >>> c = chromadb.PersistentClient(path=tempfile.mkdtemp()).create_collection(
-    ...     "pages", embedding_function=None)
-    >>> c.add(ids=["a", "b", "c"], embeddings=[[1.0], [2.0], [3.0]], documents=["x", "y", "z"])
+    >>> import tempfile
+    >>> c = persistent(tempfile.mkdtemp()).create("pages")
+    >>> c.add(["a", "b", "c"], [[1.0], [2.0], [3.0]], ["x", "y", "z"])
     >>> sorted(read_all(c, page=2)["documents"])
     ['x', 'y', 'z']
     """
     out: dict[str, list[Any]] = {"ids": [], "embeddings": [], "documents": [], "metadatas": []}
     while True:
-        found = collection.get(
+        found = collection.read(
             include=["embeddings", "documents", "metadatas"], limit=page, offset=len(out["ids"])
         )
         out["ids"] += found["ids"]
         out["embeddings"] += list(found["embeddings"] if found["embeddings"] is not None else [])
-        out["documents"] += found["documents"] or [None] * len(found["ids"])
-        out["metadatas"] += found["metadatas"] or [None] * len(found["ids"])
+        none: list[Any] = [None] * len(found["ids"])
+        out["documents"] += found["documents"] or none
+        out["metadatas"] += found["metadatas"] or none
         if len(found["ids"]) < page:
             return out
 
@@ -96,15 +100,15 @@ def original_name(name: str) -> str:
     return name
 
 
-def find(client: ClientAPI, name: str) -> Collection | None:
+def find(client: VectorClient, name: str) -> VectorCollection | None:
     """The collection ``name``, or None when there is none."""
     try:
-        return client.get_collection(name, embedding_function=None)
-    except NotFoundError:
+        return client.open(name)
+    except MissingCollectionError:
         return None
 
 
-def recover(client: ClientAPI, name: str, *, exclusive: bool = True) -> bool:
+def recover(client: VectorClient, name: str, *, exclusive: bool = True) -> bool:
     """Finish or undo what a killed rebuild of ``name`` left (see the module
     docstring); whether it found anything to do.
 
@@ -114,12 +118,12 @@ def recover(client: ClientAPI, name: str, *, exclusive: bool = True) -> bool:
     rebuild still running elsewhere does next anyway; the rest is left for the
     next rebuild of ``name``.
 
-    >>> import tempfile, chromadb
-    >>> client = chromadb.PersistentClient(path=tempfile.mkdtemp())
-    >>> _ = client.create_collection("demo" + COPIED, embedding_function=None)
+    >>> import tempfile
+    >>> client = persistent(tempfile.mkdtemp())
+    >>> _ = client.create("demo" + COPIED)
     >>> recover(client, "demo"), find(client, "demo") is not None
     (True, True)
-    >>> _ = client.create_collection("demo" + COPYING, embedding_function=None)
+    >>> _ = client.create("demo" + COPYING)
     >>> recover(client, "demo"), find(client, "demo" + COPYING) is None
     (True, True)
     >>> recover(client, "demo")
@@ -131,11 +135,11 @@ def recover(client: ClientAPI, name: str, *, exclusive: bool = True) -> bool:
         original = find(client, name)
         if original is None or exclusive:
             if original is not None:  # killed before it dropped the original: do it now
-                client.delete_collection(name)
-            copied.modify(name=name)
+                client.drop(name)
+            copied.rename(name)
             did = True
     if exclusive and find(client, name + COPYING) is not None:
-        client.delete_collection(name + COPYING)  # unfinished; the original is whole
+        client.drop(name + COPYING)  # unfinished; the original is whole
         did = True
     return did
 
@@ -145,40 +149,33 @@ class IncompleteCopyError(MemoryKitError, RuntimeError):
     original is kept (``compaction`` reports it as a ``CompactionError``)."""
 
 
-def copy_collection(old: Collection, client: ClientAPI, name: str) -> Collection:
+def copy_collection(old: VectorCollection, client: VectorClient, name: str) -> VectorCollection:
     """A new collection ``name`` on ``client`` (the same client or another) with
     ``old``'s metadata, index settings and records, vectors included.
 
-    >>> import tempfile, chromadb
-    >>> source = chromadb.PersistentClient(path=tempfile.mkdtemp())
-    >>> c = source.create_collection("demo", embedding_function=None, metadata={"a": 1})
-    >>> c.add(ids=["a"], embeddings=[[1.0, 0.0]], documents=["x"])
-    >>> copy = copy_collection(c, chromadb.PersistentClient(path=tempfile.mkdtemp()), "demo")
-    >>> copy.metadata, copy.get()["documents"]
+    >>> import tempfile
+    >>> c = persistent(tempfile.mkdtemp()).create("demo", metadata={"a": 1})
+    >>> c.add(["a"], [[1.0, 0.0]], ["x"])
+    >>> copy = copy_collection(c, persistent(tempfile.mkdtemp()), "demo")
+    >>> copy.metadata, copy.read(include=["documents"])["documents"]
     ({'a': 1}, ['x'])
     """
-    hnsw = {
-        k: v for k, v in ((old.configuration_json or {}).get("hnsw") or {}).items() if v is not None
-    }
-    configuration: Any = {"hnsw": hnsw} if hnsw else None  # same index settings as before
     records = read_all(old)
-    copy = client.create_collection(
-        name, metadata=old.metadata, configuration=configuration, embedding_function=None
-    )
+    copy = client.create(name, metadata=old.metadata, index=old.index)  # same index settings
     ids = records["ids"]
     vectors: Any = records["embeddings"]
     for start in range(0, len(ids), _BATCH):
         part = slice(start, start + _BATCH)
         copy.add(
-            ids=ids[part],
-            embeddings=np.asarray(vectors[part], dtype=np.float32),
-            documents=records["documents"][part],
-            metadatas=[m or None for m in records["metadatas"][part]],  # type: ignore[misc]
+            ids[part],
+            np.asarray(vectors[part], dtype=np.float32),
+            records["documents"][part],
+            [m or None for m in records["metadatas"][part]],
         )
     return copy
 
 
-def rebuild_collection(client: ClientAPI, name: str) -> Collection:
+def rebuild_collection(client: VectorClient, name: str) -> VectorCollection:
     """Recreate a collection with its current records, dropping everything deleted.
 
     Crash-safe (see the module docstring): the original is dropped only once a
@@ -186,16 +183,16 @@ def rebuild_collection(client: ClientAPI, name: str) -> Collection:
     handles to the old one are stale.
     """
     recover(client, name)  # a rebuild killed earlier: finish or undo it first
-    old = client.get_collection(name, embedding_function=None)
+    old = client.open(name)
     copy = copy_collection(old, client, name + COPYING)
-    if copy.count() != old.count():  # never drop the original for a copy that lacks records
+    if copy.size() != old.size():  # never drop the original for a copy that lacks records
         raise IncompleteCopyError(
-            f"the rebuilt copy of {name} holds {copy.count()} of {old.count()} records; "
+            f"the rebuilt copy of {name} holds {copy.size()} of {old.size()} records; "
             "the original is kept, and the copy is dropped on the next rebuild"
         )
-    copy.modify(name=name + COPIED)  # whole: from here on a kill finishes, never undoes
-    client.delete_collection(name)
-    copy.modify(name=name)
+    copy.rename(name + COPIED)  # whole: from here on a kill finishes, never undoes
+    client.drop(name)
+    copy.rename(name)
     return copy
 
 
@@ -206,20 +203,15 @@ def main(argv: list[str]) -> int:
     name one), and a name with no collection is skipped: a journal of a rebuild
     that failed may name a collection a later purge of its scope dropped.
     """
-    import chromadb
-    from chromadb.config import Settings
-
     directory, names = argv[0], argv[1:]
-    client = chromadb.PersistentClient(
-        path=directory, settings=Settings(anonymized_telemetry=False)
-    )
+    client = persistent(directory)
     try:
         for name in dict.fromkeys(original_name(n) for n in names):
             recover(client, name)
             if find(client, name) is not None:
                 rebuild_collection(client, name)
     finally:
-        client.close()  # type: ignore[attr-defined]
+        client.close()
     return 0
 
 

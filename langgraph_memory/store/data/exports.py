@@ -50,9 +50,8 @@ from typing import Any
 from langgraph_memory.errors import EmbeddingMismatchError, InvalidMemoryError, ScopeNotEmptyError
 from langgraph_memory.records import Decision, Review, now_utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store import reviews as reviewing
 from langgraph_memory.store.basestore.indexing import field_texts
-from langgraph_memory.store.chroma import layout
+from langgraph_memory.store.chroma import layout, review_records
 from langgraph_memory.store.chroma.collection_io import chunks, fetch, insert
 from langgraph_memory.store.data.export_format import write_export
 from langgraph_memory.store.data.import_checks import read_export, reviews_to_restore
@@ -88,7 +87,7 @@ def export_scope(core: StoreCore, scope: ScopeLike) -> dict[str, Any]:
     with core.writing(scope) as engine:  # no write of this process lands between the reads
         versions = _stored_versions(core, scope)
         decisions = core.read_log(scope)
-        held = reviewing.involving(engine.client, scope)
+        held = review_records.involving(engine.client, scope)
         pending = [t for c in engine.companions() for t in c.pending_turns(scope)]
     return write_export(scope, core.embedder_name, versions, decisions, held, pending)
 
@@ -181,8 +180,8 @@ def _check_empty(core: StoreCore, scope: Scope) -> None:
     if cols is None:
         return
     counts = {
-        "memory versions": cols.active.count() + cols.history.count(),
-        "decisions": cols.log.count(),
+        "memory versions": cols.active.size() + cols.history.size(),
+        "decisions": cols.log.size(),
     }
     held = ", ".join(f"{n} {what}" for what, n in counts.items() if n)
     if held:
@@ -242,7 +241,7 @@ def _write(
     """Write the scope's records, then the reviews the store lacks; how many reviews."""
     if not versions and not decisions:
         with core.live().shared_lock():
-            return reviewing.restore(core.live().client, held)
+            return review_records.restore(core.live().client, held)
     cols = core.writable(scope)
     restored = 0
     try:
@@ -252,7 +251,7 @@ def _write(
         with core.live().shared_lock():
             if any(v.ttl is not None for v in versions):
                 layout.mark_ttl(core.live().registry, scope)  # for the TTL sweep to visit
-            restored = reviewing.restore(core.live().client, held)
+            restored = review_records.restore(core.live().client, held)
     except BaseException:
         # The write's own error is the one to report; if the undo fails too, the
         # partial scope it leaves makes the next import refuse and say to purge.
@@ -271,4 +270,4 @@ def _undo(
     log_ids = [d.id for d in decisions if d.id]
     for collection, doomed in ((cols.active, ids), (cols.history, ids), (cols.log, log_ids)):
         for batch in chunks(doomed, 1000):
-            collection.delete(ids=list(batch))
+            collection.remove(ids=list(batch))

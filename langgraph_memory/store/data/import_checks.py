@@ -59,6 +59,7 @@ from langgraph_memory.errors import AdminRequiredError, InvalidArgumentError, In
 from langgraph_memory.records import Decision, DecisionOp, Review, ReviewStatus
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import reviews as reviewing
+from langgraph_memory.store.chroma import review_records
 from langgraph_memory.store.chroma.collection_io import fetch
 from langgraph_memory.store.data.export_format import (
     ExportFile,
@@ -352,7 +353,7 @@ def reviews_to_restore(core: StoreCore, scope: Scope, held: Sequence[Review]) ->
     review refused; writes nothing.
     """
     engine = core.live()
-    known = reviewing.known(engine.client, [r.id for r in held])
+    known = review_records.known(engine.client, [r.id for r in held])
     restore: list[Review] = []
     for i, review in enumerate(held):
         if review.id in known:

@@ -16,14 +16,12 @@ import logging
 from contextlib import ExitStack
 from typing import Any
 
-from chromadb.api.models.Collection import Collection
-
 from langgraph_memory.checks import check_id
 from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.records import Decision, Kind, Review
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import reviews
-from langgraph_memory.store.chroma import compaction, layout
+from langgraph_memory.store.chroma import compaction, layout, review_records
 from langgraph_memory.store.chroma import internals as chroma_internals
 from langgraph_memory.store.chroma.codec import (
     CHAIN_KEY,
@@ -33,6 +31,7 @@ from langgraph_memory.store.chroma.codec import (
     decision_metadata,
 )
 from langgraph_memory.store.chroma.collection_io import fetch
+from langgraph_memory.store.chroma.door import VectorCollection
 from langgraph_memory.store.engine import dependents
 from langgraph_memory.store.engine.engine import Engine
 from langgraph_memory.store.version import Version
@@ -62,7 +61,9 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
     if engine.owns_client and engine.path is not None:
         chroma_internals.check()
     with engine.gate.shared():
-        copied_into = {Scope.parse(r.to_scope) for r in reviews.involving(engine.client, scope)}
+        copied_into = {
+            Scope.parse(r.to_scope) for r in review_records.involving(engine.client, scope)
+        }
     # The scopes' locks (this one's and those that hold copies approved from it, in
     # key order, as approvals take them), then the whole gate: the rebuild gives
     # collections new ids and the compaction rewrites the database file, so
@@ -87,8 +88,8 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
         if wanted is None:
             counts = {"memories": 0, "decisions": 0, "reviews": 0}
             if cols is not None:
-                counts["memories"] = cols.active.count() + cols.history.count()
-                counts["decisions"] = cols.log.count()
+                counts["memories"] = cols.active.size() + cols.history.size()
+                counts["decisions"] = cols.log.size()
             layout.drop_scope(engine.client, engine.registry, scope)
             engine.erased(scope)
             rebuild = [layout.REGISTRY]  # its entry named the scope
@@ -160,7 +161,7 @@ def follow_reviews(
     gone_ids = None if purged is None else set(purged)
     gone = [
         r
-        for r in reviews.involving(engine.client, scope)
+        for r in review_records.involving(engine.client, scope)
         if gone_ids is None or (r.from_scope == scope.key and r.memory_id in gone_ids)
     ]
     if not gone:
@@ -185,7 +186,7 @@ def follow_reviews(
         counts["decisions"] += drop_review_decisions(cols.log, proposed)
         rebuild.extend(layout.collection_names(target))
         followed[target] = ids
-    reviews.delete(engine.client, [r.id for r in gone])
+    review_records.delete(engine.client, [r.id for r in gone])
     counts["reviews"] = len(gone)
     rebuild.append(layout.REVIEWS)
     return followed
@@ -219,7 +220,7 @@ def verified_copies(
     return verified
 
 
-def drop_review_decisions(log_collection: Collection, proposed: list[Review]) -> int:
+def drop_review_decisions(log_collection: VectorCollection, proposed: list[Review]) -> int:
     """Delete the log entries that deciding the ``proposed`` reviews wrote in their
     target scope (``reviews.logged_for``): they quote the purged memory. Entries
     the target logged about anything else stay. Returns how many went."""
@@ -227,14 +228,14 @@ def drop_review_decisions(log_collection: Collection, proposed: list[Review]) ->
     if not ids:
         return 0
     about: Any = {"$or": [{"target_id": {"$in": ids}}, {"result_id": {"$in": ids}}]}
-    found = log_collection.get(where=about, include=["documents"])
+    found = log_collection.read(where=about, include=["documents"])
     doomed = [
         log_id
         for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True)
         if any(reviews.logged_for(decision_from_document(doc), r) for r in proposed)
     ]
     if doomed:
-        log_collection.delete(ids=doomed)
+        log_collection.remove(ids=doomed)
     return len(doomed)
 
 
@@ -251,14 +252,14 @@ def chain_keys(
     keys: dict[str, str] = {}  # id or key asked for -> chain key
     if cols is not None and ids:
         for collection in (cols.active, cols.history):
-            found = collection.get(ids=ids, include=["metadatas"])
+            found = collection.read(ids=ids, include=["metadatas"])
             for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
                 keys[record_id] = str(meta.get(CHAIN_KEY, record_id))
         rest = [i for i in ids if i not in keys]
         for collection in (cols.active, cols.history):
             if rest:
-                by_key: Any = {CHAIN_KEY: {"$in": rest}}  # chromadb's Where type is too narrow
-                for meta in collection.get(where=by_key, include=["metadatas"])["metadatas"] or []:
+                by_key = {CHAIN_KEY: {"$in": rest}}
+                for meta in collection.read(where=by_key, include=["metadatas"])["metadatas"] or []:
                     keys[str(meta[CHAIN_KEY])] = str(meta[CHAIN_KEY])
     missing = [i for i in ids if i not in keys]
     if missing and strict:
@@ -307,9 +308,9 @@ def purge_chains(
     ids = {v.memory.id for v in versions}
     texts = {_plain(v.memory.text) for v in versions}
     for collection in (cols.active, cols.history):
-        collection.delete(where=where)  # type: ignore[arg-type]
+        collection.remove(where=where)
         unlink_sources(collection, ids)
-    found = cols.log.get(include=["documents"])
+    found = cols.log.read(include=["documents"])
     logged = [
         (log_id, decision_from_document(doc))
         for log_id, doc in zip(found["ids"], found["documents"] or [], strict=True)
@@ -326,15 +327,15 @@ def purge_chains(
         if log_id not in doomed and (ids.intersection(d.shown_ids) or _mentions(d, texts))
     ]
     if doomed:
-        cols.log.delete(ids=sorted(doomed))
+        cols.log.remove(ids=sorted(doomed))
     if redacted:
         # Vectors go with documents on every write: without them Chroma would
         # embed the documents with its own default model, which downloads.
-        cols.log.update(
-            ids=[d.id for d in redacted if d.id],
-            embeddings=layout.dummy_vectors(len(redacted)),
+        cols.log.patch(
+            [d.id for d in redacted if d.id],
+            [decision_metadata(d) for d in redacted],
+            vectors=layout.dummy_vectors(len(redacted)),
             documents=[decision_document(d) for d in redacted],
-            metadatas=[decision_metadata(d) for d in redacted],
         )
     return {"memories": len(ids), "decisions": len(doomed)}, sorted(ids)
 
@@ -361,14 +362,14 @@ def _cited_episodes(
     return {v.key for v in found if v.memory.is_episode} | closed
 
 
-def unlink_sources(collection: Collection, ids: set[str]) -> int:
+def unlink_sources(collection: VectorCollection, ids: set[str]) -> int:
     """Drop the purged ``ids`` from the ``sources`` of every record left in
     ``collection`` (a fact keeps no link to a purged episode); how many changed.
 
     Chroma cannot match part of a metadata string, so every record's metadata
     is read: a purge rebuilds the scope's files anyway.
     """
-    found = collection.get(include=["metadatas"])
+    found = collection.read(include=["metadatas"])
     changed: dict[str, str | None] = {}
     for record_id, meta in zip(found["ids"], found["metadatas"] or [], strict=True):
         linked = str(meta.get(SOURCES) or "").split(",")
@@ -376,10 +377,7 @@ def unlink_sources(collection: Collection, ids: set[str]) -> int:
         if len(kept) < len([s for s in linked if s]):
             changed[record_id] = ",".join(kept) or None  # None drops the key
     if changed:
-        collection.update(
-            ids=list(changed),
-            metadatas=[{SOURCES: value} for value in changed.values()],
-        )
+        collection.patch(list(changed), [{SOURCES: value} for value in changed.values()])
     return len(changed)
 
 

@@ -38,15 +38,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-import chromadb
-from chromadb.api import ClientAPI
-from chromadb.config import Settings
-from chromadb.errors import NotFoundError
-
 from langgraph_memory.errors import InvalidArgumentError, StoreFormatError
 from langgraph_memory.store.chroma import formats, layout, migrations
 from langgraph_memory.store.chroma.compaction import SQLITE_FILE, recover_staged
 from langgraph_memory.store.chroma.directory_lock import LOCK_FILE, DirectoryLock
+from langgraph_memory.store.chroma.door import (
+    MissingCollectionError,
+    RawClient,
+    VectorClient,
+    client_of,
+    persistent,
+)
 from langgraph_memory.store.chroma.rebuild import copy_collection
 from langgraph_memory.store.engine import engine
 
@@ -68,7 +70,7 @@ class MigrationReport:
 def upgrade(
     path: str | os.PathLike[str] | None = None,
     *,
-    client: ClientAPI | None = None,
+    client: RawClient | None = None,
     backup: str | os.PathLike[str] | None = None,
     dry_run: bool = False,
 ) -> MigrationReport:
@@ -85,7 +87,8 @@ def upgrade(
     if (path is None) == (client is None):
         raise InvalidArgumentError("upgrade takes the path of an embedded store or a client")
     if client is not None:
-        return _run("the store on the Chroma server", lambda: client, None, backup, dry_run)
+        server = client_of(client)
+        return _run("the store on the Chroma server", lambda: server, None, backup, dry_run)
     directory = Path(path).resolve()  # type: ignore[arg-type]
     if not (directory / SQLITE_FILE).exists():
         raise InvalidArgumentError(f"no memory store at {directory}: nothing to migrate")
@@ -97,14 +100,14 @@ def upgrade(
     lock = DirectoryLock.acquire(directory)  # no app process may have it open meanwhile
     try:
         where = f"the store at {directory}"
-        return _run(where, lambda: _client(directory), directory, backup, dry_run)
+        return _run(where, lambda: persistent(directory), directory, backup, dry_run)
     finally:
         lock.release()
 
 
 def _run(
     where: str,
-    connect: Callable[[], ClientAPI],
+    connect: Callable[[], VectorClient],
     directory: Path | None,
     backup: str | os.PathLike[str] | None,
     dry_run: bool,
@@ -115,8 +118,8 @@ def _run(
         # it back first, or the store would look empty (see ``rebuild``).
         recover_staged(source, exclusive=directory is not None)
         try:
-            registry = source.get_collection(layout.REGISTRY, embedding_function=None)
-        except NotFoundError:
+            registry = source.open(layout.REGISTRY)
+        except MissingCollectionError:
             raise InvalidArgumentError(
                 f"{where} holds no memory store: nothing to migrate"
             ) from None
@@ -127,43 +130,44 @@ def _run(
             return MigrationReport(found, found, steps, None, dry_run)
         target = _backup_path(backup, directory, found)
         if directory is not None:
-            _close(source)  # copied with Chroma closed: a consistent file
+            source.close()  # copied with Chroma closed: a consistent file
             shutil.copytree(directory, target, ignore=shutil.ignore_patterns(LOCK_FILE))
             source = connect()
         else:
-            copy = _client(target)
+            copy = persistent(target)
             try:
                 _copy_collections(source, copy, migrations.store_collections(source))
             finally:
-                _close(copy)
+                copy.close()
         done = migrations.migrate(source, where)
         return MigrationReport(found, formats.FORMAT, [(s.to, s.what, n) for s, n in done], target)
     finally:
         if directory is not None:
-            _close(source)
+            source.close()
 
 
-def restore_backup(backup: str | os.PathLike[str], client: ClientAPI) -> list[str]:
+def restore_backup(backup: str | os.PathLike[str], client: RawClient) -> list[str]:
     """Put a server's backup (a directory ``upgrade`` wrote) back on ``client``:
     the store's collections there are replaced by the backup's. Returns their
     names. Stop every app writing to that database first.
 
-    >>> import tempfile
+    >>> import tempfile, chromadb
     >>> restore_backup(tempfile.mkdtemp(), chromadb.EphemeralClient())
     Traceback (most recent call last):
     ...
     langgraph_memory.errors.InvalidArgumentError: ... holds no langgraph-memory store backup
     """
-    source = _client(Path(backup))
+    source = persistent(Path(backup))
+    target = client_of(client)
     try:
         names = migrations.store_collections(source)
         if not names:
             raise InvalidArgumentError(f"{backup} holds no langgraph-memory store backup")
-        for name in migrations.store_collections(client):
-            client.delete_collection(name)
-        _copy_collections(source, client, names)
+        for name in migrations.store_collections(target):
+            target.drop(name)
+        _copy_collections(source, target, names)
     finally:
-        _close(source)
+        source.close()
     return names
 
 
@@ -183,19 +187,7 @@ def _backup_path(backup: str | os.PathLike[str] | None, directory: Path | None, 
     return target
 
 
-def _client(directory: Path) -> ClientAPI:
-    return chromadb.PersistentClient(
-        path=str(directory), settings=Settings(anonymized_telemetry=False)
-    )
-
-
-def _close(client: ClientAPI) -> None:
-    close = getattr(client, "close", None)  # not on every client
-    if callable(close):
-        close()
-
-
-def _copy_collections(source: ClientAPI, target: ClientAPI, names: list[str]) -> None:
+def _copy_collections(source: VectorClient, target: VectorClient, names: list[str]) -> None:
     """Copy collections whole (metadata, index settings, records with their vectors)."""
     for name in names:
-        copy_collection(source.get_collection(name, embedding_function=None), target, name)
+        copy_collection(source.open(name), target, name)

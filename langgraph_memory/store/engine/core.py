@@ -28,8 +28,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, NoReturn, TypeVar, cast
 
-from chromadb.api import ClientAPI
-from chromadb.errors import NotFoundError as ChromaNotFoundError
 from langchain_core.embeddings import Embeddings
 
 from langgraph_memory.checks import check_id, check_query, check_vector
@@ -54,6 +52,7 @@ from langgraph_memory.scope import (
 from langgraph_memory.store.chroma import decision_log, layout
 from langgraph_memory.store.chroma.codec import CHAIN_KEY
 from langgraph_memory.store.chroma.collection_io import fetch, free_ids, insert, max_batch
+from langgraph_memory.store.chroma.door import MissingCollectionError, RawClient
 from langgraph_memory.store.engine import dependents
 from langgraph_memory.store.engine.engine import Engine, open_engine
 from langgraph_memory.store.engine.scope_locks import CrossProcessLocks
@@ -75,7 +74,7 @@ class StoreCore:
     def __init__(
         self,
         path: str | os.PathLike[str] | None,
-        client: ClientAPI | None,
+        client: RawClient | None,
         embeddings: Embeddings,
         *,
         dims: int | None = None,
@@ -166,7 +165,7 @@ class StoreCore:
         a read, so a retried write has not written anything yet."""
         try:
             return run()
-        except ChromaNotFoundError:
+        except MissingCollectionError:
             self.live().forget_handles()
             return run()
 
@@ -394,7 +393,7 @@ class StoreCore:
             insert(cols.history, archived, upsert=True)
             if successors:
                 insert(cols.active, successors)
-            cols.active.delete(ids=[old.memory.id for old, _ in pairs])
+            cols.active.remove(ids=[old.memory.id for old, _ in pairs])
 
         self._indexed(cols, write, successors, [old.memory.id for old, _ in pairs])
 

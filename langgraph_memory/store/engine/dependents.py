@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from chromadb.api.models.Collection import Collection
-
 from langgraph_memory.records import Decision, DecisionOp, Kind
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma.collection_io import fetch
+from langgraph_memory.store.chroma.door import VectorCollection
 from langgraph_memory.store.version import Version
 
 __all__ = ["REFLECTIONS", "archive_decisions", "resting_on"]
@@ -38,7 +37,7 @@ REFLECTIONS = {"kind": Kind.REFLECTION.value}
 
 
 def resting_on(
-    collections: Sequence[Collection],
+    collections: Sequence[VectorCollection],
     scope: Scope,
     ids: Iterable[str],
 ) -> list[Version]:

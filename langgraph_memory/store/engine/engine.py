@@ -44,12 +44,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-import chromadb
-from chromadb.api import ClientAPI
-from chromadb.api.models.Collection import Collection
-from chromadb.config import Settings
-from chromadb.errors import NotFoundError as ChromaNotFoundError
-
 from langgraph_memory.errors import (
     InvalidArgumentError,
     NestedPurgeError,
@@ -58,11 +52,12 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.records import Scalar
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma import compaction, formats, layout, migrations
+from langgraph_memory.store.chroma import compaction, door, formats, layout, migrations
 from langgraph_memory.store.chroma import internals as chroma_internals
 from langgraph_memory.store.chroma.codec import to_epoch
 from langgraph_memory.store.chroma.collection_io import finish_interrupted_moves
 from langgraph_memory.store.chroma.directory_lock import DirectoryLock
+from langgraph_memory.store.chroma.door import RawClient, VectorClient, VectorCollection
 from langgraph_memory.store.engine.access_log import AccessLog
 from langgraph_memory.store.engine.field_cache import FieldCache
 from langgraph_memory.store.engine.rule_cache import RuleCache
@@ -188,7 +183,7 @@ class Engine:
     def __init__(
         self,
         key: Hashable,
-        client: ClientAPI,
+        client: VectorClient,
         path: Path | None,
         *,
         owns_client: bool,
@@ -230,7 +225,7 @@ class Engine:
             client, exclusive=path is not None, names=(layout.REGISTRY, layout.REVIEWS)
         )
         # Of this release's format, or migrated to it, or refused (see ``migrations``).
-        self.registry: Collection = migrations.open_registry(client, where)
+        self.registry: VectorCollection = migrations.open_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
         self.lexicon = Lexicon(path)
         #: The scopes' rules, read once per change (``rules``).
@@ -263,9 +258,7 @@ class Engine:
             if self.owns_client:
                 # Another process may take the directory now, so this process must
                 # stop using it: close Chroma's shared client for the path.
-                close = getattr(self.client, "close", None)  # not on every ClientAPI
-                if callable(close):
-                    close()
+                self.client.close()
                 if self.path is not None:
                     scrub_after_purge(self.path)
             if self._lock is not None:
@@ -286,7 +279,7 @@ class Engine:
         client starts with no cached handles. Call it with the gate held
         exclusively.
         """
-        closed = self.owns_client and self.path is not None and _close_client(self.client)
+        closed = self.owns_client and self.path is not None and self.client.close()
         try:
             if closed:
                 chroma_internals.return_free_memory()
@@ -295,7 +288,7 @@ class Engine:
             if closed:
                 assert self.path is not None
                 _mark_purge(self.path)
-                self.client = _persistent_client(self.path)
+                self.client = door.persistent(self.path)
                 self.forget_handles()
 
     # -- locks ------------------------------------------------------------------------
@@ -326,14 +319,12 @@ class Engine:
                     cols = self.collections(scope, create=False)
                     if cols is None:
                         return
-                    present = cols.active.get(ids=list(changes), include=[])["ids"]
+                    present = cols.active.read(ids=list(changes))["ids"]
                     if present:
-                        cols.active.update(
-                            ids=present, metadatas=[dict(changes[i]) for i in present]
-                        )
+                        cols.active.patch(present, [changes[i] for i in present])
                         self.lexicon.patched(scope, {i: changes[i] for i in present})
                 return
-            except ChromaNotFoundError:
+            except door.MissingCollectionError:
                 if attempt == 2:
                     raise
                 self.forget_handles()
@@ -473,32 +464,6 @@ def scrub_after_purge(directory: Path) -> None:
     mark.unlink()
 
 
-def _persistent_client(directory: Path) -> ClientAPI:
-    return chromadb.PersistentClient(
-        path=str(directory), settings=Settings(anonymized_telemetry=False)
-    )
-
-
-def _close_client(client: ClientAPI) -> bool:
-    """Close an embedded client; True when Chroma really let go of the directory.
-
-    Chroma shares one system per path in a process and stops it when the last
-    client on it closes; where that cannot be checked, assume it did not.
-    """
-    close = getattr(client, "close", None)
-    if not callable(close):
-        return False
-    close()
-    return chroma_internals.open_in_process(client.get_settings().persist_directory) is False
-
-
-def _persist_directory(client: ClientAPI) -> Path | None:
-    settings = client.get_settings()
-    if settings.is_persistent and settings.persist_directory:
-        return Path(settings.persist_directory).resolve()
-    return None
-
-
 def is_open(directory: Path) -> bool:
     """Whether a store of this process has the embedded store at ``directory`` open."""
     with Engine._open_guard:
@@ -507,7 +472,7 @@ def is_open(directory: Path) -> bool:
 
 def open_engine(
     path: str | os.PathLike[str] | None,
-    client: ClientAPI | None,
+    client: RawClient | None,
     lock: str | CrossProcessLocks | None = None,
     queue: str | None = None,
 ) -> Engine:
@@ -527,7 +492,7 @@ def open_engine(
     if client is None:
         directory: Path | None = Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).resolve()
     else:
-        directory = _persist_directory(client)
+        directory = door.client_of(client).directory
     key: Hashable = ("path", str(directory)) if directory is not None else ("client", id(client))
     with Engine._open_guard:
         engine = Engine._open.get(key)
@@ -554,23 +519,15 @@ def open_engine(
         return engine
 
 
-def _data_name(client: ClientAPI | None) -> str:
-    """What a client's scopes live in, named the same by every process that reaches
-    them: its tenant and database ("" for an embedded store, one process's alone)."""
-    if client is None:
-        return ""
-    tenant, database = getattr(client, "tenant", None), getattr(client, "database", None)
-    return f"{tenant}/{database}" if tenant and database else ""
-
-
 def _start(
     key: Hashable,
     directory: Path | None,
-    client: ClientAPI | None,
+    raw: RawClient | None,
     source: str | CrossProcessLocks | None,
     queue: str | None,
 ) -> Engine:
-    data_name = _data_name(client)
+    client = None if raw is None else door.client_of(raw)
+    data_name = "" if client is None else client.data_name
     if queue is not None and (directory is not None or not data_name):
         raise QueueConfigError(
             f"queue={redacted(queue)!r} serves processes that share a store on a Chroma "
@@ -600,7 +557,7 @@ def _start(
             # What a process that purged left undone, killed mid-purge or before close.
             finish_interrupted_rebuild(directory)
             scrub_after_purge(directory)
-            client = _persistent_client(directory)
+            client = door.persistent(directory)
         return Engine(
             key,
             client,

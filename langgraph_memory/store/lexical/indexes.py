@@ -44,13 +44,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from chromadb.api.models.Collection import Collection
 
 from langgraph_memory.records import Kind, Memory
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout
 from langgraph_memory.store.chroma.codec import version_metadata
 from langgraph_memory.store.chroma.collection_io import chunks, fetch
+from langgraph_memory.store.chroma.door import VectorCollection
 from langgraph_memory.store.lexical.index import SCHEMA, Entry, LexicalIndex, erase
 from langgraph_memory.store.version import Version
 from langgraph_memory.text import date_words, tokenize
@@ -166,7 +166,7 @@ class Lexicon:
     def written(
         self,
         cols: layout.ScopeCollections,
-        registry: Collection,
+        registry: VectorCollection,
         added: Sequence[Version],
         removed: Sequence[str],
     ) -> None:
@@ -218,7 +218,7 @@ class Lexicon:
         if mark is not None:
             mark.unlink()
 
-    def purged(self, scope: Scope, ids: Sequence[str] | None, registry: Collection) -> None:
+    def purged(self, scope: Scope, ids: Sequence[str] | None, registry: VectorCollection) -> None:
         """Follow a purge: drop the ids (None: the whole scope) and leave nothing of
         them in any file; tell other processes (shared mode)."""
         if ids is None:
@@ -255,7 +255,11 @@ class Lexicon:
     # -- reads ---------------------------------------------------------------------------
 
     def search(
-        self, cols: layout.ScopeCollections, registry: Collection, terms: Sequence[str], k: int
+        self,
+        cols: layout.ScopeCollections,
+        registry: VectorCollection,
+        terms: Sequence[str],
+        k: int,
     ) -> list[tuple[str, float]]:
         """The ``k`` best ids of the scope for ``terms`` (see ``LexicalIndex.search``),
         after bringing the index in step with the collection if it may not be."""
@@ -263,14 +267,16 @@ class Lexicon:
             return index.search(terms, k)
 
     def shares(
-        self, cols: layout.ScopeCollections, registry: Collection, terms: Sequence[str]
+        self, cols: layout.ScopeCollections, registry: VectorCollection, terms: Sequence[str]
     ) -> dict[str, float]:
         """The share of the scope's active memories indexed under each term."""
         with self.ready(cols, registry) as index:
             return index.shares(terms)
 
     @contextlib.contextmanager
-    def ready(self, cols: layout.ScopeCollections, registry: Collection) -> Iterator[LexicalIndex]:
+    def ready(
+        self, cols: layout.ScopeCollections, registry: VectorCollection
+    ) -> Iterator[LexicalIndex]:
         """The scope's index, brought in step with the collection if it may not be
         (one comparison for every lookup made with it)."""
         seen = self._stamps(registry, cols.scope) if self.shared else None
@@ -285,7 +291,7 @@ class Lexicon:
         """Make the index hold the collection's active ids: fetch the missing, drop
         the extra. Called with the index's lock held, so a write of this process
         cannot land between the comparison and its repair."""
-        active = set(cols.active.get(include=[])["ids"])
+        active = set(cols.active.read()["ids"])
         held = index.ids()
         missing = sorted(active - held)
         extra = held - active
@@ -307,14 +313,14 @@ class Lexicon:
 
     # -- other processes' stamps (shared mode) --------------------------------------------
 
-    def _stamps(self, registry: Collection, scope: Scope) -> dict[str, Any]:
+    def _stamps(self, registry: VectorCollection, scope: Scope) -> dict[str, Any]:
         """Other processes' stamps on the scope's registry record (empty when none)."""
-        found = registry.get(ids=[layout.scope_hash(scope)], include=["metadatas"])
+        found = registry.read(ids=[layout.scope_hash(scope)], include=["metadatas"])
         metas = found["metadatas"] or []
         meta = (metas[0] if metas else None) or {}
         return {k: v for k, v in meta.items() if k.startswith(STAMP_PREFIX) and k != self.stamp_key}
 
-    def _stamp(self, registry: Collection, scope: Scope) -> None:
+    def _stamp(self, registry: VectorCollection, scope: Scope) -> None:
         """Say that this process changed the scope: its own key, to a newer time."""
         with self._guard:
             now = time.time()
@@ -326,7 +332,7 @@ class Lexicon:
             if prune:  # keys of processes that stopped writing a day ago and more
                 old = self._stamps(registry, scope)
                 update.update({k: None for k, v in old.items() if float(v) < now - STAMP_MAX_AGE_S})
-            registry.update(ids=[layout.scope_hash(scope)], metadatas=[update])
+            registry.patch([layout.scope_hash(scope)], [update])
         except Exception as exc:  # the write is done; other processes see it on their next
             # comparison (a later write's stamp, or their first use of the scope)
             log.warning(

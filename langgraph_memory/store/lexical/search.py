@@ -17,13 +17,12 @@ import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from chromadb.api.models.Collection import Collection
-
 from langgraph_memory.checks import check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout
 from langgraph_memory.store.chroma.collection_io import fetch
+from langgraph_memory.store.chroma.door import VectorCollection
 from langgraph_memory.store.lexical.indexes import Lexicon
 from langgraph_memory.store.version import Hit
 from langgraph_memory.text import tokenize
@@ -35,7 +34,7 @@ class _EngineLike(Protocol):
     @property
     def lexicon(self) -> Lexicon: ...
     @property
-    def registry(self) -> Collection: ...
+    def registry(self) -> VectorCollection: ...
 
 
 class StoreCoreLike(Protocol):
