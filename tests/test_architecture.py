@@ -400,3 +400,169 @@ def test_only_the_internals_module_reaches_into_chroma() -> None:
     assert any("'_identifier_to_system'" in r for r in reaches), reaches
     assert any("'import sqlite3'" in r for r in reaches), reaches
     assert any("'chromadb_rust'" in r for r in reaches), reaches
+
+
+# -- the store's rooms, its face and its door to Chroma -----------------------------------------
+
+STORE = "langgraph_memory.store"
+#: The one module that calls Chroma (``store/chroma/door.py``), and the one that
+#: reaches into its internals (which the door uses to close a client).
+DOOR = "langgraph_memory.store.chroma.door"
+#: Chroma's client and collection methods: a call of one of these names, or of
+#: ``get``/``delete``/``add``/``update`` with Chroma's keywords, or a bare
+#: ``count()``, is a call into Chroma.
+CHROMA_CALLS = {
+    "upsert",
+    "modify",
+    "query",
+    "get_collection",
+    "create_collection",
+    "get_or_create_collection",
+    "delete_collection",
+    "list_collections",
+    "get_max_batch_size",
+    "get_settings",
+    "heartbeat",
+}
+CHROMA_KEYWORDS = {
+    "ids",
+    "where",
+    "where_document",
+    "include",
+    "embeddings",
+    "documents",
+    "metadatas",
+    "query_embeddings",
+    "n_results",
+}
+
+
+def chroma_reaches(name: str, tree: ast.AST) -> list[str]:
+    """Where a module imports ``chromadb`` or calls a Chroma client or collection."""
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        found += [
+            f"{name}:{node.lineno} imports {n}"
+            for n in names
+            if n == "chromadb" or n.startswith("chromadb.")
+        ]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr = node.func.attr
+            keywords = {k.arg for k in node.keywords}
+            chroma = (
+                attr in CHROMA_CALLS
+                and (attr != "query" or bool(keywords & CHROMA_KEYWORDS))
+                or attr in ("get", "delete", "add", "update")
+                and bool(keywords & CHROMA_KEYWORDS)
+                or attr == "count"
+                and not node.args
+                and not node.keywords
+            )
+            if chroma:
+                found.append(f"{name}:{node.lineno} calls {ast.unparse(node.func)}()")
+    return found
+
+
+def test_chroma_is_reached_through_its_one_door() -> None:
+    """docs/architecture.md, "The door to Chroma": no module but ``store/chroma/door.py``
+    imports ``chromadb`` or calls a Chroma client or collection (``internals``, behind
+    its version check, reaches Chroma's private parts for a hard delete)."""
+    offences = []
+    for name, path in MODULES.items():
+        if name not in (DOOR, CHROMA_INTERNALS):
+            offences += chroma_reaches(name, ast.parse(path.read_text()))
+    assert offences == []
+    # The scan sees what it is for: the door trips it.
+    reaches = chroma_reaches(DOOR, ast.parse(MODULES[DOOR].read_text()))
+    assert any("imports chromadb" in r for r in reaches), reaches
+    for call in ("self.chroma.get()", "self.chroma.query()", "self.chroma.upsert()"):
+        assert any(call in r for r in reaches), (call, reaches)
+    assert any("self.chroma.count()" in r for r in reaches), reaches
+
+
+def test_the_package_reaches_the_store_through_its_face() -> None:
+    """docs/architecture.md, "Faces": outside ``store/`` the package imports
+    ``langgraph_memory.store`` itself, never one of its modules."""
+    offences = [
+        f"{name}:{line} imports {target}"
+        for name, path in MODULES.items()
+        if not (name == STORE or name.startswith(STORE + "."))
+        for target, line in imported(ast.parse(path.read_text()))
+        if target.startswith(STORE + ".")
+    ]
+    assert offences == []
+
+
+def _store_room(module: str) -> str:
+    """A store module's room: its subpackage, or the module itself on the top floor."""
+    return module.removeprefix(STORE + ".").split(".")[0] if module != STORE else "__init__"
+
+
+def _section(title: str) -> str:
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    return doc.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def store_floors() -> dict[str, int]:
+    """docs/architecture.md's "The store's rooms" table: each store room's floor."""
+    found = {}
+    for line in _section("The store's rooms").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].isdigit():
+            for room in cells[1].split(","):
+                found[room.strip().strip("`").removeprefix("store/").strip("/")] = int(cells[0])
+    return found
+
+
+def test_the_store_s_imports_go_down_its_floors() -> None:
+    """Inside ``store/`` too, a room imports only rooms on lower floors: the faces on
+    top, the door to Chroma at the bottom."""
+    floor = store_floors()
+    rooms = {_store_room(n) for n in MODULES if n.startswith(STORE + ".") or n == STORE}
+    assert rooms - set(floor) == set(), (
+        f"store rooms the table does not place: {rooms - set(floor)}"
+    )
+    offences = []
+    for name, path in MODULES.items():
+        if not name.startswith(STORE + ".") and name != STORE:
+            continue
+        for target, line in imported(ast.parse(path.read_text())):
+            if not target.startswith(STORE + ".") and target != STORE:
+                continue
+            here, there = _store_room(name), _store_room(target)
+            if here != there and floor[here] <= floor[there]:
+                offences.append(
+                    f"{name}:{line} imports {target} ({here} {floor[here]} -> "
+                    f"{there} {floor[there]})"
+                )
+    assert offences == []
+
+
+def test_the_map_names_every_module_in_its_room() -> None:
+    """docs/architecture.md, "Rooms": each package's bullet names each of its modules
+    (a module no bullet names is one a newcomer cannot find)."""
+    section = _section("Rooms")
+    bullets = {}
+    for bullet in section.split("\n- ")[1:]:
+        head = bullet.split("**", 2)[1] if bullet.startswith("**") else ""
+        bullets[head.strip("`").strip("/")] = bullet
+    missing = []
+    for name, path in MODULES.items():
+        parts = name.split(".")[1:]
+        if not parts or path.name == "__init__.py" and len(parts) == 1:
+            continue  # a top-level module sits in the floors table; a package is its bullet
+        room = "/".join(parts[:-1]) if path.name != "__init__.py" else "/".join(parts[:-1])
+        # The nearest package with a bullet of its own holds the module.
+        while room and room not in bullets:
+            room = room.rpartition("/")[0]
+        stem = parts[-1]
+        if path.name == "__init__.py" or not room:
+            continue
+        if f"`{stem}`" not in bullets[room] and f"`{stem}.py`" not in bullets[room]:
+            missing.append(f"{name} (in the bullet of {room}/)")
+    assert missing == []
