@@ -455,13 +455,9 @@ def chroma_reaches(name: str, tree: ast.AST) -> list[str]:
             attr = node.func.attr
             keywords = {k.arg for k in node.keywords}
             chroma = (
-                attr in CHROMA_CALLS
-                and (attr != "query" or bool(keywords & CHROMA_KEYWORDS))
-                or attr in ("get", "delete", "add", "update")
-                and bool(keywords & CHROMA_KEYWORDS)
-                or attr == "count"
-                and not node.args
-                and not node.keywords
+                (attr in CHROMA_CALLS and (attr != "query" or bool(keywords & CHROMA_KEYWORDS)))
+                or (attr in ("get", "delete", "add", "update") and bool(keywords & CHROMA_KEYWORDS))
+                or (attr == "count" and not node.args and not node.keywords)
             )
             if chroma:
                 found.append(f"{name}:{node.lineno} calls {ast.unparse(node.func)}()")
@@ -554,9 +550,9 @@ def test_the_map_names_every_module_in_its_room() -> None:
     missing = []
     for name, path in MODULES.items():
         parts = name.split(".")[1:]
-        if not parts or path.name == "__init__.py" and len(parts) == 1:
+        if not parts or (path.name == "__init__.py" and len(parts) == 1):
             continue  # a top-level module sits in the floors table; a package is its bullet
-        room = "/".join(parts[:-1]) if path.name != "__init__.py" else "/".join(parts[:-1])
+        room = "/".join(parts[:-1])
         # The nearest package with a bullet of its own holds the module.
         while room and room not in bullets:
             room = room.rpartition("/")[0]

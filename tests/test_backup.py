@@ -30,7 +30,7 @@ from langgraph_memory import (
 from langgraph_memory.cli import main
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.store import internals
-from langgraph_memory.store.chroma import decision_log
+from langgraph_memory.store.engine import core as store_core
 from langgraph_memory.write import RulesModel
 
 T0 = datetime(2023, 5, 8, 13, 56, 7, 123456, tzinfo=timezone.utc)
@@ -235,7 +235,7 @@ def test_failed_write_leaves_the_scope_empty(
 
     with monkeypatch.context() as patch:
         # The log is written after the versions: a failure there must undo them.
-        patch.setattr(decision_log, "append", broken_log)
+        patch.setattr(store_core, "append_decisions", broken_log)
         with pytest.raises(RuntimeError, match="disk full"):
             store.import_scope(backup, scope="user:dan")
     assert store.export("user:dan")["memories"] == []

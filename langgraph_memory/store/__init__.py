@@ -32,31 +32,30 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from langgraph_memory.checks import strip_controls
-    from langgraph_memory.store.basestore.namespaces import InvalidStoreNamespaceError
-    from langgraph_memory.store.basestore.ttl import TTL
-    from langgraph_memory.store.chroma.compaction import compact_directory
-    from langgraph_memory.store.chroma.directory_lock import try_lock as try_lock
-    from langgraph_memory.store.chroma.door import (
+    from langgraph_memory.store.basestore import TTL, InvalidStoreNamespaceError
+    from langgraph_memory.store.chroma import FORMAT as FORMAT
+    from langgraph_memory.store.chroma import JOURNAL_FILE as JOURNAL_FILE
+    from langgraph_memory.store.chroma import RELEASES as RELEASES
+    from langgraph_memory.store.chroma import (
         MissingCollectionError as MissingCollectionError,
     )
-    from langgraph_memory.store.chroma.door import (
+    from langgraph_memory.store.chroma import (
         RawClient as RawClient,
     )
-    from langgraph_memory.store.chroma.door import (
+    from langgraph_memory.store.chroma import (
         chroma_server as chroma_server,
     )
-    from langgraph_memory.store.chroma.formats import FORMAT as FORMAT
-    from langgraph_memory.store.chroma.formats import RELEASES as RELEASES
-    from langgraph_memory.store.chroma.layout import JOURNAL_FILE as JOURNAL_FILE
-    from langgraph_memory.store.data.export_format import load_export
-    from langgraph_memory.store.data.upgrade import (
+    from langgraph_memory.store.chroma import compact_directory
+    from langgraph_memory.store.chroma import try_lock as try_lock
+    from langgraph_memory.store.data import (
         MigrationReport as MigrationReport,
     )
-    from langgraph_memory.store.data.upgrade import (
+    from langgraph_memory.store.data import load_export
+    from langgraph_memory.store.data import (
         upgrade as upgrade,
     )
-    from langgraph_memory.store.engine.candidates import Candidates
-    from langgraph_memory.store.engine.shared_queue import SharedQueue as SharedQueue
+    from langgraph_memory.store.engine import Candidates
+    from langgraph_memory.store.engine import SharedQueue as SharedQueue
     from langgraph_memory.store.internals_face import Internals
     from langgraph_memory.store.memory_store import DEFAULT_PATH as DEFAULT_PATH
     from langgraph_memory.store.memory_store import PATH_ENV as PATH_ENV

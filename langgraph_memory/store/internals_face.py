@@ -31,22 +31,31 @@ from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.records import Decision, Memory, Scalar, check_metadata, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import lexical
-from langgraph_memory.store.chroma.codec import (
+from langgraph_memory.store.chroma import (
     NOT_EPISODE,
     USER_PREFIX,
+    RawClient,
     all_of,
+    fetch,
     metadata_clauses,
+    query,
+    similar,
     to_epoch,
 )
-from langgraph_memory.store.chroma.collection_io import fetch, query, similar
-from langgraph_memory.store.chroma.door import RawClient
+from langgraph_memory.store.engine import (
+    AccessLog,
+    Candidates,
+    Companion,
+    ScopeLock,
+    SharedQueue,
+    StoreCore,
+    every_version,
+    fresh_method,
+    gather,
+    read_method,
+    records,
+)
 from langgraph_memory.store.engine import rule_cache as rules
-from langgraph_memory.store.engine.access_log import AccessLog
-from langgraph_memory.store.engine.candidates import Candidates, every_version, gather, records
-from langgraph_memory.store.engine.core import StoreCore, fresh_method, read_method
-from langgraph_memory.store.engine.engine import Companion
-from langgraph_memory.store.engine.scope_locks import ScopeLock
-from langgraph_memory.store.engine.shared_queue import SharedQueue
 from langgraph_memory.store.version import Hit
 
 __all__ = ["Internals"]

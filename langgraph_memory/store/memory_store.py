@@ -21,29 +21,18 @@ hands it to every node and tool.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import copy
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
-    NOT_PROVIDED,
-    BaseStore,
     IndexConfig,
-    Item,
-    NamespacePath,
-    NotProvided,
-    Op,
-    Result,
-    SearchItem,
     TTLConfig,
 )
 
@@ -73,31 +62,37 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope, ScopeKind, ScopeLike
-from langgraph_memory.store.basestore import ops as basestore
-from langgraph_memory.store.basestore.async_batches import OpGatherer
-from langgraph_memory.store.basestore.indexing import read_index
-from langgraph_memory.store.basestore.namespaces import langgraph_namespace_errors, namespace_tuple
-from langgraph_memory.store.basestore.ttl import TTL, check_ttl_config
-from langgraph_memory.store.chroma.codec import (
+from langgraph_memory.store.basestore import (
+    TTL,
+    check_ttl_config,
+    read_index,
+)
+from langgraph_memory.store.basestore.face import BaseStoreFace
+from langgraph_memory.store.chroma import (
     NOT_EPISODE,
+    RawClient,
     all_of,
+    fetch,
+    free_ids,
+    is_raw_client,
     metadata_clauses,
     revalue,
 )
-from langgraph_memory.store.chroma.collection_io import fetch, free_ids
-from langgraph_memory.store.chroma.door import RawClient, is_raw_client
 from langgraph_memory.store.data import exports as backup
 from langgraph_memory.store.data import purging
-from langgraph_memory.store.engine.building import (
+from langgraph_memory.store.engine import (
+    DEFAULT_PATH,
+    PATH_ENV,
     UPDATE_FIELDS,
+    CrossProcessLocks,
+    StoreCore,
     check_items,
+    fresh_method,
     item_fields,
     new_memory,
+    read_method,
     successor,
 )
-from langgraph_memory.store.engine.core import StoreCore, fresh_method, read_method
-from langgraph_memory.store.engine.engine import DEFAULT_PATH, PATH_ENV
-from langgraph_memory.store.engine.scope_locks import CrossProcessLocks
 from langgraph_memory.store.internals_face import Internals
 from langgraph_memory.store.reviews import Reviews
 
@@ -134,7 +129,7 @@ _MOVED = {
 _HOLDERS = {"internals": "_internals", "reviews": "reviews", "ttl": "ttl"}
 
 
-class MemoryStore(BaseStore):
+class MemoryStore(BaseStoreFace):
     """Long-term memory on Chroma: scopes, validity windows, history, decision log.
 
     ``MemoryStore()`` opens an embedded store at ``$LANGGRAPH_MEMORY_PATH`` or
@@ -253,7 +248,6 @@ class MemoryStore(BaseStore):
         self._core = StoreCore(path, client, embeddings, dims=indexing.dims, lock=lock, queue=queue)
         self._internals = Internals(self._core)
         # The single async calls of the BaseStore face made at once run as one batch.
-        self._gathered: OpGatherer[Op] = OpGatherer(self._run_gathered, check=self._check_op)
         #: Reviews between scopes: call it to list them; propose, approve, reject.
         self.reviews = Reviews(self._core)
         #: TTL sweeps of BaseStore items: sweep, start, stop.
@@ -346,8 +340,6 @@ class MemoryStore(BaseStore):
         view._internals = Internals(view._core)
         view.reviews = Reviews(view._core)
         view.ttl = TTL(view._core, self.ttl_config, self.ttl.sweeper)
-        # Its own: the original's would run the view's async calls as the original.
-        view._gathered = OpGatherer(view._run_gathered, check=view._check_op)
         return view
 
     # -- scopes and collections --------------------------------------------------
@@ -1092,188 +1084,6 @@ class MemoryStore(BaseStore):
             forget()
         return counts
 
-    # -- the LangGraph BaseStore face ------------------------------------------------
-
-    @fresh_method
-    def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run LangGraph store operations (see ``basestore``). A namespace that
-        LangGraph's stores refuse raises ``InvalidStoreNamespaceError`` (LangGraph's
-        ``InvalidNamespaceError`` too), and nothing of the batch is written."""
-        return basestore.run_ops(self._core, _op_list(ops), fields=self._fields)
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async ``batch``: the same code, run in a worker thread. The single async
-        calls (``aget``, ``aput``, ``asearch``, ``adelete``, ``alist_namespaces``) made
-        at once run together, as one batch (see ``async_batches``); a batch sent here
-        runs as it was sent."""
-        listed = _op_list(ops)
-        if len(listed) == 1 and _SINGLE_CALL.get():
-            return [await self._gathered.submit(listed[0])]
-        return await asyncio.to_thread(self.batch, listed)
-
-    async def _run_gathered(self, ops: list[Op]) -> list[Result]:
-        return await asyncio.to_thread(self.batch, ops)
-
-    def _check_op(self, op: Op) -> None:
-        basestore.check_ops(self._core, [op], fields=self._fields)
-
-    # BaseStore's own methods check namespaces with LangGraph's rules before they
-    # reach batch, and raise LangGraph's error; each runs here as written, and what
-    # it refuses raises InvalidStoreNamespaceError, which is LangGraph's error and ours.
-
-    def get(
-        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
-    ) -> Item | None:
-        """BaseStore's ``get``: the item under ``key`` (see ``basestore``), or None.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> s.get(("user", "a"), "food") is None
-        True
-        """
-        namespace = namespace_tuple(namespace)
-        with langgraph_namespace_errors():
-            return super().get(namespace, key, refresh_ttl=refresh_ttl)
-
-    async def aget(
-        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
-    ) -> Item | None:
-        """BaseStore's ``aget``: async :meth:`get`."""
-        namespace = namespace_tuple(namespace)
-        with langgraph_namespace_errors(), _single_call():
-            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
-
-    def search(
-        self,
-        namespace_prefix: tuple[str, ...],
-        /,
-        *,
-        query: str | None = None,
-        filter: dict[str, Any] | None = None,
-        limit: int = 10,
-        offset: int = 0,
-        refresh_ttl: bool | None = None,
-    ) -> list[SearchItem]:
-        """BaseStore's ``search``: items under ``namespace_prefix`` (see ``basestore``)."""
-        namespace_prefix = namespace_tuple(namespace_prefix, "namespace_prefix")
-        with langgraph_namespace_errors():
-            return super().search(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
-
-    async def asearch(
-        self,
-        namespace_prefix: tuple[str, ...],
-        /,
-        *,
-        query: str | None = None,
-        filter: dict[str, Any] | None = None,
-        limit: int = 10,
-        offset: int = 0,
-        refresh_ttl: bool | None = None,
-    ) -> list[SearchItem]:
-        """BaseStore's ``asearch``: async :meth:`search`."""
-        namespace_prefix = namespace_tuple(namespace_prefix, "namespace_prefix")
-        with langgraph_namespace_errors(), _single_call():
-            return await super().asearch(
-                namespace_prefix,
-                query=query,
-                filter=filter,
-                limit=limit,
-                offset=offset,
-                refresh_ttl=refresh_ttl,
-            )
-
-    def put(
-        self,
-        namespace: tuple[str, ...],
-        key: str,
-        value: Mapping[str, Any],
-        index: Literal[False] | list[str] | None = None,
-        *,
-        ttl: float | NotProvided | None = NOT_PROVIDED,
-    ) -> None:
-        """BaseStore's ``put``: add or update the item under ``key`` (see ``basestore``).
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> from langgraph.store.base import InvalidNamespaceError
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> s.put(("user", "a"), "food", {"text": "Likes ramen."})
-        >>> try:
-        ...     s.put(("user", "a.b"), "food", {"text": "Likes ramen."})
-        ... except InvalidNamespaceError as exc:  # what code for any LangGraph store catches
-        ...     print(type(exc).__name__)
-        InvalidStoreNamespaceError
-        """
-        namespace = namespace_tuple(namespace)
-        with langgraph_namespace_errors():
-            super().put(namespace, key, value, index, ttl=ttl)
-
-    async def aput(
-        self,
-        namespace: tuple[str, ...],
-        key: str,
-        value: Mapping[str, Any],
-        index: Literal[False] | list[str] | None = None,
-        *,
-        ttl: float | NotProvided | None = NOT_PROVIDED,
-    ) -> None:
-        """BaseStore's ``aput``: async :meth:`put`."""
-        namespace = namespace_tuple(namespace)
-        with langgraph_namespace_errors(), _single_call():
-            await super().aput(namespace, key, value, index, ttl=ttl)
-
-    def delete(self, namespace: tuple[str, ...], key: str) -> None:
-        """BaseStore's ``delete``: archive the item under ``key`` (it stays in history)."""
-        namespace = namespace_tuple(namespace)
-        with langgraph_namespace_errors():
-            super().delete(namespace, key)
-
-    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
-        """BaseStore's ``adelete``: async :meth:`delete`."""
-        namespace = namespace_tuple(namespace)
-        with langgraph_namespace_errors(), _single_call():
-            await super().adelete(namespace, key)
-
-    def list_namespaces(
-        self,
-        *,
-        prefix: NamespacePath | None = None,
-        suffix: NamespacePath | None = None,
-        max_depth: int | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[tuple[str, ...]]:
-        """BaseStore's ``list_namespaces``: the namespaces that hold data (see ``basestore``)."""
-        prefix, suffix = _paths(prefix, suffix)
-        with langgraph_namespace_errors():
-            return super().list_namespaces(
-                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
-            )
-
-    async def alist_namespaces(
-        self,
-        *,
-        prefix: NamespacePath | None = None,
-        suffix: NamespacePath | None = None,
-        max_depth: int | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> list[tuple[str, ...]]:
-        """BaseStore's ``alist_namespaces``: async :meth:`list_namespaces`."""
-        prefix, suffix = _paths(prefix, suffix)
-        with langgraph_namespace_errors(), _single_call():
-            return await super().alist_namespaces(
-                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
-            )
-
 
 def check_store(store: object, what: str = "store") -> MemoryStore:
     """``store`` if it is a MemoryStore; otherwise an error that says what to pass
@@ -1325,40 +1135,6 @@ def _check_embeddings(embeddings: object) -> None:
             f"embeddings must be a LangChain Embeddings (with embed_documents and "
             f"embed_query), got {type(embeddings).__name__}; leave it out for the offline default"
         )
-
-
-#: Set while one of the BaseStore face's single async calls runs: the one op that
-#: BaseStore's method then sends to ``abatch`` is gathered with the others made at once.
-_SINGLE_CALL: ContextVar[bool] = ContextVar("langgraph_memory_single_call", default=False)
-
-
-@contextlib.contextmanager
-def _single_call() -> Iterator[None]:
-    token = _SINGLE_CALL.set(True)
-    try:
-        yield
-    finally:
-        _SINGLE_CALL.reset(token)
-
-
-def _op_list(ops: Iterable[Op]) -> list[Op]:
-    """``ops`` as a list, or an error that says what batch() takes."""
-    if not isinstance(ops, Iterable):
-        raise InvalidTypeError(
-            f"batch() takes a list of LangGraph store ops (GetOp, PutOp ...), "
-            f"got {type(ops).__name__}: {ops!r}"
-        )
-    return list(ops)
-
-
-def _paths(
-    prefix: NamespacePath | None, suffix: NamespacePath | None
-) -> tuple[NamespacePath | None, NamespacePath | None]:
-    """``list_namespaces``' prefix and suffix: each a tuple (a list made one), or None."""
-    return (
-        None if prefix is None else namespace_tuple(prefix, "prefix"),
-        None if suffix is None else namespace_tuple(suffix, "suffix"),
-    )
 
 
 def internals(store: MemoryStore) -> Internals:

@@ -68,10 +68,15 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import BREADTH, Scope, ScopeLike
-from langgraph_memory.store.chroma import decision_log, review_records
-from langgraph_memory.store.chroma.codec import USER_PREFIX
-from langgraph_memory.store.chroma.collection_io import fetch
-from langgraph_memory.store.engine.core import StoreCore, fresh_method, read_method
+from langgraph_memory.store.chroma import (
+    USER_PREFIX,
+    fetch,
+    get_review,
+    list_reviews,
+    log_id,
+    save_reviews,
+)
+from langgraph_memory.store.engine import StoreCore, fresh_method, read_method
 
 __all__ = [
     "REVIEWED_FROM",
@@ -196,12 +201,10 @@ def propose(
                 f"memory {memory.id} is an episode (what a user said, verbatim); propose "
                 "a fact taken from it instead (store.decisions(scope, id) names them)"
             )
-        for pending in review_records.listed(
-            engine.client, to_scope=target, status=ReviewStatus.PENDING
-        ):
+        for pending in list_reviews(engine.client, to_scope=target, status=ReviewStatus.PENDING):
             if pending.from_scope == source.key and pending.memory_id == memory.id:
                 return pending
-        review_id = decision_log.log_id()
+        review_id = log_id()
         try:  # the copy's metadata, checked now rather than at approval
             check_metadata({**memory.metadata, **_provenance(review_id, source, memory.id)})
         except InvalidMemoryError as exc:
@@ -221,7 +224,7 @@ def propose(
             when,
         )
         with engine.shared_lock():
-            review_records.save(engine.client, [review])
+            save_reviews(engine.client, [review])
     return review
 
 
@@ -257,11 +260,11 @@ def decide(
     if reason is not None and not isinstance(reason, str):
         raise InvalidArgumentError(f"reason must be a str or None, got {type(reason).__name__}")
     with core.reading() as engine:
-        review = review_records.get(engine.client, review_id)
+        review = get_review(engine.client, review_id)
     source, target = Scope.parse(review.from_scope), Scope.parse(review.to_scope)
     core.check_write(target)  # an org scope: only an admin decides what enters it
     with _both_scopes(core, [source, target]):
-        review = review_records.get(core.live().client, review_id)  # as it is now, under the locks
+        review = get_review(core.live().client, review_id)  # as it is now, under the locks
         if review.status is not ReviewStatus.PENDING:
             raise ReviewDecidedError(
                 f"review {review_id} was {review.status.value} at "
@@ -319,7 +322,7 @@ def decide(
         for scope, decision in logged:
             core.append_log(scope, [decision], when)
         with core.live().shared_lock():
-            review_records.save(core.live().client, [decided])
+            save_reviews(core.live().client, [decided])
     return decided
 
 
@@ -524,7 +527,7 @@ class Reviews:
                 raise InvalidArgumentError(
                     f"status must be one of {allowed} or None (any); got {status!r}"
                 ) from None
-        return review_records.listed(
+        return list_reviews(
             self._core.live().client,
             to_scope=None if to_scope is None else Scope.of(to_scope),
             from_scope=None if from_scope is None else Scope.of(from_scope),

@@ -5,3 +5,55 @@
 ``IndexConfig``; ``ttl`` is LangGraph's TTL (the ``store.ttl`` sub-object);
 ``async_batches`` gathers single async calls into one batch.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langgraph_memory.store.basestore.async_batches import OpGatherer as OpGatherer
+    from langgraph_memory.store.basestore.indexing import check_paths as check_paths
+    from langgraph_memory.store.basestore.indexing import field_texts as field_texts
+    from langgraph_memory.store.basestore.indexing import read_index as read_index
+    from langgraph_memory.store.basestore.namespaces import (
+        InvalidStoreNamespaceError as InvalidStoreNamespaceError,
+    )
+    from langgraph_memory.store.basestore.namespaces import (
+        langgraph_namespace_errors as langgraph_namespace_errors,
+    )
+    from langgraph_memory.store.basestore.namespaces import namespace_tuple as namespace_tuple
+    from langgraph_memory.store.basestore.ttl import TTL as TTL
+    from langgraph_memory.store.basestore.ttl import check_minutes as check_minutes
+    from langgraph_memory.store.basestore.ttl import check_ttl_config as check_ttl_config
+
+#: Where each name the other rooms use lives: loaded on first use (PEP 562), so that
+#: importing one module of the room loads no other.
+_LAZY = {
+    "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",
+    "OpGatherer": "langgraph_memory.store.basestore.async_batches",
+    "TTL": "langgraph_memory.store.basestore.ttl",
+    "check_minutes": "langgraph_memory.store.basestore.ttl",
+    "check_paths": "langgraph_memory.store.basestore.indexing",
+    "check_ttl_config": "langgraph_memory.store.basestore.ttl",
+    "field_texts": "langgraph_memory.store.basestore.indexing",
+    "langgraph_namespace_errors": "langgraph_memory.store.basestore.namespaces",
+    "namespace_tuple": "langgraph_memory.store.basestore.namespaces",
+    "read_index": "langgraph_memory.store.basestore.indexing",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> object:
+    """Load a name's module on first use, then keep the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

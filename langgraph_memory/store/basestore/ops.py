@@ -92,19 +92,20 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store.basestore import ttl
 from langgraph_memory.store.basestore.indexing import check_paths, field_texts
 from langgraph_memory.store.basestore.namespaces import check_op_namespace, with_namespace_tuples
-from langgraph_memory.store.chroma import layout
-from langgraph_memory.store.chroma.codec import CHAIN_KEY, FIELDS_KEY, INDEXED_KEY, TEXT_FIELDS
-from langgraph_memory.store.chroma.collection_io import (
+from langgraph_memory.store.chroma import (
+    CHAIN_KEY,
+    FIELDS_KEY,
+    INDEXED_KEY,
+    TEXT_FIELDS,
+    VectorCollection,
     fetch,
     field_matrices,
     free_ids,
     ids_where,
+    layout,
     query_versions,
 )
-from langgraph_memory.store.chroma.door import VectorCollection
-from langgraph_memory.store.engine.building import new_memory, successor
-from langgraph_memory.store.engine.core import StoreCore
-from langgraph_memory.store.engine.field_cache import FieldCache
+from langgraph_memory.store.engine import FieldCache, StoreCore, new_memory, successor
 from langgraph_memory.store.version import FieldVectors, Version
 
 __all__ = ["check_ops", "run_ops"]

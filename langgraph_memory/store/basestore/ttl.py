@@ -54,10 +54,8 @@ from langgraph_memory.checks import check_seconds
 from langgraph_memory.errors import InvalidArgumentError, StoreClosedError
 from langgraph_memory.records import now_utc, utc
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma import layout
-from langgraph_memory.store.chroma.codec import EXPIRES_KEY, to_epoch
-from langgraph_memory.store.chroma.collection_io import fetch
-from langgraph_memory.store.engine.core import StoreCore, fresh_method
+from langgraph_memory.store.chroma import EXPIRES_KEY, fetch, to_epoch, ttl_scopes
+from langgraph_memory.store.engine import StoreCore, fresh_method
 from langgraph_memory.store.version import Version
 
 __all__ = ["TTL", "Sweeper", "check_minutes", "check_ttl_config", "refresh", "sweep"]
@@ -160,7 +158,7 @@ def sweep(core: StoreCore, now: datetime) -> int:
 
     Each closes at its own expiry time, whenever the sweep runs."""
     with core.reading() as engine:
-        scopes = layout.ttl_scopes(engine.registry)
+        scopes = ttl_scopes(engine.registry)
     archived = 0
     for scope in scopes:
         with core.writing(scope):

@@ -1,5 +1,7 @@
-"""Memory versions as records of a collection: reading, querying and writing them in
-batches, through the door (``door``).
+"""Memory versions and logged decisions as records of a collection: reading,
+querying and writing them in batches, through the door (``door``). A scope's
+decision log keeps logging order in its ids (``log_id``) and reads back oldest
+first.
 
 The store's own helpers on its collections; nothing here knows about scopes
 beyond the collections it is handed. A read skips records that a concurrent
@@ -12,15 +14,21 @@ write removed between Chroma's index lookup and its record read.
 from __future__ import annotations
 
 import secrets
+import time
+import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from langgraph_memory.records import Decision, now_utc
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout
 from langgraph_memory.store.chroma.codec import (
     CHAIN_KEY,
+    decision_document,
+    decision_from_document,
+    decision_metadata,
     field_vectors_of,
     memory_from_record,
     version_from_record,
@@ -249,3 +257,36 @@ def finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
     stale = cols.active.read(ids=closed)["ids"]
     if stale:
         cols.active.remove(ids=stale)
+
+
+# -- the decision log ---------------------------------------------------------------------
+
+
+def log_id() -> str:
+    """A decision id that sorts in logging order (clock first, then randomness):
+    decisions of one turn share its time, and their order must survive.
+
+    >>> log_id() < log_id()
+    True
+    """
+    return f"{time.time_ns():016x}{uuid.uuid4().hex[:8]}"
+
+
+def append_decisions(log: VectorCollection, decisions: Sequence[Decision], batch_size: int) -> None:
+    """Write decisions that already carry their ids and times."""
+    for chunk in chunks(decisions, batch_size):
+        log.add(
+            [d.id for d in chunk if d.id],
+            # A vector goes with every document: without one Chroma would embed the
+            # document with its own default model, which downloads.
+            layout.dummy_vectors(len(chunk)),
+            [decision_document(d) for d in chunk],
+            [decision_metadata(d) for d in chunk],
+        )
+
+
+def read_decisions(log: VectorCollection, where: dict[str, Any] | None = None) -> list[Decision]:
+    """The logged decisions matching ``where`` (all without), oldest first."""
+    found = log.read(where=where, include=["documents"])
+    logged = [decision_from_document(doc) for doc in found["documents"] or [] if doc is not None]
+    return sorted(logged, key=lambda d: (d.created_at or now_utc(), d.id or ""))

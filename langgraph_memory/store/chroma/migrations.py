@@ -30,7 +30,15 @@ from langgraph_memory.errors import StoreFormatError
 from langgraph_memory.store.chroma import formats, layout
 from langgraph_memory.store.chroma.door import VectorClient, VectorCollection
 
-__all__ = ["AUTOMATIC_MAX", "STEPS", "Step", "migrate", "open_registry", "plan", "store_format"]
+__all__ = [
+    "AUTOMATIC_MAX",
+    "STEPS",
+    "Step",
+    "migrate",
+    "open_current_registry",
+    "plan",
+    "store_format",
+]
 
 log = logging.getLogger("langgraph_memory")
 
@@ -150,7 +158,7 @@ STEPS: tuple[Step, ...] = (
 # -- running them -------------------------------------------------------------------------
 
 
-def open_registry(client: VectorClient, where: str) -> VectorCollection:
+def open_current_registry(client: VectorClient, where: str) -> VectorCollection:
     """The registry, once the store is of this release's format: a new store is
     created stamped; an older one is migrated when its steps are additive and
     small, else refused with the command that migrates it; a newer one is

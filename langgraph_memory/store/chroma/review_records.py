@@ -12,9 +12,11 @@ proposing and deciding are ``reviews``'; this module only keeps the records.
 >>> client = persistent(tempfile.mkdtemp())
 >>> t = datetime(2026, 1, 5, tzinfo=timezone.utc)
 >>> m = Memory(id="0a1b2c3d", text="Refunds take 5 days.", scope="user:alice", created_at=t)
->>> save(client, [Review("r1", "user:alice", m.id, "agent:support", m, t)])
->>> [r.id for r in involving(client, Scope.parse("agent:support"))], known(client, ["r1", "r2"])
-(['r1'], {'r1'})
+>>> save_reviews(client, [Review("r1", "user:alice", m.id, "agent:support", m, t)])
+>>> [r.id for r in reviews_involving(client, Scope.parse("agent:support"))]
+['r1']
+>>> known_reviews(client, ["r1", "r2"])
+{'r1'}
 """
 
 from __future__ import annotations
@@ -32,7 +34,15 @@ from langgraph_memory.store.chroma.codec import all_of, to_epoch
 from langgraph_memory.store.chroma.collection_io import chunks
 from langgraph_memory.store.chroma.door import VectorClient, VectorCollection
 
-__all__ = ["delete", "get", "involving", "known", "listed", "restore", "save"]
+__all__ = [
+    "delete_reviews",
+    "get_review",
+    "known_reviews",
+    "list_reviews",
+    "restore_reviews",
+    "reviews_involving",
+    "save_reviews",
+]
 
 
 def _metadata(review: Review) -> dict[str, str | float]:
@@ -45,7 +55,7 @@ def _metadata(review: Review) -> dict[str, str | float]:
     }
 
 
-def save(client: VectorClient, reviews: Sequence[Review]) -> None:
+def save_reviews(client: VectorClient, reviews: Sequence[Review]) -> None:
     """Write reviews (a review's id is its record's: a decided one replaces it)."""
     if not reviews:
         return
@@ -69,7 +79,7 @@ def _read(collection: VectorCollection | None, **query: Any) -> list[Review]:
     return sorted(reviews, key=lambda r: (r.created_at, r.id))
 
 
-def get(client: VectorClient, review_id: str) -> Review:
+def get_review(client: VectorClient, review_id: str) -> Review:
     """The review with this id; ReviewNotFoundError otherwise."""
     check_id(review_id, "review id")
     found = _read(layout.open_reviews(client, create=False), ids=[review_id])
@@ -81,7 +91,7 @@ def get(client: VectorClient, review_id: str) -> Review:
     return found[0]
 
 
-def listed(
+def list_reviews(
     client: VectorClient,
     *,
     to_scope: Scope | None = None,
@@ -100,13 +110,13 @@ def listed(
     return _read(layout.open_reviews(client, create=False), where=all_of(clauses))
 
 
-def involving(client: VectorClient, scope: Scope) -> list[Review]:
+def reviews_involving(client: VectorClient, scope: Scope) -> list[Review]:
     """The reviews proposed from ``scope`` or into it, oldest first: what its export holds."""
     where = {"$or": [{"from_scope": scope.key}, {"to_scope": scope.key}]}
     return _read(layout.open_reviews(client, create=False), where=where)
 
 
-def delete(client: VectorClient, ids: Sequence[str]) -> None:
+def delete_reviews(client: VectorClient, ids: Sequence[str]) -> None:
     """Delete reviews by id (their bytes leave the disk when the collection is rebuilt)."""
     collection = layout.open_reviews(client, create=False)
     if collection is None:
@@ -115,7 +125,7 @@ def delete(client: VectorClient, ids: Sequence[str]) -> None:
         collection.remove(ids=list(part))
 
 
-def known(client: VectorClient, ids: Sequence[str]) -> set[str]:
+def known_reviews(client: VectorClient, ids: Sequence[str]) -> set[str]:
     """Which of the review ``ids`` the store holds, in one read."""
     held = layout.open_reviews(client, create=False)
     if held is None or not ids:
@@ -123,7 +133,7 @@ def known(client: VectorClient, ids: Sequence[str]) -> set[str]:
     return set(held.read(ids=list(ids))["ids"])
 
 
-def restore(client: VectorClient, reviews: Sequence[Review]) -> int:
+def restore_reviews(client: VectorClient, reviews: Sequence[Review]) -> int:
     """Write the reviews of an import that the store does not hold yet; how many.
 
     A review names two scopes, so the exports of both hold it: the second import
@@ -132,7 +142,7 @@ def restore(client: VectorClient, reviews: Sequence[Review]) -> int:
     """
     if not reviews:
         return 0
-    held = known(client, [r.id for r in reviews])
+    held = known_reviews(client, [r.id for r in reviews])
     new = [r for r in reviews if r.id not in held]
-    save(client, new)
+    save_reviews(client, new)
     return len(new)

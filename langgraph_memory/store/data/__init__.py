@@ -6,3 +6,37 @@ imports one into an empty scope (with the links it may keep to other scopes);
 ``purging`` erases chains for good; ``upgrade`` migrates a store by hand, with a
 backup first (``langgraph-memory migrate``).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langgraph_memory.store.data.export_format import load_export as load_export
+    from langgraph_memory.store.data.upgrade import MigrationReport as MigrationReport
+    from langgraph_memory.store.data.upgrade import upgrade as upgrade
+
+#: Where each name the other rooms use lives: loaded on first use (PEP 562), so that
+#: importing one module of the room loads no other.
+_LAZY = {
+    "MigrationReport": "langgraph_memory.store.data.upgrade",
+    "load_export": "langgraph_memory.store.data.export_format",
+    "upgrade": "langgraph_memory.store.data.upgrade",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> object:
+    """Load a name's module on first use, then keep the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

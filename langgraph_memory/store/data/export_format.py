@@ -121,8 +121,7 @@ from langgraph_memory.records import (
     utc,
 )
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.basestore.indexing import check_paths, field_texts
-from langgraph_memory.store.basestore.ttl import check_minutes
+from langgraph_memory.store.basestore import check_minutes, check_paths, field_texts
 from langgraph_memory.store.version import FieldVectors, Version
 
 __all__ = [

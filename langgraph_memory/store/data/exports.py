@@ -50,12 +50,19 @@ from typing import Any
 from langgraph_memory.errors import EmbeddingMismatchError, InvalidMemoryError, ScopeNotEmptyError
 from langgraph_memory.records import Decision, Review, now_utc
 from langgraph_memory.scope import Scope, ScopeLike
-from langgraph_memory.store.basestore.indexing import field_texts
-from langgraph_memory.store.chroma import layout, review_records
-from langgraph_memory.store.chroma.collection_io import chunks, fetch, insert
+from langgraph_memory.store.basestore import field_texts
+from langgraph_memory.store.chroma import (
+    ScopeCollections,
+    chunks,
+    fetch,
+    insert,
+    mark_ttl,
+    restore_reviews,
+    reviews_involving,
+)
 from langgraph_memory.store.data.export_format import write_export
 from langgraph_memory.store.data.import_checks import read_export, reviews_to_restore
-from langgraph_memory.store.engine.core import StoreCore
+from langgraph_memory.store.engine import StoreCore
 from langgraph_memory.store.version import FieldVectors, Version
 
 #: Texts per embedding call on import.
@@ -87,7 +94,7 @@ def export_scope(core: StoreCore, scope: ScopeLike) -> dict[str, Any]:
     with core.writing(scope) as engine:  # no write of this process lands between the reads
         versions = _stored_versions(core, scope)
         decisions = core.read_log(scope)
-        held = review_records.involving(engine.client, scope)
+        held = reviews_involving(engine.client, scope)
         pending = [t for c in engine.companions() for t in c.pending_turns(scope)]
     return write_export(scope, core.embedder_name, versions, decisions, held, pending)
 
@@ -241,7 +248,7 @@ def _write(
     """Write the scope's records, then the reviews the store lacks; how many reviews."""
     if not versions and not decisions:
         with core.live().shared_lock():
-            return review_records.restore(core.live().client, held)
+            return restore_reviews(core.live().client, held)
     cols = core.writable(scope)
     restored = 0
     try:
@@ -250,8 +257,8 @@ def _write(
         core.append_log(scope, decisions, now_utc())  # ids and times given, so kept
         with core.live().shared_lock():
             if any(v.ttl is not None for v in versions):
-                layout.mark_ttl(core.live().registry, scope)  # for the TTL sweep to visit
-            restored = review_records.restore(core.live().client, held)
+                mark_ttl(core.live().registry, scope)  # for the TTL sweep to visit
+            restored = restore_reviews(core.live().client, held)
     except BaseException:
         # The write's own error is the one to report; if the undo fails too, the
         # partial scope it leaves makes the next import refuse and say to purge.
@@ -262,9 +269,7 @@ def _write(
     return restored
 
 
-def _undo(
-    cols: layout.ScopeCollections, versions: list[Version], decisions: list[Decision]
-) -> None:
+def _undo(cols: ScopeCollections, versions: list[Version], decisions: list[Decision]) -> None:
     """Remove what a failed import wrote: only its own ids, so nothing else is touched."""
     ids = [v.memory.id for v in versions]
     log_ids = [d.id for d in decisions if d.id]

@@ -59,8 +59,7 @@ from langgraph_memory.errors import AdminRequiredError, InvalidArgumentError, In
 from langgraph_memory.records import Decision, DecisionOp, Review, ReviewStatus
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import reviews as reviewing
-from langgraph_memory.store.chroma import review_records
-from langgraph_memory.store.chroma.collection_io import fetch
+from langgraph_memory.store.chroma import fetch, known_reviews
 from langgraph_memory.store.data.export_format import (
     ExportFile,
     check_enum,
@@ -71,7 +70,7 @@ from langgraph_memory.store.data.export_format import (
     payload_scope,
     version_of,
 )
-from langgraph_memory.store.engine.core import StoreCore
+from langgraph_memory.store.engine import StoreCore
 from langgraph_memory.store.version import Version
 from langgraph_memory.turn_record import TurnRecord
 
@@ -353,7 +352,7 @@ def reviews_to_restore(core: StoreCore, scope: Scope, held: Sequence[Review]) ->
     review refused; writes nothing.
     """
     engine = core.live()
-    known = review_records.known(engine.client, [r.id for r in held])
+    known = known_reviews(engine.client, [r.id for r in held])
     restore: list[Review] = []
     for i, review in enumerate(held):
         if review.id in known:

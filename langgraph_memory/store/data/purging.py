@@ -21,19 +21,21 @@ from langgraph_memory.errors import MemoryNotFoundError
 from langgraph_memory.records import Decision, Kind, Review
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import reviews
-from langgraph_memory.store.chroma import compaction, layout, review_records
-from langgraph_memory.store.chroma import internals as chroma_internals
-from langgraph_memory.store.chroma.codec import (
+from langgraph_memory.store.chroma import (
     CHAIN_KEY,
     SOURCES,
+    VectorCollection,
+    compaction,
     decision_document,
     decision_from_document,
     decision_metadata,
+    delete_reviews,
+    fetch,
+    layout,
+    reviews_involving,
 )
-from langgraph_memory.store.chroma.collection_io import fetch
-from langgraph_memory.store.chroma.door import VectorCollection
-from langgraph_memory.store.engine import dependents
-from langgraph_memory.store.engine.engine import Engine
+from langgraph_memory.store.chroma import internals as chroma_internals
+from langgraph_memory.store.engine import Engine, dependents
 from langgraph_memory.store.version import Version
 
 __all__ = [
@@ -61,9 +63,7 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
     if engine.owns_client and engine.path is not None:
         chroma_internals.check()
     with engine.gate.shared():
-        copied_into = {
-            Scope.parse(r.to_scope) for r in review_records.involving(engine.client, scope)
-        }
+        copied_into = {Scope.parse(r.to_scope) for r in reviews_involving(engine.client, scope)}
     # The scopes' locks (this one's and those that hold copies approved from it, in
     # key order, as approvals take them), then the whole gate: the rebuild gives
     # collections new ids and the compaction rewrites the database file, so
@@ -161,7 +161,7 @@ def follow_reviews(
     gone_ids = None if purged is None else set(purged)
     gone = [
         r
-        for r in review_records.involving(engine.client, scope)
+        for r in reviews_involving(engine.client, scope)
         if gone_ids is None or (r.from_scope == scope.key and r.memory_id in gone_ids)
     ]
     if not gone:
@@ -186,7 +186,7 @@ def follow_reviews(
         counts["decisions"] += drop_review_decisions(cols.log, proposed)
         rebuild.extend(layout.collection_names(target))
         followed[target] = ids
-    review_records.delete(engine.client, [r.id for r in gone])
+    delete_reviews(engine.client, [r.id for r in gone])
     counts["reviews"] = len(gone)
     rebuild.append(layout.REVIEWS)
     return followed

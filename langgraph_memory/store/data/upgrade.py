@@ -39,17 +39,21 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from langgraph_memory.errors import InvalidArgumentError, StoreFormatError
-from langgraph_memory.store.chroma import formats, layout, migrations
-from langgraph_memory.store.chroma.compaction import SQLITE_FILE, recover_staged
-from langgraph_memory.store.chroma.directory_lock import LOCK_FILE, DirectoryLock
-from langgraph_memory.store.chroma.door import (
+from langgraph_memory.store.chroma import (
+    LOCK_FILE,
+    SQLITE_FILE,
+    DirectoryLock,
     MissingCollectionError,
     RawClient,
     VectorClient,
     client_of,
+    copy_collection,
+    formats,
+    layout,
+    migrations,
     persistent,
+    recover_staged,
 )
-from langgraph_memory.store.chroma.rebuild import copy_collection
 from langgraph_memory.store.engine import engine
 
 __all__ = ["MigrationReport", "restore_backup", "upgrade"]

@@ -8,3 +8,73 @@ locks and the Postgres queue processes share; ``access_log``, ``field_cache`` an
 gathers a read's candidates; ``dependents`` archives reflections whose sources
 closed; ``building`` makes memory versions from a caller's arguments.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from langgraph_memory.store.engine.access_log import AccessLog as AccessLog
+    from langgraph_memory.store.engine.building import UPDATE_FIELDS as UPDATE_FIELDS
+    from langgraph_memory.store.engine.building import check_items as check_items
+    from langgraph_memory.store.engine.building import item_fields as item_fields
+    from langgraph_memory.store.engine.building import new_memory as new_memory
+    from langgraph_memory.store.engine.building import successor as successor
+    from langgraph_memory.store.engine.candidates import Candidates as Candidates
+    from langgraph_memory.store.engine.candidates import every_version as every_version
+    from langgraph_memory.store.engine.candidates import gather as gather
+    from langgraph_memory.store.engine.candidates import records as records
+    from langgraph_memory.store.engine.core import StoreCore as StoreCore
+    from langgraph_memory.store.engine.core import fresh_method as fresh_method
+    from langgraph_memory.store.engine.core import read_method as read_method
+    from langgraph_memory.store.engine.engine import DEFAULT_PATH as DEFAULT_PATH
+    from langgraph_memory.store.engine.engine import PATH_ENV as PATH_ENV
+    from langgraph_memory.store.engine.engine import Companion as Companion
+    from langgraph_memory.store.engine.engine import Engine as Engine
+    from langgraph_memory.store.engine.field_cache import FieldCache as FieldCache
+    from langgraph_memory.store.engine.scope_locks import CrossProcessLocks as CrossProcessLocks
+    from langgraph_memory.store.engine.scope_locks import ScopeLock as ScopeLock
+    from langgraph_memory.store.engine.shared_queue import SharedQueue as SharedQueue
+
+#: Where each name the other rooms use lives: loaded on first use (PEP 562), so that
+#: importing one module of the room loads no other.
+_LAZY = {
+    "AccessLog": "langgraph_memory.store.engine.access_log",
+    "Candidates": "langgraph_memory.store.engine.candidates",
+    "Companion": "langgraph_memory.store.engine.engine",
+    "CrossProcessLocks": "langgraph_memory.store.engine.scope_locks",
+    "DEFAULT_PATH": "langgraph_memory.store.engine.engine",
+    "Engine": "langgraph_memory.store.engine.engine",
+    "FieldCache": "langgraph_memory.store.engine.field_cache",
+    "PATH_ENV": "langgraph_memory.store.engine.engine",
+    "ScopeLock": "langgraph_memory.store.engine.scope_locks",
+    "SharedQueue": "langgraph_memory.store.engine.shared_queue",
+    "StoreCore": "langgraph_memory.store.engine.core",
+    "UPDATE_FIELDS": "langgraph_memory.store.engine.building",
+    "check_items": "langgraph_memory.store.engine.building",
+    "every_version": "langgraph_memory.store.engine.candidates",
+    "fresh_method": "langgraph_memory.store.engine.core",
+    "gather": "langgraph_memory.store.engine.candidates",
+    "item_fields": "langgraph_memory.store.engine.building",
+    "new_memory": "langgraph_memory.store.engine.building",
+    "read_method": "langgraph_memory.store.engine.core",
+    "records": "langgraph_memory.store.engine.candidates",
+    "successor": "langgraph_memory.store.engine.building",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> object:
+    """Load a name's module on first use, then keep the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -24,9 +24,15 @@ import numpy as np
 
 from langgraph_memory.records import ASKS, Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma import layout
-from langgraph_memory.store.chroma.codec import USER_PREFIX, version_from_record
-from langgraph_memory.store.chroma.collection_io import cosines, fetch, nearest_ids, stored_vectors
+from langgraph_memory.store.chroma import (
+    USER_PREFIX,
+    cosines,
+    fetch,
+    layout,
+    nearest_ids,
+    stored_vectors,
+    version_from_record,
+)
 from langgraph_memory.store.engine.core import StoreCore
 from langgraph_memory.store.lexical import LexicalIndex, query_of
 

@@ -49,10 +49,19 @@ from langgraph_memory.scope import (
     ScopeKind,
     check_scope_kind,
 )
-from langgraph_memory.store.chroma import decision_log, layout
-from langgraph_memory.store.chroma.codec import CHAIN_KEY
-from langgraph_memory.store.chroma.collection_io import fetch, free_ids, insert, max_batch
-from langgraph_memory.store.chroma.door import MissingCollectionError, RawClient
+from langgraph_memory.store.chroma import (
+    CHAIN_KEY,
+    MissingCollectionError,
+    RawClient,
+    append_decisions,
+    fetch,
+    free_ids,
+    insert,
+    layout,
+    log_id,
+    max_batch,
+    read_decisions,
+)
 from langgraph_memory.store.engine import dependents
 from langgraph_memory.store.engine.engine import Engine, open_engine
 from langgraph_memory.store.engine.scope_locks import CrossProcessLocks
@@ -479,20 +488,18 @@ class StoreCore:
     ) -> list[Decision]:
         """Log decisions; each gets an id and, unless it has one, ``created_at = when``."""
         logged = [
-            d.with_(
-                id=d.id or decision_log.log_id(), created_at=utc(d.created_at or when, "created_at")
-            )
+            d.with_(id=d.id or log_id(), created_at=utc(d.created_at or when, "created_at"))
             for d in decisions
         ]
         if logged:
             with self.writing(scope):
-                decision_log.append(self.writable(scope).log, logged, max_batch(self.engine.client))
+                append_decisions(self.writable(scope).log, logged, max_batch(self.engine.client))
         return logged
 
     def read_log(self, scope: Scope, where: dict[str, Any] | None = None) -> list[Decision]:
         """The scope's logged decisions matching ``where``, oldest first."""
         cols = self.collections(scope)
-        return [] if cols is None else decision_log.read(cols.log, where)
+        return [] if cols is None else read_decisions(cols.log, where)
 
 
 def fresh_method(method: _F) -> _F:

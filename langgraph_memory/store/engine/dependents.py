@@ -26,8 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from langgraph_memory.records import Decision, DecisionOp, Kind
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma.collection_io import fetch
-from langgraph_memory.store.chroma.door import VectorCollection
+from langgraph_memory.store.chroma import VectorCollection, fetch
 from langgraph_memory.store.version import Version
 
 __all__ = ["REFLECTIONS", "archive_decisions", "resting_on"]

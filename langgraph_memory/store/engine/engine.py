@@ -52,12 +52,20 @@ from langgraph_memory.errors import (
 )
 from langgraph_memory.records import Scalar
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma import compaction, door, formats, layout, migrations
+from langgraph_memory.store.chroma import (
+    DirectoryLock,
+    RawClient,
+    VectorClient,
+    VectorCollection,
+    compaction,
+    door,
+    finish_interrupted_moves,
+    formats,
+    layout,
+    migrations,
+    to_epoch,
+)
 from langgraph_memory.store.chroma import internals as chroma_internals
-from langgraph_memory.store.chroma.codec import to_epoch
-from langgraph_memory.store.chroma.collection_io import finish_interrupted_moves
-from langgraph_memory.store.chroma.directory_lock import DirectoryLock
-from langgraph_memory.store.chroma.door import RawClient, VectorClient, VectorCollection
 from langgraph_memory.store.engine.access_log import AccessLog
 from langgraph_memory.store.engine.field_cache import FieldCache
 from langgraph_memory.store.engine.rule_cache import RuleCache
@@ -225,7 +233,7 @@ class Engine:
             client, exclusive=path is not None, names=(layout.REGISTRY, layout.REVIEWS)
         )
         # Of this release's format, or migrated to it, or refused (see ``migrations``).
-        self.registry: VectorCollection = migrations.open_registry(client, where)
+        self.registry: VectorCollection = migrations.open_current_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
         self.lexicon = Lexicon(path)
         #: The scopes' rules, read once per change (``rules``).

@@ -22,8 +22,7 @@ import threading
 
 from langgraph_memory.records import Kind, Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma import layout
-from langgraph_memory.store.chroma.collection_io import fetch
+from langgraph_memory.store.chroma import ScopeCollections, fetch
 
 __all__ = ["RuleCache", "read_rules"]
 
@@ -61,7 +60,7 @@ class RuleCache:
             self._held.pop(scope, None)
 
 
-def read_rules(cols: layout.ScopeCollections, scope: Scope) -> tuple[Memory, ...]:
+def read_rules(cols: ScopeCollections, scope: Scope) -> tuple[Memory, ...]:
     """The scope's active rules, read from Chroma (the collection ``cols.active``):
     pinned first, then the most recent first."""
     found = [v.memory for v in fetch(cols.active, scope, where={"kind": Kind.PROCEDURAL.value})]

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.store.chroma.compaction import SQLITE_FILE
+from langgraph_memory.store.chroma import SQLITE_FILE
 from langgraph_memory.store.lexical.postings import K1, Postings
 
 __all__ = [

@@ -47,10 +47,14 @@ import numpy as np
 
 from langgraph_memory.records import Kind, Memory
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma import layout
-from langgraph_memory.store.chroma.codec import version_metadata
-from langgraph_memory.store.chroma.collection_io import chunks, fetch
-from langgraph_memory.store.chroma.door import VectorCollection
+from langgraph_memory.store.chroma import (
+    ScopeCollections,
+    VectorCollection,
+    chunks,
+    fetch,
+    scope_hash,
+    version_metadata,
+)
 from langgraph_memory.store.lexical.index import SCHEMA, Entry, LexicalIndex, erase
 from langgraph_memory.store.version import Version
 from langgraph_memory.text import date_words, tokenize
@@ -122,7 +126,7 @@ class Lexicon:
     def _file(self, scope: Scope) -> Path | None:
         if self.directory is None:
             return None
-        return self.directory / INDEX_DIR / f"{layout.scope_hash(scope)}.sqlite3"
+        return self.directory / INDEX_DIR / f"{scope_hash(scope)}.sqlite3"
 
     def _open(self, scope: Scope) -> LexicalIndex:
         path = self._file(scope)
@@ -165,7 +169,7 @@ class Lexicon:
 
     def written(
         self,
-        cols: layout.ScopeCollections,
+        cols: ScopeCollections,
         registry: VectorCollection,
         added: Sequence[Version],
         removed: Sequence[str],
@@ -256,7 +260,7 @@ class Lexicon:
 
     def search(
         self,
-        cols: layout.ScopeCollections,
+        cols: ScopeCollections,
         registry: VectorCollection,
         terms: Sequence[str],
         k: int,
@@ -267,16 +271,14 @@ class Lexicon:
             return index.search(terms, k)
 
     def shares(
-        self, cols: layout.ScopeCollections, registry: VectorCollection, terms: Sequence[str]
+        self, cols: ScopeCollections, registry: VectorCollection, terms: Sequence[str]
     ) -> dict[str, float]:
         """The share of the scope's active memories indexed under each term."""
         with self.ready(cols, registry) as index:
             return index.shares(terms)
 
     @contextlib.contextmanager
-    def ready(
-        self, cols: layout.ScopeCollections, registry: VectorCollection
-    ) -> Iterator[LexicalIndex]:
+    def ready(self, cols: ScopeCollections, registry: VectorCollection) -> Iterator[LexicalIndex]:
         """The scope's index, brought in step with the collection if it may not be
         (one comparison for every lookup made with it)."""
         seen = self._stamps(registry, cols.scope) if self.shared else None
@@ -287,7 +289,7 @@ class Lexicon:
                     slot.synced, slot.seen = True, seen
             yield slot.index
 
-    def _sync(self, cols: layout.ScopeCollections, index: LexicalIndex) -> None:
+    def _sync(self, cols: ScopeCollections, index: LexicalIndex) -> None:
         """Make the index hold the collection's active ids: fetch the missing, drop
         the extra. Called with the index's lock held, so a write of this process
         cannot land between the comparison and its repair."""
@@ -315,7 +317,7 @@ class Lexicon:
 
     def _stamps(self, registry: VectorCollection, scope: Scope) -> dict[str, Any]:
         """Other processes' stamps on the scope's registry record (empty when none)."""
-        found = registry.read(ids=[layout.scope_hash(scope)], include=["metadatas"])
+        found = registry.read(ids=[scope_hash(scope)], include=["metadatas"])
         metas = found["metadatas"] or []
         meta = (metas[0] if metas else None) or {}
         return {k: v for k, v in meta.items() if k.startswith(STAMP_PREFIX) and k != self.stamp_key}
@@ -332,7 +334,7 @@ class Lexicon:
             if prune:  # keys of processes that stopped writing a day ago and more
                 old = self._stamps(registry, scope)
                 update.update({k: None for k, v in old.items() if float(v) < now - STAMP_MAX_AGE_S})
-            registry.patch([layout.scope_hash(scope)], [update])
+            registry.patch([scope_hash(scope)], [update])
         except Exception as exc:  # the write is done; other processes see it on their next
             # comparison (a later write's stamp, or their first use of the scope)
             log.warning(

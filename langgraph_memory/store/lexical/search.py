@@ -20,9 +20,7 @@ from typing import Any, Protocol
 from langgraph_memory.checks import check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.scope import Scope
-from langgraph_memory.store.chroma import layout
-from langgraph_memory.store.chroma.collection_io import fetch
-from langgraph_memory.store.chroma.door import VectorCollection
+from langgraph_memory.store.chroma import ScopeCollections, VectorCollection, fetch
 from langgraph_memory.store.lexical.indexes import Lexicon
 from langgraph_memory.store.version import Hit
 from langgraph_memory.text import tokenize
@@ -44,9 +42,7 @@ class StoreCoreLike(Protocol):
     @property
     def engine(self) -> _EngineLike: ...
     def live(self) -> _EngineLike: ...
-    def collections(
-        self, scope: Scope, *, create: bool = False
-    ) -> layout.ScopeCollections | None: ...
+    def collections(self, scope: Scope, *, create: bool = False) -> ScopeCollections | None: ...
 
 
 _ID = re.compile(r"^[0-9a-f]{8}$")

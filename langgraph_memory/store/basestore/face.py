@@ -1,0 +1,281 @@
+"""The LangGraph ``BaseStore`` methods of MemoryStore: LangGraph's calls in, one
+batch of ops out.
+
+``MemoryStore`` is a ``BaseStoreFace``: every BaseStore method LangGraph or a
+user calls (``get``, ``put``, ``search``, ``delete``, ``list_namespaces`` and
+their async twins) checks its namespace with LangGraph's rules, raising
+``InvalidStoreNamespaceError`` (LangGraph's error and the kit's), and reaches
+``batch``, which runs the ops (``ops.run_ops``). Single async calls made at once
+run together as one batch (``async_batches``). The memory methods of the store
+are ``memory_store``'s; both faces share the store's core (``engine/core.py``).
+
+>>> import tempfile
+>>> from langchain_core.embeddings import DeterministicFakeEmbedding
+>>> from langgraph_memory.store import MemoryStore
+>>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+>>> isinstance(s, BaseStoreFace)
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from typing import Any, Literal
+
+from langgraph.store.base import (
+    NOT_PROVIDED,
+    BaseStore,
+    Item,
+    NamespacePath,
+    NotProvided,
+    Op,
+    Result,
+    SearchItem,
+)
+
+from langgraph_memory.errors import InvalidTypeError
+from langgraph_memory.store.basestore.async_batches import OpGatherer
+from langgraph_memory.store.basestore.namespaces import langgraph_namespace_errors, namespace_tuple
+from langgraph_memory.store.basestore.ops import check_ops, run_ops
+from langgraph_memory.store.engine import StoreCore, fresh_method
+
+__all__ = ["BaseStoreFace"]
+
+
+class BaseStoreFace(BaseStore):
+    """LangGraph's ``BaseStore`` methods on the store's core: what ``MemoryStore``
+    inherits for LangGraph (its own methods are the memory face)."""
+
+    #: What a subclass sets up: the core and the indexed fields.
+    _core: StoreCore
+    _fields: tuple[str, ...] | None
+
+    def _gatherer(self) -> OpGatherer[Op]:
+        """This object's gatherer of single async calls, made on first use: a view
+        copied from a store (``MemoryStore.admin``) makes its own, since the
+        store's would run the view's calls as the store."""
+        held = self.__dict__.get("_gathered")
+        if held is None or held[0] != id(self):
+            held = (id(self), OpGatherer(self._run_gathered, check=self._check_op))
+            self.__dict__["_gathered"] = held
+        gatherer: OpGatherer[Op] = held[1]
+        return gatherer
+
+    @fresh_method
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run LangGraph store operations (see ``basestore``). A namespace that
+        LangGraph's stores refuse raises ``InvalidStoreNamespaceError`` (LangGraph's
+        ``InvalidNamespaceError`` too), and nothing of the batch is written."""
+        return run_ops(self._core, _op_list(ops), fields=self._fields)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Async ``batch``: the same code, run in a worker thread. The single async
+        calls (``aget``, ``aput``, ``asearch``, ``adelete``, ``alist_namespaces``) made
+        at once run together, as one batch (see ``async_batches``); a batch sent here
+        runs as it was sent."""
+        listed = _op_list(ops)
+        if len(listed) == 1 and _SINGLE_CALL.get():
+            return [await self._gatherer().submit(listed[0])]
+        return await asyncio.to_thread(self.batch, listed)
+
+    async def _run_gathered(self, ops: list[Op]) -> list[Result]:
+        return await asyncio.to_thread(self.batch, ops)
+
+    def _check_op(self, op: Op) -> None:
+        check_ops(self._core, [op], fields=self._fields)
+
+    # BaseStore's own methods check namespaces with LangGraph's rules before they
+    # reach batch, and raise LangGraph's error; each runs here as written, and what
+    # it refuses raises InvalidStoreNamespaceError, which is LangGraph's error and ours.
+
+    def get(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        """BaseStore's ``get``: the item under ``key`` (see ``basestore``), or None.
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.get(("user", "a"), "food") is None
+        True
+        """
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors():
+            return super().get(namespace, key, refresh_ttl=refresh_ttl)
+
+    async def aget(
+        self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None
+    ) -> Item | None:
+        """BaseStore's ``aget``: async :meth:`get`."""
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors(), _single_call():
+            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+
+    def search(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+    ) -> list[SearchItem]:
+        """BaseStore's ``search``: items under ``namespace_prefix`` (see ``basestore``)."""
+        namespace_prefix = namespace_tuple(namespace_prefix, "namespace_prefix")
+        with langgraph_namespace_errors():
+            return super().search(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+
+    async def asearch(
+        self,
+        namespace_prefix: tuple[str, ...],
+        /,
+        *,
+        query: str | None = None,
+        filter: dict[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        refresh_ttl: bool | None = None,
+    ) -> list[SearchItem]:
+        """BaseStore's ``asearch``: async :meth:`search`."""
+        namespace_prefix = namespace_tuple(namespace_prefix, "namespace_prefix")
+        with langgraph_namespace_errors(), _single_call():
+            return await super().asearch(
+                namespace_prefix,
+                query=query,
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                refresh_ttl=refresh_ttl,
+            )
+
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """BaseStore's ``put``: add or update the item under ``key`` (see ``basestore``).
+
+        >>> import tempfile
+        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+        >>> from langgraph_memory.store import MemoryStore
+        >>> from langgraph.store.base import InvalidNamespaceError
+        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+        >>> s.put(("user", "a"), "food", {"text": "Likes ramen."})
+        >>> try:
+        ...     s.put(("user", "a.b"), "food", {"text": "Likes ramen."})
+        ... except InvalidNamespaceError as exc:  # what code for any LangGraph store catches
+        ...     print(type(exc).__name__)
+        InvalidStoreNamespaceError
+        """
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors():
+            super().put(namespace, key, value, index, ttl=ttl)
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """BaseStore's ``aput``: async :meth:`put`."""
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors(), _single_call():
+            await super().aput(namespace, key, value, index, ttl=ttl)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """BaseStore's ``delete``: archive the item under ``key`` (it stays in history)."""
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors():
+            super().delete(namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """BaseStore's ``adelete``: async :meth:`delete`."""
+        namespace = namespace_tuple(namespace)
+        with langgraph_namespace_errors(), _single_call():
+            await super().adelete(namespace, key)
+
+    def list_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """BaseStore's ``list_namespaces``: the namespaces that hold data (see ``basestore``)."""
+        prefix, suffix = _paths(prefix, suffix)
+        with langgraph_namespace_errors():
+            return super().list_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
+
+    async def alist_namespaces(
+        self,
+        *,
+        prefix: NamespacePath | None = None,
+        suffix: NamespacePath | None = None,
+        max_depth: int | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[tuple[str, ...]]:
+        """BaseStore's ``alist_namespaces``: async :meth:`list_namespaces`."""
+        prefix, suffix = _paths(prefix, suffix)
+        with langgraph_namespace_errors(), _single_call():
+            return await super().alist_namespaces(
+                prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
+            )
+
+
+#: Set while one of the BaseStore face's single async calls runs: the one op that
+#: BaseStore's method then sends to ``abatch`` is gathered with the others made at once.
+_SINGLE_CALL: ContextVar[bool] = ContextVar("langgraph_memory_single_call", default=False)
+
+
+@contextlib.contextmanager
+def _single_call() -> Iterator[None]:
+    token = _SINGLE_CALL.set(True)
+    try:
+        yield
+    finally:
+        _SINGLE_CALL.reset(token)
+
+
+def _op_list(ops: Iterable[Op]) -> list[Op]:
+    """``ops`` as a list, or an error that says what batch() takes."""
+    if not isinstance(ops, Iterable):
+        raise InvalidTypeError(
+            f"batch() takes a list of LangGraph store ops (GetOp, PutOp ...), "
+            f"got {type(ops).__name__}: {ops!r}"
+        )
+    return list(ops)
+
+
+def _paths(
+    prefix: NamespacePath | None, suffix: NamespacePath | None
+) -> tuple[NamespacePath | None, NamespacePath | None]:
+    """``list_namespaces``' prefix and suffix: each a tuple (a list made one), or None."""
+    return (
+        None if prefix is None else namespace_tuple(prefix, "prefix"),
+        None if suffix is None else namespace_tuple(suffix, "suffix"),
+    )
