@@ -303,7 +303,7 @@ class Prepared:
 def _lexical_ids(store: MemoryStore, scope: Scope, question: str) -> list[str]:
     """The candidate ids the read's lexical side finds (lookup + pinned), as
     ``store/engine/candidates.py`` does it (the question's terms as ``lexical.query_of`` makes
-    them; real questions name no memory id). The internals handle has no lookup that
+    them; real questions name no memory id). ``internals(store)`` has no lookup that
     skips the records (``keyword`` reads them), so this reaches the read's own index
     through the store's core: the one private reach of this benchmark."""
     core = internals(store)._core

@@ -83,10 +83,9 @@ def _room(module: str) -> str:
 
 
 def floors() -> dict[str, int]:
-    """docs/architecture.md's floors table: each room's floor."""
-    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    """docs/architecture.md's floors table (its "Floors" section): each room's floor."""
     found = {}
-    for line in doc.splitlines():
+    for line in _section("Floors").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 3 and cells[0].isdigit():
             for room in cells[1].split(","):

@@ -1,12 +1,13 @@
-"""The store's internals handle: what the package's own read and write paths need of the
-engine under a ``MemoryStore``, and what the store's users do not.
+"""The store's internals (``internals(store)``): what the package's own read and
+write paths need of the engine under a ``MemoryStore``, and what the store's users
+do not.
 
 ``MemoryStore`` is the user's face (add, get, retrieve through ``read.retrieve``,
 archive, purge, export ...). Beneath it the read path needs candidates from the
 dense and the lexical index, the records of the ones it keeps, and a write of when
 they were read; the write path needs the scope's lock and generation, the memories
 similar to a fact, the query vector computed once, and the decision log. They are
-here, on one handle that ``internals(store)`` returns, so that none of them widens
+here, on the ``Internals`` that ``internals(store)`` returns, so that none of them widens
 the store's face. Lifecycle jobs, the CLI and the benchmarks' ablations (dense
 alone, BM25 alone) use it too; it follows the store's releases but promises less:
 a method may change when the read or write path needs it to.
@@ -62,7 +63,7 @@ __all__ = ["Internals"]
 
 
 class Internals:
-    """The engine handle of one ``MemoryStore`` (see the module's docstring);
+    """The internals of one ``MemoryStore`` (see the module's docstring);
     ``internals(store)`` gives it. It shares the store's core: closing the store
     closes it, and an admin view's handle writes as an admin.
     """

@@ -1138,12 +1138,12 @@ def _check_embeddings(embeddings: object) -> None:
 
 
 def internals(store: MemoryStore) -> Internals:
-    """The engine handle under ``store`` that the read and write paths use (see
+    """The internals under ``store`` that the read and write paths use (see
     ``store/internals_face.py``): dense and keyword searches apart, vectors, the scope's
     lock and generation, the decision log's writer.
 
     Args:
-        store: the store whose engine handle is wanted.
+        store: the store whose internals are wanted.
 
     Returns:
         The store's ``Internals``.

@@ -434,6 +434,21 @@ class Reviews:
         proposing again while it is pending returns the same review. See
         ``store/reviews.py``.
 
+        Args:
+            from_scope: the scope the memory is in (a ``Scope`` or ``"user:alice"``).
+            memory_id: the id of an active fact of ``from_scope`` (not an episode).
+            to_scope: the wider scope to copy it into.
+            note: why, kept with the review and in the log.
+            now: when it is proposed (default: now; timezone-aware).
+
+        Returns:
+            The pending ``Review`` (the one already pending, when proposed again).
+
+        Raises:
+            InvalidArgumentError: ``to_scope`` is not wider than ``from_scope``.
+            MemoryNotFoundError: no active memory ``memory_id`` in ``from_scope``.
+            InvalidMemoryError: the memory is an episode (only facts are proposed).
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.store import MemoryStore
@@ -467,6 +482,21 @@ class Reviews:
         scope, says something else, or was never proposed there (a crafted
         import's); rejecting it retires it without logging in either scope.
 
+        Args:
+            review_id: the id of a pending review.
+            reason: why, kept with the review and in both scopes' logs.
+            now: when it is decided (default: now; timezone-aware).
+
+        Returns:
+            The approved ``Review``; its ``result_id`` is the copy's id.
+
+        Raises:
+            ReviewNotFoundError: no review ``review_id``.
+            ReviewDecidedError: it was approved or rejected already.
+            AdminRequiredError: its target is an org scope and this is no admin view.
+            MemoryArchivedError: the proposed version closed since; reject it.
+            ReviewInvalidError: a review the store cannot vouch for.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.store import MemoryStore
@@ -486,6 +516,19 @@ class Reviews:
     ) -> Review:
         """Reject a pending review: nothing is copied; the decision (and ``reason``)
         is logged in both scopes. An org target needs an admin view.
+
+        Args:
+            review_id: the id of a pending review.
+            reason: why, kept with the review and in both scopes' logs.
+            now: when it is decided (default: now; timezone-aware).
+
+        Returns:
+            The rejected ``Review``.
+
+        Raises:
+            ReviewNotFoundError: no review ``review_id``.
+            ReviewDecidedError: it was approved or rejected already.
+            AdminRequiredError: its target is an org scope and this is no admin view.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
@@ -511,6 +554,18 @@ class Reviews:
         """The reviews into ``to_scope`` (None: any), with ``status`` ("pending",
         "approved", "rejected"; None: any), optionally only from ``from_scope``,
         oldest first.
+
+        Args:
+            to_scope: only the reviews into this scope (None: into any).
+            status: ``"pending"`` (the default), ``"approved"``, ``"rejected"``, a
+                ``ReviewStatus``, or None for any.
+            from_scope: only the reviews proposed from this scope (None: from any).
+
+        Returns:
+            The reviews, oldest first.
+
+        Raises:
+            InvalidArgumentError: ``status`` is none of those.
 
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding

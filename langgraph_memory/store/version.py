@@ -32,6 +32,10 @@ class Hit:
     For ``nearest`` the score is the cosine similarity; for ``keyword`` its
     BM25 divided by the most the query's terms could score (1.0 for a memory
     named by its id). Both lie in [0, 1] for the normalised vectors the store uses.
+
+    Args:
+        memory: the memory found.
+        score: how well it matched (higher is better).
     """
 
     memory: Memory

@@ -268,6 +268,12 @@ class TTL:
         """Archive every BaseStore item whose TTL ran out (see ``store/basestore/ttl.py``);
         returns how many. Each closes at its expiry time and stays in ``history``.
 
+        Args:
+            now: the time to sweep at (default: now; timezone-aware).
+
+        Returns:
+            How many items were archived.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.store import MemoryStore
@@ -283,6 +289,13 @@ class TTL:
         TTLConfig's, else 5) in a daemon thread, until :meth:`stop` or the store's
         ``close()``. The future resolves when the thread ends.
 
+        Args:
+            sweep_interval_minutes: minutes between sweeps (None: the store's
+                ``TTLConfig``'s ``sweep_interval_minutes``, else 5).
+
+        Returns:
+            A future that resolves when the sweeper thread ends.
+
         >>> import tempfile
         >>> from langchain_core.embeddings import DeterministicFakeEmbedding
         >>> from langgraph_memory.store import MemoryStore
@@ -295,5 +308,12 @@ class TTL:
         return self.sweeper.start(sweep_interval_minutes or configured or DEFAULT_SWEEP_MINUTES)
 
     def stop(self, timeout: float | None = None) -> bool:
-        """Stop the sweeper thread; True once it has ended (see :meth:`start`)."""
+        """Stop the sweeper thread (see :meth:`start`).
+
+        Args:
+            timeout: seconds to wait for it to end (None: as long as it takes).
+
+        Returns:
+            True once it has ended; False when ``timeout`` ran out first.
+        """
         return self.sweeper.stop(check_seconds(timeout))
