@@ -349,6 +349,30 @@ def test_without_a_store_the_middleware_says_what_to_pass(store: MemoryStore) ->
 
 
 @needs_langchain
+def test_a_store_passed_in_is_where_the_turn_is_written_too(
+    store: MemoryStore, tmp_path: Path, embedder: Embeddings, offline: None
+) -> None:
+    """MemoryMiddleware(store=X) and memory_hooks(store=X) without a writer read X and
+    write X, whatever store the agent has (before, the turn went to the agent's)."""
+    with MemoryStore(tmp_path / "agent's", embeddings=embedder) as agents:
+        agent = create_agent(
+            ScriptedChatModel(default="Noted."),
+            middleware=[MemoryMiddleware(store=store, model=RulesModel())],
+            context_schema=Ctx,
+            store=agents,
+        )
+        agent.invoke({"messages": [("user", "I live in Pune.")]}, context=Ctx("alice"))
+        chat = ScriptedChatModel(default="Noted.")
+        hooks = memory_hooks(store=store, model=RulesModel())
+        react_agent(chat, agents, context_schema=Ctx, **hooks).invoke(
+            {"messages": [("user", "I'm vegan. Where do I live?")]}, context=Ctx("alice")
+        )
+        assert "User lives in Pune." in system_of(chat.prompts[-1]), "read from store="
+        assert facts(store, "user:alice") == ["User is vegan.", "User lives in Pune."]
+        assert agents.scopes() == [], "nothing went to the agent's own store"
+
+
+@needs_langchain
 def test_deferred_writes_go_to_the_background_writer(store: MemoryStore) -> None:
     with BackgroundWriter(rules_writer(store), workers=1) as background:
         agent = create_agent(

@@ -75,12 +75,12 @@ def memory_hooks(
     ``create_react_agent``, with the arguments of ``MemoryMiddleware``.
 
     Args:
-        store: where memories are read; None: the writer's store, else the agent's
-            own (``create_react_agent(..., store=...)``).
+        store: where memories are read and, without ``writer``, written; None: the
+            writer's store, else the agent's own (``create_react_agent(..., store=...)``).
         writer: a ``MemoryWriter`` (``write="inline"``) or a ``BackgroundWriter``
             (``write="deferred"``; you flush and close it). None: a
-            ``MemoryWriter`` on the agent's own store (not on ``store``), made at
-            the first turn, with ``model``.
+            ``MemoryWriter`` on ``store`` with ``model``, made here; without
+            ``store``, on the agent's own store, made at the first turn.
         model: the write path's model, for the writer made here: a LangChain chat
             model, a ``MemoryModel`` or ``"provider:model"``; None: the
             environment's, else the offline rules model. Not with ``writer``.

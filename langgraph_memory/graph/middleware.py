@@ -91,12 +91,12 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
     extractive) once they are written (see ``memory_window_node``).
 
     Args:
-        store: where memories are read; None: the writer's store, else the agent's
-            own (``create_agent(..., store=...)``).
+        store: where memories are read and, without ``writer``, written; None: the
+            writer's store, else the agent's own (``create_agent(..., store=...)``).
         writer: a ``MemoryWriter`` (``write="inline"``, the default) or a
             ``BackgroundWriter`` you flush and close (``write="deferred"``). None:
-            a ``MemoryWriter`` on the agent's own store (not on ``store``), made at
-            the first turn, with ``model``.
+            a ``MemoryWriter`` on ``store`` with ``model``, made here; without
+            ``store``, on the agent's own store, made at the first turn.
         model: the write path's model, for the writer made here: a LangChain chat
             model, a ``MemoryModel`` or ``"provider:model"``; None: the
             environment's, else the offline rules model. Not with ``writer``.

@@ -251,8 +251,9 @@ def reader_and_writer(
     **retrieve_options: Any,
 ) -> tuple[MemoryReader, TurnWriter]:
     """Both steps for one owner (middleware, hooks): reading from ``store``, else the
-    writer's, else the graph's; writing through ``writer``, else one on the graph's
-    with ``model``.
+    writer's, else the graph's; writing through ``writer``, else one on ``store`` (or,
+    without it, on the graph's) with ``model``, so that a turn is written where it is
+    read.
     A ``BackgroundWriter`` is also what reads wait for (``wait_for_writes``, which
     may come in ``retrieve_options``).
 
@@ -262,8 +263,10 @@ def reader_and_writer(
     ...
     langgraph_memory.errors.InvalidArgumentError: me has no store: ...
     """
-    write_turn = TurnWriter(writer, scope=scope, write=write, who=who, model=model)
+    check_write_timing(write, writer)
     read_store = store if store is not None else store_of(writer)
     writes = writer if isinstance(writer, PendingWrites) else None
     read = MemoryReader(read_store, scope=scope, k=k, who=who, writes=writes, **retrieve_options)
-    return read, write_turn
+    if writer is None and store is not None and write == "inline":
+        writer, model = MemoryWriter(store, model=model), None  # checked as the reader's
+    return read, TurnWriter(writer, scope=scope, write=write, who=who, model=model)

@@ -5,8 +5,10 @@ the gate, lexical indexes); ``core`` is what both faces share (embedder, writes
 under a scope's lock, version chains); ``scope_locks`` and ``shared_queue`` are the
 locks and the Postgres queue processes share; ``access_log``, ``field_cache`` and
 ``rule_cache`` are what the engine keeps in memory between calls; ``candidates``
-gathers a read's candidates; ``dependents`` archives reflections whose sources
-closed; ``building`` makes memory versions from a caller's arguments.
+gathers a read's candidates; ``searches`` and ``coordination`` are what
+``internals(store)`` gives the read path and the writers; ``dependents``
+archives reflections whose sources closed; ``building`` makes memory versions
+from a caller's arguments.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from langgraph_memory.store.engine.candidates import every_version as every_version
     from langgraph_memory.store.engine.candidates import gather as gather
     from langgraph_memory.store.engine.candidates import records as records
+    from langgraph_memory.store.engine.coordination import Coordination as Coordination
     from langgraph_memory.store.engine.core import StoreCore as StoreCore
     from langgraph_memory.store.engine.core import fresh_method as fresh_method
     from langgraph_memory.store.engine.core import read_method as read_method
@@ -35,11 +38,14 @@ if TYPE_CHECKING:
     from langgraph_memory.store.engine.field_cache import FieldCache as FieldCache
     from langgraph_memory.store.engine.scope_locks import CrossProcessLocks as CrossProcessLocks
     from langgraph_memory.store.engine.scope_locks import ScopeLock as ScopeLock
+    from langgraph_memory.store.engine.searches import Searches as Searches
     from langgraph_memory.store.engine.shared_queue import SharedQueue as SharedQueue
 
 #: Where each name the other rooms use lives: loaded on first use (PEP 562), so that
 #: importing one module of the room loads no other.
 _LAZY = {
+    "Coordination": "langgraph_memory.store.engine.coordination",
+    "Searches": "langgraph_memory.store.engine.searches",
     "AccessLog": "langgraph_memory.store.engine.access_log",
     "Candidates": "langgraph_memory.store.engine.candidates",
     "Companion": "langgraph_memory.store.engine.engine",
