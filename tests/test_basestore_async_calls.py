@@ -1,6 +1,6 @@
 """The single async calls of the BaseStore face (``aget``, ``aput``, ``asearch``,
 ``adelete``, ``alist_namespaces``) made at once run as one batch, as in LangGraph's
-async stores (``store/basestore/async_batches.py``); each call still gets its own result, and a
+async stores (``store/basestore/face.py``); each call still gets its own result, and a
 bad call its own error."""
 
 from __future__ import annotations
@@ -210,7 +210,7 @@ def test_a_refused_write_fails_alone_and_a_batch_with_one_writes_nothing(
 
 
 def test_calls_waiting_on_a_drain_that_is_cancelled_are_cancelled_not_left_waiting() -> None:
-    from langgraph_memory.store.basestore.async_batches import OpGatherer
+    from langgraph_memory.store.basestore.face import OpGatherer
 
     started = asyncio.Event()
 

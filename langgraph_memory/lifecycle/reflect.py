@@ -25,7 +25,7 @@ conclusion it can check is stored as a memory of kind ``reflection``, source
   collections are created, and is not exported.)
 
 A reflection does not outlive what it rests on: archiving (or updating) a source
-archives it, purging one purges it (see ``store/engine/dependents.py``).
+archives it, purging one purges it (see ``store/engine/core.py``).
 
 >>> import tempfile
 >>> from datetime import datetime, timezone

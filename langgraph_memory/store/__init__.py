@@ -83,7 +83,7 @@ _LAZY = {
     "RawClient": "langgraph_memory.store.chroma.door",
     "chroma_server": "langgraph_memory.store.chroma.door",
     "TTL": "langgraph_memory.store.basestore.ttl",
-    "Candidates": "langgraph_memory.store.engine.candidates",
+    "Candidates": "langgraph_memory.store.engine.searches",
     "Hit": "langgraph_memory.store.version",
     "Internals": "langgraph_memory.store.internals_face",
     "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",

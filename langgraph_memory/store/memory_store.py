@@ -642,7 +642,7 @@ class MemoryStore(BaseStoreFace):
         The closed version stays readable with ``get``, ``history`` and
         ``retrieve(..., as_of=...)``; ``purge`` is the hard delete. Reflections
         resting on it are archived with it, the reason logged (any version that
-        closes, by an update too, takes them along: see ``store/engine/dependents.py``).
+        closes, by an update too, takes them along: see ``store/engine/core.py``).
 
         Args:
             scope: the memory's scope: a ``Scope``, ``"kind:id"`` or a namespace

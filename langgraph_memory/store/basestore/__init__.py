@@ -3,7 +3,8 @@
 ``ops`` runs ``batch``'s ops (get, put, search, delete, list namespaces);
 ``namespaces`` holds the namespace checks and error; ``indexing`` reads
 ``IndexConfig``; ``ttl`` is LangGraph's TTL (the ``store.ttl`` sub-object);
-``async_batches`` gathers single async calls into one batch.
+``face`` is the BaseStore methods ``MemoryStore`` inherits, single async calls
+gathered into one batch.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from langgraph_memory.store.basestore.async_batches import OpGatherer as OpGatherer
+    from langgraph_memory.store.basestore.face import OpGatherer as OpGatherer
     from langgraph_memory.store.basestore.indexing import check_paths as check_paths
     from langgraph_memory.store.basestore.indexing import field_texts as field_texts
     from langgraph_memory.store.basestore.indexing import read_index as read_index
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 #: importing one module of the room loads no other.
 _LAZY = {
     "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",
-    "OpGatherer": "langgraph_memory.store.basestore.async_batches",
+    "OpGatherer": "langgraph_memory.store.basestore.face",
     "TTL": "langgraph_memory.store.basestore.ttl",
     "check_minutes": "langgraph_memory.store.basestore.ttl",
     "check_paths": "langgraph_memory.store.basestore.indexing",

@@ -6,7 +6,7 @@ user calls (``get``, ``put``, ``search``, ``delete``, ``list_namespaces`` and
 their async twins) checks its namespace with LangGraph's rules, raising
 ``InvalidStoreNamespaceError`` (LangGraph's error and the kit's), and reaches
 ``batch``, which runs the ops (``ops.run_ops``). Single async calls made at once
-run together as one batch (``async_batches``). The memory methods of the store
+run together as one batch (below). The memory methods of the store
 are ``memory_store``'s; both faces share the store's core (``engine/core.py``).
 
 >>> import tempfile
@@ -15,15 +15,35 @@ are ``memory_store``'s; both faces share the store's core (``engine/core.py``).
 >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
 >>> isinstance(s, BaseStoreFace)
 True
+
+**Single async calls in one batch.** LangGraph's async stores
+(``AsyncPostgresStore``, ``AsyncSqliteStore``, through ``AsyncBatchedBaseStore``)
+queue each ``aget``, ``aput``, ``asearch``, ``adelete`` and ``alist_namespaces`` and
+run every call queued in the same turn of the event loop as one ``abatch``. Without
+it, each call is a batch of its own: a worker thread, a Chroma write per put.
+LangGraph's own test of 6,000 such calls gathered at once
+(``test_large_batches_async``) took 237 s here; as a few batches it takes seconds.
+
+The same here, per event loop: the first call of a turn starts a drain task that runs
+when the turn's other calls have queued theirs, and runs them all in one batch; calls
+that arrive while that batch runs go in the next one, so a busy store runs fewer,
+fuller batches. A batch's reads see the store as it was before its writes, as in
+LangGraph's. Each call's op is checked before it is queued (``check``), so a bad op
+fails its own call alone; what fails the batch itself (a store or embedder that does
+not answer) fails every call in it. ``abatch`` itself is not queued: a batch runs as
+it was sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Iterator, Mapping
+import threading
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
 
 from langgraph.store.base import (
     NOT_PROVIDED,
@@ -37,12 +57,11 @@ from langgraph.store.base import (
 )
 
 from langgraph_memory.errors import InvalidTypeError
-from langgraph_memory.store.basestore.async_batches import OpGatherer
 from langgraph_memory.store.basestore.namespaces import langgraph_namespace_errors, namespace_tuple
 from langgraph_memory.store.basestore.ops import check_ops, run_ops
 from langgraph_memory.store.engine import StoreCore, fresh_method
 
-__all__ = ["BaseStoreFace"]
+__all__ = ["BaseStoreFace", "OpGatherer"]
 
 
 class BaseStoreFace(BaseStore):
@@ -74,7 +93,7 @@ class BaseStoreFace(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async ``batch``: the same code, run in a worker thread. The single async
         calls (``aget``, ``aput``, ``asearch``, ``adelete``, ``alist_namespaces``) made
-        at once run together, as one batch (see ``async_batches``); a batch sent here
+        at once run together, as one batch (see ``OpGatherer``); a batch sent here
         runs as it was sent."""
         listed = _op_list(ops)
         if len(listed) == 1 and _SINGLE_CALL.get():
@@ -279,3 +298,92 @@ def _paths(
         None if prefix is None else namespace_tuple(prefix, "prefix"),
         None if suffix is None else namespace_tuple(suffix, "suffix"),
     )
+
+
+# -- single async calls in one batch -----------------------------------------------------
+
+_Op = TypeVar("_Op")
+
+
+@dataclass
+class _Queue(Generic[_Op]):
+    """One event loop's calls waiting for the next batch."""
+
+    waiting: list[tuple[asyncio.Future[Any], _Op]] = field(default_factory=list)
+    #: The drain (held here: the loop keeps only a weak reference to a task); a new one
+    #: starts when it is done.
+    drain: asyncio.Task[None] | None = None
+
+
+class OpGatherer(Generic[_Op]):
+    """Runs the ops of concurrent ``submit`` calls of one event loop as one batch
+    (see the module). ``run`` takes the ops and returns a result per op, in order;
+    ``check`` raises for an op that cannot run, before it is queued.
+
+    >>> import asyncio
+    >>> async def run(ops):
+    ...     return [f"ran {op} with {len(ops) - 1} others" for op in ops]
+    >>> gather = OpGatherer(run, check=lambda op: None)
+    >>> async def main():
+    ...     return await asyncio.gather(gather.submit("a"), gather.submit("b"))
+    >>> asyncio.run(main())
+    ['ran a with 1 others', 'ran b with 1 others']
+    """
+
+    def __init__(
+        self,
+        run: Callable[[list[_Op]], Awaitable[Sequence[Any]]],
+        *,
+        check: Callable[[_Op], None],
+    ) -> None:
+        self._run = run
+        self._check = check
+        self._lock = threading.Lock()  # the map of loops: each loop's queue is its own
+        self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue[_Op]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def submit(self, op: _Op) -> Any:
+        """The result of ``op``, run in a batch with the ops submitted beside it."""
+        self._check(op)
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            queue = self._queues.get(loop)
+            if queue is None:
+                queue = self._queues[loop] = _Queue()
+        done: asyncio.Future[Any] = loop.create_future()
+        queue.waiting.append((done, op))
+        if queue.drain is None or queue.drain.done():
+            # A task, not a call now: it first runs when the calls started in this turn
+            # of the loop (an asyncio.gather's) have queued theirs.
+            queue.drain = loop.create_task(self._drain(queue))
+        return await done
+
+    async def _drain(self, queue: _Queue[_Op]) -> None:
+        calls: list[tuple[asyncio.Future[Any], _Op]] = []  # the batch running
+        try:
+            while queue.waiting:
+                taken, queue.waiting = queue.waiting, []
+                calls = [(done, op) for done, op in taken if not done.done()]  # not cancelled
+                if not calls:
+                    continue
+                try:
+                    results = await self._run([op for _, op in calls])
+                    # A wrong count of results is a ValueError here, given to every call.
+                    answered = list(zip(calls, results, strict=True))
+                except Exception as exc:  # every call of the batch gets what it raised
+                    for done, _ in calls:
+                        if not done.done():
+                            done.set_exception(exc)
+                else:
+                    for (done, _), result in answered:
+                        if not done.done():
+                            done.set_result(result)
+                calls = []
+        finally:
+            # Only when the drain itself was cancelled (the loop is closing): no call
+            # may wait for a batch that will not run, or will not report.
+            for done, _ in [*calls, *queue.waiting]:
+                if not done.done():
+                    done.cancel()
+            queue.waiting = []

@@ -34,8 +34,7 @@ from langgraph_memory.store.chroma.codec import (
     version_from_record,
     version_metadata,
 )
-from langgraph_memory.store.chroma.door import Field, VectorClient, VectorCollection
-from langgraph_memory.store.chroma.rebuild import PAGE
+from langgraph_memory.store.chroma.door import PAGE, Field, VectorClient, VectorCollection
 from langgraph_memory.store.version import Hit, Version
 
 _RECORD: list[Field] = ["documents", "metadatas"]
@@ -61,7 +60,7 @@ def fetch(
 ) -> list[Version]:
     """The records of ``collection`` (those with ``ids``, matching ``where``) as versions.
 
-    Read in pages of ``rebuild.PAGE``: Chroma refuses to read more than ~32k records in
+    Read in pages of ``door.PAGE``: Chroma refuses to read more than ~32k records in
     one call ("too many SQL variables"). One page (the common case) is one call.
     """
     include: list[Field] = _RECORD + (["embeddings"] if with_vector else [])

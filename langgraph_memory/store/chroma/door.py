@@ -53,6 +53,7 @@ from langgraph_memory.store.chroma import internals as chroma_internals
 
 __all__ = [
     "CHROMA_VERSION",
+    "PAGE",
     "Field",
     "MissingCollectionError",
     "NearField",
@@ -76,6 +77,9 @@ NearField = Literal["documents", "metadatas", "distances"]
 Where = Mapping[str, Any]
 #: The client a caller hands to ``MemoryStore(client=...)``.
 RawClient = ClientAPI
+#: Records read per call: Chroma's get of every record of a collection over ~32k records
+#: fails ("too many SQL variables"), so larger ones are read in pages.
+PAGE = 10_000
 #: The chromadb version installed (the store's format stamp records it).
 CHROMA_VERSION = str(chromadb.__version__)
 
@@ -567,9 +571,13 @@ def chroma_server(
     database: str | None = None,
 ) -> RawClient:
     """A client of a Chroma server (``chroma run``), as ``MemoryStore(client=...)``
-    takes it; a missing tenant or database raises ``MissingCollectionError``.
+    takes it; a missing tenant or database raises ``MissingCollectionError``, a
+    server that does not answer Chroma's ``ValueError``.
 
-    >>> chroma_server("127.0.0.1", 9)  # doctest: +SKIP
+    >>> chroma_server("127.0.0.1", 9)  # nothing listens on port 9
+    Traceback (most recent call last):
+    ...
+    ValueError: Could not connect to a Chroma server. Are you sure it is running?
     """
     kwargs: dict[str, Any] = {
         "host": host,

@@ -47,6 +47,7 @@ import numpy as np
 
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.store.chroma.door import (
+    PAGE,
     MissingCollectionError,
     VectorClient,
     VectorCollection,
@@ -58,11 +59,6 @@ _BATCH = 1000
 #: The suffixes of a rebuild's copy of ``<name>``: while it is made, and once it is whole.
 COPYING, COPIED = ".rebuilding", ".rebuilt"
 STAGING = (COPYING, COPIED)
-
-
-#: Records read per call: Chroma's get of every record of a collection over ~32k records
-#: fails ("too many SQL variables"), so larger ones are read in pages.
-PAGE = 10_000
 
 
 def read_all(collection: VectorCollection, page: int = PAGE) -> dict[str, list[Any]]:

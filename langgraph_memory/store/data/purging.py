@@ -35,7 +35,7 @@ from langgraph_memory.store.chroma import (
     reviews_involving,
 )
 from langgraph_memory.store.chroma import internals as chroma_internals
-from langgraph_memory.store.engine import Engine, dependents
+from langgraph_memory.store.engine import Engine, resting_on
 from langgraph_memory.store.version import Version
 
 __all__ = [
@@ -285,7 +285,7 @@ def purge_chains(
     An episode a purged version names in its ``sources`` (the user's words it
     was taken from) goes with it: a hard delete of a fact that left the words
     that said it would not erase it. So does every reflection resting on a
-    purged version (see ``dependents``), active or archived. Other memories that
+    purged version (see ``engine.core.resting_on``), active or archived. Other memories that
     cited a purged one lose that link. A decision goes when it created, changed
     or removed a purged version, when it belongs to the same turn as one that
     does and names no memory itself (a failed or rejected fact of that turn), or
@@ -300,7 +300,7 @@ def purge_chains(
         versions += _chains(cols, scope, sorted(cited))
     # A reflection drawn from a purged memory, archived or not, would keep what it said.
     gone = {v.memory.id for v in versions}
-    resting = {v.key for v in dependents.resting_on([cols.active, cols.history], scope, gone)}
+    resting = {v.key for v in resting_on([cols.active, cols.history], scope, gone)}
     if resting - set(keys):
         versions += _chains(cols, scope, sorted(resting - set(keys)))
         keys = sorted({*keys, *resting})

@@ -15,6 +15,18 @@ helpers it is built on.
 >>> core.embedder_name, len(core.embed(["Likes tea."])[0])
 ('langchain_core.embeddings.fake.DeterministicFakeEmbedding', 8)
 >>> core.close()
+
+**Reflections rest on other memories, and never outlive them.** A reflection (kind
+``reflection``) is a conclusion drawn from other memories; it names them in
+``sources``. When a version it rests on closes (archived, or replaced by an update)
+the conclusion may no longer hold: ``StoreCore.replace`` archives the reflection
+with it and logs why. When one is purged, the reflection is purged with it
+(``purging``): a conclusion drawn from erased words keeps what they said.
+Reflections resting on those reflections follow, in turn.
+
+Chroma cannot match part of a metadata string (``sources`` is comma-joined), so
+the scope's reflections are read, by kind, and matched here: one read per
+collection, of reflections only.
 """
 
 from __future__ import annotations
@@ -22,7 +34,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -40,7 +52,7 @@ from langgraph_memory.errors import (
     MemoryNotFoundError,
     StoreClosedError,
 )
-from langgraph_memory.records import Decision, Memory, utc
+from langgraph_memory.records import Decision, DecisionOp, Kind, Memory, utc
 from langgraph_memory.scope import (
     ADMIN_KINDS,
     NAMESPACE_KIND,
@@ -53,6 +65,7 @@ from langgraph_memory.store.chroma import (
     CHAIN_KEY,
     MissingCollectionError,
     RawClient,
+    VectorCollection,
     append_decisions,
     fetch,
     free_ids,
@@ -62,12 +75,18 @@ from langgraph_memory.store.chroma import (
     max_batch,
     read_decisions,
 )
-from langgraph_memory.store.engine import dependents
 from langgraph_memory.store.engine.engine import Engine, open_engine
 from langgraph_memory.store.engine.scope_locks import CrossProcessLocks
 from langgraph_memory.store.version import Version, unindexed_vector
 
-__all__ = ["StoreCore", "fresh_method", "read_method"]
+__all__ = [
+    "REFLECTIONS",
+    "StoreCore",
+    "archive_decisions",
+    "fresh_method",
+    "read_method",
+    "resting_on",
+]
 
 _T = TypeVar("_T")
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -376,7 +395,7 @@ class StoreCore:
         A crash in between leaves a record in both collections, which
         ``finish_interrupted_moves`` completes on the next open. Active
         reflections resting on a closed version are archived next, and the
-        reason logged (see ``dependents``): one more read, and three more writes
+        reason logged (see ``resting_on``): one more read, and three more writes
         when there are any.
         """
         for old, _ in pairs:
@@ -434,12 +453,12 @@ class StoreCore:
         when: datetime,
     ) -> None:
         """Archive the active reflections resting on the versions just closed, and
-        log why (see ``dependents``). One read of the scope's reflections."""
+        log why (see ``resting_on``). One read of the scope's reflections."""
         closed = {
             old.memory.id: "archived" if new is None else "replaced by an update"
             for old, new in pairs
         }
-        found = dependents.resting_on([cols.active], cols.scope, closed)
+        found = resting_on([cols.active], cols.scope, closed)
         if not found:
             return
         # Vectors go to history with the records: read them for these alone.
@@ -448,7 +467,7 @@ class StoreCore:
         # a version cannot close before it opens, and the source's archive must not fail.
         at = max([when, *(v.memory.created_at for v in resting)])
         self._move(cols, [(v, None) for v in resting], at)
-        self.append_log(cols.scope, dependents.archive_decisions(resting, closed), at)
+        self.append_log(cols.scope, archive_decisions(resting, closed), at)
 
     def add_active(self, cols: layout.ScopeCollections, versions: Sequence[Version]) -> None:
         """Write new active versions, and index them."""
@@ -527,3 +546,66 @@ def read_method(method: _F) -> _F:
             return method(self, *args, **kwargs)
 
     return fresh_method(cast(_F, run))
+
+
+# -- reflections and what they rest on ---------------------------------------------------
+
+#: A Chroma ``where`` clause that finds reflections.
+REFLECTIONS = {"kind": Kind.REFLECTION.value}
+
+
+def resting_on(
+    collections: Sequence[VectorCollection],
+    scope: Scope,
+    ids: Iterable[str],
+) -> list[Version]:
+    """The reflections in ``collections`` whose ``sources`` name any of ``ids``, and
+    the reflections resting on those in turn; each once, none of ``ids`` itself."""
+    gone = set(ids)
+    if not gone:
+        return []
+    pool = [v for c in collections for v in fetch(c, scope, where=REFLECTIONS)]
+    found: dict[str, Version] = {}
+    frontier = gone
+    while frontier:
+        step = [
+            v
+            for v in pool
+            if v.memory.id not in found
+            and v.memory.id not in gone
+            and frontier.intersection(v.memory.sources)
+        ]
+        found.update((v.memory.id, v) for v in step)
+        frontier = {v.memory.id for v in step}
+    return list(found.values())
+
+
+def archive_decisions(resting: Sequence[Version], closed: Mapping[str, str]) -> list[Decision]:
+    """One logged ``DELETE`` per reflection archived because what it rests on
+    closed; ``closed`` maps each closed id to how it closed ("archived",
+    "replaced by an update"). The note names the first source that closed, or the
+    reflection it rests on that went first.
+
+    >>> from datetime import datetime, timezone
+    >>> from langgraph_memory.records import Kind, Memory
+    >>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    >>> r = Memory(id="r1", text="User cares about health.", scope="user:a", created_at=t,
+    ...            kind=Kind.REFLECTION, sources=("f1", "f2"))
+    >>> [d.note for d in archive_decisions([Version(r, key="r1")], {"f2": "archived"})]
+    ['reflection archived: memory f2, which it rests on, was archived']
+    """
+    how = dict(closed)
+    for v in resting:
+        how.setdefault(v.memory.id, "archived with the memories it rests on")
+    out = []
+    for v in resting:
+        cause = next((s for s in v.memory.sources if s in how), None)
+        note = (
+            f"reflection archived: memory {cause}, which it rests on, was {how[cause]}"
+            if cause is not None
+            else "reflection archived: a memory it rests on was closed"
+        )
+        out.append(
+            Decision(op=DecisionOp.DELETE, fact=v.memory.text, target_id=v.memory.id, note=note)
+        )
+    return out

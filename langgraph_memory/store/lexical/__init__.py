@@ -11,7 +11,7 @@ The rest of the store uses it through the names below; the modules inside are it
 - ``search``: keyword search (:func:`search`, :func:`shares`) and a query's terms and
   named ids (:func:`query_of`).
 
-Fusing its finds with the dense index's is the read's candidates (``store/engine/candidates.py``).
+Fusing its finds with the dense index's is the read's candidates (``store/engine/searches.py``).
 """
 
 from langgraph_memory.store.lexical.index import (
