@@ -84,12 +84,19 @@ def _room(module: str) -> str:
 
 def floors() -> dict[str, int]:
     """docs/architecture.md's floors table (its "Floors" section): each room's floor."""
+    return floor_table("Floors")
+
+
+def floor_table(title: str) -> dict[str, int]:
+    """A floors table of docs/architecture.md, in the section ``title``: each room
+    (a store room's ``store/`` and ``/`` left out) and its floor."""
     found = {}
-    for line in _section("Floors").splitlines():
+    for line in _section(title).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 3 and cells[0].isdigit():
             for room in cells[1].split(","):
-                found[room.strip().strip("`")] = int(cells[0])
+                name = room.strip().strip("`").removeprefix("store/").strip("/")
+                found[name] = int(cells[0])
     return found
 
 
@@ -505,13 +512,7 @@ def _section(title: str) -> str:
 
 def store_floors() -> dict[str, int]:
     """docs/architecture.md's "The store's rooms" table: each store room's floor."""
-    found = {}
-    for line in _section("The store's rooms").splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 3 and cells[0].isdigit():
-            for room in cells[1].split(","):
-                found[room.strip().strip("`").removeprefix("store/").strip("/")] = int(cells[0])
-    return found
+    return floor_table("The store's rooms")
 
 
 def test_the_store_s_imports_go_down_its_floors() -> None:

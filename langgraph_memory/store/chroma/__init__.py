@@ -14,8 +14,9 @@ internals, behind a version check (``internals``).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from langgraph_memory.lazy import faces
 
 if TYPE_CHECKING:
     from langgraph_memory.store.chroma.codec import CHAIN_KEY as CHAIN_KEY
@@ -155,15 +156,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> object:
-    """Load a name's module on first use, then keep the name here."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = faces(__name__, _LAZY, globals())

@@ -291,6 +291,21 @@ def _vectors(vectors: Any) -> Any:
     return np.asarray(vectors, dtype=np.float32)
 
 
+def _records(
+    ids: Sequence[str],
+    vectors: Any,
+    documents: Sequence[str | None] | None,
+    metadatas: Sequence[Mapping[str, Any] | None] | None,
+) -> dict[str, Any]:
+    """A write's records as Chroma's ``add`` and ``upsert`` take them."""
+    return {
+        "ids": list(ids),
+        "embeddings": _vectors(vectors),
+        "documents": None if documents is None else list(documents),
+        "metadatas": None if metadatas is None else list(metadatas),
+    }
+
+
 class ChromaCollection:
     """``VectorCollection`` over a Chroma collection."""
 
@@ -369,12 +384,7 @@ class ChromaCollection:
         documents: Sequence[str | None] | None = None,
         metadatas: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> None:
-        self.chroma.add(
-            ids=list(ids),
-            embeddings=_vectors(vectors),
-            documents=cast(Any, None if documents is None else list(documents)),
-            metadatas=cast(Any, None if metadatas is None else list(metadatas)),
-        )
+        self.chroma.add(**_records(ids, vectors, documents, metadatas))
 
     @_gone("a write")
     def put(
@@ -384,12 +394,7 @@ class ChromaCollection:
         documents: Sequence[str | None] | None = None,
         metadatas: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> None:
-        self.chroma.upsert(
-            ids=list(ids),
-            embeddings=_vectors(vectors),
-            documents=cast(Any, None if documents is None else list(documents)),
-            metadatas=cast(Any, None if metadatas is None else list(metadatas)),
-        )
+        self.chroma.upsert(**_records(ids, vectors, documents, metadatas))
 
     @_gone("a metadata write")
     def patch(
