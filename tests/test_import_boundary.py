@@ -33,7 +33,8 @@ from langgraph_memory import (
 from langgraph_memory.cli import main
 from langgraph_memory.records import Memory, Review, ReviewStatus
 from langgraph_memory.store import internals, load_export
-from langgraph_memory.store import reviews as reviewing
+from langgraph_memory.store.chroma.door import client_of
+from langgraph_memory.store.chroma.review_records import save_reviews
 from langgraph_memory.write import RulesModel
 
 # Each case imports, approves and purges (a child process per purge): the slow tier.
@@ -295,7 +296,7 @@ def test_versions_and_turns_belong_to_the_scope(store: MemoryStore) -> None:
 def planted(store: MemoryStore, review: Review) -> None:
     """A review written straight into the store's reviews: what an older release's
     import let a crafted export leave behind."""
-    reviewing.save(internals(store).client, [review])
+    save_reviews(client_of(internals(store).client), [review])
 
 
 def forged(memory: Memory, to_scope: str, **fields: Any) -> Review:

@@ -22,11 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import chromadb
 import numpy as np
 import pytest
-from chromadb.api import ClientAPI
-from chromadb.config import Settings
 from conftest import PERTURB_ENV
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from test_purge_no_trace import files_holding
@@ -36,6 +33,7 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store import internals
 from langgraph_memory.store.chroma import compaction, layout, rebuild
 from langgraph_memory.store.chroma.directory_lock import LOCK_FILE, try_lock
+from langgraph_memory.store.chroma.door import VectorClient, client_of, persistent
 
 # Purges killed halfway (child processes, SIGKILL): the slow tier.
 pytestmark = pytest.mark.slow
@@ -236,7 +234,7 @@ class Crash(Exception):
 
 
 class CrashingCollection:
-    """A real collection whose ``add`` or ``modify`` raises at one step."""
+    """A real collection (through the door) whose ``add`` or ``rename`` raises at one step."""
 
     def __init__(self, collection: Any, step: str) -> None:
         self._collection = collection
@@ -246,38 +244,36 @@ class CrashingCollection:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._collection, name)
 
-    def add(self, **records: Any) -> None:
+    def add(self, *records: Any) -> None:
         self._adds += 1
         if self._step == "copy begun" or (self._step == "copy halfway" and self._adds == 2):
             raise Crash(self._step)
-        self._collection.add(**records)
+        self._collection.add(*records)
 
-    def modify(self, **changes: Any) -> None:
-        if self._step == "copy whole" and str(changes.get("name", "")).endswith(rebuild.COPIED):
+    def rename(self, name: str) -> None:
+        if self._step == "copy whole" and name.endswith(rebuild.COPIED):
             raise Crash(self._step)
-        self._collection.modify(**changes)
-        if self._step == "copy marked whole" and str(changes.get("name", "")).endswith(
-            rebuild.COPIED
-        ):
+        self._collection.rename(name)
+        if self._step == "copy marked whole" and name.endswith(rebuild.COPIED):
             raise Crash(self._step)
 
 
 class CrashingClient:
-    """A real Chroma client that raises at one step of a rebuild, as a kill there
-    would stop it: everything before that step is done, nothing after."""
+    """A real client (through the door) that raises at one step of a rebuild, as a
+    kill there would stop it: everything before that step is done, nothing after."""
 
-    def __init__(self, client: ClientAPI, step: str) -> None:
+    def __init__(self, client: VectorClient, step: str) -> None:
         self._client = client
         self._step = step
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
-    def create_collection(self, name: str, **options: Any) -> CrashingCollection:
-        return CrashingCollection(self._client.create_collection(name, **options), self._step)
+    def create(self, name: str, **options: Any) -> CrashingCollection:
+        return CrashingCollection(self._client.create(name, **options), self._step)
 
-    def delete_collection(self, name: str) -> None:
-        self._client.delete_collection(name)
+    def drop(self, name: str) -> None:
+        self._client.drop(name)
         if self._step == "original dropped":
             raise Crash(self._step)
 
@@ -286,15 +282,9 @@ class CrashingClient:
 STEPS = ["copy begun", "copy halfway", "copy whole", "copy marked whole", "original dropped"]
 
 
-def persistent(directory: Path) -> ClientAPI:
-    return chromadb.PersistentClient(
-        path=str(directory), settings=Settings(anonymized_telemetry=False)
-    )
-
-
-def snapshot(client: ClientAPI, name: str) -> dict[str, Any]:
+def snapshot(client: VectorClient, name: str) -> dict[str, Any]:
     """Everything of a collection a rebuild must keep, in id order."""
-    collection = client.get_collection(name, embedding_function=None)
+    collection = client.open(name)
     found = rebuild.read_all(collection)
     order = sorted(range(len(found["ids"])), key=lambda i: found["ids"][i])
     return {
@@ -303,7 +293,7 @@ def snapshot(client: ClientAPI, name: str) -> dict[str, Any]:
         "metadatas": [found["metadatas"][i] for i in order],
         "vectors": np.asarray([found["embeddings"][i] for i in order], dtype=np.float32),
         "metadata": collection.metadata,
-        "hnsw": (collection.configuration_json or {}).get("hnsw"),
+        "hnsw": (collection.index or {}).get("hnsw"),
     }
 
 
@@ -320,28 +310,27 @@ def filled(directory: Path) -> dict[str, Any]:
     rounding of what was added, an l2 index's to the bit, so a copy can be
     checked to the bit."""
     client = persistent(directory)
-    collection = client.create_collection(
+    collection = client.create(
         "lgm-0123456789abcdef0123456789abcdef-mem",
         metadata={"scope": "user:alice", "lgm_format": 2},
-        configuration={"hnsw": {"space": "l2", "max_neighbors": 24}},
-        embedding_function=None,
+        index={"hnsw": {"space": "l2", "max_neighbors": 24}},
     )
     rng = np.random.default_rng(7)
     for start in range(0, 2500, 500):
         ids = [f"m{i:04d}" for i in range(start, start + 500)]
         collection.add(
-            ids=ids,
-            embeddings=rng.random((500, 8), dtype=np.float32),
-            documents=[f"Alice noted thing number {i} on her list." for i in ids],
-            metadatas=[{"chain": i, "importance": 0.5, "pinned": i.endswith("7")} for i in ids],
+            ids,
+            rng.random((500, 8), dtype=np.float32),
+            [f"Alice noted thing number {i} on her list." for i in ids],
+            [{"chain": i, "importance": 0.5, "pinned": i.endswith("7")} for i in ids],
         )
-    collection.delete(ids=[f"m{i:04d}" for i in range(0, 2500, 25)])
+    collection.remove(ids=[f"m{i:04d}" for i in range(0, 2500, 25)])
     want = snapshot(client, collection.name)
     assert len(want["ids"]) == 2400
     return want
 
 
-def staged(client: ClientAPI) -> list[str]:
+def staged(client: VectorClient) -> list[str]:
     return [n for n in layout.all_collection_names(client) if rebuild.original_name(n) != n]
 
 
@@ -354,7 +343,7 @@ def test_recovery_brings_back_every_record_of_a_rebuild_stopped_at_each_step(
     client = persistent(tmp_path)
     with pytest.raises(Crash):
         rebuild.rebuild_collection(CrashingClient(client, step), name)  # type: ignore[arg-type]
-    client.close()  # type: ignore[attr-defined]
+    client.close()
 
     client = persistent(tmp_path)  # the process that opens the store next
     assert compaction.recover_staged(client, exclusive=True) == [name]
@@ -363,7 +352,7 @@ def test_recovery_brings_back_every_record_of_a_rebuild_stopped_at_each_step(
     rebuild.rebuild_collection(client, name)  # and the next rebuild runs from there
     assert_same(snapshot(client, name), want)
     assert staged(client) == []
-    client.close()  # type: ignore[attr-defined]
+    client.close()
 
 
 @pytest.mark.parametrize("step", STEPS)
@@ -385,7 +374,7 @@ def test_on_a_shared_chroma_recovery_only_renames_a_whole_copy_whose_original_is
     rebuild.rebuild_collection(client, name)
     assert staged(client) == []
     assert_same(snapshot(client, name), want)
-    client.close()  # type: ignore[attr-defined]
+    client.close()
 
 
 def test_a_store_whose_registry_rebuild_was_killed_opens_with_every_scope(
@@ -403,7 +392,7 @@ def test_a_store_whose_registry_rebuild_was_killed_opens_with_every_scope(
             CrashingClient(client, "original dropped"),  # type: ignore[arg-type]
             layout.REGISTRY,
         )
-    client.close()  # type: ignore[attr-defined]
+    client.close()
     with MemoryStore(directory, embeddings=fake()) as store:
         assert store.scopes() == [Scope("user", "alice"), Scope("user", "bob")]
         assert {m.id: m.text for m in store.active("user:alice")} == kept
@@ -418,11 +407,11 @@ def test_a_whole_scope_purge_drops_a_copy_a_killed_rebuild_left(tmp_path: Path) 
         name = layout.collection_names(Scope("user", "bob"))[0]
         with pytest.raises(Crash):
             rebuild.rebuild_collection(
-                CrashingClient(internals(store).client, "copy marked whole"), name
+                CrashingClient(client_of(internals(store).client), "copy marked whole"), name
             )  # type: ignore[arg-type]
-        assert staged(internals(store).client) == [name + rebuild.COPIED]
+        assert staged(client_of(internals(store).client)) == [name + rebuild.COPIED]
         store.purge("user:bob")
-        assert staged(internals(store).client) == []
+        assert staged(client_of(internals(store).client)) == []
         assert store.active("user:bob") == []
 
 
@@ -444,9 +433,9 @@ def test_a_scope_whose_rebuild_was_killed_after_the_drop_opens_whole(
         rebuild.rebuild_collection(CrashingClient(client, "original dropped"), name)  # type: ignore[arg-type]
     assert staged(client) == [name + rebuild.COPIED]
     if not shared:
-        client.close()  # type: ignore[attr-defined]
+        client.close()
     opened = (
-        MemoryStore(client=client, embeddings=fake())
+        MemoryStore(client=client.raw, embeddings=fake())
         if shared
         else MemoryStore(directory, embeddings=fake())
     )
@@ -454,4 +443,4 @@ def test_a_scope_whose_rebuild_was_killed_after_the_drop_opens_whole(
         store.add("user:alice", "User also likes long walks.")
         assert {m.id: m.text for m in store.active("user:alice")}.items() >= kept.items()
         assert len(store.active("user:alice")) == len(kept) + 1
-        assert staged(internals(store).client) == []
+        assert staged(client_of(internals(store).client)) == []
