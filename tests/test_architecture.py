@@ -231,6 +231,13 @@ def test_every_public_name_resolves_and_is_documented() -> None:
     "package",
     [
         "langgraph_memory.store",
+        # The store's rooms: a face's names are strings loaded on first use, so a path
+        # that went stale would otherwise surface only at that first use.
+        "langgraph_memory.store.chroma",
+        "langgraph_memory.store.engine",
+        "langgraph_memory.store.basestore",
+        "langgraph_memory.store.data",
+        "langgraph_memory.store.lexical",
         "langgraph_memory.write",
         "langgraph_memory.read",
         "langgraph_memory.graph",
