@@ -7,7 +7,8 @@ Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``
 memory: a long thread with and without ``max_tokens``), ``inspector`` (the memory
 inspector's pages for a person with 5,000 memories, and its screenshots) and
 ``basestore-batch`` (basestore_batch: concurrent mixed BaseStore batches against
-LangGraph's InMemoryStore); evaluations: ``reads`` (the current value first, and
+LangGraph's InMemoryStore) and ``users`` (a store of many people: memory, reads, adds
+and disk as the number of users grows); evaluations: ``reads`` (the current value first, and
 questions asked again),
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
@@ -41,6 +42,7 @@ BENCHES: dict[str, str] = {
     "window": "window",
     "inspector": "inspector",
     "basestore-batch": "basestore_batch",
+    "users": "users",
     "reads": "reads",
     "retrieval": "retrieval",
     "qa": "qa",

@@ -1,0 +1,525 @@
+"""Users, not memories: what one service pays for the number of people it remembers
+(issue 41, point 1).
+
+Every other benchmark grows one person to 100k memories. A service is the other shape:
+many people, each with tens to hundreds of memories. This one grows the number of user
+scopes in one store, in one run, and measures at each size::
+
+    python -m benchmarks users --data ../shared/data --out docs/results/users.json
+    python -m benchmarks users --quick --data ../shared/data     # 200 and 1,000 users, embedded
+    python -m benchmarks users --sizes 1000,10000 --modes embedded,server
+
+**Data.** Real user turns of LongMemEval-S (``benchmarks/real_text.py``: distinct, in a fixed
+order), dealt out to users: each user's number of memories is drawn from a long-tailed
+(log-normal) distribution, median 12, clipped to 5..200. A turn goes to one user only until
+the stream runs out; then it is dealt again (the report says how many were).
+
+**Embedders.** Memories are stored with hashed unit vectors (``HashedUnitEmbeddings``): the
+model's time would hide the store's when loading and adding. A read embeds its question
+with the shipped model (``LocalMiniLM``), as a service does, so a read's figures hold the
+model's few milliseconds; its cost beside them is the store's. The vectors of the two do
+not meet in meaning (the nearest of a question is a random memory): this measures cost,
+not recall (``python -m benchmarks retrieval`` does that).
+
+**Measured at each size** (``p50``/``p95`` in ms):
+
+- ``rss_mb``: this process's resident memory, and ``rss_store_mb`` the part of it the
+  store took: over what the process held before it opened the store (the corpus and the
+  model loaded); on a server, the ``chroma run`` server's too;
+- ``read_cold``: ``retrieve`` of a random user not read before at this size;
+  ``read_warm``: of a user of a small set read over and over;
+- ``graph_read``: the same warm read through ``memory_read_node`` in a compiled graph;
+- ``add``: ``MemoryStore.add`` of one memory to a random existing user;
+- ``first_add``: a new user's first write (the add that makes its scope);
+  ``new_user``: its first five adds, the whole;
+- ``disk_per_user_kb``: the disk the new five-memory users took, per user, and the whole
+  store's disk per user;
+- ``open_s``: opening the store again (a new ``MemoryStore`` on the directory or server).
+
+Growth is each figure over the first size's, in the same run. The targets (issue 41):
+read p50 growth <= 1.3x from the first size to the last (cold and warm), a new user's
+first write <= 2x an add, disk per five-memory user <= 32 KB, RSS <= 1 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+from langchain_core.messages import HumanMessage
+from langgraph.graph import END, START, StateGraph
+
+from benchmarks.datasets import DATASETS, missing_data
+from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.real_text import load_corpus
+from benchmarks.reports import machine, publish
+from benchmarks.scale import disk_bytes, rss_bytes, stats
+from benchmarks.servers import ChromaServer, running_chroma
+from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.graph import MemoryState, memory_read_node
+from langgraph_memory.read import retrieve
+from langgraph_memory.store import MemoryStore
+
+#: Memories per user: log-normal around this median, clipped to ``MEMORIES``.
+MEDIAN_MEMORIES = 12
+MEMORIES = (5, 200)
+#: A new user's first write: this many adds.
+FIRST_WRITE = 5
+
+
+def log(message: str) -> None:
+    """Progress on stderr, so stdout holds only the report."""
+    print(f"[users] {message}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one run measures: the user counts, and the samples at each."""
+
+    sizes: tuple[int, ...]
+    reads: int
+    adds: int
+    new_users: int
+    warm_users: int
+    modes: tuple[str, ...]
+
+
+QUICK = Plan(sizes=(200, 1000), reads=40, adds=30, new_users=10, warm_users=10, modes=("embedded",))
+FULL = Plan(
+    sizes=(1000, 10_000, 100_000),
+    reads=200,
+    adds=150,
+    new_users=40,
+    warm_users=20,
+    modes=("embedded", "server"),
+)
+
+
+class ReadEmbeddings(Embeddings):
+    """Stored texts get hashed vectors, questions the shipped model's (see the module).
+
+    >>> e = ReadEmbeddings(HashedUnitEmbeddings(), HashedUnitEmbeddings())
+    >>> len(e.embed_documents(["a"])[0]), len(e.embed_query("b"))
+    (384, 384)
+    """
+
+    #: The store records one embedder's name per directory: this pairing's.
+    name = "bench-users-hashed-docs-minilm-queries"
+
+    def __init__(self, documents: Embeddings, queries: Embeddings) -> None:
+        self.documents = documents
+        self.queries = queries
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Hashed vectors: what a memory is stored with."""
+        return self.documents.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        """The shipped model's vector of a question."""
+        return self.queries.embed_query(text)
+
+
+def memory_counts(n: int, seed: int = 7) -> list[int]:
+    """How many memories each of ``n`` users holds: long-tailed, ``MEMORIES`` bounds.
+
+    >>> counts = memory_counts(1000)
+    >>> min(counts), max(counts), sorted(counts)[500], round(sum(counts) / len(counts), 1)
+    (5, 121, 11, 16.4)
+    """
+    rng = np.random.default_rng(seed)
+    drawn = np.exp(rng.normal(np.log(MEDIAN_MEMORIES), 0.9, size=n))
+    return [int(x) for x in np.clip(np.rint(drawn), *MEMORIES)]
+
+
+class Texts:
+    """The user turns of the corpus, dealt out in order, again from the start when the
+    stream runs out (``reused`` counts those).
+
+    >>> t = Texts(["a", "b"])
+    >>> t.take(3), t.reused
+    (['a', 'b', 'a'], 1)
+    """
+
+    def __init__(self, pool: Sequence[str]) -> None:
+        self.pool = list(pool)
+        self.next = 0
+        self.reused = 0
+
+    def take(self, n: int) -> list[str]:
+        """The next ``n`` texts."""
+        out = []
+        for _ in range(n):
+            if self.next >= len(self.pool):
+                self.reused += 1
+            out.append(self.pool[self.next % len(self.pool)])
+            self.next += 1
+        return out
+
+
+def user(i: int) -> str:
+    """The scope key of user ``i``."""
+    return f"user:u{i:06d}"
+
+
+def server_rss_bytes(port: int) -> int | None:
+    """The resident memory of the process whose command line serves ``--port port``
+    (the ``chroma run`` a benchmark started), from ``/proc``; None when not found."""
+    wanted = f"--port\x00{port}".encode()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if wanted not in f.read():
+                    continue
+            with open(f"/proc/{pid}/status", encoding="ascii") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return None
+
+
+def seconds(call: Any, *args: Any, **kwargs: Any) -> float:
+    """How long ``call(*args, **kwargs)`` took.
+
+    >>> seconds(sum, [1, 2]) >= 0
+    True
+    """
+    start = time.perf_counter()
+    call(*args, **kwargs)
+    return time.perf_counter() - start
+
+
+def read_graph(store: MemoryStore) -> Any:
+    """START -> memory read node -> END: a turn's read, as a graph runs it."""
+    builder = StateGraph(MemoryState)
+    builder.add_node("read", memory_read_node(store, k=5))
+    builder.add_edge(START, "read")
+    builder.add_edge("read", END)
+    return builder.compile()
+
+
+@dataclass
+class Place:
+    """Where one mode's store lives: a directory, or a server (and its directory)."""
+
+    mode: str
+    folder: Path
+    server: ChromaServer | None = None
+
+    def open(self, embeddings: Embeddings) -> MemoryStore:
+        """A new ``MemoryStore`` on this place."""
+        if self.server is None:
+            return MemoryStore(self.folder, embeddings=embeddings)
+        return MemoryStore(client=self.server.client(), embeddings=embeddings)
+
+
+@contextmanager
+def place(mode: str, root: Path) -> Iterator[Place]:
+    """A fresh embedded directory, or a fresh ``chroma run`` on one."""
+    folder = root / mode
+    folder.mkdir(parents=True)
+    if mode == "embedded":
+        yield Place(mode, folder)
+        return
+    with running_chroma(folder) as server:
+        yield Place(mode, folder, server)
+
+
+def measure_size(
+    store: MemoryStore,
+    where: Place,
+    users: int,
+    plan: Plan,
+    texts: Texts,
+    questions: Sequence[str],
+    rng: random.Random,
+    next_user: int,
+    baseline_mb: float,
+) -> tuple[dict[str, Any], int]:
+    """Every figure at ``users`` users; the next free user number after the new users."""
+    gc.collect()
+    rss = rss_bytes() / 2**20
+    row: dict[str, Any] = {"users": users, "rss_mb": rss, "rss_store_mb": rss - baseline_mb}
+    if where.server is not None:
+        served = server_rss_bytes(where.server.port)
+        row["server_rss_mb"] = None if served is None else served / 2**20
+    ask = [rng.choice(questions) for _ in range(plan.reads)]
+    cold = rng.sample(range(users), min(plan.reads, users))
+    row["read_cold"] = stats(
+        [seconds(retrieve, store, user(u), q, k=5) for u, q in zip(cold, ask, strict=False)]
+    )
+    warm = [user(u) for u in rng.sample(range(users), min(plan.warm_users, users))]
+    for scope in warm:  # read once: from here on these users are warm
+        retrieve(store, scope, ask[0], k=5)
+    row["read_warm"] = stats(
+        [seconds(retrieve, store, warm[i % len(warm)], q, k=5) for i, q in enumerate(ask)]
+    )
+    graph = read_graph(store)
+    row["graph_read"] = stats(
+        [
+            seconds(
+                graph.invoke,
+                {"messages": [HumanMessage(q)]},
+                {"configurable": {"user_id": warm[i % len(warm)].split(":", 1)[1]}},
+            )
+            for i, q in enumerate(ask)
+        ]
+    )
+    row["add"] = stats(
+        [seconds(store.add, user(rng.randrange(users)), t) for t in texts.take(plan.adds)]
+    )
+    before = disk_bytes(where.folder)
+    firsts, wholes = [], []
+    for n in range(plan.new_users):
+        scope = user(next_user + n)
+        took = [seconds(store.add, scope, t) for t in texts.take(FIRST_WRITE)]
+        firsts.append(took[0])
+        wholes.append(sum(took))
+    row["first_add"] = stats(firsts)
+    row["new_user"] = stats(wholes)
+    after = disk_bytes(where.folder)
+    row["disk_per_new_user_kb"] = (after - before) / plan.new_users / 1024
+    row["disk_per_user_kb"] = after / (users + plan.new_users) / 1024
+    return row, next_user + plan.new_users
+
+
+def load_users(
+    store: MemoryStore, start: int, stop: int, counts: Sequence[int], texts: Texts
+) -> float:
+    """Users ``start``..``stop - 1`` with their memories (one ``add_many`` each); seconds."""
+    began = time.perf_counter()
+    for i in range(start, stop):
+        store.add_many(user(i), texts.take(counts[i]))
+        if (i + 1) % 1000 == 0:
+            log(f"  {i + 1:,} users loaded")
+    return time.perf_counter() - began
+
+
+def run_mode(
+    mode: str,
+    plan: Plan,
+    pool: Sequence[str],
+    questions: Sequence[str],
+    embeddings: Embeddings,
+    root: Path,
+) -> dict[str, Any]:
+    """One store grown through the plan's sizes; a row per size."""
+    texts = Texts(pool)
+    gc.collect()
+    baseline_mb = rss_bytes() / 2**20
+    counts = memory_counts(max(plan.sizes))
+    rng = random.Random(11)
+    rows: list[dict[str, Any]] = []
+    with ExitStack() as stack:
+        where = stack.enter_context(place(mode, root))
+        store = where.open(embeddings)
+        loaded, extra = 0, max(plan.sizes)  # new users' numbers start past the loaded ones
+        for size in plan.sizes:
+            log(f"{mode}: loading users {loaded:,} -> {size:,}")
+            load_s = load_users(store, loaded, size, counts, texts)
+            loaded = size
+            store.close()
+            began = time.perf_counter()
+            store = where.open(embeddings)
+            open_s = time.perf_counter() - began
+            row, extra = measure_size(
+                store, where, size, plan, texts, questions, rng, extra, baseline_mb
+            )
+            row.update(open_s=open_s, load_s=load_s, memories=sum(counts[:size]))
+            rows.append(row)
+            log(
+                f"{mode} at {size:,}: read cold p50 {row['read_cold']['p50_ms']:.1f} ms, "
+                f"the store's RSS {row['rss_store_mb']:.0f} MB"
+            )
+        store.close()
+    return {
+        "mode": mode,
+        "rows": rows,
+        "texts_reused": texts.reused,
+        "user_turns": len(pool),
+        "baseline_rss_mb": baseline_mb,
+    }
+
+
+def growth(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
+    """The last size's p50 of ``key`` over the first's (None with one size).
+
+    >>> growth([{"a": {"p50_ms": 2.0}}, {"a": {"p50_ms": 3.0}}], "a")
+    1.5
+    """
+    if len(rows) < 2:
+        return None
+    return float(rows[-1][key]["p50_ms"] / rows[0][key]["p50_ms"])
+
+
+def targets(mode: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Issue 41's targets, from one mode's rows of this run."""
+    rows = mode["rows"]
+    last = rows[-1]
+    out = []
+
+    def add(name: str, value: float | None, limit: float, detail: str) -> None:
+        passed = None if value is None else value <= limit
+        out.append(
+            {"name": name, "value": value, "limit": limit, "passed": passed, "detail": detail}
+        )
+
+    span = f"{rows[0]['users']:,} -> {last['users']:,} users"
+    add("read p50 growth, cold", growth(rows, "read_cold"), 1.3, span)
+    add("read p50 growth, warm", growth(rows, "read_warm"), 1.3, span)
+    add(
+        "new user's first write / an add (p50)",
+        last["first_add"]["p50_ms"] / last["add"]["p50_ms"],
+        2.0,
+        f"at {last['users']:,} users: first add {last['first_add']['p50_ms']:.1f} ms, "
+        f"an add to an existing user {last['add']['p50_ms']:.1f} ms",
+    )
+    add("disk per 5-memory user, KB", last["disk_per_new_user_kb"], 32.0, span)
+    add("RSS the store took, MB", last["rss_store_mb"], 1024.0, f"at {last['users']:,} users")
+    return out
+
+
+HEADER = (
+    "| users | memories | RSS MB (the store's) | server RSS MB | read cold p50/p95 "
+    "| read warm p50/p95 | graph read p50 | add p50/p95 | first add p50 | new user (5 adds) p50 "
+    "| disk/new user KB | disk/user KB | open s |"
+)
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """The report's tables."""
+    lines = ["# Users, not memories", ""]
+    for mode in report["modes"]:
+        lines += [
+            f"## {mode['mode']}",
+            "",
+            HEADER,
+            "|---:|---:|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|",
+        ]
+        for r in mode["rows"]:
+            server = r.get("server_rss_mb")
+            lines.append(
+                f"| {r['users']:,} | {r['memories']:,} "
+                f"| {r['rss_mb']:.0f} ({r['rss_store_mb']:.0f}) "
+                f"| {'-' if server is None else f'{server:.0f}'} "
+                f"| {r['read_cold']['p50_ms']:.1f} / {r['read_cold']['p95_ms']:.1f} "
+                f"| {r['read_warm']['p50_ms']:.1f} / {r['read_warm']['p95_ms']:.1f} "
+                f"| {r['graph_read']['p50_ms']:.1f} "
+                f"| {r['add']['p50_ms']:.1f} / {r['add']['p95_ms']:.1f} "
+                f"| {r['first_add']['p50_ms']:.1f} "
+                f"| {r['new_user']['p50_ms']:.1f} | {r['disk_per_new_user_kb']:.0f} "
+                f"| {r['disk_per_user_kb']:.0f} | {r['open_s']:.2f} |"
+            )
+        first = mode["rows"][0]
+        lines += [
+            "",
+            f"Growth over {first['users']:,} users (p50, same run): "
+            + ", ".join(
+                f"{key} {r[key]['p50_ms'] / first[key]['p50_ms']:.2f}x at {r['users']:,}"
+                for r in mode["rows"][1:]
+                for key in ("read_cold", "read_warm", "add", "new_user")
+            ),
+            "",
+            "| target | value | limit | result | detail |",
+            "|---|---:|---:|:---:|---|",
+        ]
+        for t in targets(mode):
+            value = "n/a" if t["value"] is None else f"{t['value']:.2f}"
+            verdict = (
+                "not measured" if t["passed"] is None else "PASS" if t["passed"] else "**FAIL**"
+            )
+            lines.append(f"| {t['name']} | {value} | {t['limit']:g} | {verdict} | {t['detail']} |")
+        lines += [
+            "",
+            f"{mode['user_turns']:,} distinct user turns; {mode['texts_reused']:,} "
+            "dealt again after the stream ran out.",
+            "",
+        ]
+    cfg = report["config"]
+    lines.append(
+        f"Total runtime {report.get('total_seconds', 0):.0f} s; {cfg['cpus']} CPUs, "
+        f"Python {cfg['python']}."
+    )
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line; ``plan`` is the run's ``Plan``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks users", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--quick", action="store_true", help="200 and 1,000 users, embedded")
+    parser.add_argument("--sizes", help="user counts, comma-separated, ascending")
+    parser.add_argument("--modes", help="embedded, server or both, comma-separated")
+    parser.add_argument("--out", type=Path, help="write the JSON report here")
+    args = parser.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    if args.sizes:
+        try:
+            sizes = tuple(int(s) for s in args.sizes.split(","))
+        except ValueError:
+            parser.error(f"--sizes takes user counts such as 1000,10000; got {args.sizes!r}")
+        if list(sizes) != sorted(set(sizes)) or sizes[0] < plan.warm_users:
+            parser.error(f"--sizes must ascend and start at {plan.warm_users} users or more")
+        plan = Plan(sizes, plan.reads, plan.adds, plan.new_users, plan.warm_users, plan.modes)
+    if args.modes:
+        modes = tuple(args.modes.split(","))
+        if not set(modes) <= {"embedded", "server"}:
+            parser.error(f"--modes takes embedded and/or server; got {args.modes!r}")
+        plan = Plan(plan.sizes, plan.reads, plan.adds, plan.new_users, plan.warm_users, modes)
+    args.plan = plan
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark, print the Markdown, write the JSON; 2 when the data is missing."""
+    args = parse_args(argv)
+    problem = missing_data(args.data, DATASETS["longmemeval-s"])
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    began = time.perf_counter()
+    corpus = load_corpus(args.data)
+    pool = [t.text for t in corpus.turns if t.role == "user"]
+    questions = corpus.questions
+    del corpus  # what the store's RSS is measured over
+    embeddings = ReadEmbeddings(HashedUnitEmbeddings(), LocalMiniLM())
+    embeddings.embed_query(questions[0])  # the model loaded before the baseline
+    root = Path(tempfile.mkdtemp(prefix="lgm-users-"))
+    try:
+        modes = [run_mode(m, args.plan, pool, questions, embeddings, root) for m in args.plan.modes]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    config = {
+        **machine(ReadEmbeddings.name),
+        "quick": bool(args.quick),
+        "sizes": list(args.plan.sizes),
+        "modes": list(args.plan.modes),
+    }
+    report: dict[str, Any] = {
+        "config": config,
+        "modes": modes,
+        "targets": {m["mode"]: targets(m) for m in modes},
+    }
+    return publish(report, began=began, out=args.out, render=render_markdown)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The users benchmark (``python -m benchmarks users``) end to end at tiny sizes.
+
+No timing is asserted (benchmarks measure, tests check behaviour): every size has every
+figure, growth and targets are made of that same run's rows, the Markdown renders. It
+reads LongMemEval-S from ``../shared/data`` (skipped where it is absent).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import SHARED_DATA, data_file
+
+from benchmarks import __main__ as dispatcher
+from benchmarks import users
+from benchmarks.datasets import DATASETS
+
+FIGURES = ("read_cold", "read_warm", "graph_read", "add", "first_add", "new_user")
+
+
+def test_the_user_sizes_are_long_tailed_and_bounded() -> None:
+    counts = users.memory_counts(5000)
+    assert min(counts) == users.MEMORIES[0] and max(counts) <= users.MEMORIES[1]
+    assert sorted(counts)[2500] < sum(counts) / len(counts), "a tail above the median"
+
+
+def test_bad_sizes_and_modes_are_refused() -> None:
+    for bad in (["--sizes", "1000,200"], ["--sizes", "5"], ["--modes", "cloud"]):
+        with pytest.raises(SystemExit):
+            users.parse_args(bad)
+    assert users.parse_args(["--quick"]).plan == users.QUICK
+
+
+def test_missing_data_says_what_to_put_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert users.main(["--data", str(tmp_path), "--quick"]) == 2
+    assert DATASETS["longmemeval-s"] in capsys.readouterr().err
+
+
+@pytest.mark.slow  # a benchmark's run on real data, on a store and on `chroma run`
+def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data_file(DATASETS["longmemeval-s"])  # skips where the data is absent
+    out = tmp_path / "users.json"
+    argv = ["users", "--quick", "--data", str(SHARED_DATA), "--sizes", "20,40"]
+    assert dispatcher.main([*argv, "--modes", "embedded,server", "--out", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert [m["mode"] for m in report["modes"]] == ["embedded", "server"]
+    for mode in report["modes"]:
+        rows = mode["rows"]
+        assert [r["users"] for r in rows] == [20, 40]
+        for row in rows:
+            assert all(0 < row[f]["p50_ms"] <= row[f]["p95_ms"] for f in FIGURES)
+            assert row["disk_per_new_user_kb"] > 0 and row["open_s"] > 0
+            assert row["memories"] == sum(users.memory_counts(40)[: row["users"]])
+        targets = {t["name"]: t for t in users.targets(mode)}
+        cold = rows[1]["read_cold"]["p50_ms"] / rows[0]["read_cold"]["p50_ms"]
+        assert targets["read p50 growth, cold"]["value"] == pytest.approx(cold)
+    server_rows = report["modes"][1]["rows"]
+    assert all(r["server_rss_mb"] and r["server_rss_mb"] > 0 for r in server_rows)
+    markdown = capsys.readouterr().out
+    assert "## embedded" in markdown and "## server" in markdown and "read p50 growth" in markdown
