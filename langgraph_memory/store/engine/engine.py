@@ -13,10 +13,12 @@ and nothing may touch Chroma meanwhile. Lock order, to rule out deadlock:
 a scope lock first, then the gate; a thread that holds the gate never waits
 for a scope lock it does not already hold.
 
-Opening an embedded store takes the directory's lock, then, before Chroma opens,
-finishes what a process that purged left undone: the rebuild and compaction of a
-purge it was killed in (``compaction.finish_interrupted_rebuild``), and the
-scrub of what it wrote after a purge (``scrub_after_purge``). Every open, on a
+Opening an embedded store takes the directory's lock (waiting, bounded, for the
+child of a purge whose process was killed: ``directory_lock.purge_wait``), then,
+before Chroma opens, finishes what a process that purged left undone: the
+rebuild and compaction of a purge it was killed in
+(``compaction.finish_interrupted_rebuild``), and the scrub of what it wrote
+after a purge (``scrub_after_purge``). Every open, on a
 server too, then finishes or undoes a rebuild of the registry or the reviews a
 kill stopped halfway (``compaction.recover_staged``) before the registry is read;
 a scope's collections are recovered so when the scope is opened and not found.
@@ -63,6 +65,7 @@ from langgraph_memory.store.chroma import (
     formats,
     layout,
     migrations,
+    purge_wait,
     to_epoch,
 )
 from langgraph_memory.store.chroma import internals as chroma_internals
@@ -543,6 +546,7 @@ def _start(
             "writer's journal keeps its turns: leave queue= and $LANGGRAPH_MEMORY_QUEUE_URL "
             "unset, or build the store with MemoryStore(client=chromadb.HttpClient(...))"
         )
+    wait = purge_wait() if directory is not None else 0.0  # a bad value: refused first
     # Before the directory's lock: a bad lock URL must not leave the directory locked.
     cross = open_cross_process_locks(source)
     scope_locks = ScopeLocks(cross, data_name)
@@ -552,7 +556,7 @@ def _start(
         scope_locks.close()
         raise
     try:
-        lock = DirectoryLock.acquire(directory) if directory is not None else None
+        lock = DirectoryLock.acquire(directory, wait=wait) if directory is not None else None
     except BaseException:
         scope_locks.close()
         if shared is not None:
