@@ -85,7 +85,9 @@ class EmbedderError(MemoryKitError, RuntimeError):
 
 
 class StoreLockedError(MemoryKitError, RuntimeError):
-    """Another process holds the embedded store's directory."""
+    """Another process holds the embedded store's directory (or the child of a purge
+    whose app was killed still held it when the open's wait ran out:
+    ``$LANGGRAPH_MEMORY_PURGE_WAIT``)."""
 
 
 class StoreFormatError(MemoryKitError, RuntimeError):
@@ -198,7 +200,9 @@ class JournalError(MemoryKitError, ValueError):
 class LockConfigError(MemoryKitError, ValueError):
     """A cross-process scope lock that cannot be set up from what was given
     (``MemoryStore(lock=...)`` or ``$LANGGRAPH_MEMORY_LOCK_URL``): a URL of an
-    unknown kind, or a server that does not answer. The message says what to pass."""
+    unknown kind (the other value taken is ``"in-process"``), ``"in-process"``
+    beside a shared queue, or a server that does not answer. The message says what
+    to pass."""
 
 
 class ScopeLockError(MemoryKitError, RuntimeError):

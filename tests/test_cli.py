@@ -429,13 +429,21 @@ def test_every_reading_command_works_on_a_server_beside_the_app(
 
 @pytest.mark.server
 def test_import_and_purge_on_a_server(
-    on_server: tuple[list[str], MemoryStore, dict[str, str]], tmp_path: Path
+    on_server: tuple[list[str], MemoryStore, dict[str, str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     where, app, _ = on_server
     backup = tmp_path / "alice.json"
     assert ok("export", *where, "--user", "alice", "--out", str(backup)) == ""
-    restored = ok("import", *where, "--scope", "user:alice2", "--in", str(backup))
-    assert restored.startswith("restored 4 memory versions (3 active, 1 closed)")
+    # A command that writes beside the app says, in one line, that the server has no
+    # lock (tests/test_scope_locks.py); one that only reads says nothing (ok: above).
+    done = cli("import", *where, "--scope", "user:alice2", "--in", str(backup))
+    assert done.returncode == 0, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert "has no cross-process lock" in done.stderr
+    assert done.stdout.startswith("restored 4 memory versions (3 active, 1 closed)")
+    monkeypatch.setenv("LANGGRAPH_MEMORY_LOCK_URL", "in-process")  # silenced from here
     assert "purged 4 memory versions" in ok("purge", *where, "--user", "alice", "--yes")
     assert [s.key for s in app.scopes()] == ["user:alice2", "user:bob"]
     assert "user:alice holds nothing" in failed("show", *where, "--user", "alice")

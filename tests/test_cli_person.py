@@ -77,8 +77,11 @@ def test_a_reviewer_lists_approves_and_rejects(tmp_path: Path, embedder: LocalMi
 
 @pytest.mark.server
 def test_a_reviewer_works_on_a_server_beside_the_app(
-    chroma_server: ChromaServer, embedder: LocalMiniLM
+    chroma_server: ChromaServer, embedder: LocalMiniLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # approve and reject write, so with no lock they would warn that the server has none
+    # (tests/test_cli.py: test_import_and_purge_on_a_server); this test is about reviews.
+    monkeypatch.setenv("LANGGRAPH_MEMORY_LOCK_URL", "in-process")
     database = f"db{uuid.uuid4().hex}"
     with MemoryStore(client=chroma_server.client(database), embeddings=embedder) as app:
         ids = proposals(app)

@@ -51,6 +51,7 @@ from langgraph_memory import (
     InvalidStoreNamespaceError,
     InvalidTypeError,
     JournalError,
+    LockConfigError,
     Memory,
     MemoryKitError,
     MemoryMiddleware,
@@ -233,6 +234,14 @@ BAD: list[Bad] = [
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "e", embeddings=5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "i", index=5), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "t", ttl={"default_ttl": "x"}), ARG),  # type: ignore[typeddict-item]
+    # lock='in-process' is how a process says it is the only writer; other words are refused.
+    Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "l", lock="none"), LockConfigError),
+    Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "l", lock=False), TYPE),  # type: ignore[arg-type]
+    Bad(
+        "MemoryStore",
+        lambda w: MemoryStore(w.tmp / "l", lock="in-process", queue="postgresql://h/db"),
+        LockConfigError,
+    ),
     # -- MemoryStore: the memory API -------------------------------------------------------
     Bad("MemoryStore.add", lambda w: w.store.add(U, 5), MEM),  # type: ignore[arg-type]
     Bad("MemoryStore.add", lambda w: w.store.add(U, f"x{SURROGATE}"), MEM),

@@ -4,11 +4,11 @@ and no step of a rebuild loses a record.
 A purge of an embedded store rebuilds and compacts in child processes (see
 store/chroma/compaction.py). When the app that purges is SIGKILLed (the OOM killer, a
 restart), its child runs on; it holds the directory's lock itself, so the app
-started again is refused, with a message that says why, until the child is done,
-and then finds every record it kept and none it purged. The rebuild itself may
-be killed at any step (a service manager kills every process of the app): the
-crash tests stop it at each one through a real Chroma client that raises there,
-and the recovery brings every record back exactly.
+started again waits for the child (bounded; past the bound it is refused, with a
+message that says why), and then finds every record it kept and none it purged.
+The rebuild itself may be killed at any step (a service manager kills every
+process of the app): the crash tests stop it at each one through a real Chroma
+client that raises there, and the recovery brings every record back exactly.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -26,13 +27,14 @@ import numpy as np
 import pytest
 from conftest import PERTURB_ENV
 from langchain_core.embeddings import DeterministicFakeEmbedding
+from test_lock import listening
 from test_purge_no_trace import files_holding
 
 from langgraph_memory import MemoryStore, StoreLockedError
 from langgraph_memory.scope import Scope
 from langgraph_memory.store import internals
 from langgraph_memory.store.chroma import compaction, layout, rebuild
-from langgraph_memory.store.chroma.directory_lock import LOCK_FILE, try_lock
+from langgraph_memory.store.chroma.directory_lock import LOCK_FILE, PURGE_WAIT_ENV, try_lock
 from langgraph_memory.store.chroma.door import VectorClient, client_of, persistent
 
 # Purges killed halfway (child processes, SIGKILL): the slow tier.
@@ -171,7 +173,9 @@ def lock_is_free(directory: Path) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="finds the child in /proc")
-def test_a_purge_child_holds_the_lock_after_its_parent_is_killed(tmp_path: Path) -> None:
+def test_a_purge_child_holds_the_lock_after_its_parent_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     directory = tmp_path / "memory"
     kept = fill_in_child(directory)
     hook = tmp_path / "hook"
@@ -199,25 +203,37 @@ def test_a_purge_child_holds_the_lock_after_its_parent_is_killed(tmp_path: Path)
     assert not lock_is_free(directory), (
         "the directory is unlocked while the rebuild child of the killed app still runs"
     )
+    # An open waits for the child, up to its bound; past it, it is refused, and told why.
+    monkeypatch.setenv(PURGE_WAIT_ENV, "1")
     with pytest.raises(StoreLockedError) as refused:
         MemoryStore(directory, embeddings=fake())
     message = str(refused.value)
     assert f"process {app.pid}, which has ended" in message, message
     assert f"pid {child}" in message and "Open the store again when it has ended" in message
+    assert "This open waited 1 s for it" in message, message
     assert not has_ended(child), "the refused open must leave the child alone"
-
-    gate.touch()
-    wait_for("the rebuild child to end", lambda: has_ended(child))
-    assert (tmp_path / "gate.wrote").exists(), (
-        "the child could not write to its standard streams after its parent died"
-    )
-    # Its main thread shows as ended while Chroma's threads finish; its files (the
-    # lock among them) close with the last thread.
-    wait_for("the lock to be let go", lambda: lock_is_free(directory))
     assert (directory / compaction.REBUILD_JOURNAL).exists(), (
         "the killed purge left its compaction to do"
     )
-    with MemoryStore(directory, embeddings=fake()) as store:
+
+    # The app started again, with the default bound, waits for the child to end and opens.
+    monkeypatch.delenv(PURGE_WAIT_ENV)
+    with listening("waiting up to 120 s") as said:
+        # The gate opens once the open has said what it waits for: it must wait.
+        opener = threading.Thread(target=lambda: said.seen.wait(PATIENCE) and gate.touch())
+        opener.start()
+        try:
+            store = MemoryStore(directory, embeddings=fake())
+        finally:
+            said.seen.set()  # the thread ends (and opens the gate) whatever happened
+            opener.join()
+    assert has_ended(child), "the store opened while the rebuild child still ran"
+    assert (tmp_path / "gate.wrote").exists(), (
+        "the child could not write to its standard streams after its parent died"
+    )
+    waits = [line for line in said.lines if "waiting up to" in line]
+    assert len(waits) == 1 and f"pid {child}" in waits[0], said.lines
+    with store:
         assert {m.id: m.text for m in store.active("user:alice")} == kept
         assert store.active("user:bob") == []
         assert [s.key for s in store.scopes()] == ["user:alice"]

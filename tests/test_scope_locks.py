@@ -96,6 +96,28 @@ def test_the_default_lock_is_in_process_and_reentrant(tmp_path: Path) -> None:
         assert entered.is_set()
 
 
+def test_in_process_says_this_process_is_the_only_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``lock="in-process"`` (or the variable) is the in-process lock, chosen on purpose;
+    anything else that is no lock URL is refused, naming the forms it takes."""
+    with embedded(tmp_path / "a", lock="in-process") as store:
+        store.add("user:a", "Likes tea.")
+    assert open_cross_process_locks(" In-Process ") is None
+    monkeypatch.setenv(LOCK_URL_ENV, "in-process")
+    with embedded(tmp_path / "b") as store:
+        store.add("user:a", "Likes tea.")
+    monkeypatch.delenv(LOCK_URL_ENV)
+    for bad in ("none", "off", "inprocess", ""):
+        with pytest.raises(LockConfigError, match=r"lock='in-process' when this process is"):
+            embedded(tmp_path / "c", lock=bad)
+    with pytest.raises(InvalidTypeError, match=r"got bool: .*lock='in-process'"):
+        embedded(tmp_path / "c", lock=False)
+    with pytest.raises(LockConfigError, match=r"only one that writes .* queue="):
+        embedded(tmp_path / "c", lock="in-process", queue="postgresql://app@db:5432/app")
+    embedded(tmp_path / "c").close()  # the refused opens left the directory free
+
+
 # -- the servers ----------------------------------------------------------------------------
 
 
@@ -607,3 +629,105 @@ def test_a_turn_older_than_the_version_it_updates_is_applied_in_lock_order(
     finally:
         first.close()
         second.close()
+
+
+# -- the warning of a server store with no lock -------------------------------------------
+
+#: Opens stores as an app would and marks each step on stderr, where an app with logging
+#: unconfigured gets the kit's warnings (logging's last-resort handler). argv: the
+#: server's host and port, a database on it, a Postgres URL, a directory, the steps.
+OPENS = """
+import sys
+import chromadb
+from chromadb.config import Settings
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+
+host, port, db, pg, directory = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
+
+def server(database=db):
+    return chromadb.HttpClient(
+        host=host, port=port, database=database, settings=Settings(anonymized_telemetry=False)
+    )
+
+def store(step):
+    fake = DeterministicFakeEmbedding(size=8)
+    if step == "embedded":
+        return MemoryStore(directory, embeddings=fake)
+    if step == "in memory":
+        return MemoryStore(client=chromadb.EphemeralClient(), embeddings=fake)
+    options = {
+        "lock=URL": {"lock": pg},
+        "queue=URL": {"queue": pg},
+        "in-process": {"lock": "in-process"},
+    }.get(step, {})
+    database = "default_database" if step == "no lock, default database" else db
+    return MemoryStore(client=server(database), embeddings=fake, **options)
+
+for step in sys.argv[6:]:
+    print(f"STEP {step}", file=sys.stderr, flush=True)
+    store(step).close()
+print("STEP end", file=sys.stderr, flush=True)
+"""
+
+WARNING = "has no cross-process lock"
+
+
+def warnings_by_step(
+    server: ChromaServer, pg: str, tmp_path: Path, steps: list[str], **env: str
+) -> list[tuple[str, list[str]]]:
+    """Run ``OPENS`` in a process of its own: each step, and the warning lines it logged."""
+    db = f"db{uuid.uuid4().hex}"
+    server.client(db)  # makes the database
+    args = [server.host, str(server.port), db, pg, str(tmp_path / "embedded"), *steps]
+    done = subprocess.run(
+        [sys.executable, "-c", OPENS, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if not k.startswith("LANGGRAPH_MEMORY_")} | env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    said: list[tuple[str, list[str]]] = []
+    for line in done.stderr.splitlines():
+        if line.startswith("STEP "):
+            said.append((line.removeprefix("STEP "), []))
+        elif WARNING in line:
+            said[-1][1].append(line)
+    assert [step for step, _ in said] == [*steps, "end"], done.stderr[-3000:]
+    return said
+
+
+@pytest.mark.server
+def test_a_server_store_with_no_lock_says_so_once(
+    chroma_server: ChromaServer, postgres: LockServer, tmp_path: Path
+) -> None:
+    """Once per process and server: a second store there (another client, another
+    database) says nothing more; a store in this process, or with a lock, nothing."""
+    steps = ["embedded", "in memory", "lock=URL", "queue=URL", "no lock", "no lock"]
+    said = warnings_by_step(
+        chroma_server, postgres.url, tmp_path, [*steps, "no lock, default database"]
+    )
+    assert [len(lines) for _, lines in said] == [0, 0, 0, 0, 1, 0, 0, 0], said
+    warning = said[4][1][0]
+    where = f"http://{chroma_server.host}:{chroma_server.port}"
+    assert f"the store on the Chroma server at {where} has no cross-process lock" in warning
+    # what it risks, how to set one, how to silence it
+    assert "can store a fact twice or lose an update" in warning
+    assert "lock='postgresql://...' or 'redis://...'" in warning and LOCK_URL_ENV in warning
+    assert "queue=" in warning and "LANGGRAPH_MEMORY_QUEUE_URL" in warning
+    assert "lock='in-process' (or LANGGRAPH_MEMORY_LOCK_URL=in-process) silences" in warning
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("how", ["lock=", "environment"])
+def test_in_process_silences_the_warning(
+    how: str, chroma_server: ChromaServer, postgres: LockServer, tmp_path: Path
+) -> None:
+    """Said once, for the server: later stores of the process there say nothing either."""
+    if how == "lock=":
+        said = warnings_by_step(chroma_server, postgres.url, tmp_path, ["in-process", "no lock"])
+    else:
+        env = {LOCK_URL_ENV: "in-process"}
+        said = warnings_by_step(chroma_server, postgres.url, tmp_path, ["no lock"], **env)
+    assert all(lines == [] for _, lines in said), said

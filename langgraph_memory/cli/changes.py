@@ -134,7 +134,7 @@ def purge(args: argparse.Namespace) -> int:
 
 def _dry_run(args: argparse.Namespace) -> int:
     """``purge --dry-run``: what the purge would delete, listed; nothing changes."""
-    with open_store(args, admin=args.admin) as store, stopped_journal(store):
+    with open_store(args, admin=args.admin, reads=True) as store, stopped_journal(store):
         scope = existing_scope(store, args.scope) if args.ids else held_scope(store, args.scope)
         if args.ids:
             known_ids(store, scope, args.ids)

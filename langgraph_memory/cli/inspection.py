@@ -69,7 +69,7 @@ def show_lines(memories: Sequence[Memory]) -> list[str]:
 
 def show(args: argparse.Namespace) -> int:
     """The active memories of a scope, with their ids."""
-    with open_store(args) as store:
+    with open_store(args, reads=True) as store:
         memories = store.active(existing_scope(store, args.scope))
     if args.json:
         print(dumps([m.to_dict() for m in memories]))
@@ -84,7 +84,7 @@ def show(args: argparse.Namespace) -> int:
 
 def _about_memory(args: argparse.Namespace, read: Callable[[MemoryStore, Scope, str], T]) -> T:
     """What ``read`` finds about ``args.memory_id``, once its scope and the id are known."""
-    with open_store(args) as store:
+    with open_store(args, reads=True) as store:
         scope = existing_scope(store, args.scope)
         known_ids(store, scope, [args.memory_id])
         return read(store, scope, args.memory_id)
@@ -120,7 +120,7 @@ def why(args: argparse.Namespace) -> int:
 def _no_decision(args: argparse.Namespace) -> str:
     """Why a memory has no decision: what was said is kept as said, and a fact stored
     directly never met the write path's choice."""
-    with open_store(args) as store:
+    with open_store(args, reads=True) as store:
         memory = store.get_memory(existing_scope(store, args.scope), args.memory_id)
     shown = for_terminal(args.memory_id)
     if memory.is_episode:
@@ -141,7 +141,7 @@ def scopes(args: argparse.Namespace) -> int:
     from langgraph_memory.read import rules_of
 
     rows: list[dict[str, str | int]] = []
-    with open_store(args) as store:
+    with open_store(args, reads=True) as store:
         found = store.scopes(args.kind)
         with progress("counting memories", total=len(found), enabled=not args.json) as advance:
             for scope in found:
@@ -206,7 +206,7 @@ def output_file(out: str) -> Path:
 def export(args: argparse.Namespace) -> int:
     """Every version, decision, review and queued turn of a scope, as JSON."""
     out = output_file(args.out) if args.out else None
-    with open_store(args) as store, stopped_journal(store):
+    with open_store(args, reads=True) as store, stopped_journal(store):
         scope = held_scope(store, args.scope)
         with progress(f"exporting {scope.key}"):
             data = dumps(store.export(scope))

@@ -4,7 +4,9 @@ it cannot be.
 
 A command that only reads never creates a store: a mistyped ``--path`` is an
 error, not a new empty store. The embedded store serves one process; while an
-app holds it, the error says how to serve it with ``chroma run`` instead.
+app holds it, the error says how to serve it with ``chroma run`` instead. On a
+server, a command that only reads says it needs no cross-process lock (it stores
+nothing twice), so only a command that writes warns that the server has none.
 
 >>> parse_server("localhost:8000")
 Server(host='localhost', port=8000, ssl=False)
@@ -98,12 +100,13 @@ def store_directory(path: str | None) -> Path:
 
 
 def open_store(
-    args: argparse.Namespace, *, create: bool = False, admin: bool = False
+    args: argparse.Namespace, *, create: bool = False, admin: bool = False, reads: bool = False
 ) -> MemoryStore:
     """The store the command line names; ``create=False`` (every command that only
     reads, and purge) refuses a directory that holds no store instead of making one.
-    ``admin=True`` (``--admin``): its admin view, which may write org scopes."""
-    store = _open(args, create=create)
+    ``admin=True`` (``--admin``): its admin view, which may write org scopes.
+    ``reads=True``: the command only reads (see the module docstring)."""
+    store = _open(args, create=create, reads=reads)
     if not admin:
         return store
     view = store.admin()
@@ -111,11 +114,16 @@ def open_store(
     return view
 
 
-def _open(args: argparse.Namespace, *, create: bool) -> MemoryStore:
-    from langgraph_memory.store import MemoryStore
+def _open(args: argparse.Namespace, *, create: bool, reads: bool) -> MemoryStore:
+    from langgraph_memory.store import IN_PROCESS, QUEUE_URL_ENV, MemoryStore
 
     if args.server is not None:
-        return MemoryStore(client=server_client(args.server, args.database))
+        client = server_client(args.server, args.database)
+        if reads and not os.environ.get(QUEUE_URL_ENV):  # a queue: its Postgres locks
+            # Nothing this process does needs a cross-process lock: say so, rather than
+            # warn the user to set one for every command that shows what is stored.
+            return MemoryStore(client=client, lock=IN_PROCESS)
+        return MemoryStore(client=client)
     directory = store_directory(args.path)
     if not create:
         check_is_store(directory)

@@ -62,7 +62,7 @@ def reviews(args: argparse.Namespace) -> int:
     """The reviews waiting for a decision (or, with --status, any), oldest first."""
     to_scope = None if args.to is None else Scope.parse(args.to)
     from_scope = None if args.from_ is None else Scope.parse(args.from_)
-    with open_store(args) as store:
+    with open_store(args, reads=True) as store:
         found = store.reviews(
             to_scope,
             None if args.status == "all" else args.status,

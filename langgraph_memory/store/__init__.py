@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     )
     from langgraph_memory.store.engine import Candidates
     from langgraph_memory.store.engine import SharedQueue as SharedQueue
+    from langgraph_memory.store.engine.scope_locks import IN_PROCESS as IN_PROCESS
+    from langgraph_memory.store.engine.shared_queue import QUEUE_URL_ENV as QUEUE_URL_ENV
     from langgraph_memory.store.internals_face import Internals
     from langgraph_memory.store.memory_store import DEFAULT_PATH as DEFAULT_PATH
     from langgraph_memory.store.memory_store import PATH_ENV as PATH_ENV
@@ -78,6 +80,8 @@ _LAZY = {
     "MigrationReport": "langgraph_memory.store.data.upgrade",
     "upgrade": "langgraph_memory.store.data.upgrade",
     "SharedQueue": "langgraph_memory.store.engine.shared_queue",
+    "QUEUE_URL_ENV": "langgraph_memory.store.engine.shared_queue",
+    "IN_PROCESS": "langgraph_memory.store.engine.scope_locks",
     "try_lock": "langgraph_memory.store.chroma.directory_lock",
     "MissingCollectionError": "langgraph_memory.store.chroma.door",
     "RawClient": "langgraph_memory.store.chroma.door",

@@ -138,12 +138,13 @@ class MemoryStore(BaseStoreFace):
     which many processes can share; ``lock=`` (default
     ``$LANGGRAPH_MEMORY_LOCK_URL``), a ``postgresql://`` or ``redis://`` URL,
     serialises their writes to each scope across processes (see
-    ``store/engine/scope_locks.py``); without it, writes are serialised per scope within
-    a process only. ``queue=`` (default ``$LANGGRAPH_MEMORY_QUEUE_URL``), a
-    ``postgresql://`` URL, keeps the deferred turns of every process's
-    ``BackgroundWriter`` in one table there, drained by any of them (see
-    ``store/engine/shared_queue.py``; its Postgres serves as the lock when ``lock=`` is
-    unset). ``embeddings`` is any LangChain
+    ``store/engine/scope_locks.py``); without it, writes are serialised per scope
+    within a process only, and a store on a server warns once that it has no lock
+    (``lock="in-process"`` says this process is the only writer). ``queue=``
+    (default ``$LANGGRAPH_MEMORY_QUEUE_URL``), a ``postgresql://`` URL, keeps the
+    deferred turns of every process's ``BackgroundWriter`` in one table there,
+    drained by any of them (see ``store/engine/shared_queue.py``; its Postgres
+    serves as the lock when ``lock=`` is unset). ``embeddings`` is any LangChain
     ``Embeddings``; the default is the offline MiniLM embedder. The store
     records which embedder built it and refuses another.
 
@@ -160,8 +161,10 @@ class MemoryStore(BaseStoreFace):
     Args:
         path: the directory of an embedded store (a str or ``pathlib.Path``); None:
             ``$LANGGRAPH_MEMORY_PATH``, else ``./.langgraph_memory``. This process
-            locks the directory while the store is open. Give ``path`` or
-            ``client``, not both.
+            locks the directory while the store is open; held by the child of a
+            purge whose app was killed, the open waits for it to end, up to
+            ``$LANGGRAPH_MEMORY_PURGE_WAIT`` seconds (120 by default; 0: refuse at
+            once). Give ``path`` or ``client``, not both.
         client: any chromadb client instead of a directory, e.g.
             ``chromadb.HttpClient(host=..., port=...)`` for a Chroma server that
             many processes share. None: the embedded store at ``path``.
@@ -179,9 +182,14 @@ class MemoryStore(BaseStoreFace):
             starts a sweeper thread); an expired item is archived, not deleted (see
             ``store/basestore/ttl.py``). None: items never expire.
         lock: a ``postgresql://`` or ``redis://`` URL (or a ``CrossProcessLocks``)
-            whose locks serialise the writes to each scope across processes.
-            None: ``$LANGGRAPH_MEMORY_LOCK_URL``, else the Postgres of ``queue``,
-            else writes are serialised per scope within this process only.
+            whose locks serialise the writes to each scope across processes; or
+            ``"in-process"``: this process is the only one that writes the store,
+            so the in-process lock is enough (and nothing warns). None:
+            ``$LANGGRAPH_MEMORY_LOCK_URL`` (which takes the same values), else the
+            Postgres of ``queue``, else writes are serialised per scope within this
+            process only, and a store on a Chroma server says once per process
+            and server, on the ``langgraph_memory`` logger, that processes writing
+            one scope at once can store a fact twice.
         queue: a ``postgresql://`` URL where the ``BackgroundWriter`` of every
             process keeps its deferred turns, in one table any of them drains (see
             ``store/engine/shared_queue.py``); for a store on a Chroma server (``client``)
@@ -189,13 +197,16 @@ class MemoryStore(BaseStoreFace):
             own journal.
 
     Raises:
-        InvalidArgumentError: both ``path`` and ``client`` are given, or ``index``
-            or ``ttl`` holds a key or value the store cannot use.
+        InvalidArgumentError: both ``path`` and ``client`` are given, ``index``
+            or ``ttl`` holds a key or value the store cannot use, or
+            ``$LANGGRAPH_MEMORY_PURGE_WAIT`` is no number of seconds >= 0.
         InvalidTypeError: ``path``, ``client``, ``embeddings``, ``lock`` or
             ``queue`` is of a type the store cannot use.
-        LockConfigError: ``lock`` is not a lock URL the store knows.
+        LockConfigError: ``lock`` is neither a lock URL the store knows nor
+            ``"in-process"``, or is ``"in-process"`` beside a ``queue``.
         QueueConfigError: ``queue`` is not a Postgres URL, or the store is embedded.
-        StoreLockedError: another process holds the embedded store's directory.
+        StoreLockedError: another process holds the embedded store's directory, or
+            a killed purge's child still held it when the wait ran out.
         EmbeddingMismatchError: the store was built with another embedder.
 
     >>> import tempfile

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from langgraph_memory.store.chroma.compaction import recover_staged as recover_staged
     from langgraph_memory.store.chroma.directory_lock import LOCK_FILE as LOCK_FILE
     from langgraph_memory.store.chroma.directory_lock import DirectoryLock as DirectoryLock
+    from langgraph_memory.store.chroma.directory_lock import purge_wait as purge_wait
     from langgraph_memory.store.chroma.directory_lock import try_lock as try_lock
     from langgraph_memory.store.chroma.door import MissingCollectionError as MissingCollectionError
     from langgraph_memory.store.chroma.door import RawClient as RawClient
@@ -141,6 +142,7 @@ _LAZY = {
     "metadata_clauses": "langgraph_memory.store.chroma.codec",
     "nearest_ids": "langgraph_memory.store.chroma.collection_io",
     "persistent": "langgraph_memory.store.chroma.door",
+    "purge_wait": "langgraph_memory.store.chroma.directory_lock",
     "query": "langgraph_memory.store.chroma.collection_io",
     "query_versions": "langgraph_memory.store.chroma.collection_io",
     "recover_staged": "langgraph_memory.store.chroma.compaction",

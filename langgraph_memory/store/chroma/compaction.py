@@ -36,10 +36,11 @@ overwrite); see :func:`rebuild_in_child`.
 
 Every child that works on the directory (the rebuild, the compaction, the
 listing of what was written since a purge) holds the directory's lock itself:
-it is started with the lock file's descriptor (see ``lock``). So when the
-process that purges is killed, its child keeps the directory locked until it
-ends, and an app restarting meanwhile is refused with a message that says so,
-instead of opening Chroma beside it (two writers corrupt a directory). A child
+it is started with the lock file's descriptor (see ``directory_lock``). So when
+the process that purges is killed, its child keeps the directory locked until it
+ends, and an app restarting meanwhile waits for it (bounded, and saying so; see
+``directory_lock``) instead of opening Chroma beside it (two writers corrupt a
+directory). A child
 may outlive its parent, so its output goes to a file, never to a pipe that a
 dead parent leaves broken. Before the first child starts, :func:`rebuild_in_child`
 writes the collections it rebuilds to ``langgraph_memory.rebuilding``, and removes

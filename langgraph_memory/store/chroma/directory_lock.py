@@ -11,8 +11,16 @@ process: a child process started with the lock file's descriptor
 (:meth:`DirectoryLock.fileno`, passed with ``pass_fds``) holds the lock as long
 as it runs, even after the process that took it has died. The children a purge
 starts (see ``compaction``) run that way, so no second process can open the
-directory while one of them still writes it. A process refused while the pid
-in the file has ended is told that it waits for such a child.
+directory while one of them still writes it.
+
+An app restarted after it was killed mid-purge meets such a child: the pid in
+the file has ended, and the lock is still held. ``DirectoryLock.acquire(...,
+wait=seconds)`` (the store passes ``purge_wait()``: ``$LANGGRAPH_MEMORY_PURGE_WAIT``,
+120 s by default) then waits for the child to end, saying so in one line on the
+``langgraph_memory`` logger, and takes the lock; past the bound it raises
+``StoreLockedError``, which says how long it waited. A lock held by a live
+process (a second app) is refused at once, as is one taken by a live process
+while the open waited.
 
 Why not ``filelock`` (issue 21 asked; checked against filelock 4.3): its
 ``release`` calls ``flock(LOCK_UN)`` on the descriptor before closing it, and an
@@ -34,8 +42,11 @@ True
 
 from __future__ import annotations
 
+import logging
+import math
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, ClassVar
@@ -44,6 +55,18 @@ from langgraph_memory.checks import check_chars
 from langgraph_memory.errors import InvalidArgumentError, StoreClosedError, StoreLockedError
 
 LOCK_FILE = "langgraph_memory.lock"
+#: Seconds an open of an embedded store waits for the purge child of an ended process to
+#: end (see the module docstring); 0 refuses at once. Unset: ``DEFAULT_PURGE_WAIT``.
+PURGE_WAIT_ENV = "LANGGRAPH_MEMORY_PURGE_WAIT"
+#: A purge's children take seconds on a small store, minutes on a large one: an open waits
+#: out the common case, and past it fails with a message rather than hang for as long as
+#: a compaction may take (a service manager's start timeout may be shorter: set the
+#: variable below it).
+DEFAULT_PURGE_WAIT = 120.0
+#: How often a waiting open tries the lock again.
+_POLL_S = 0.1
+
+log = logging.getLogger("langgraph_memory")
 
 
 def try_lock(handle: IO[str]) -> bool:
@@ -124,6 +147,63 @@ def has_ended(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
+def held_by_child_of_ended(path: Path, holder: str) -> tuple[bool, set[int]]:
+    """Whether the lock of ``path``, refused to this process, is held by the child of
+    an ended process (``holder``, the pid the lock file names, has ended), and which
+    processes have the lock file open (where ``/proc`` tells; this one left out).
+
+    >>> import tempfile
+    >>> held_by_child_of_ended(Path(tempfile.mkdtemp()), str(os.getpid()))
+    (False, set())
+    """
+    # Whoever has the lock file open, but this process (it opened it to ask).
+    holders = processes_holding(path / LOCK_FILE) - {os.getpid()}
+    # Ended: gone, or its pid now another process's that does not hold the file.
+    ended = holder.isdigit() and (
+        has_ended(int(holder)) or (bool(holders) and int(holder) not in holders)
+    )
+    return ended, holders
+
+
+def purge_wait(value: str | None = None) -> float:
+    """Seconds an open of an embedded store waits for the purge child of an ended
+    process to let go of the directory: ``value``, else ``$LANGGRAPH_MEMORY_PURGE_WAIT``,
+    else ``DEFAULT_PURGE_WAIT`` (120). 0 refuses at once, as before the wait existed.
+
+    Args:
+        value: a number of seconds >= 0, as text (what the variable holds); None:
+            read the variable.
+
+    Returns:
+        The seconds, a finite float >= 0.
+
+    Raises:
+        InvalidArgumentError: ``value`` (or the variable) is no such number.
+
+    >>> purge_wait("30"), purge_wait("0")
+    (30.0, 0.0)
+    >>> purge_wait("soon")
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: $LANGGRAPH_MEMORY_PURGE_WAIT='soon' ...
+    """
+    if value is None:
+        value = os.environ.get(PURGE_WAIT_ENV)
+        if value is None or not value.strip():
+            return DEFAULT_PURGE_WAIT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise InvalidArgumentError(
+            f"${PURGE_WAIT_ENV}={value!r} must be a number of seconds >= 0: how long "
+            "opening an embedded store waits for a killed purge's child process to finish "
+            f"(0: do not wait; unset: {DEFAULT_PURGE_WAIT:g})"
+        )
+    return seconds
+
+
 def locked_message(path: Path, holder: str) -> str:
     """What a process refused the lock of ``path`` is told; ``holder`` is the pid
     the lock file names. When that process has ended, the lock is held by a child
@@ -132,12 +212,7 @@ def locked_message(path: Path, holder: str) -> str:
     >>> print(locked_message(Path("/m"), "unknown"))  # doctest: +ELLIPSIS
     the memory store at /m is in use by another process (pid unknown). ...
     """
-    # Whoever has the lock file open, but this process (it opened it to ask).
-    holders = processes_holding(path / LOCK_FILE) - {os.getpid()}
-    # Ended: gone, or its pid now another process's that does not hold the file.
-    ended = holder.isdigit() and (
-        has_ended(int(holder)) or (bool(holders) and int(holder) not in holders)
-    )
+    ended, holders = held_by_child_of_ended(path, holder)
     if not ended:
         return (
             f"the memory store at {path} is in use by another process (pid {holder}). "
@@ -154,6 +229,24 @@ def locked_message(path: Path, holder: str) -> str:
         "lock until it is done (no second process may write the directory meanwhile). "
         "Open the store again when it has ended; it usually takes seconds, minutes "
         "for a large store."
+    )
+
+
+def _say_waiting(path: Path, holder: str, wait: float) -> None:
+    # The logger, not ``warnings``: it reports what this start is doing (as the background
+    # writer's exit does), and an app that stalls at start must say why even with logging
+    # unconfigured (logging's last-resort handler prints a warning to stderr).
+    holders = processes_holding(path / LOCK_FILE) - {os.getpid()}
+    which = f" (pid {', '.join(map(str, sorted(holders)))})" if holders else ""
+    log.warning(
+        "langgraph_memory: waiting up to %g s for a child process%s of process %s, which "
+        "has ended, to finish the purge it started in the memory store at %s and let go "
+        "of its lock ($%s sets how long)",
+        wait,
+        which,
+        holder,
+        path,
+        PURGE_WAIT_ENV,
     )
 
 
@@ -177,29 +270,59 @@ class DirectoryLock:
     _guard: ClassVar[threading.Lock] = threading.Lock()
 
     @classmethod
-    def acquire(cls, directory: str | os.PathLike[str]) -> DirectoryLock:
-        """Lock ``directory`` for this process, or raise StoreLockedError."""
+    def acquire(cls, directory: str | os.PathLike[str], *, wait: float = 0.0) -> DirectoryLock:
+        """Lock ``directory`` for this process, or raise StoreLockedError.
+
+        ``wait``: seconds to wait when the lock is held by the child of a process
+        that has ended (a killed purge's, see the module docstring), with one line
+        on the ``langgraph_memory`` logger; a live holder is refused at once.
+        """
         path = Path(directory).resolve()
         _check_directory(path)
         path.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        ended: str | None = None  # the pid of the ended holder waited for, once known
+        while True:
+            holder = cls._try_acquire(path)
+            if holder is None:
+                return cls(path)
+            if holder != ended:  # first refusal, or another process took the lock
+                if wait <= 0 or not held_by_child_of_ended(path, holder)[0]:
+                    raise StoreLockedError(locked_message(path, holder))
+                if ended is None:
+                    _say_waiting(path, holder, wait)
+                ended = holder
+            waited = time.monotonic() - started
+            if waited >= wait:
+                raise StoreLockedError(
+                    f"{locked_message(path, holder)} This open waited {wait:g} s for it "
+                    f"(${PURGE_WAIT_ENV} sets how long, in seconds; {DEFAULT_PURGE_WAIT:g} "
+                    "by default)."
+                )
+            time.sleep(min(_POLL_S, wait - waited))
+
+    @classmethod
+    def _try_acquire(cls, path: Path) -> str | None:
+        """Take (or count) this process's lock of ``path``: None; else the pid the lock
+        file names (``unknown`` when it names none)."""
         with cls._guard:
             if path in cls._held:
                 handle, count = cls._held[path]
                 cls._held[path] = (handle, count + 1)
-                return cls(path)
+                return None
             # The handle outlives this call: closing it is what releases the lock.
             handle = open(path / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
             if not try_lock(handle):
                 handle.seek(0)
                 holder = handle.read().strip() or "unknown"
                 handle.close()
-                raise StoreLockedError(locked_message(path, holder))
+                return holder
             handle.seek(0)
             handle.truncate()
             handle.write(str(os.getpid()))
             handle.flush()
             cls._held[path] = (handle, 1)
-            return cls(path)
+            return None
 
     def fileno(self) -> int:
         """The lock file's descriptor: a child process started with it

@@ -227,6 +227,13 @@ class VectorClient(Protocol):
         a server's tenant and database; "" for an embedded database."""
         ...
 
+    @property
+    def server(self) -> str:
+        """The address of the server the data is on (``http://host:port``), which
+        other processes may write too; "" when it is in this process (a directory,
+        or memory)."""
+        ...
+
     def open(self, name: str) -> VectorCollection:
         """The collection ``name``; ``MissingCollectionError`` when there is none."""
         ...
@@ -465,6 +472,16 @@ class ChromaClient:
         database = getattr(self.chroma, "database", None)
         return f"{tenant}/{database}" if tenant and database else ""
 
+    @property
+    def server(self) -> str:
+        settings = self.chroma.get_settings()
+        # HttpClient (and Chroma Cloud's client) talk to a server through the FastAPI
+        # implementation; an embedded or in-memory client runs Chroma in this process.
+        if "fastapi" not in settings.chroma_api_impl.lower() or not settings.chroma_server_host:
+            return ""
+        scheme = "https" if settings.chroma_server_ssl_enabled else "http"
+        return f"{scheme}://{settings.chroma_server_host}:{settings.chroma_server_http_port}"
+
     def open(self, name: str) -> VectorCollection:
         try:
             return ChromaCollection(self.chroma.get_collection(name, embedding_function=None))
@@ -546,8 +563,9 @@ def client_of(raw: Any) -> VectorClient:
     """The door over a client a caller passed in (``MemoryStore(client=...)``).
 
     >>> import chromadb
-    >>> client_of(chromadb.EphemeralClient()).directory is None
-    True
+    >>> memory = client_of(chromadb.EphemeralClient())
+    >>> memory.directory is None, memory.server  # in this process: no server
+    (True, '')
     """
     return ChromaClient(raw)
 

@@ -13,13 +13,20 @@ and nothing may touch Chroma meanwhile. Lock order, to rule out deadlock:
 a scope lock first, then the gate; a thread that holds the gate never waits
 for a scope lock it does not already hold.
 
-Opening an embedded store takes the directory's lock, then, before Chroma opens,
-finishes what a process that purged left undone: the rebuild and compaction of a
-purge it was killed in (``compaction.finish_interrupted_rebuild``), and the
-scrub of what it wrote after a purge (``scrub_after_purge``). Every open, on a
+Opening an embedded store takes the directory's lock (waiting, bounded, for the
+child of a purge whose process was killed: ``directory_lock.purge_wait``), then,
+before Chroma opens, finishes what a process that purged left undone: the
+rebuild and compaction of a purge it was killed in
+(``compaction.finish_interrupted_rebuild``), and the scrub of what it wrote
+after a purge (``scrub_after_purge``). Every open, on a
 server too, then finishes or undoes a rebuild of the registry or the reviews a
 kill stopped halfway (``compaction.recover_staged``) before the registry is read;
 a scope's collections are recovered so when the scope is opened and not found.
+
+A store on a Chroma server opened with neither a cross-process lock nor a shared
+queue says so once per process and server (``warn_unlocked``): other processes
+may write that server, and two of them writing one scope at once store a fact
+twice. ``lock="in-process"`` says this process is the only writer, and silences it.
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -46,6 +53,7 @@ from typing import Any, ClassVar, Protocol
 
 from langgraph_memory.errors import (
     InvalidArgumentError,
+    LockConfigError,
     NestedPurgeError,
     QueueConfigError,
     StoreClosedError,
@@ -63,6 +71,7 @@ from langgraph_memory.store.chroma import (
     formats,
     layout,
     migrations,
+    purge_wait,
     to_epoch,
 )
 from langgraph_memory.store.chroma import internals as chroma_internals
@@ -70,14 +79,16 @@ from langgraph_memory.store.engine.access_log import AccessLog
 from langgraph_memory.store.engine.field_cache import FieldCache
 from langgraph_memory.store.engine.rule_cache import RuleCache
 from langgraph_memory.store.engine.scope_locks import (
+    IN_PROCESS,
     LOCK_URL_ENV,
     CrossProcessLocks,
     ScopeLock,
     ScopeLocks,
+    in_process,
     open_cross_process_locks,
     redacted,
 )
-from langgraph_memory.store.engine.shared_queue import SharedQueue, queue_url
+from langgraph_memory.store.engine.shared_queue import QUEUE_URL_ENV, SharedQueue, queue_url
 from langgraph_memory.store.lexical import Lexicon
 
 log = logging.getLogger("langgraph_memory")
@@ -494,9 +505,22 @@ def open_engine(
     a location must name the same ones. ``queue`` (default
     ``$LANGGRAPH_MEMORY_QUEUE_URL``) names a shared queue of deferred turns (see
     ``shared_queue``); without a lock, its Postgres serves as the lock too.
+    ``lock="in-process"`` says this process is the only writer: the in-process
+    lock, and no warning on a server (see ``warn_unlocked``).
     """
     queue = queue_url(queue)
     source = lock if lock is not None else (os.environ.get(LOCK_URL_ENV) or queue)
+    single_writer = in_process(source)
+    if single_writer:
+        if queue is not None:
+            raise LockConfigError(
+                f"lock={IN_PROCESS!r} says this process is the only one that writes the "
+                f"store, and queue={redacted(queue)!r} shares its deferred turns with other "
+                "processes, whose writes need a cross-process lock: leave lock= (and "
+                "$LANGGRAPH_MEMORY_LOCK_URL) unset, and the queue's Postgres locks too, or "
+                "drop the queue"
+            )
+        source = None  # the in-process lock, as when nothing is set
     if client is None:
         directory: Path | None = Path(path or os.environ.get(PATH_ENV) or DEFAULT_PATH).resolve()
     else:
@@ -505,7 +529,7 @@ def open_engine(
     with Engine._open_guard:
         engine = Engine._open.get(key)
         if engine is not None:
-            if source is not None and source != engine.lock_source:
+            if (source is not None or single_writer) and source != engine.lock_source:
                 raise InvalidArgumentError(
                     "this store location is open in this process with scope locks "
                     f"{engine.scope_locks.describe()!r}; every store on one location in a "
@@ -524,7 +548,9 @@ def open_engine(
             return engine
         engine = _start(key, directory, client, source, queue)
         Engine._open[key] = engine
-        return engine
+    if engine.lock_source is None:  # in-process locks only (a queue's Postgres locks too)
+        warn_unlocked(engine.client, only_writer=single_writer)
+    return engine
 
 
 def _start(
@@ -543,6 +569,7 @@ def _start(
             "writer's journal keeps its turns: leave queue= and $LANGGRAPH_MEMORY_QUEUE_URL "
             "unset, or build the store with MemoryStore(client=chromadb.HttpClient(...))"
         )
+    wait = purge_wait() if directory is not None else 0.0  # a bad value: refused first
     # Before the directory's lock: a bad lock URL must not leave the directory locked.
     cross = open_cross_process_locks(source)
     scope_locks = ScopeLocks(cross, data_name)
@@ -552,7 +579,7 @@ def _start(
         scope_locks.close()
         raise
     try:
-        lock = DirectoryLock.acquire(directory) if directory is not None else None
+        lock = DirectoryLock.acquire(directory, wait=wait) if directory is not None else None
     except BaseException:
         scope_locks.close()
         if shared is not None:
@@ -583,3 +610,62 @@ def _start(
         if shared is not None:
             shared.close()
         raise
+
+
+#: The Chroma servers this process has said it writes with no cross-process lock.
+_UNLOCKED_SAID: set[str] = set()
+_UNLOCKED_GUARD = threading.Lock()
+
+
+def warn_unlocked(client: VectorClient, *, only_writer: bool = False) -> bool:
+    """Say, once per process and server, that a store on a Chroma server has neither a
+    cross-process lock nor a shared queue; True when it said so now. Nothing for a
+    store in this process (a directory, which is locked to one process, or memory),
+    nor when this process said it is the server's only writer.
+
+    Measured: three processes writing one ``chroma run`` with no lock stored one fact
+    2-3 times in 12 of 15 scopes, and nothing told the user. On the ``langgraph_memory``
+    logger, not ``warnings.warn``: it is a deployment's configuration that risks data,
+    reported where an operator reads (as "no chat model configured" is), not a misuse
+    of code, and ``warnings`` keeps one message per line of code where this needs one
+    per server; unconfigured logging still prints it to stderr.
+
+    Args:
+        client: the store's client (the door's ``VectorClient``).
+        only_writer: the store was opened with ``lock="in-process"``: this process is
+            the only one that writes the server; nothing is said, now or for its
+            later stores there.
+
+    Returns:
+        True when the warning was logged by this call.
+
+    >>> from langgraph_memory.store.chroma import persistent
+    >>> import tempfile
+    >>> warn_unlocked(persistent(tempfile.mkdtemp()))  # embedded: never
+    False
+    """
+    server = client.server
+    if not server or client.directory is not None:
+        return False
+    with _UNLOCKED_GUARD:
+        if server in _UNLOCKED_SAID:
+            return False
+        _UNLOCKED_SAID.add(server)
+    if only_writer:
+        return False
+    log.warning(
+        "langgraph_memory: the store on the Chroma server at %s has no cross-process lock: "
+        "two processes writing one person's memory at once can store a fact twice or lose "
+        "an update. Give every process that writes it one lock, "
+        "MemoryStore(client=..., lock='postgresql://...' or 'redis://...') or $%s, or a "
+        "shared queue (queue= or $%s, whose Postgres locks too). If this process is the "
+        "only one that writes it, say so: lock=%r (or %s=%s) silences this warning, which "
+        "this process gives once per server",
+        server,
+        LOCK_URL_ENV,
+        QUEUE_URL_ENV,
+        IN_PROCESS,
+        LOCK_URL_ENV,
+        IN_PROCESS,
+    )
+    return True

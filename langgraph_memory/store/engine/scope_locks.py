@@ -19,7 +19,13 @@ Which cross-process lock, from one URL: ``MemoryStore(..., lock=URL)`` or
   thread while held and deleted on release only if it still holds our token. A
   killed holder blocks the scope for at most one lease.
 
-Both take query parameters of their own, stripped before the URL reaches the client:
+- ``in-process`` (``IN_PROCESS``): no cross-process lock, said on purpose: this process
+  is the only one that writes the store. The same locks as leaving both unset; a store on a
+  Chroma server opened with neither a lock nor a queue warns once that it has none (see
+  ``engine``), and this says the warning is not needed. A shared queue, which serves many
+  processes, refuses it.
+
+Both URLs take query parameters of their own, stripped before the URL reaches the client:
 ``lock_timeout`` (seconds a write waits for its lock; default 30) and, for Redis,
 ``lease`` (seconds; default 10).
 
@@ -72,6 +78,7 @@ from langgraph_memory.errors import (
 __all__ = [
     "DEFAULT_LEASE",
     "DEFAULT_TIMEOUT",
+    "IN_PROCESS",
     "LOCK_URL_ENV",
     "CrossProcessLocks",
     "Held",
@@ -80,6 +87,7 @@ __all__ = [
     "ScopeLock",
     "ScopeLocks",
     "import_extra",
+    "in_process",
     "lock_id",
     "open_cross_process_locks",
     "redacted",
@@ -88,6 +96,9 @@ __all__ = [
 log = logging.getLogger("langgraph_memory")
 
 LOCK_URL_ENV = "LANGGRAPH_MEMORY_LOCK_URL"
+#: ``lock=`` (or ``$LANGGRAPH_MEMORY_LOCK_URL``) that says this process is the only writer:
+#: the in-process lock alone, and no warning that a server store has no lock.
+IN_PROCESS = "in-process"
 #: Seconds a write waits for its scope's cross-process lock before it fails.
 DEFAULT_TIMEOUT = 30.0
 #: Seconds a Redis lease lasts unless renewed (a killed holder blocks no longer).
@@ -96,8 +107,8 @@ DEFAULT_LEASE = 10.0
 _WHAT_TO_PASS = (
     "pass lock='postgresql://user:password@host:5432/db' (Postgres advisory locks) or "
     "lock='redis://host:6379/0' (a Redis lease), optionally with ?lock_timeout=SECONDS "
-    "(and ?lease=SECONDS for Redis), or leave lock= and $LANGGRAPH_MEMORY_LOCK_URL unset "
-    "for the in-process lock"
+    "(and ?lease=SECONDS for Redis), or lock='in-process' when this process is the only "
+    "one that writes the store (the in-process lock alone)"
 )
 
 
@@ -220,7 +231,7 @@ class ScopeLocks:
 
     def describe(self) -> str:
         """``in-process``, or what the cross-process locks are."""
-        return "in-process" if self.cross is None else self.cross.describe()
+        return IN_PROCESS if self.cross is None else self.cross.describe()
 
     def close(self) -> None:
         if self.cross is not None:
@@ -234,15 +245,17 @@ def open_cross_process_locks(
     lock: str | CrossProcessLocks | None,
 ) -> CrossProcessLocks | None:
     """The cross-process locks ``lock`` names (a URL, or locks built already), or those
-    of ``$LANGGRAPH_MEMORY_LOCK_URL`` when ``lock`` is None; None when neither is set
-    (the in-process lock alone). A URL of an unknown kind, or a server that does not
-    answer, raises ``LockConfigError`` saying what to pass."""
+    of ``$LANGGRAPH_MEMORY_LOCK_URL`` when ``lock`` is None; None when neither is set or
+    it says ``IN_PROCESS`` (the in-process lock alone). A URL of an unknown kind, or a
+    server that does not answer, raises ``LockConfigError`` saying what to pass."""
     if lock is None:
         lock = os.environ.get(LOCK_URL_ENV) or None
         if lock is None:
             return None
     if isinstance(lock, CrossProcessLocks) and not isinstance(lock, str):
         return lock
+    if in_process(lock):
+        return None
     if not isinstance(lock, str):
         raise InvalidTypeError(
             f"lock must be a URL (str), got {type(lock).__name__}: {_WHAT_TO_PASS}"
@@ -260,6 +273,18 @@ def open_cross_process_locks(
     if scheme.startswith("postgres"):
         return PostgresLocks(url, timeout=timeout)
     return RedisLocks(url, timeout=timeout, lease=lease)
+
+
+def in_process(lock: object) -> bool:
+    """Whether ``lock`` says this process is the only writer (``IN_PROCESS``, in any
+    case, spaces around it ignored): the in-process lock alone, chosen on purpose.
+
+    >>> in_process("in-process"), in_process(" In-Process "), in_process(None)
+    (True, True, False)
+    >>> open_cross_process_locks("in-process") is None
+    True
+    """
+    return isinstance(lock, str) and lock.strip().lower() == IN_PROCESS
 
 
 def _seconds(value: str | None, default: float, name: str, url: str) -> float:
