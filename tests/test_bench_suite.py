@@ -266,6 +266,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "window",
         "inspector",
         "basestore-batch",
+        "users",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots", "reads"}
