@@ -352,6 +352,15 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
+def _imported_names(node: ast.AST) -> list[str]:
+    """The modules an import statement names (none for any other node)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        return [node.module]
+    return []
+
+
 def internals_reaches(name: str, tree: ast.AST) -> list[str]:
     """Where a module reaches into Chroma's internals or the heap: an import of
     ``sqlite3`` (allowed for the lexical index's own files), ``ctypes`` or a
@@ -361,12 +370,7 @@ def internals_reaches(name: str, tree: ast.AST) -> list[str]:
     found = []
     docstrings = _docstrings(tree)
     for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
-        for imported_name in names:
+        for imported_name in _imported_names(node):
             if imported_name == "sqlite3" and not _owns_sqlite(name):
                 found.append(f"{name}:{node.lineno} imports sqlite3")
             elif any(
@@ -454,14 +458,9 @@ def chroma_reaches(name: str, tree: ast.AST) -> list[str]:
     """Where a module imports ``chromadb`` or calls a Chroma client or collection."""
     found = []
     for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names = [node.module]
         found += [
             f"{name}:{node.lineno} imports {n}"
-            for n in names
+            for n in _imported_names(node)
             if n == "chromadb" or n.startswith("chromadb.")
         ]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):

@@ -259,6 +259,7 @@ class MemoryStore(BaseStoreFace):
         self._core = StoreCore(path, client, embeddings, dims=indexing.dims, lock=lock, queue=queue)
         self._internals = Internals(self._core)
         # The single async calls of the BaseStore face made at once run as one batch.
+        self._gather_calls()
         #: Reviews between scopes: call it to list them; propose, approve, reject.
         self.reviews = Reviews(self._core)
         #: TTL sweeps of BaseStore items: sweep, start, stop.

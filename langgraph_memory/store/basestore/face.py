@@ -63,6 +63,8 @@ from langgraph_memory.store.engine import StoreCore, fresh_method
 
 __all__ = ["BaseStoreFace", "OpGatherer"]
 
+_Face = TypeVar("_Face", bound="BaseStoreFace")
+
 
 class BaseStoreFace(BaseStore):
     """LangGraph's ``BaseStore`` methods on the store's core: what ``MemoryStore``
@@ -71,17 +73,20 @@ class BaseStoreFace(BaseStore):
     #: What a subclass sets up: the core and the indexed fields.
     _core: StoreCore
     _fields: tuple[str, ...] | None
+    #: This object's gatherer of single async calls (``_gather_calls``).
+    _gathered: OpGatherer[Op]
 
-    def _gatherer(self) -> OpGatherer[Op]:
-        """This object's gatherer of single async calls, made on first use: a view
-        copied from a store (``MemoryStore.admin``) makes its own, since the
-        store's would run the view's calls as the store."""
-        held = self.__dict__.get("_gathered")
-        if held is None or held[0] != id(self):
-            held = (id(self), OpGatherer(self._run_gathered, check=self._check_op))
-            self.__dict__["_gathered"] = held
-        gatherer: OpGatherer[Op] = held[1]
-        return gatherer
+    def _gather_calls(self) -> None:
+        """Give this object a gatherer of its own (its ``__init__`` calls it)."""
+        self._gathered = OpGatherer(self._run_gathered, check=self._check_op)
+
+    def __copy__(self: _Face) -> _Face:
+        """A copy (``MemoryStore.admin``'s view) with a gatherer of its own: the
+        original's would run the copy's async calls as the original."""
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        copied._gather_calls()
+        return copied
 
     @fresh_method
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -97,7 +102,7 @@ class BaseStoreFace(BaseStore):
         runs as it was sent."""
         listed = _op_list(ops)
         if len(listed) == 1 and _SINGLE_CALL.get():
-            return [await self._gatherer().submit(listed[0])]
+            return [await self._gathered.submit(listed[0])]
         return await asyncio.to_thread(self.batch, listed)
 
     async def _run_gathered(self, ops: list[Op]) -> list[Result]:
