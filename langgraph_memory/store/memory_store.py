@@ -195,10 +195,17 @@ class MemoryStore(BaseStoreFace):
             ``store/engine/shared_queue.py``); for a store on a Chroma server (``client``)
             only. None: ``$LANGGRAPH_MEMORY_QUEUE_URL``, else each writer keeps its
             own journal.
+        cache_mb: the memory, in MB, the store keeps for the people it serves
+            (Chroma's vector indexes, lexical indexes, handles, rules; see
+            ``store/engine/budget.py``), least recently used out, so that memory does
+            not grow with the number of people ever read. None:
+            ``$LANGGRAPH_MEMORY_CACHE_MB``, else 256. Every store on one location in a
+            process shares it.
 
     Raises:
         InvalidArgumentError: both ``path`` and ``client`` are given, ``index``
-            or ``ttl`` holds a key or value the store cannot use, or
+            or ``ttl`` holds a key or value the store cannot use, ``cache_mb`` is no
+            positive number (or differs from the one the location is open with), or
             ``$LANGGRAPH_MEMORY_PURGE_WAIT`` is no number of seconds >= 0.
         InvalidTypeError: ``path``, ``client``, ``embeddings``, ``lock`` or
             ``queue`` is of a type the store cannot use.
@@ -238,6 +245,7 @@ class MemoryStore(BaseStoreFace):
         ttl: TTLConfig | None = None,
         lock: str | CrossProcessLocks | None = None,
         queue: str | None = None,
+        cache_mb: int | float | None = None,
     ) -> None:
         if path is not None and client is not None:
             raise InvalidArgumentError(
@@ -256,7 +264,9 @@ class MemoryStore(BaseStoreFace):
         self._fields = indexing.fields
         # Every store on one location in this process shares one engine: its
         # client, collection handles, scope locks and gate (see ``engine``).
-        self._core = StoreCore(path, client, embeddings, dims=indexing.dims, lock=lock, queue=queue)
+        self._core = StoreCore(
+            path, client, embeddings, dims=indexing.dims, lock=lock, queue=queue, cache_mb=cache_mb
+        )
         self._internals = Internals(self._core)
         # The single async calls of the BaseStore face made at once run as one batch.
         self._gather_calls()

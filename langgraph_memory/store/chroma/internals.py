@@ -36,6 +36,15 @@ architecture test holds that). Each reach, why, and where it was checked:
 6. glibc's ``malloc_trim`` through ``ctypes`` (:func:`return_free_memory`):
    Chroma's hnswlib writes parts of new index files from uninitialised heap
    memory, which may hold bytes of freed records.
+7. ``RustBindingsAPI.hnsw_cache_size``, the number of vector indexes an embedded
+   Chroma keeps in memory (each with four files open), which it sets to a fifth of
+   the process's open-file limit and no setting changes: 2.6 MB of memory per
+   person ever read, at a limit of 20,000 files, and "Too many open files" past
+   about 200 people at the common 1,024. :func:`start_embedded` starts Chroma's
+   system for a directory as ``SharedSystemClient`` does, with the size set to the
+   store's budget in between (and so touches ``_identifier_to_system`` too). Evicting
+   is safe only because every collection writes its index to disk after each write
+   (``door.ChromaCollection._persisted``).
 
 The scripts are stdlib only and run in child processes while no Chroma has the
 directory open (Python's ``sqlite3`` beside Chroma's own SQLite on one file
@@ -60,6 +69,9 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import re
+import threading
+
+from chromadb.config import Settings, System
 
 from langgraph_memory.errors import ChromaInternalsError
 
@@ -80,6 +92,7 @@ __all__ = [
     "open_in_process",
     "problems",
     "return_free_memory",
+    "start_embedded",
 ]
 
 #: The chromadb versions these reaches are known to work with: from the first, up
@@ -104,6 +117,7 @@ ATTRIBUTES = (
     ("chromadb.api.shared_system_client", "SharedSystemClient", "_identifier_to_system"),
     ("chromadb_rust_bindings", "", "cli"),
     ("chromadb.api.client", "Client", "close"),  # public, but only from 1.5.2 on
+    ("chromadb.api.shared_system_client", "SharedSystemClient", "_create_system_if_not_exists"),
 )
 
 # The start of every script: refuse a database whose tables are not the ones known.
@@ -260,3 +274,50 @@ def return_free_memory() -> None:
     trim = getattr(ctypes.CDLL(name), "malloc_trim", None)  # glibc only
     if trim is not None:
         trim(0)
+
+
+_START_GUARD = threading.Lock()
+
+
+def start_embedded(settings: Settings, indexes: int) -> bool:
+    """Start Chroma's system for an embedded directory (``settings`` as
+    ``PersistentClient`` makes them) with at most ``indexes`` vector indexes in memory
+    (reach 7; at least one: Chroma fails on an empty cache); the client made next on
+    the directory with equal settings uses it. False when this process runs one for
+    the directory already (it keeps its size).
+
+    Chroma starts a system as ``SharedSystemClient`` does, which offers no way to size
+    the cache: the same steps, with the size set between the API's construction (which
+    computes it) and its start (which uses it).
+
+    >>> import tempfile
+    >>> from chromadb.config import Settings
+    >>> d = tempfile.mkdtemp()
+    >>> start_embedded(Settings(is_persistent=True, persist_directory=d), 8)
+    True
+    """
+    from chromadb.api import ServerAPI
+    from chromadb.api.shared_system_client import SharedSystemClient
+    from chromadb.telemetry.product import ProductTelemetryClient
+
+    identifier = settings.persist_directory
+    systems = getattr(SharedSystemClient, "_identifier_to_system", None)
+    if not isinstance(systems, dict):  # Chroma changed: its client starts its own system
+        return False
+    with _START_GUARD:
+        if identifier in systems:
+            return False
+        system = System(settings)
+        systems[identifier] = system
+        try:
+            # Abstract types, which the system resolves to the implementations its
+            # settings name, as SharedSystemClient asks for them.
+            system.instance(ProductTelemetryClient)  # type: ignore[type-abstract]
+            api = system.instance(ServerAPI)  # type: ignore[type-abstract]
+            if hasattr(api, "hnsw_cache_size"):
+                api.hnsw_cache_size = max(1, int(indexes))
+            system.start()
+        except BaseException:
+            systems.pop(identifier, None)
+            raise
+    return True

@@ -108,6 +108,7 @@ class StoreCore:
         dims: int | None = None,
         lock: str | CrossProcessLocks | None = None,
         queue: str | None = None,
+        cache_mb: int | float | None = None,
     ) -> None:
         from langgraph_memory.embeddings import embedder_name
 
@@ -118,7 +119,7 @@ class StoreCore:
         #: The dimension the caller says the embedder has (``index={"dims": ...}``).
         self.dims = dims
         self._closed = False
-        self.engine = open_engine(path, client, lock, queue)
+        self.engine = open_engine(path, client, lock, queue, cache_mb)
         try:
             with self.engine.gate.shared():
                 self._check_embedder()

@@ -45,6 +45,7 @@ import os
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -76,6 +77,7 @@ from langgraph_memory.store.chroma import (
 )
 from langgraph_memory.store.chroma import internals as chroma_internals
 from langgraph_memory.store.engine.access_log import AccessLog
+from langgraph_memory.store.engine.budget import Budget
 from langgraph_memory.store.engine.field_cache import FieldCache
 from langgraph_memory.store.engine.rule_cache import RuleCache
 from langgraph_memory.store.engine.scope_locks import (
@@ -210,8 +212,11 @@ class Engine:
         scope_locks: ScopeLocks | None = None,
         lock_source: str | CrossProcessLocks | None = None,
         shared_queue: SharedQueue | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.key = key
+        #: What the engine keeps per scope, from the store's ``cache_mb`` (see ``budget``).
+        self.budget = budget if budget is not None else Budget.of(None)
         self.client = client
         self.path = path
         self.owns_client = owns_client
@@ -230,7 +235,8 @@ class Engine:
         #: background writer's own queue and journal). See ``shared_queue``.
         self.shared_queue = shared_queue
         self._erasures: dict[str, int] = {}  # scope key -> whole-scope purges in this process
-        self._scopes: dict[str, layout.ScopeCollections] = {}
+        # The scopes' handles, least recently used first (at most ``budget.handles``).
+        self._scopes: OrderedDict[str, layout.ScopeCollections] = OrderedDict()
         self._companions: list[weakref.ref[Any]] = []
         if shared_queue is not None:
             self.attach(shared_queue)  # exports list its turns (held by the line above)
@@ -246,11 +252,11 @@ class Engine:
         # Of this release's format, or migrated to it, or refused (see ``migrations``).
         self.registry: VectorCollection = migrations.open_current_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
-        self.lexicon = Lexicon(path)
+        self.lexicon = Lexicon(path, max_open=self.budget.lexical)
         #: The scopes' rules, read once per change (``rules``).
-        self.rules = RuleCache()
+        self.rules = RuleCache(self.budget.rules)
         #: BaseStore items' vectors per field, read once (``field_cache``).
-        self.field_vectors = FieldCache()
+        self.field_vectors = FieldCache(self.budget.field_bytes)
 
     # -- opening and closing ----------------------------------------------------------
 
@@ -307,7 +313,7 @@ class Engine:
             if closed:
                 assert self.path is not None
                 _mark_purge(self.path)
-                self.client = door.persistent(self.path)
+                self.client = door.persistent(self.path, indexes=self.budget.indexes)
                 self.forget_handles()
 
     # -- locks ------------------------------------------------------------------------
@@ -376,13 +382,13 @@ class Engine:
 
     def collections(self, scope: Scope, *, create: bool) -> layout.ScopeCollections | None:
         """The scope's collections (created if asked), or None when it has none."""
-        cached = self._scopes.get(scope.key)
+        cached = self._cached(scope)
         if cached is not None:
             return cached
         # Not the scope lock: a caller holds the gate, and must never wait for a
         # scope lock a purge may hold while it waits for the gate.
         with self._opening:  # one thread creates, the others reuse
-            cached = self._scopes.get(scope.key)
+            cached = self._cached(scope)
             if cached is not None:
                 return cached
             cols = layout.open_scope(self.client, scope)
@@ -399,13 +405,24 @@ class Engine:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
                 finish_interrupted_moves(cols)
-            self._scopes[scope.key] = cols
+            with self._guard:
+                self._scopes[scope.key] = cols
+                while len(self._scopes) > self.budget.handles:
+                    self._scopes.popitem(last=False)  # reopened on its scope's next use
+            return cols
+
+    def _cached(self, scope: Scope) -> layout.ScopeCollections | None:
+        with self._guard:
+            cols = self._scopes.get(scope.key)
+            if cols is not None:
+                self._scopes.move_to_end(scope.key)
             return cols
 
     def forget_handles(self) -> None:
         """Drop cached collection handles and reopen the registry: after a purge
         rebuilt collections, or when another process did."""
-        self._scopes.clear()
+        with self._guard:
+            self._scopes.clear()
         self.registry = layout.open_registry(self.client)
 
     # -- companions -------------------------------------------------------------------
@@ -494,6 +511,7 @@ def open_engine(
     client: RawClient | None,
     lock: str | CrossProcessLocks | None = None,
     queue: str | None = None,
+    cache_mb: int | float | None = None,
 ) -> Engine:
     """The engine of a location: shared with every store open on it in this process.
 
@@ -506,8 +524,11 @@ def open_engine(
     ``$LANGGRAPH_MEMORY_QUEUE_URL``) names a shared queue of deferred turns (see
     ``shared_queue``); without a lock, its Postgres serves as the lock too.
     ``lock="in-process"`` says this process is the only writer: the in-process
-    lock, and no warning on a server (see ``warn_unlocked``).
+    lock, and no warning on a server (see ``warn_unlocked``). ``cache_mb`` (default
+    ``$LANGGRAPH_MEMORY_CACHE_MB``, else 256) bounds what it keeps per scope (see
+    ``budget``); a second store on a location that names another is refused.
     """
+    budget = Budget.of(cache_mb)
     queue = queue_url(queue)
     source = lock if lock is not None else (os.environ.get(LOCK_URL_ENV) or queue)
     single_writer = in_process(source)
@@ -544,9 +565,15 @@ def open_engine(
                     "every store on one location in a process shares it: pass the same "
                     "queue= (or none) to each"
                 )
+            if cache_mb is not None and budget.mb != engine.budget.mb:
+                raise InvalidArgumentError(
+                    f"this store location is open in this process with cache_mb="
+                    f"{engine.budget.mb}; every store on one location in a process shares "
+                    "its cache: pass the same cache_mb= (or none) to each"
+                )
             engine.users += 1
             return engine
-        engine = _start(key, directory, client, source, queue)
+        engine = _start(key, directory, client, source, queue, budget)
         Engine._open[key] = engine
     if engine.lock_source is None:  # in-process locks only (a queue's Postgres locks too)
         warn_unlocked(engine.client, only_writer=single_writer)
@@ -559,6 +586,7 @@ def _start(
     raw: RawClient | None,
     source: str | CrossProcessLocks | None,
     queue: str | None,
+    budget: Budget,
 ) -> Engine:
     client = None if raw is None else door.client_of(raw)
     data_name = "" if client is None else client.data_name
@@ -592,7 +620,7 @@ def _start(
             # What a process that purged left undone, killed mid-purge or before close.
             finish_interrupted_rebuild(directory)
             scrub_after_purge(directory)
-            client = door.persistent(directory)
+            client = door.persistent(directory, indexes=budget.indexes)
         return Engine(
             key,
             client,
@@ -602,6 +630,7 @@ def _start(
             scope_locks=scope_locks,
             lock_source=source,
             shared_queue=shared,
+            budget=budget,
         )
     except BaseException:
         if lock is not None:

@@ -26,16 +26,18 @@ from langgraph_memory.store.chroma import ScopeCollections, fetch
 
 __all__ = ["RuleCache", "read_rules"]
 
-#: Scopes whose rules are kept; past it the least recently read go.
+#: Scopes whose rules are kept by default (a store's comes from its budget); past it
+#: the least recently read go.
 MAX_SCOPES = 1024
 
 
 class RuleCache:
     """The rules of recently read scopes, each with the index generation it was read at."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_scopes: int = MAX_SCOPES) -> None:
         self._lock = threading.Lock()
         self._held: dict[str, tuple[int, tuple[Memory, ...]]] = {}
+        self._max = max(1, max_scopes)
 
     def get(self, scope: str, generation: int) -> tuple[Memory, ...] | None:
         """The rules read at ``generation``, or None when they were read at another."""
@@ -51,7 +53,7 @@ class RuleCache:
         with self._lock:
             self._held.pop(scope, None)
             self._held[scope] = (generation, found)
-            while len(self._held) > MAX_SCOPES:
+            while len(self._held) > self._max:
                 del self._held[next(iter(self._held))]
 
     def forget(self, scope: str) -> None:

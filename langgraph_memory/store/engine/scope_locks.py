@@ -64,6 +64,7 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from types import TracebackType
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -218,10 +219,12 @@ class ScopeLocks:
         self.cross = cross
         self.where = where
         self._guard = threading.Lock()
-        self._locks: dict[str, ScopeLock] = {}
+        # Held weakly: a lock lives while a thread holds it or waits for it (both keep
+        # a reference), so the map holds the scopes in use, not every scope ever written.
+        self._locks: weakref.WeakValueDictionary[str, ScopeLock] = weakref.WeakValueDictionary()
 
     def get(self, key: str) -> ScopeLock:
-        """The lock of the scope with key ``key``."""
+        """The lock of the scope with key ``key`` (one object while anyone uses it)."""
         with self._guard:
             lock = self._locks.get(key)
             if lock is None:

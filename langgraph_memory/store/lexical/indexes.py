@@ -65,13 +65,16 @@ log = logging.getLogger("langgraph_memory")
 
 #: The folder of an embedded store's lexical index files (one per scope).
 INDEX_DIR = "lexical"
-#: Open indexes kept per location: files are reopened when needed; an index in memory
-#: that is let go is rebuilt from Chroma on its scope's next use.
+#: Open indexes kept per location by default (a store's come from its budget): files are
+#: reopened when needed; an index in memory that is let go is rebuilt from Chroma on its
+#: scope's next use.
 MAX_OPEN = 128
 #: A process's stamp older than this is removed from a scope's record by the next writer
 #: (once per scope and process), so the record does not grow with every process ever run.
 STAMP_MAX_AGE_S = 24 * 3600.0
 STAMP_PREFIX = "lex."
+#: SQLite's result code for a file it could not open (``sqlite3.SQLITE_CANTOPEN``).
+_SQLITE_CANTOPEN = 14
 #: Beside a scope's index file while a purge of the scope runs.
 PURGE_SUFFIX = ".purging"
 
@@ -94,8 +97,9 @@ class Lexicon:
     stamps keep them in step with other processes.
     """
 
-    def __init__(self, directory: Path | None) -> None:
+    def __init__(self, directory: Path | None, *, max_open: int = MAX_OPEN) -> None:
         self.directory = directory
+        self.max_open = max(1, max_open)
         self.shared = directory is None
         self.stamp_key = STAMP_PREFIX + secrets.token_hex(6)
         self._guard = threading.Lock()
@@ -139,6 +143,8 @@ class Lexicon:
                 return index
             index.close()
         except sqlite3.DatabaseError as exc:  # damaged: it is derived, so start again
+            if getattr(exc, "sqlite_errorcode", None) == _SQLITE_CANTOPEN:
+                raise  # not damaged: unopenable now (no file handle left, no access)
             log.warning("langgraph_memory: rebuilding the lexical index %s (%r)", path, exc)
         erase(path)
         return LexicalIndex(path)
@@ -162,7 +168,7 @@ class Lexicon:
 
     def _evict(self) -> None:
         idle = [key for key, slot in self._slots.items() if not slot.users]
-        for key in idle[: max(0, len(self._slots) - MAX_OPEN)]:
+        for key in idle[: max(0, len(self._slots) - self.max_open)]:
             self._slots.pop(key).index.close()
 
     # -- writes --------------------------------------------------------------------------
