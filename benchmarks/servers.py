@@ -20,6 +20,7 @@ benchmarks.servers.ServerMissing: `no-such-server` is not installed (apt-get ins
 from __future__ import annotations
 
 import glob
+import json
 import os
 import pwd
 import shutil
@@ -155,12 +156,43 @@ def chroma_binary() -> str:
     return found
 
 
+def server_config(path: Path, port: int, cache_indexes: int) -> str:
+    """A `chroma run` configuration file for ``path`` and ``port`` whose server keeps at
+    most ``cache_indexes`` collections' vector indexes in memory (its default, 65,536,
+    keeps every index it ever loaded: docs/scaling.md). Written beside ``path``; its path.
+
+    >>> import tempfile
+    >>> text = Path(server_config(Path(tempfile.mkdtemp()) / "db", 8000, 128)).read_text()
+    >>> "capacity: 128" in text
+    True
+    """
+    config = path.parent / f"chroma-server-{port}.yaml"
+    config.write_text(
+        f"persist_path: {json.dumps(str(path))}\n"
+        f"port: {port}\n"
+        'listen_address: "127.0.0.1"\n'
+        "segment_manager:\n"
+        "  hnsw_index_pool_cache_config:\n"
+        "    memory:\n"
+        f"      capacity: {int(cache_indexes)}\n",
+        encoding="utf-8",
+    )
+    return str(config)
+
+
 @contextmanager
-def running_chroma(path: Path, *, env: dict[str, str] | None = None) -> Iterator[ChromaServer]:
+def running_chroma(
+    path: Path, *, env: dict[str, str] | None = None, cache_indexes: int | None = None
+) -> Iterator[ChromaServer]:
     """A real `chroma run` server on ``path`` and a free loopback port, stopped on exit;
-    ``env`` is added to its environment. Its log goes beside ``path``."""
+    ``env`` is added to its environment; ``cache_indexes`` bounds the indexes it keeps in
+    memory (None: Chroma's default). Its log goes beside ``path``."""
     port = free_port()
     server = ChromaServer("127.0.0.1", port, path)
+    command = [chroma_binary(), "run", "--path", str(path), "--host", "127.0.0.1"]
+    command += ["--port", str(port)]
+    if cache_indexes is not None:
+        command = [chroma_binary(), "run", server_config(path, port, cache_indexes)]
 
     def answers() -> bool:
         try:
@@ -170,7 +202,7 @@ def running_chroma(path: Path, *, env: dict[str, str] | None = None) -> Iterator
             return False
 
     with serving(
-        [chroma_binary(), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+        command,
         ready=answers,
         log_path=path.parent / f"chroma-server-{port}.log",
         what="`chroma run` (its heartbeat)",

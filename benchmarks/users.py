@@ -38,6 +38,10 @@ not recall (``python -m benchmarks retrieval`` does that).
   store's disk per user;
 - ``open_s``: opening the store again (a new ``MemoryStore`` on the directory or server).
 
+Stores are opened with the shipped defaults, their cache budget (``cache_mb``) among
+them; the ``chroma run`` server keeps ``SERVER_CACHE_INDEXES`` indexes in memory (its own
+default keeps all it ever loaded: see docs/scaling.md).
+
 Growth is each figure over the first size's, in the same run. The targets (issue 41):
 read p50 growth <= 1.3x from the first size to the last (cold and warm), a new user's
 first write <= 2x an add, disk per five-memory user <= 32 KB, RSS <= 1 GB.
@@ -73,7 +77,7 @@ from benchmarks.servers import ChromaServer, running_chroma
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import MemoryState, memory_read_node
 from langgraph_memory.read import retrieve
-from langgraph_memory.store import MemoryStore
+from langgraph_memory.store import Budget, MemoryStore
 
 #: Memories per user: log-normal around this median, clipped to ``MEMORIES``.
 MEDIAN_MEMORIES = 12
@@ -231,6 +235,11 @@ class Place:
         return MemoryStore(client=self.server.client(), embeddings=embeddings)
 
 
+#: The vector indexes the ``chroma run`` server keeps in memory (docs/scaling.md: its own
+#: default keeps every index it ever loaded), as a service would set it.
+SERVER_CACHE_INDEXES = 256
+
+
 @contextmanager
 def place(mode: str, root: Path) -> Iterator[Place]:
     """A fresh embedded directory, or a fresh ``chroma run`` on one."""
@@ -239,7 +248,7 @@ def place(mode: str, root: Path) -> Iterator[Place]:
     if mode == "embedded":
         yield Place(mode, folder)
         return
-    with running_chroma(folder) as server:
+    with running_chroma(folder, cache_indexes=SERVER_CACHE_INDEXES) as server:
         yield Place(mode, folder, server)
 
 
@@ -466,7 +475,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     cfg = report["config"]
     lines.append(
         f"Total runtime {report.get('total_seconds', 0):.0f} s; {cfg['cpus']} CPUs, "
-        f"Python {cfg['python']}."
+        f"Python {cfg['python']}; the store's cache budget {cfg.get('cache_mb', '?')} MB, "
+        f"the server's index cache {cfg.get('server_cache_indexes', '?')} indexes."
     )
     return "\n".join(lines)
 
@@ -524,6 +534,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "quick": bool(args.quick),
         "sizes": list(args.plan.sizes),
         "modes": list(args.plan.modes),
+        "cache_mb": Budget.of(None).mb,
+        "server_cache_indexes": SERVER_CACHE_INDEXES,
     }
     report: dict[str, Any] = {
         "config": config,

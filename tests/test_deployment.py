@@ -60,8 +60,11 @@ def as_run_here(
     text = "\n".join(script)
     text = text.replace("127.0.0.1:8000", f"{chroma.host}:{chroma.port}")
     text = re.sub(r'"postgresql://[^"]+"', f'"{postgres.url}"', text)
-    for port, here in ports.items():
-        text = text.replace(port, here)
+    # All at once: one by one, a free port that held a later guide port's digits (a
+    # free port 58083 for 8081, then 8083 replaced) was changed again, into no port.
+    if ports:
+        pattern = "|".join(re.escape(port) for port in sorted(ports, key=len, reverse=True))
+        text = re.sub(pattern, lambda found: ports[found.group(0)], text)
     text = text.replace("python examples/", f"{sys.executable} {ROOT}/examples/")
     # The workers end with the script, however it ends: SIGTERM each, then wait for them
     # (they flush their turns), so nothing outlives the test.

@@ -99,6 +99,7 @@ from langgraph_memory.lifecycle import (
 from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.read import rules_of
 from langgraph_memory.store import (
+    Budget,
     check_store,
     compact_directory,
     date_words,
@@ -231,6 +232,11 @@ BAD: list[Bad] = [
     Bad("MemoryStore", lambda w: MemoryStore(str(w.tmp / "nul\x00")), ARG),
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "x", client=internals(w.store).client), ARG),
     Bad("MemoryStore", lambda w: MemoryStore(client=5), TYPE),  # type: ignore[arg-type]
+    Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "c", cache_mb="lots"), ARG),  # type: ignore[arg-type]
+    Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "c", cache_mb=-1), ARG),
+    Bad("Budget.of", lambda w: Budget.of("lots"), ARG),  # type: ignore[arg-type]
+    Bad("Budget.of", lambda w: Budget.of(0), ARG),
+    Bad("Budget.of", lambda w: Budget.of(256, open_files="many"), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "e", embeddings=5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "i", index=5), ARG),  # type: ignore[arg-type]
     Bad("MemoryStore", lambda w: MemoryStore(w.tmp / "t", ttl={"default_ttl": "x"}), ARG),  # type: ignore[typeddict-item]
@@ -801,6 +807,7 @@ NOT_WALKED = {
     "Retrieved": "a plain record",
     "Review": "a plain record",
     "Candidates": "a plain record",
+    "Budget": "a plain record; Budget.of is the checked way to make one",
     "Fact": "a plain record",
     "Choice": "a plain record: a model's unvalidated answer, validated by reconcile",
     "Extraction": "a plain record",

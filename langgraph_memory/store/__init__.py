@@ -7,7 +7,8 @@ only when a ``MemoryStore`` is built.
 ``MemoryStore`` is the store (and a LangGraph ``BaseStore``); its ``reviews`` and
 ``ttl`` are a ``Reviews`` and a ``TTL``; ``internals(store)`` is the ``Internals``
 handle the read and write paths use beneath its face. ``Hit`` is what a search
-returns, ``Candidates`` what a fused read compares; ``compact_directory``
+returns, ``Candidates`` what a fused read compares; ``Budget`` what a store's
+``cache_mb`` keeps per person (``CACHE_MB_ENV`` sets it too); ``compact_directory``
 compacts an embedded store's files after a purge made through a Chroma client the
 store could not close; ``load_export`` reads an export file's bytes for
 ``MemoryStore.import_scope`` within bounds (UTF-8, size, nesting);
@@ -56,6 +57,8 @@ if TYPE_CHECKING:
     )
     from langgraph_memory.store.engine import Candidates
     from langgraph_memory.store.engine import SharedQueue as SharedQueue
+    from langgraph_memory.store.engine.budget import CACHE_MB_ENV as CACHE_MB_ENV
+    from langgraph_memory.store.engine.budget import Budget
     from langgraph_memory.store.engine.scope_locks import IN_PROCESS as IN_PROCESS
     from langgraph_memory.store.engine.shared_queue import QUEUE_URL_ENV as QUEUE_URL_ENV
     from langgraph_memory.store.internals_face import Internals
@@ -88,6 +91,8 @@ _LAZY = {
     "chroma_server": "langgraph_memory.store.chroma.door",
     "TTL": "langgraph_memory.store.basestore.ttl",
     "Candidates": "langgraph_memory.store.engine.searches",
+    "Budget": "langgraph_memory.store.engine.budget",
+    "CACHE_MB_ENV": "langgraph_memory.store.engine.budget",
     "Hit": "langgraph_memory.store.version",
     "Internals": "langgraph_memory.store.internals_face",
     "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",
@@ -104,6 +109,7 @@ _LAZY = {
 
 __all__ = [
     "TTL",
+    "Budget",
     "Candidates",
     "Hit",
     "Internals",

@@ -202,6 +202,13 @@ class VectorCollection(Protocol):
         """Replace the collection's own metadata (a migration's new format stamp)."""
         ...
 
+    def persist_every_write(self) -> None:
+        """Write the collection's vector index to disk after every write from now on,
+        and now: one an earlier release made was written every 1,000 changes (see
+        ``ChromaCollection._persisted``). Nothing for one that does already. Call it
+        once the store's format is known to be readable: it writes."""
+        ...
+
     @property
     def index(self) -> Mapping[str, Any] | None:
         """The settings of its vector index (a copy is made with the same)."""
@@ -399,6 +406,13 @@ class ChromaCollection:
         if changes < PERSIST_EVERY:
             self.chroma.delete(ids=[PHANTOM_ID])
 
+    @_gone("a configuration change")
+    def persist_every_write(self) -> None:
+        hnsw = (self.chroma.configuration_json or {}).get("hnsw") or {}
+        if hnsw.get("sync_threshold") not in (None, PERSIST_EVERY):
+            self.chroma.modify(configuration=cast(Any, {"hnsw": {"sync_threshold": PERSIST_EVERY}}))
+            self.chroma.delete(ids=[PHANTOM_ID])  # what it holds unwritten, written now
+
     @_gone("a write")
     def add(
         self,
@@ -470,17 +484,6 @@ _PLAIN: Any = {"hnsw": {"sync_threshold": PERSIST_EVERY}}
 _COSINE: Any = {"hnsw": {"space": "cosine", "sync_threshold": PERSIST_EVERY}}
 
 
-def _persisting(collection: Collection) -> Collection:
-    """``collection``, made to write its index to disk after every write: one made by
-    an earlier release (Chroma's default, every 1,000 changes) is changed, and its
-    index written now (see ``ChromaCollection._persisted``)."""
-    hnsw = (collection.configuration_json or {}).get("hnsw") or {}
-    if hnsw.get("sync_threshold") not in (None, PERSIST_EVERY):
-        collection.modify(configuration=cast(Any, {"hnsw": {"sync_threshold": PERSIST_EVERY}}))
-        collection.delete(ids=[PHANTOM_ID])
-    return collection
-
-
 class ChromaClient:
     """``VectorClient`` over a Chroma client (embedded or a server's)."""
 
@@ -521,9 +524,7 @@ class ChromaClient:
 
     def open(self, name: str) -> VectorCollection:
         try:
-            return ChromaCollection(
-                _persisting(self.chroma.get_collection(name, embedding_function=None))
-            )
+            return ChromaCollection(self.chroma.get_collection(name, embedding_function=None))
         except NotFoundError as exc:
             raise MissingCollectionError(f"no collection {name!r} ({exc})") from exc
 
@@ -532,13 +533,11 @@ class ChromaClient:
         self, name: str, *, metadata: Mapping[str, Any] | None = None, cosine: bool = False
     ) -> VectorCollection:
         return ChromaCollection(
-            _persisting(
-                self.chroma.get_or_create_collection(
-                    name,
-                    embedding_function=None,
-                    configuration=_COSINE if cosine else _PLAIN,
-                    metadata=None if metadata is None else dict(metadata),
-                )
+            self.chroma.get_or_create_collection(
+                name,
+                embedding_function=None,
+                configuration=_COSINE if cosine else _PLAIN,
+                metadata=None if metadata is None else dict(metadata),
             )
         )
 

@@ -108,7 +108,9 @@ def all_collection_names(client: VectorClient) -> list[str]:
 def open_reviews(client: VectorClient, *, create: bool) -> VectorCollection | None:
     """The reviews collection; None when no review was ever proposed (and not ``create``)."""
     if create:
-        return client.open_or_create(REVIEWS, metadata=formats.stamp(None))
+        reviews = client.open_or_create(REVIEWS, metadata=formats.stamp(None))
+        reviews.persist_every_write()
+        return reviews
     try:
         return client.open(REVIEWS)
     except MissingCollectionError:

@@ -116,6 +116,13 @@ class Budget:
         """The budget of ``cache_mb=mb`` (see :func:`cache_mb`), in a process that may
         open ``open_files`` files (default: its limit)."""
         total = cache_mb(mb)
+        if open_files is not None and (
+            isinstance(open_files, bool) or not isinstance(open_files, int) or open_files < 1
+        ):
+            raise InvalidArgumentError(
+                f"open_files={open_files!r} is no number of files: pass the process's limit "
+                "of open files (an int >= 1), or None to read it"
+            )
         files = max(0, (open_files if open_files is not None else _files()) - _FILES_KEPT)
         index_share, lexical_share, handle_share, field_share = _SHARES
         indexes = min(int(total * index_share / _INDEX_MB), files * 3 // 10 // 4)

@@ -405,6 +405,8 @@ class Engine:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
                 finish_interrupted_moves(cols)
+            for collection in (cols.active, cols.history, cols.log):
+                collection.persist_every_write()  # Chroma may let its index go: see ``door``
             with self._guard:
                 self._scopes[scope.key] = cols
                 while len(self._scopes) > self.budget.handles:
