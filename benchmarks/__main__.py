@@ -7,9 +7,10 @@ Benchmarks: ``store`` (store_latency), ``peers``, ``graph`` (graph_overhead), ``
 memory: a long thread with and without ``max_tokens``), ``inspector`` (the memory
 inspector's pages for a person with 5,000 memories, and its screenshots) and
 ``basestore-batch`` (basestore_batch: concurrent mixed BaseStore batches against
-LangGraph's InMemoryStore) and ``users`` (a store of many people: memory, reads, adds
-and disk as the number of users grows); evaluations: ``reads`` (the current value first, and
-questions asked again),
+LangGraph's InMemoryStore), ``users`` (a store of many people: memory, reads, adds
+and disk as the number of users grows) and ``concurrency`` (many people's turns at once
+through one graph on one event loop: turn latency, the loop's stall); evaluations:
+``reads`` (the current value first, and questions asked again),
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
@@ -43,6 +44,7 @@ BENCHES: dict[str, str] = {
     "inspector": "inspector",
     "basestore-batch": "basestore_batch",
     "users": "users",
+    "concurrency": "concurrency",
     "reads": "reads",
     "retrieval": "retrieval",
     "qa": "qa",

@@ -181,15 +181,17 @@ def user(i: int) -> str:
 
 
 def server_rss_bytes(port: int) -> int | None:
-    """The resident memory of the process whose command line serves ``--port port``
-    (the ``chroma run`` a benchmark started), from ``/proc``; None when not found."""
-    wanted = f"--port\x00{port}".encode()
+    """The resident memory of the process whose command line serves ``--port port`` or
+    names its configuration file (the ``chroma run`` a benchmark started, see
+    ``servers.running_chroma``), from ``/proc``; None when not found."""
+    wanted = (f"--port\x00{port}".encode(), f"chroma-server-{port}.yaml".encode())
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if wanted not in f.read():
+                command = f.read()
+                if not any(w in command for w in wanted):
                     continue
             with open(f"/proc/{pid}/status", encoding="ascii") as f:
                 for line in f:

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from langgraph_memory.graph.tools import memory_tools
     from langgraph_memory.graph.window import memory_window_node
     from langgraph_memory.graph.wiring import add_memory
+    from langgraph_memory.read.async_reads import aretrieve
     from langgraph_memory.read.render import render
     from langgraph_memory.read.retrieve import Retrieved, retrieve
     from langgraph_memory.records import (
@@ -99,6 +100,7 @@ _LAZY = {
     "Turn": "langgraph_memory.write.types",
     # the read path
     "retrieve": "langgraph_memory.read.retrieve",
+    "aretrieve": "langgraph_memory.read.async_reads",
     "Retrieved": "langgraph_memory.read.retrieve",
     "render": "langgraph_memory.read.render",
     # LangGraph
@@ -179,6 +181,7 @@ __all__ = [
     "WriterClosedError",
     "__version__",
     "add_memory",
+    "aretrieve",
     "fill_namespace",
     "memory_hooks",
     "memory_read_node",

@@ -68,6 +68,7 @@ from langgraph_memory import (
     Status,
     Turn,
     add_memory,
+    aretrieve,
     fill_namespace,
     memory_hooks,
     memory_read_node,
@@ -484,6 +485,8 @@ BAD: list[Bad] = [
     Bad("retrieve", lambda w: retrieve(5, U, "tea"), TYPE),  # type: ignore[arg-type]
     Bad("retrieve", lambda w: retrieve(w.store, U, SURROGATE), ARG),
     Bad("retrieve", lambda w: retrieve(w.store, U, "tea", k=0), ARG),
+    Bad("aretrieve", lambda w: run(aretrieve(5, U, "tea")), TYPE),  # type: ignore[arg-type]
+    Bad("aretrieve", lambda w: run(aretrieve(w.store, U, "tea", k=0)), ARG),
     Bad("retrieve", lambda w: retrieve(w.store, U, "tea", dense_weight=math.nan), ARG),
     Bad("retrieve", lambda w: retrieve(w.store, U, "tea", half_life_days=0), ARG),
     Bad("retrieve", lambda w: retrieve(w.store, U, "tea", now=NAIVE), ARG),
