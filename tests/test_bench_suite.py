@@ -267,6 +267,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "inspector",
         "basestore-batch",
         "users",
+        "concurrency",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots", "reads"}

@@ -206,7 +206,9 @@ class VectorCollection(Protocol):
         """Write the collection's vector index to disk after every write from now on,
         and now: one an earlier release made was written every 1,000 changes (see
         ``ChromaCollection._persisted``). Nothing for one that does already. Call it
-        once the store's format is known to be readable: it writes."""
+        once the store's format is known to be readable (it writes), and before the
+        collection is read in this process (Chroma keeps the setting an index had
+        when a read loaded it)."""
         ...
 
     @property

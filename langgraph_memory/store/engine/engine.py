@@ -401,12 +401,12 @@ class Engine:
                     return None
                 with self.shared_lock():  # the registry entry: see ``shared_lock``
                     cols = layout.create_scope(self.client, self.registry, scope)
+                _persist_every_write(cols)
             else:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
+                _persist_every_write(cols)
                 finish_interrupted_moves(cols)
-            for collection in (cols.active, cols.history, cols.log):
-                collection.persist_every_write()  # Chroma may let its index go: see ``door``
             with self._guard:
                 self._scopes[scope.key] = cols
                 while len(self._scopes) > self.budget.handles:
@@ -440,6 +440,14 @@ class Engine:
         with self._guard:
             alive = [r() for r in self._companions]
         return [companion for companion in alive if companion is not None]
+
+
+def _persist_every_write(cols: layout.ScopeCollections) -> None:
+    """Make a scope's collections write their index on every write (Chroma may let an
+    index go: see ``door``). Before anything reads them: Chroma takes how often to write
+    an index from the collection when it loads it, and a read loads it."""
+    for collection in (cols.active, cols.history, cols.log):
+        collection.persist_every_write()
 
 
 #: The key of ``Engine.shared_lock``: no scope key, which always has a colon.
