@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
@@ -71,7 +71,7 @@ from langgraph_memory.write import BackgroundWriter, MemoryWriter, RulesModel
 TICK_S = 0.01
 #: The read node's ``run``s compared: LangGraph's thread for a sync node, and the async
 #: node on the kit's read threads.
-READS = ("sync", "async")
+READS: tuple[Literal["sync", "async"], ...] = ("sync", "async")
 
 
 @dataclass(frozen=True)
@@ -98,12 +98,13 @@ def reply(state: MemoryState) -> dict[str, Any]:
     return {"messages": [AIMessage("Noted.")]}
 
 
-def chat_graph(store: MemoryStore, writes: BackgroundWriter, read: str = "sync") -> Any:
+def chat_graph(
+    store: MemoryStore, writes: BackgroundWriter, read: Literal["sync", "async"] = "sync"
+) -> Any:
     """read memory (``read``: the node's ``run``) -> reply -> write memory (deferred),
     compiled."""
     builder = StateGraph(MemoryState)
-    run: Any = read
-    builder.add_node("read", memory_read_node(store, k=5, writes=writes, run=run))
+    builder.add_node("read", memory_read_node(store, k=5, writes=writes, run=read))
     builder.add_node("reply", reply)
     builder.add_node("write", memory_write_node(writes, write="deferred"))
     builder.add_edge(START, "read")

@@ -452,7 +452,8 @@ class ChromaCollection:
             embeddings=None if vectors is None else _vectors(vectors),
             documents=None if documents is None else list(documents),
         )
-        self._persisted(len(ids))
+        if vectors is not None:  # metadata alone changes nothing the vector index holds
+            self._persisted(len(ids))
 
     @_gone("a delete")
     def remove(self, *, ids: Sequence[str] | None = None, where: Where | None = None) -> None:

@@ -91,7 +91,7 @@ def cache_mb(value: int | float | None) -> int:
     return max(MIN_CACHE_MB, int(mb))
 
 
-def open_files() -> int:
+def open_file_limit() -> int:
     """The process's limit of open files (its soft limit)."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return soft if soft > 0 else 1024
@@ -126,7 +126,7 @@ class Budget:
                 f"open_files={open_files!r} is no number of files: pass the process's limit "
                 "of open files (an int >= 1), or None to read it"
             )
-        files = max(0, (open_files if open_files is not None else _files()) - _FILES_KEPT)
+        files = max(0, (open_files if open_files is not None else open_file_limit()) - _FILES_KEPT)
         index_share, lexical_share, handle_share, field_share = _SHARES
         indexes = min(int(total * index_share / _INDEX_MB), files * 3 // 10 // 4)
         # Chroma's cache is 64 shards, each holding its part of the count, rounded up
@@ -142,7 +142,3 @@ class Budget:
             rules=max(16, handles),
             field_bytes=int(total * field_share) << 20,
         )
-
-
-def _files() -> int:
-    return open_files()
