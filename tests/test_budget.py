@@ -56,6 +56,30 @@ def test_reads_see_every_write_when_the_index_cache_lets_indexes_go(tmp_path: Pa
     client.close()
 
 
+def test_a_collection_emptied_reads_as_empty_when_its_index_is_loaded_again(tmp_path: Path) -> None:
+    # Chroma 1.5 reads an index written with no records as "Nothing found on disk":
+    # a get with vectors or a nearest query failed on a collection whose records
+    # were all deleted, once its index was let go after a read in the process.
+    client = door.persistent(tmp_path, indexes=4)
+    rng = np.random.default_rng(1)
+    emptied = client.open_or_create("lgm-budget-emptied", cosine=True)
+    emptied.add(["gone"], _unit(rng, 1), ["text"], [{"key": "gone"}])
+    assert emptied.read(ids=["gone"], include=["embeddings"])["ids"] == ["gone"]
+    emptied.remove(ids=["gone"])
+    for i in range(40):  # fills the cache of four, several times over
+        other = client.open_or_create(f"lgm-budget-{i}", cosine=True)
+        other.add(["r"], _unit(rng, 1), ["t"], [{"n": i}])
+    probe = _unit(rng, 1)[0].tolist()
+    assert emptied.read(ids=["gone"], include=["embeddings", "documents"])["ids"] == []
+    assert emptied.read(where={"key": "gone"}, include=["embeddings"])["ids"] == []
+    assert emptied.nearest(probe, 3, include=["documents", "distances"])["ids"] == []
+    assert emptied.size() == 0
+    # Written to again, it reads what it holds.
+    emptied.add(["back"], _unit(rng, 1), ["text"], [{"key": "back"}])
+    assert emptied.read(ids=["back"], include=["embeddings"])["ids"] == ["back"]
+    client.close()
+
+
 def test_a_store_of_an_earlier_release_is_made_to_write_its_indexes(tmp_path: Path) -> None:
     with MemoryStore(tmp_path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
         store.add("user:a", "Likes green tea.")

@@ -46,7 +46,7 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings
-from chromadb.errors import NotFoundError
+from chromadb.errors import InternalError, NotFoundError
 
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.store.chroma import internals as chroma_internals
@@ -303,6 +303,18 @@ def _gone(what: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     return wrap
 
 
+def _emptied_index(exc: InternalError) -> bool:
+    """Whether Chroma failed to load a vector index it wrote with no records in it.
+
+    Chroma (1.5) reads an index written empty (every record of a collection that had
+    some deleted) as "Nothing found on disk" once it loads it again (after a restart,
+    or after its cache let it go), and fails a read that needs it: a get with vectors
+    and a nearest query without a filter, even where the answer is nothing. The
+    door's reads answer what is there instead: nothing.
+    """
+    return "Nothing found on disk" in str(exc)
+
+
 def _vectors(vectors: Any) -> Any:
     return np.asarray(vectors, dtype=np.float32)
 
@@ -360,15 +372,30 @@ class ChromaCollection:
         limit: int | None = None,
         offset: int | None = None,
     ) -> Rows:
-        found = self.chroma.get(
-            ids=None if ids is None else list(ids),
-            where=cast(Any, where),  # chromadb's Where type is narrower than its operators
-            where_document=cast(Any, where_document),
-            include=cast(Any, list(include)),
-            limit=limit,
-            offset=offset,
-        )
-        return cast(Rows, found)
+        def get(fields: Sequence[Field]) -> Rows:
+            return cast(
+                Rows,
+                self.chroma.get(
+                    ids=None if ids is None else list(ids),
+                    where=cast(Any, where),  # chromadb's Where type is narrower than its operators
+                    where_document=cast(Any, where_document),
+                    include=cast(Any, list(fields)),
+                    limit=limit,
+                    offset=offset,
+                ),
+            )
+
+        try:
+            return get(include)
+        except InternalError as exc:
+            if not _emptied_index(exc):
+                raise
+            # The records asked for are looked up without their vectors: none there
+            # is an empty answer; some there is an index truly missing, raised.
+            found = get([f for f in include if f != "embeddings"])
+            if found["ids"]:
+                raise
+            return {**found, "embeddings": []}
 
     @_gone("a nearest-neighbour query")
     def nearest(
@@ -379,12 +406,22 @@ class ChromaCollection:
         where: Where | None = None,
         include: Sequence[NearField] = (),
     ) -> NearRows:
-        found = self.chroma.query(
-            query_embeddings=_vectors([vector]),
-            n_results=k,
-            where=cast(Any, where),
-            include=cast(Any, list(include)),
-        )
+        try:
+            found = self.chroma.query(
+                query_embeddings=_vectors([vector]),
+                n_results=k,
+                where=cast(Any, where),
+                include=cast(Any, list(include)),
+            )
+        except InternalError as exc:
+            if not _emptied_index(exc) or self.chroma.count():
+                raise
+            return {
+                "ids": [],
+                "documents": [] if "documents" in include else None,
+                "metadatas": [] if "metadatas" in include else None,
+                "distances": [] if "distances" in include else None,
+            }
         return {
             "ids": found["ids"][0],
             "documents": None if found["documents"] is None else found["documents"][0],
