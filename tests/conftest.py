@@ -173,3 +173,17 @@ def slow_writer(store: Any, before: Any) -> Any:
 
     writer.write_turn = slow  # type: ignore[method-assign]
     return writer
+
+
+def own_collections(store: MemoryStore, scope: str) -> None:
+    """Give ``scope`` collections of its own now, as a scope that outgrew its bucket has
+    (a new scope lives in a bucket: ``store/chroma/layout.py``): for tests of what only
+    such a scope has, a lexical index file."""
+    from langgraph_memory import Scope
+    from langgraph_memory.store import internals
+    from langgraph_memory.store.engine import promotion
+
+    core = internals(store)._core
+    target = Scope.parse(scope)
+    with core.writing(target) as engine:
+        promotion.promote(engine, core.writable(target))

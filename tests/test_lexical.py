@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import running_server
+from conftest import own_collections, running_server
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langgraph_memory import MemoryStore
@@ -304,6 +304,7 @@ def test_an_index_never_opens_chromas_database_or_a_file_beside_it(tmp_path: Pat
     from langgraph_memory.store.lexical import LexicalIndex
 
     with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        own_collections(store, "user:a")  # a scope in a bucket has its index in memory
         store.add("user:a", "Likes tea.")
         for wrong in ("chroma.sqlite3", "chroma.sqlite3-wal", "index.sqlite3"):
             with pytest.raises(ValueError, match="never opens Chroma's database"):
@@ -360,6 +361,7 @@ def test_the_records_and_vectors_a_read_takes_from_the_index_are_chromas(
 def test_an_index_of_an_older_schema_is_rebuilt_with_the_records(tmp_path: Path) -> None:
     directory = tmp_path / "memory"
     with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        own_collections(store, "user:a")  # a scope in a bucket has its index in memory
         kept = store.add_many("user:a", ["Alpha likes kayaking.", "Bravo owns a marimba."])
     (path,) = (directory / "lexical").glob("*.sqlite3")
     index = LexicalIndex(path)

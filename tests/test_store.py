@@ -580,7 +580,8 @@ def test_an_interrupted_close_is_completed_on_next_open(
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         m = s.add("user:a", "User lives in Delhi.", now=T0)
         keep = s.add("user:a", "User likes tea.", now=T0)
-        cols = layout.open_scope(client_of(internals(s).client), Scope("user", "a"))
+        client = client_of(internals(s).client)
+        cols = layout.open_scope(client, layout.open_registry(client), Scope("user", "a"))
         assert cols is not None
         record = cols.active.read(ids=[m.id], include=["embeddings", "documents", "metadatas"])
         assert record["metadatas"] is not None

@@ -178,9 +178,9 @@ def test_a_store_of_a_newer_format_is_refused_embedded_and_on_a_server(
 def test_a_scope_a_newer_release_made_is_refused(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
         store.add("user:a", "Likes tea.")
-        active = internals(store).client.get_collection(
-            layout.collection_names(store.scopes()[0])[0]
-        )
+        cols = internals(store)._core.collections(store.scopes()[0])
+        assert cols is not None  # a bucket's collection, which its scopes share
+        active = internals(store).client.get_collection(cols.names[0])
         active.modify(metadata={**(active.metadata or {}), formats.FORMAT_KEY: 999})
     again = MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8))
     with again, pytest.raises(StoreFormatError, match="user:a was written by format 999"):

@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import own_collections
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 import langgraph_memory
@@ -190,6 +191,7 @@ def test_the_lexical_index_terms_are_pinned_to_its_schema() -> None:
 
 def test_an_index_of_another_schema_is_rebuilt_from_chroma(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        own_collections(store, "user:a")  # a scope in a bucket has its index in memory
         added = store.add("user:a", "Caroline's painting classes.")
     path = tmp_path / "m" / "lexical" / f"{scope_hash(Scope.parse('user:a'))}.sqlite3"
     with sqlite3.connect(path) as con:  # as an older release's terms left it

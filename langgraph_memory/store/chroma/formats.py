@@ -29,6 +29,9 @@ format    written by
 4         langgraph-memory-kit 0.3.0: a record of an item whose index paths hold
           several texts keeps a vector per text (``fields``, ``field_vectors``,
           ``index_paths``) beside the joined text's
+5         langgraph-memory-kit 0.4.0 pre-releases: small scopes live together in
+          bucket collections (``lgm-b<number>-mem|hist|log``, records tagged
+          ``lgm_scope``), named by their registry entry's ``home`` (see ``layout``)
 ========  ==========================================================================
 
 >>> stored_format({"lgm_schema": 1}), stored_format({"lgm_format": 2})
@@ -36,7 +39,7 @@ format    written by
 >>> check_readable(FORMAT + 1, "the store at ./x")
 Traceback (most recent call last):
 ...
-langgraph_memory.errors.StoreFormatError: the store at ./x was written by format 5; this release ...
+langgraph_memory.errors.StoreFormatError: the store at ./x was written by format 6; this release ...
 """
 
 from __future__ import annotations
@@ -60,13 +63,14 @@ __all__ = [
 ]
 
 #: The format this release writes, and the newest it reads.
-FORMAT = 4
+FORMAT = 5
 #: Who wrote each format (for messages and the Upgrading page).
 RELEASES = {
     1: "langgraph-memory-kit 0.1.0 or earlier",
     2: "langgraph-memory-kit 0.2.0",
     3: "langgraph-memory-kit 0.3.0 pre-releases",
     4: "langgraph-memory-kit 0.3.0",
+    5: "langgraph-memory-kit 0.4.0 pre-releases",
 }
 FORMAT_KEY = "lgm_format"
 WRITTEN_BY_KEY = "lgm_written_by"

@@ -1,13 +1,24 @@
 """Where things live in Chroma: a registry, and three collections per scope.
 
-Each scope gets its own collections, named from a hash of the scope key, so a
-query can never forget the scope filter and stays as fast as an unfiltered one:
+Each scope has three collections:
 
-- ``lgm-<hash>-mem``: the active versions (what reads see by default);
-- ``lgm-<hash>-hist``: closed versions, with their vectors, for ``as_of`` reads
-  and history;
-- ``lgm-<hash>-log``: the decision log (JSON documents, 1-dimensional dummy
-  vectors since Chroma wants a vector per record).
+- ``mem``: the active versions (what reads see by default);
+- ``hist``: closed versions, with their vectors, for ``as_of`` reads and history;
+- ``log``: the decision log (JSON documents, 1-dimensional dummy vectors since
+  Chroma wants a vector per record).
+
+A scope starts in a **bucket**: the collections ``lgm-b<number>-mem|hist|log``,
+which up to ``BUCKET_SCOPES`` scopes share, each seeing only its own records
+through a ``ScopedCollection`` (records tagged with the scope, every read
+filtered by it). Its registry entry names the bucket (``home``). Once it holds
+more than ``PROMOTE_AT`` versions it moves to **its own** collections, named from
+a hash of the scope key (``lgm-<hash>-mem|hist|log``), where a query needs no
+scope filter and stays as fast as an unfiltered one. Why: Chroma preallocates a
+vector index for 100 records per collection (164 KB at 384 dimensions) and keeps
+about 5 KB of memory per collection it opened, so a collection per person cost a
+person with five memories 396 KB of disk; in a bucket, about 20 KB (measured in
+``docs/results/users.md``). A store of an earlier format has every scope in its
+own collections, which stay valid: an entry without ``home`` means its own.
 
 Keeping closed versions out of the active collection means the hot path never
 needs a ``where`` filter (a filtered query cost 40x an unfiltered one here).
@@ -40,6 +51,7 @@ from langgraph_memory.store.chroma.door import (
     VectorClient,
     VectorCollection,
 )
+from langgraph_memory.store.chroma.scoped import ScopedCollection
 
 REGISTRY = "langgraph_memory_registry"
 
@@ -60,14 +72,42 @@ def collection_names(scope: Scope) -> tuple[str, str, str]:
     return f"lgm-{h}-mem", f"lgm-{h}-hist", f"lgm-{h}-log"
 
 
+#: Scopes one bucket takes before the next bucket is begun.
+BUCKET_SCOPES = 256
+#: A scope in a bucket moves to its own collections once its active and closed
+#: versions number more than this (see ``engine``'s promotion).
+PROMOTE_AT = 64
+#: Registry keys of a scope's entry: the bucket it lives in (absent: its own
+#: collections), and the bucket it lived in before it moved to its own.
+HOME_KEY, LEFT_KEY = "home", "left"
+#: The registry record that counts the scopes ever put in a bucket.
+BUCKETS_ID = "__buckets__"
+
+
+def bucket_names(bucket: str) -> tuple[str, str, str]:
+    """Names of the (active, history, log) collections of ``bucket``.
+
+    >>> bucket_names("b000003")
+    ('lgm-b000003-mem', 'lgm-b000003-hist', 'lgm-b000003-log')
+    """
+    return f"lgm-{bucket}-mem", f"lgm-{bucket}-hist", f"lgm-{bucket}-log"
+
+
 @dataclass(frozen=True)
 class ScopeCollections:
-    """Handles on one scope's three collections."""
+    """Handles on one scope's three collections (its shares of a bucket's when
+    ``bucket`` names one)."""
 
     scope: Scope
     active: VectorCollection
     history: VectorCollection
     log: VectorCollection
+    bucket: str | None = None
+
+    @property
+    def names(self) -> tuple[str, str, str]:
+        """The names of the collections that hold the scope's records."""
+        return collection_names(self.scope) if self.bucket is None else bucket_names(self.bucket)
 
 
 def open_registry(client: VectorClient) -> VectorCollection:
@@ -88,8 +128,9 @@ REVIEWS = "langgraph_memory_reviews"
 
 def is_store_collection(name: str) -> bool:
     """Whether ``name`` is one of the store's collections: the registry, the
-    reviews, or a scope's (``lgm-<hash>-mem|hist|log``). Other applications'
-    collections on a shared Chroma are never touched.
+    reviews, a scope's own (``lgm-<hash>-mem|hist|log``) or a bucket's
+    (``lgm-b<number>-mem|hist|log``). Other applications' collections on a shared
+    Chroma are never touched.
 
     >>> is_store_collection(collection_names(Scope("user", "a"))[2]), is_store_collection("docs")
     (True, False)
@@ -118,9 +159,11 @@ def open_reviews(client: VectorClient, *, create: bool) -> VectorCollection | No
 
 
 def create_scope(
-    client: VectorClient, registry: VectorCollection, scope: Scope
+    client: VectorClient, registry: VectorCollection, scope: Scope, *, own: bool = False
 ) -> ScopeCollections:
-    """List a scope in the registry, then create (or open) its collections.
+    """List a scope in the registry, then create (or open) its collections: its
+    shares of the bucket being filled, or its own when ``own``. The caller holds
+    the store's shared lock (the registry, and the bucket count in it).
 
     The registry first: a registry handle another process's purge made stale fails
     here (Chroma's ``MissingCollectionError``) before any collection exists, so the retry with
@@ -128,6 +171,11 @@ def create_scope(
     again. In the other order the retry would find the collections, take the scope
     for made and never list it. A crash between the two leaves a listed scope with
     no collections, which reads as empty."""
+    home: dict[str, str] = {}
+    if not own:
+        made = _scopes_bucketed(registry)
+        home[HOME_KEY] = f"b{made // BUCKET_SCOPES:06d}"
+        registry.put([BUCKETS_ID], dummy_vectors(1), [BUCKETS_ID], [{"kind": CONFIG_ID, "made": made + 1}])
     registry.put(
         [scope_hash(scope)],
         dummy_vectors(1),
@@ -138,20 +186,54 @@ def create_scope(
                 "scope_id": scope.id,
                 "created_at": time.time(),
                 **_prefix_ids(scope),
+                **home,
             }
         ],
     )
-    names = collection_names(scope)
+    if own:
+        return _open_own(client, scope, create=True)
+    return _open_bucket(client, scope, home[HOME_KEY], create=True)
+
+
+def _scopes_bucketed(registry: VectorCollection) -> int:
+    found = registry.read(ids=[BUCKETS_ID], include=["metadatas"])
+    metadatas = found["metadatas"] or []
+    made = metadatas[0].get("made") if metadatas and metadatas[0] else 0
+    return int(made) if isinstance(made, int) else 0
+
+
+def _open_own(client: VectorClient, scope: Scope, *, create: bool) -> ScopeCollections:
     handles = []
-    for name, role in zip(names, ("mem", "hist", "log"), strict=True):
-        handles.append(
-            client.open_or_create(
+    for name, role in zip(collection_names(scope), ("mem", "hist", "log"), strict=True):
+        if create:
+            handles.append(
+                client.open_or_create(
+                    name,
+                    metadata=formats.stamp({"lgm_scope": scope.key, "lgm_role": role}),
+                    cosine=role != "log",
+                )
+            )
+        else:
+            handles.append(client.open(name))
+    return ScopeCollections(scope, handles[0], handles[1], handles[2])
+
+
+def _open_bucket(
+    client: VectorClient, scope: Scope, bucket: str, *, create: bool
+) -> ScopeCollections:
+    tag = scope_hash(scope)
+    handles: list[VectorCollection] = []
+    for name, role in zip(bucket_names(bucket), ("mem", "hist", "log"), strict=True):
+        if create:
+            shared = client.open_or_create(
                 name,
-                metadata=formats.stamp({"lgm_scope": scope.key, "lgm_role": role}),
+                metadata=formats.stamp({"lgm_bucket": bucket, "lgm_role": role}),
                 cosine=role != "log",
             )
-        )
-    return ScopeCollections(scope, handles[0], handles[1], handles[2])
+        else:
+            shared = client.open(name)
+        handles.append(ScopedCollection(shared, tag))
+    return ScopeCollections(scope, handles[0], handles[1], handles[2], bucket=bucket)
 
 
 def _prefix_key(depth: int) -> str:
@@ -165,36 +247,88 @@ def _prefix_ids(scope: Scope) -> dict[str, str]:
     return {_prefix_key(n): namespace_id(labels[:n]) for n in range(1, len(labels) + 1)}
 
 
-def open_scope(client: VectorClient, scope: Scope) -> ScopeCollections | None:
-    """A scope's collections, or None when the scope has never been written."""
+def registry_entry(registry: VectorCollection, scope: Scope) -> dict[str, Any] | None:
+    """The scope's registry entry (its metadata), or None when it has none."""
+    found = registry.read(ids=[scope_hash(scope)], include=["metadatas"])
+    metadatas = found["metadatas"] or []
+    if not found["ids"] or not metadatas or metadatas[0] is None:
+        return None
+    return dict(metadatas[0])
+
+
+def open_scope(
+    client: VectorClient, registry: VectorCollection, scope: Scope
+) -> ScopeCollections | None:
+    """A scope's collections, or None when the scope has never been written (or
+    its collections were never made: a crash right after it was listed)."""
+    entry = registry_entry(registry, scope)
+    bucket = None if entry is None else entry.get(HOME_KEY)
     try:
-        handles = [client.open(name) for name in collection_names(scope)]
+        if isinstance(bucket, str):
+            return _open_bucket(client, scope, bucket, create=False)
+        return _open_own(client, scope, create=False)
     except MissingCollectionError:
         return None
-    return ScopeCollections(scope, handles[0], handles[1], handles[2])
+
+
+def move_home(registry: VectorCollection, scope: Scope, bucket: str) -> None:
+    """Say that ``scope`` now lives in its own collections, having lived in
+    ``bucket``, whose files may keep bytes of its records until rebuilt: a purge of
+    the scope rebuilds it too (``drop_scope``, ``names_holding``)."""
+    registry.patch([scope_hash(scope)], [{HOME_KEY: None, LEFT_KEY: bucket}])
+
+
+def names_holding(registry: VectorCollection, scope: Scope) -> list[str]:
+    """The collections whose files may hold bytes of ``scope``'s records: its own,
+    the bucket it lives in, and the bucket it left."""
+    entry = registry_entry(registry, scope) or {}
+    names = list(collection_names(scope))
+    for key in (HOME_KEY, LEFT_KEY):
+        bucket = entry.get(key)
+        if isinstance(bucket, str):
+            names.extend(bucket_names(bucket))
+    return names
+
+
+def open_own(client: VectorClient, scope: Scope, *, create: bool) -> ScopeCollections:
+    """The scope's own collections (made when ``create``); ``MissingCollectionError``
+    when one is missing and not ``create``."""
+    return _open_own(client, scope, create=create)
 
 
 def registered_at(registry: VectorCollection, scope: Scope) -> float | None:
     """When the scope's registry entry was made (None: it has none). A whole-scope
     purge removes the entry and the next write makes a new one, so the time tells
     one life of a scope from the next, whichever process purged it."""
-    found = registry.read(ids=[scope_hash(scope)], include=["metadatas"])
-    metadatas = found["metadatas"] or []
-    if not found["ids"] or not metadatas or metadatas[0] is None:
+    entry = registry_entry(registry, scope)
+    if entry is None:
         return None
-    value = metadatas[0].get("created_at")
+    value = entry.get("created_at")
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
-def drop_scope(client: VectorClient, registry: VectorCollection, scope: Scope) -> None:
-    """Delete a scope's collections and its registry entry, and any copy of them
-    a killed rebuild left on a Chroma server (``rebuild``): recovering that copy
-    later would bring the purged scope back."""
-    for name in collection_names(scope):
+def drop_scope(client: VectorClient, registry: VectorCollection, scope: Scope) -> list[str]:
+    """Delete a scope's records and its registry entry: its own collections, and
+    any copy of them a killed rebuild left on a Chroma server (``rebuild``:
+    recovering that copy later would bring the purged scope back), and its records
+    in a bucket. Returns the names of the buckets' collections it deleted from,
+    which still hold their bytes until rebuilt (``compaction``)."""
+    entry = registry_entry(registry, scope) or {}
+    for name in collection_names(scope):  # a scope in a bucket may have begun a move
         for staged in (name, *(name + suffix for suffix in rebuild.STAGING)):
             with contextlib.suppress(MissingCollectionError):
                 client.drop(staged)
+    touched: list[str] = []
+    for bucket in {entry.get(HOME_KEY), entry.get(LEFT_KEY)}:
+        if not isinstance(bucket, str):
+            continue
+        with contextlib.suppress(MissingCollectionError):
+            shares = _open_bucket(client, scope, bucket, create=False)
+            for collection in (shares.active, shares.history, shares.log):
+                collection.remove()
+            touched.extend(bucket_names(bucket))
     registry.remove(ids=[scope_hash(scope)])
+    return sorted(touched)
 
 
 def _scopes_where(registry: VectorCollection, where: dict[str, Any]) -> list[Scope]:

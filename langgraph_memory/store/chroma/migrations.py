@@ -17,7 +17,8 @@ migrates it (``langgraph-memory migrate``, which backs the store up first: see
 >>> [(step.to, step.what) for step in STEPS]  # doctest: +NORMALIZE_WHITESPACE
 [(2, 'stamp the format on every collection of the store'),
  (3, 'stamp format 3 (records may say indexed: false) on every collection'),
- (4, 'stamp format 4 (records may hold a vector per field) on every collection')]
+ (4, 'stamp format 4 (records may hold a vector per field) on every collection'),
+ (5, 'stamp format 5 (small scopes may share bucket collections) on every collection')]
 """
 
 from __future__ import annotations
@@ -122,6 +123,14 @@ def _stamp_format_4(client: VectorClient) -> int:
     return _stamp_as(client, 4)
 
 
+def _stamp_format_5(client: VectorClient) -> int:
+    """Format 5: a new scope lives in a bucket's collections, shared with other small
+    scopes, until it grows (``layout``); its registry entry names the bucket. Every
+    scope of an older store has its own collections, which format 5 reads as before
+    (an entry without ``home``): each collection is only stamped."""
+    return _stamp_as(client, 5)
+
+
 def _stamp_as(client: VectorClient, format: int) -> int:
     """Stamp ``format`` on each collection of an older one; how many were stamped."""
     todo = _older_than(client, format)
@@ -150,6 +159,13 @@ STEPS: tuple[Step, ...] = (
         what="stamp format 4 (records may hold a vector per field) on every collection",
         count=lambda client: len(_older_than(client, 4)),
         apply=_stamp_format_4,
+        additive=True,
+    ),
+    Step(
+        to=5,
+        what="stamp format 5 (small scopes may share bucket collections) on every collection",
+        count=lambda client: len(_older_than(client, 5)),
+        apply=_stamp_format_5,
         additive=True,
     ),
 )

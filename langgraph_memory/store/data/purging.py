@@ -35,6 +35,7 @@ from langgraph_memory.store.chroma import (
     reviews_involving,
 )
 from langgraph_memory.store.chroma import internals as chroma_internals
+from langgraph_memory.store.chroma import rebuild as rebuild_module
 from langgraph_memory.store.engine import Engine, resting_on
 from langgraph_memory.store.version import Version
 
@@ -69,7 +70,11 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
     # collections new ids and the compaction rewrites the database file, so
     # nothing else may touch Chroma meanwhile. Other operations wait; none fails.
     with ExitStack() as held:
-        locks = [held.enter_context(engine.scope_lock(s)) for s in sorted({scope, *copied_into})]
+        involved = sorted({scope, *copied_into})
+        locks = [held.enter_context(engine.scope_lock(s)) for s in involved]
+        # Then their buckets' (across processes: see ``Engine.bucket_locks``), which
+        # writes of every scope of those buckets take: they are rebuilt below.
+        locks += [held.enter_context(lock) for lock in engine.bucket_locks(involved)]
         held.enter_context(engine.gate.exclusive())
         # Innermost: what every scope shares (the registry, the reviews) is deleted from
         # and rebuilt below, and no other process may write it meanwhile.
@@ -90,18 +95,20 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
             if cols is not None:
                 counts["memories"] = cols.active.size() + cols.history.size()
                 counts["decisions"] = cols.log.size()
-            layout.drop_scope(engine.client, engine.registry, scope)
+            shared = layout.drop_scope(engine.client, engine.registry, scope)
             engine.erased(scope)
-            rebuild = [layout.REGISTRY]  # its entry named the scope
+            # Its entry named the scope; a bucket it lived in holds bytes of its records.
+            rebuild = [layout.REGISTRY, *shared]
             purged: list[str] | None = None
         else:
             keys = chain_keys(cols, scope, wanted)  # raises on unknown ids
             if cols is None or not keys:
                 return {"memories": 0, "decisions": 0, "reviews": 0}  # nothing to do
+            rebuild = layout.names_holding(engine.registry, scope)  # before anything goes
             found, purged = purge_chains(cols, scope, keys)
             counts = {**found, "reviews": 0}
-            rebuild = list(layout.collection_names(scope))
         followed = follow_reviews(engine, scope, purged, counts, rebuild, held)
+        rebuild = _existing(engine, rebuild)
         with engine.client_released() as closed:  # reopened with fresh handles after
             if closed and engine.path is not None:
                 # Rebuilt in a child process whose heap is scrubbed: this
@@ -136,6 +143,12 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
         for target, ids in followed.items():
             companion.purged(target, ids)
     return counts
+
+
+def _existing(engine: Engine, names: list[str]) -> list[str]:
+    """``names`` once each, in order, without those no collection has (a scope in a
+    bucket has no collections of its own)."""
+    return [n for n in dict.fromkeys(names) if rebuild_module.find(engine.client, n) is not None]
 
 
 def follow_reviews(
@@ -184,7 +197,7 @@ def follow_reviews(
             counts["memories"] += found["memories"]
             counts["decisions"] += found["decisions"]
         counts["decisions"] += drop_review_decisions(cols.log, proposed)
-        rebuild.extend(layout.collection_names(target))
+        rebuild.extend(layout.names_holding(engine.registry, target))
         followed[target] = ids
     delete_reviews(engine.client, [r.id for r in gone])
     counts["reviews"] = len(gone)

@@ -35,7 +35,7 @@ import copy
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, NoReturn, TypeVar, cast
@@ -75,6 +75,7 @@ from langgraph_memory.store.chroma import (
     max_batch,
     read_decisions,
 )
+from langgraph_memory.store.engine import promotion
 from langgraph_memory.store.engine.engine import Engine, open_engine
 from langgraph_memory.store.engine.scope_locks import CrossProcessLocks
 from langgraph_memory.store.version import Version, unindexed_vector
@@ -183,9 +184,19 @@ class StoreCore:
         of the fencing check (``ScopeLock.check``), which stops a write whose
         cross-process lock was lost before anything of it is applied."""
         engine = self.live()
-        with engine.scope_lock(scope) as held, engine.gate.shared():
+        with engine.scope_lock(scope) as held, ExitStack() as buckets:
+            outermost = held.outermost
+            if outermost:  # a re-entered hold has them already
+                for lock in engine.bucket_locks([scope]):
+                    buckets.enter_context(lock)
+            buckets.enter_context(engine.gate.shared())
             held.check()
             yield engine
+            if outermost and engine.grew.pop(scope.key, False):
+                # The write's last step: a scope that outgrew its bucket moves out.
+                cols = engine.collections(scope, create=False)
+                if cols is not None and promotion.outgrown(cols):
+                    promotion.promote(engine, cols)
 
     def fresh(self, run: Callable[[], _T]) -> _T:
         """Run ``run`` again, once, with fresh collection handles when Chroma says
@@ -500,6 +511,8 @@ class StoreCore:
             lexicon.stale(cols.scope)
             raise
         lexicon.written(cols, self.engine.registry, added, removed)
+        if added and cols.bucket is not None:
+            self.engine.grew[cols.scope.key] = True  # see ``writing``
 
     # -- decision log ----------------------------------------------------------------
 

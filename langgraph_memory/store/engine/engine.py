@@ -46,8 +46,8 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -240,6 +240,9 @@ class Engine:
         self._companions: list[weakref.ref[Any]] = []
         if shared_queue is not None:
             self.attach(shared_queue)  # exports list its turns (held by the line above)
+        #: Scopes in a bucket a write under way added versions to: the write's end
+        #: checks whether they outgrew it (``StoreCore.writing``, ``promotion``).
+        self.grew: dict[str, bool] = {}
         #: Access times reads noted, written after the read (see ``access_log``).
         self.access = AccessLog(self.touch)
         where = f"the store at {path}" if path is not None else "the store on this Chroma client"
@@ -252,7 +255,7 @@ class Engine:
         # Of this release's format, or migrated to it, or refused (see ``migrations``).
         self.registry: VectorCollection = migrations.open_current_registry(client, where)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
-        self.lexicon = Lexicon(path, max_open=self.budget.lexical)
+        self.lexicon = Lexicon(path, max_open=self.budget.lexical, in_memory=self.in_bucket)
         #: The scopes' rules, read once per change (``rules``).
         self.rules = RuleCache(self.budget.rules)
         #: BaseStore items' vectors per field, read once (``field_cache``).
@@ -339,7 +342,10 @@ class Engine:
             return
         for attempt in (1, 2):
             try:
-                with self.scope_lock(scope) as held, self.gate.shared():
+                with self.scope_lock(scope) as held, ExitStack() as buckets:
+                    for lock in self.bucket_locks([scope]):
+                        buckets.enter_context(lock)
+                    buckets.enter_context(self.gate.shared())
                     held.check()  # the fencing check, as in ``StoreCore.writing``
                     cols = self.collections(scope, create=False)
                     if cols is None:
@@ -353,6 +359,31 @@ class Engine:
                 if attempt == 2:
                     raise
                 self.forget_handles()
+
+    def bucket_locks(self, scopes: Iterable[Scope]) -> list[ScopeLock]:
+        """The locks of the buckets ``scopes`` live in or left, in key order, when
+        locks reach across processes: a purge rebuilds a bucket's collections by
+        copying them, and a write of another scope of the bucket landing in the old
+        copy meanwhile would be lost. Writes of a scope in a bucket hold its lock
+        (``StoreCore.writing``), a purge every lock of the buckets it rebuilds, after
+        the scopes' locks. In one process the gate already keeps writes out of a
+        purge, so there are none."""
+        if self.scope_locks.cross is None:
+            return []
+        buckets: set[str] = set()
+        for scope in scopes:
+            entry = layout.registry_entry(self.registry, scope) or {}
+            buckets.update(
+                v for v in (entry.get(layout.HOME_KEY), entry.get(layout.LEFT_KEY)) if isinstance(v, str)
+            )
+        return [self.scope_locks.get(f"{BUCKET_KEY} {b}") for b in sorted(buckets)]
+
+    def moved(self, cols: layout.ScopeCollections) -> None:
+        """Use ``cols`` for its scope from now on: it moved out of its bucket (see
+        ``promotion``); its lexical index in memory goes, to be opened as a file."""
+        with self._guard:
+            self._scopes[cols.scope.key] = cols
+        self.lexicon.drop(cols.scope)
 
     def shared_lock(self) -> ScopeLock:
         """The lock of what every scope shares: the registry and the reviews. Writes to
@@ -391,11 +422,11 @@ class Engine:
             cached = self._cached(scope)
             if cached is not None:
                 return cached
-            cols = layout.open_scope(self.client, scope)
+            cols = layout.open_scope(self.client, self.registry, scope)
             if cols is None and compaction.recover_staged(
-                self.client, exclusive=self.path is not None, names=layout.collection_names(scope)
+                self.client, exclusive=self.path is not None, names=layout.names_holding(self.registry, scope)
             ):
-                cols = layout.open_scope(self.client, scope)  # a rebuild a kill stopped: done
+                cols = layout.open_scope(self.client, self.registry, scope)  # a rebuild a kill stopped
             if cols is None:
                 if not create:
                     return None
@@ -412,6 +443,14 @@ class Engine:
                 while len(self._scopes) > self.budget.handles:
                     self._scopes.popitem(last=False)  # reopened on its scope's next use
             return cols
+
+    def in_bucket(self, scope: Scope) -> bool:
+        """Whether ``scope`` lives in a bucket's collections (see ``layout``)."""
+        cols = self._cached(scope)
+        if cols is not None:
+            return cols.bucket is not None
+        entry = layout.registry_entry(self.registry, scope) or {}
+        return isinstance(entry.get(layout.HOME_KEY), str)
 
     def _cached(self, scope: Scope) -> layout.ScopeCollections | None:
         with self._guard:
@@ -452,6 +491,8 @@ def _persist_every_write(cols: layout.ScopeCollections) -> None:
 
 #: The key of ``Engine.shared_lock``: no scope key, which always has a colon.
 SHARED_KEY = "langgraph_memory registry and reviews"
+#: The start of a bucket lock's key (``Engine.bucket_locks``): no colon either.
+BUCKET_KEY = "langgraph_memory bucket"
 
 #: A file in an embedded store's directory, written by a process's first purge,
 #: removed when that process lets go of the store: while it is there, index

@@ -200,6 +200,11 @@ class ScopeLock:
         finally:
             self._local.release()
 
+    @property
+    def outermost(self) -> bool:
+        """Whether the thread holding the lock holds it once (not re-entered)."""
+        return self._depth == 1
+
     def check(self) -> None:
         """The fencing check: ``ScopeLockError`` when the cross-process hold was lost.
         Call it holding the lock, right before a write is applied."""

@@ -9,6 +9,9 @@ scope's active collection, and repaired from it.
 - **Embedded store** (a directory): each scope's index is a SQLite file under
   ``lexical/`` in the store's directory, written by this process alone (the directory
   lock). Every write of the store updates it right after the Chroma write.
+- **A scope in a bucket** (a small one, see ``layout``): its index is in this process's
+  memory, built from its few records on its first use: a file per small scope cost
+  more disk than its records.
 - **A Chroma server** (or any client without a directory): other processes write the
   same collections, and share no disk with this one, so each scope's index lives in
   this process's memory. Every write also stamps the scope's registry record with a
@@ -39,7 +42,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,8 +100,15 @@ class Lexicon:
     stamps keep them in step with other processes.
     """
 
-    def __init__(self, directory: Path | None, *, max_open: int = MAX_OPEN) -> None:
+    def __init__(
+        self,
+        directory: Path | None,
+        *,
+        max_open: int = MAX_OPEN,
+        in_memory: Callable[[Scope], bool] | None = None,
+    ) -> None:
         self.directory = directory
+        self.in_memory = in_memory
         self.max_open = max(1, max_open)
         self.shared = directory is None
         self.stamp_key = STAMP_PREFIX + secrets.token_hex(6)
@@ -134,7 +144,7 @@ class Lexicon:
 
     def _open(self, scope: Scope) -> LexicalIndex:
         path = self._file(scope)
-        if path is None:
+        if path is None or (self.in_memory is not None and self.in_memory(scope)):
             return LexicalIndex(None)
         path.parent.mkdir(exist_ok=True)
         try:

@@ -1,0 +1,87 @@
+"""Moving a scope that outgrew its bucket into collections of its own.
+
+A scope starts in a bucket (see ``layout``), where a read of it filters a collection
+that up to ``layout.BUCKET_SCOPES`` scopes share and ranks its records here; that
+is cheap while the scope is small and grows with it. So once a write leaves a scope
+in a bucket with more than ``layout.PROMOTE_AT`` versions (active and closed), the
+write's last step moves it to its own collections, under the scope's lock:
+
+1. its own collections are made empty (one an earlier move left half-filled is
+   dropped first) and every record of its shares is copied into them;
+2. its registry entry is changed to say so (``layout.move_home``), under the shared
+   lock: from here reads open its own collections;
+3. its records are removed from the bucket.
+
+A kill before step 2 leaves the scope in its bucket, whole (the next write moves it
+again); a kill after it leaves records in the bucket that no read sees (each read
+filters by its home) and that a purge of the scope removes (``layout.drop_scope``).
+The bucket's files keep bytes of the records until it is rebuilt, which a purge of
+the scope does (``layout.names_holding``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+from langgraph_memory.store.chroma import layout, rebuild
+from langgraph_memory.store.chroma.door import MissingCollectionError, VectorCollection
+from langgraph_memory.store.engine.engine import Engine
+
+__all__ = ["outgrown", "promote"]
+
+log = logging.getLogger("langgraph_memory")
+
+
+def outgrown(cols: layout.ScopeCollections) -> bool:
+    """Whether a scope in a bucket holds more versions than a bucket keeps.
+
+    >>> import tempfile
+    >>> from langgraph_memory.scope import Scope
+    >>> from langgraph_memory.store.chroma.door import persistent
+    >>> client = persistent(tempfile.mkdtemp())
+    >>> registry = layout.open_registry(client)
+    >>> cols = layout.create_scope(client, registry, Scope("user", "a"))
+    >>> outgrown(cols)
+    False
+    """
+    if cols.bucket is None:
+        return False
+    return cols.active.size() + cols.history.size() > layout.PROMOTE_AT
+
+
+def promote(engine: Engine, cols: layout.ScopeCollections) -> layout.ScopeCollections:
+    """Move the scope of ``cols`` (in a bucket) to its own collections (see the
+    module docstring); the caller holds the scope's lock. Returns its new handles."""
+    scope, bucket = cols.scope, cols.bucket
+    if bucket is None:
+        return cols
+    for name in layout.collection_names(scope):  # what an earlier move left half-filled
+        for staged in (name, *(name + suffix for suffix in rebuild.STAGING)):
+            with contextlib.suppress(MissingCollectionError):
+                engine.client.drop(staged)
+    own = layout.open_own(engine.client, scope, create=True)
+    for collection in (own.active, own.history, own.log):
+        collection.persist_every_write()
+    for source, target in ((cols.active, own.active), (cols.history, own.history), (cols.log, own.log)):
+        _copy(source, target)
+    with engine.shared_lock():
+        layout.move_home(engine.registry, scope, bucket)
+    for share in (cols.active, cols.history, cols.log):
+        share.remove()
+    engine.moved(own)
+    log.info("langgraph_memory: %s moved from bucket %s to its own collections", scope.key, bucket)
+    return own
+
+
+def _copy(source: VectorCollection, target: VectorCollection) -> None:
+    records = rebuild.read_all(source)
+    ids = records["ids"]
+    for start in range(0, len(ids), 1000):
+        part = slice(start, start + 1000)
+        target.put(
+            ids[part],
+            records["embeddings"][part],
+            records["documents"][part],
+            records["metadatas"][part],
+        )
