@@ -187,3 +187,16 @@ def own_collections(store: MemoryStore, scope: str) -> None:
     target = Scope.parse(scope)
     with core.writing(target) as engine:
         promotion.promote(engine, core.writable(target))
+
+
+@contextmanager
+def older_layout() -> Iterator[None]:
+    """New scopes get collections of their own, as every release before store format 5
+    made them (no buckets): for stores that stand for an older release's."""
+    import functools
+
+    from langgraph_memory.store.chroma import layout
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(layout, "create_scope", functools.partial(layout.create_scope, own=True))
+        yield

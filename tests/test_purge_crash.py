@@ -420,7 +420,9 @@ def test_a_whole_scope_purge_drops_a_copy_a_killed_rebuild_left(tmp_path: Path) 
     purge of the scope takes the copy too, or a later recovery would bring it back."""
     with MemoryStore(tmp_path / "memory", embeddings=fake()) as store:
         store.add_many("user:bob", PURGED)
-        name = layout.collection_names(Scope("user", "bob"))[0]
+        bob = internals(store)._core.collections(Scope("user", "bob"))
+        assert bob is not None
+        name = bob.names[0]  # its bucket's, which a purge of Bob rebuilds
         with pytest.raises(Crash):
             rebuild.rebuild_collection(
                 CrashingClient(client_of(internals(store).client), "copy marked whole"), name
@@ -443,8 +445,10 @@ def test_a_scope_whose_rebuild_was_killed_after_the_drop_opens_whole(
     directory = tmp_path / "memory"
     with MemoryStore(directory, embeddings=fake()) as store:
         kept = {m.id: m.text for m in store.add_many("user:alice", KEPT)}
+        alice = internals(store)._core.collections(Scope("user", "alice"))
+        assert alice is not None
+        name = alice.names[0]
     client = persistent(directory)
-    name = layout.collection_names(Scope("user", "alice"))[0]
     with pytest.raises(Crash):
         rebuild.rebuild_collection(CrashingClient(client, "original dropped"), name)  # type: ignore[arg-type]
     assert staged(client) == [name + rebuild.COPIED]

@@ -26,7 +26,7 @@ from typing import Any
 import chromadb
 import pytest
 from chromadb.config import Settings
-from conftest import ChromaServer, running_server
+from conftest import ChromaServer, older_layout, running_server
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langgraph_memory import (
@@ -343,7 +343,7 @@ def test_migrate_on_a_chroma_server_backs_up_and_restores(
 
 def unstamped_store(path: Path, scopes: int) -> None:
     """A store as format 1 wrote one, with many scopes: every stamp removed."""
-    with MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+    with older_layout(), MemoryStore(path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
         store.add_many("user:first", [f"Memory {i} of the first user." for i in range(3)])
         for i in range(scopes):
             store.add(f"user:u{i}", f"User {i} likes the number {i}.")
@@ -459,6 +459,10 @@ def test_the_lexical_index_layout_is_the_schema_it_says(built: Path) -> None:
     """A change to the lexical index's tables needs a new ``SCHEMA``: an index file of
     another schema is then erased and rebuilt from Chroma when its scope is next used
     (no store format or migration: nothing in Chroma changed). Pin the new layout here."""
+    with MemoryStore(built, embeddings=LocalMiniLM()) as store:
+        # The scope with collections of its own has an index file once read (one in a
+        # bucket keeps its index in memory).
+        assert internals(store).keyword("agent:concierge", "beds Lisbon wing", k=1)
     schema, digest = lexical_layout(built)
     assert schema == SCHEMA
     assert LEXICAL_LAYOUTS.get(schema) == digest, (
@@ -489,7 +493,9 @@ def test_a_new_store_is_stamped_with_this_format_on_a_server(chroma_server: Chro
         assert meta[formats.FORMAT_KEY] == formats.FORMAT
         assert meta[formats.WRITTEN_BY_KEY].startswith("langgraph-memory-kit ")
         assert meta[formats.CHROMADB_KEY] == chromadb.__version__
-        for name in layout.collection_names(store.scopes()[0]):
+        cols = internals(store)._core.collections(store.scopes()[0])
+        assert cols is not None and cols.bucket is not None
+        for name in cols.names:
             assert (client.get_collection(name).metadata or {})[formats.FORMAT_KEY] == (
                 formats.FORMAT
             )

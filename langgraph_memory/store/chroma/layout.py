@@ -175,7 +175,9 @@ def create_scope(
     if not own:
         made = _scopes_bucketed(registry)
         home[HOME_KEY] = f"b{made // BUCKET_SCOPES:06d}"
-        registry.put([BUCKETS_ID], dummy_vectors(1), [BUCKETS_ID], [{"kind": CONFIG_ID, "made": made + 1}])
+        registry.put(
+            [BUCKETS_ID], dummy_vectors(1), [BUCKETS_ID], [{"kind": CONFIG_ID, "made": made + 1}]
+        )
     registry.put(
         [scope_hash(scope)],
         dummy_vectors(1),

@@ -176,7 +176,7 @@ class ScopedCollection:
         include: Sequence[NearField] = (),
     ) -> NearRows:
         fields: list[Field] = ["embeddings"]
-        fields += [f for f in ("documents", "metadatas") if f in include]  # type: ignore[misc]
+        fields += [f for f in ("documents", "metadatas") if f in include]
         found = self.read(where=where, include=fields)
         distances = _distances(found.get("embeddings"), vector, self._space())
         order = np.argsort(distances, kind="stable")[: max(0, k)]

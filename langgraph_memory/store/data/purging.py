@@ -89,6 +89,12 @@ def purge(engine: Engine, scope: Scope, wanted: list[str] | None) -> dict[str, i
             # that does not answer stops the purge here, with nothing deleted.
             engine.shared_queue.discard(scope.key)
         held.enter_context(engine.lexicon.purging(scope))
+        # A rebuild a kill stopped (on a server, its whole copy may wait beside the
+        # original) is finished first: finished after the deletes below, it would
+        # bring back the copy's records. The locks held make this purge the only one.
+        holding = layout.names_holding(engine.registry, scope)
+        if compaction.recover_staged(engine.client, exclusive=True, names=holding):
+            engine.forget_handles()
         cols = engine.collections(scope, create=False)
         if wanted is None:
             counts = {"memories": 0, "decisions": 0, "reviews": 0}

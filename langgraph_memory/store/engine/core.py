@@ -193,10 +193,7 @@ class StoreCore:
             held.check()
             yield engine
             if outermost and engine.grew.pop(scope.key, False):
-                # The write's last step: a scope that outgrew its bucket moves out.
-                cols = engine.collections(scope, create=False)
-                if cols is not None and promotion.outgrown(cols):
-                    promotion.promote(engine, cols)
+                promotion.promote_if_outgrown(engine, scope)  # the write's last step
 
     def fresh(self, run: Callable[[], _T]) -> _T:
         """Run ``run`` again, once, with fresh collection handles when Chroma says

@@ -374,7 +374,9 @@ class Engine:
         for scope in scopes:
             entry = layout.registry_entry(self.registry, scope) or {}
             buckets.update(
-                v for v in (entry.get(layout.HOME_KEY), entry.get(layout.LEFT_KEY)) if isinstance(v, str)
+                v
+                for v in (entry.get(layout.HOME_KEY), entry.get(layout.LEFT_KEY))
+                if isinstance(v, str)
             )
         return [self.scope_locks.get(f"{BUCKET_KEY} {b}") for b in sorted(buckets)]
 
@@ -424,9 +426,13 @@ class Engine:
                 return cached
             cols = layout.open_scope(self.client, self.registry, scope)
             if cols is None and compaction.recover_staged(
-                self.client, exclusive=self.path is not None, names=layout.names_holding(self.registry, scope)
+                self.client,
+                exclusive=self.path is not None,
+                names=layout.names_holding(self.registry, scope),
             ):
-                cols = layout.open_scope(self.client, self.registry, scope)  # a rebuild a kill stopped
+                cols = layout.open_scope(
+                    self.client, self.registry, scope
+                )  # a rebuild a kill stopped
             if cols is None:
                 if not create:
                     return None

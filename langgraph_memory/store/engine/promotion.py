@@ -24,11 +24,12 @@ from __future__ import annotations
 import contextlib
 import logging
 
+from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout, rebuild
 from langgraph_memory.store.chroma.door import MissingCollectionError, VectorCollection
 from langgraph_memory.store.engine.engine import Engine
 
-__all__ = ["outgrown", "promote"]
+__all__ = ["outgrown", "promote", "promote_if_outgrown"]
 
 log = logging.getLogger("langgraph_memory")
 
@@ -50,6 +51,28 @@ def outgrown(cols: layout.ScopeCollections) -> bool:
     return cols.active.size() + cols.history.size() > layout.PROMOTE_AT
 
 
+def promote_if_outgrown(engine: Engine, scope: Scope) -> None:
+    """Move ``scope`` to its own collections when it outgrew its bucket; the caller
+    holds the scope's lock, at the end of a write. A move that fails is logged, not
+    raised: the write is done, the scope is whole in its bucket (see the module
+    docstring), and its next write tries again."""
+    cols = engine.collections(scope, create=False)
+    if cols is None or not outgrown(cols):
+        return
+    try:
+        promote(engine, cols)
+    except Exception as exc:
+        engine.grew[scope.key] = True  # the next write tries again
+        engine.forget_handles()  # reopened from the registry, whichever step it reached
+        log.warning(
+            "langgraph_memory: %s stays in bucket %s for now: its move to collections of "
+            "its own failed (%r); its next write tries again",
+            scope.key,
+            cols.bucket,
+            exc,
+        )
+
+
 def promote(engine: Engine, cols: layout.ScopeCollections) -> layout.ScopeCollections:
     """Move the scope of ``cols`` (in a bucket) to its own collections (see the
     module docstring); the caller holds the scope's lock. Returns its new handles."""
@@ -63,7 +86,11 @@ def promote(engine: Engine, cols: layout.ScopeCollections) -> layout.ScopeCollec
     own = layout.open_own(engine.client, scope, create=True)
     for collection in (own.active, own.history, own.log):
         collection.persist_every_write()
-    for source, target in ((cols.active, own.active), (cols.history, own.history), (cols.log, own.log)):
+    for source, target in (
+        (cols.active, own.active),
+        (cols.history, own.history),
+        (cols.log, own.log),
+    ):
         _copy(source, target)
     with engine.shared_lock():
         layout.move_home(engine.registry, scope, bucket)
