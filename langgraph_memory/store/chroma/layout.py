@@ -171,30 +171,25 @@ def create_scope(
     again. In the other order the retry would find the collections, take the scope
     for made and never list it. A crash between the two leaves a listed scope with
     no collections, which reads as empty."""
-    home: dict[str, str] = {}
+    ids, documents = [scope_hash(scope)], [scope.key]
+    entry: dict[str, Any] = {
+        "kind": scope.kind,
+        "scope_id": scope.id,
+        "created_at": time.time(),
+        **_prefix_ids(scope),
+    }
+    metadatas: list[dict[str, Any]] = [entry]
     if not own:
         made = _scopes_bucketed(registry)
-        home[HOME_KEY] = f"b{made // BUCKET_SCOPES:06d}"
-        registry.put(
-            [BUCKETS_ID], dummy_vectors(1), [BUCKETS_ID], [{"kind": CONFIG_ID, "made": made + 1}]
-        )
-    registry.put(
-        [scope_hash(scope)],
-        dummy_vectors(1),
-        [scope.key],
-        [
-            {
-                "kind": scope.kind,
-                "scope_id": scope.id,
-                "created_at": time.time(),
-                **_prefix_ids(scope),
-                **home,
-            }
-        ],
-    )
+        entry[HOME_KEY] = f"b{made // BUCKET_SCOPES:06d}"
+        # The count in the same write as the entry: one write, not two.
+        ids.append(BUCKETS_ID)
+        documents.append(BUCKETS_ID)
+        metadatas.append({"kind": CONFIG_ID, "made": made + 1})
+    registry.put(ids, dummy_vectors(len(ids)), documents, metadatas)
     if own:
         return _open_own(client, scope, create=True)
-    return _open_bucket(client, scope, home[HOME_KEY], create=True)
+    return _open_bucket(client, scope, entry[HOME_KEY], create=True)
 
 
 def _scopes_bucketed(registry: VectorCollection) -> int:
