@@ -56,6 +56,7 @@ __all__ = [
     "retrieval_chart",
     "scale_chart",
     "store_chart",
+    "users_chart",
     "window_chart",
 ]
 
@@ -91,7 +92,7 @@ def pyplot() -> Any:
 
 def kind_of(data: Mapping[str, Any]) -> str:
     """Which result a loaded JSON object is: retrieval, store, peers, qa, multiprocess,
-    scale or window.
+    scale, users or window.
 
     Raises ValueError for anything else.
     """
@@ -111,10 +112,12 @@ def kind_of(data: Mapping[str, Any]) -> str:
         return "scale"
     if "thread" in data and "locomo" in data:
         return "window"
+    if "modes" in data and "targets" in data:
+        return "users"
     raise ValueError(
         "not a result this module draws: expected the JSON of benchmarks.retrieval, benchmarks.qa, "
         "benchmarks.store_latency, benchmarks.scale, benchmarks.peers, "
-        "benchmarks.multiprocess or benchmarks.window"
+        "benchmarks.multiprocess, benchmarks.users or benchmarks.window"
         f" (top-level keys: {sorted(data)[:8]})"
     )
 
@@ -340,6 +343,46 @@ def scale_chart(report: Mapping[str, Any], path: Path) -> Path:
     return _save(fig, plt, path)
 
 
+def users_chart(report: Mapping[str, Any], path: Path) -> Path:
+    """Per mode, against the number of users (log x): p50 of a cold and a warm read, an
+    add and a new user's first add; and the memory the store took (the server's too)
+    and the disk per user."""
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13.0, 4.8))
+    series = {
+        "read_cold": "read, cold",
+        "read_warm": "read, warm",
+        "add": "add",
+        "first_add": "a new user's first add",
+    }
+    sizes: set[int] = set()
+    for mode in report["modes"]:
+        rows = sorted(mode["rows"], key=lambda r: r["users"])
+        users = [r["users"] for r in rows]
+        sizes.update(users)
+        for key, label in series.items():
+            left.plot(users, [r[key]["p50_ms"] for r in rows], marker="o",
+                      label=f"{mode['mode']}: {label}")  # fmt: skip
+        held = [r.get("server_rss_mb") or r["rss_store_mb"] for r in rows]
+        right.plot(users, held, marker="o", label=f"{mode['mode']}: memory MB (the store's)")
+        right.plot(users, [r["disk_per_new_user_kb"] for r in rows], marker="s", ls="--",
+                   label=f"{mode['mode']}: disk KB per new 5-memory user")  # fmt: skip
+    left.set_title("Latency p50 (ms)")
+    right.set_title("Memory (MB) and disk per user (KB)")
+    ticks = sorted(sizes)
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.minorticks_off()
+        ax.set_xticks(ticks, [f"{s:,}" for s in ticks])
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("users in the store")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small")
+    budget = report["config"].get("cache_mb")
+    fig.suptitle(f"Users, not memories: one store grown in one run (cache budget {budget} MB)")
+    return _save(fig, plt, path)
+
+
 def window_chart(report: Mapping[str, Any], path: Path) -> Path:
     """The agent's prompt tokens per turn, with the window and with the full history (one
     panel per part of the run), the budget as a dashed line: flat against linear."""
@@ -384,6 +427,8 @@ def draw(data: Mapping[str, Any], out: Path, stem: str) -> Path:
         return scale_chart(data, path)
     if kind == "window":
         return window_chart(data, path)
+    if kind == "users":
+        return users_chart(data, path)
     return qa_chart(data["aggregates"], path)
 
 

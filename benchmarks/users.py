@@ -78,8 +78,7 @@ from benchmarks.servers import ChromaServer, running_chroma
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import MemoryState, memory_read_node
 from langgraph_memory.read import retrieve
-from langgraph_memory.store import Budget, MemoryStore
-from langgraph_memory.store.chroma import layout
+from langgraph_memory.store import BUCKET_SCOPES, Budget, MemoryStore
 
 #: Memories per user: log-normal around this median, clipped to ``MEMORIES``.
 MEDIAN_MEMORIES = 12
@@ -87,7 +86,7 @@ MEMORIES = (5, 200)
 #: A new user's first write: this many adds.
 FIRST_WRITE = 5
 #: New five-memory users whose disk is measured: a bucket's worth (``layout``).
-DISK_USERS = layout.BUCKET_SCOPES
+DISK_USERS = BUCKET_SCOPES
 
 
 def log(message: str) -> None:

@@ -13,8 +13,13 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.store import internals
 from langgraph_memory.store.chroma import layout
-from langgraph_memory.store.chroma.door import persistent
-from langgraph_memory.store.chroma.scoped import SCOPE_KEY, ScopedCollection, SharedCollectionError
+from langgraph_memory.store.chroma.door import MissingCollectionError, persistent
+from langgraph_memory.store.chroma.scoped import (
+    MOVED_KEY,
+    SCOPE_KEY,
+    ScopedCollection,
+    SharedCollectionError,
+)
 
 FACTS = [
     "Lives in Pune and works as a nurse.",
@@ -132,9 +137,12 @@ def test_a_person_who_grows_moves_out_with_everything(tmp_path: Path) -> None:
         # Nothing of it stays in its bucket; its bucket mate is untouched.
         client = internals(store).client
         assert bucket is not None
-        for name in layout.bucket_names(bucket):
-            tags = client.get_collection(name).get(include=["metadatas"])["metadatas"]
-            assert layout.scope_hash(Scope.parse("user:ann")) not in {m[SCOPE_KEY] for m in tags}
+        tag = layout.scope_hash(Scope.parse("user:ann"))
+        for name in layout.bucket_names(bucket):  # its mark of the move alone
+            found = client.get_collection(name).get(where={SCOPE_KEY: tag}, include=["metadatas"])
+            assert found["ids"] == [tag] and found["metadatas"] == [
+                {SCOPE_KEY: tag, MOVED_KEY: True}
+            ]
         assert [m.text for m in store.active("user:mate")] == ["Keeps bees on the roof."]
         entry = layout.registry_entry(
             internals(store)._core.engine.registry, Scope.parse("user:ann")
@@ -182,3 +190,22 @@ def test_a_purge_of_one_person_leaves_their_bucket_mates(tmp_path: Path) -> None
         assert hit == keep.id
     database = (tmp_path / "m" / "chroma.sqlite3").read_bytes()
     assert marker.encode() not in database and secret.id.encode() not in database
+
+
+def test_a_handle_on_the_old_share_of_a_person_who_moved_is_opened_again(tmp_path: Path) -> None:
+    # Another process (or thread) may still hold the bucket's handles of a person this
+    # one moved out: its next read meets the mark of the move and opens them again.
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", [f"Keeps plant number {n} on the balcony." for n in range(40)])
+        stale = cols_of(store, "user:ann")
+        store.add_many("user:ann", [f"Waters plant number {n} on Fridays." for n in range(30)])
+        assert cols_of(store, "user:ann").bucket is None
+        with pytest.raises(MissingCollectionError, match="moved out"):
+            stale.active.read(where={"kind": "fact"})
+        with pytest.raises(MissingCollectionError, match="moved out"):
+            stale.history.size()
+        engine = internals(store)._core.engine
+        engine.moved(stale)  # as a process that has not heard of the move holds it
+        assert len(store.active("user:ann")) == 70
+        assert len(internals(store).nearest("user:ann", "plants on the balcony", k=50)) == 50
+        assert cols_of(store, "user:ann").bucket is None

@@ -34,7 +34,8 @@ def test_kinds_are_recognised_by_shape() -> None:
     assert plots.kind_of(to_json([r], {"model": "m"})) == "qa"
     assert plots.kind_of({"load": [], "fault": [], "config": {}}) == "multiprocess"
     assert plots.kind_of({"thread": {}, "locomo": None, "config": {}}) == "window"
-    with pytest.raises(ValueError, match=r"benchmarks\.multiprocess or benchmarks\.window"):
+    assert plots.kind_of({"modes": [], "targets": [], "config": {}}) == "users"
+    with pytest.raises(ValueError, match=r"benchmarks\.users or benchmarks\.window"):
         plots.kind_of({"something": 1})
     with pytest.raises(ValueError, match="JSON object"):
         plots.kind_of([1, 2])  # type: ignore[arg-type]

@@ -564,6 +564,55 @@ def test_new_scopes_made_by_another_process_during_purges_are_kept(
 
 
 @pytest.mark.server
+def test_bucket_mates_written_by_another_process_during_purges_are_kept(
+    redis_server: LockServer, chroma_server: ChromaServer
+) -> None:
+    """A purge of a person in a bucket rebuilds the bucket's collections, which the
+    other people of the bucket share: what another process writes for them (new people
+    too) meanwhile must not be lost with the old copy (both hold the bucket's lock)."""
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, redis_server.url)
+    second = server_store(chroma_server, db, redis_server.url, new=False)
+    written: list[tuple[str, str]] = []
+    failed: list[BaseException] = []
+    stop = threading.Event()
+
+    def write_mates() -> None:
+        n = 0
+        while not stop.is_set():
+            key = f"user:mate{n % 4}" if n % 3 else f"user:new{n}"
+            try:
+                written.append((key, second.add(key, f"Mate note {n} about the garden.").id))
+            except Exception as exc:  # without the bucket's lock: a collection gone midway
+                failed.append(exc)
+            n += 1
+
+    try:
+        for i in range(4):
+            first.add_many(f"user:gone{i}", ["Likes tea.", "Owns a red bike."])
+        for m in range(4):  # records enough that each rebuild's copy takes a while
+            second.add_many(f"user:mate{m}", [f"Keeps hive {h} by the wall." for h in range(60)])
+        writer = threading.Thread(target=write_mates)
+        writer.start()
+        try:
+            for i in range(4):
+                gone = first.active(f"user:gone{i}")
+                first.purge(f"user:gone{i}", [gone[0].id])  # some of a person
+                first.purge(f"user:gone{i}")  # the whole person
+        finally:
+            stop.set()
+            writer.join(60)
+        assert failed == [], [repr(e) for e in failed]
+        assert len(written) >= 4
+        for key, memory_id in written:
+            assert memory_id in {m.id for m in first.active(key)}, (key, memory_id)
+        assert not any(s.key.startswith("user:gone") for s in first.scopes())
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
 def test_a_first_turn_racing_another_process_making_its_scope_is_written(
     postgres: LockServer, chroma_server: ChromaServer
 ) -> None:

@@ -15,6 +15,8 @@ store could not close; ``load_export`` reads an export file's bytes for
 ``strip_controls`` makes any text storable (the store refuses control characters);
 ``tokenize`` and ``date_words`` show how the lexical index sees a text (the terms of its
 lexical index) and a date (the words a memory's event date is indexed under).
+``BUCKET_SCOPES`` is how many small scopes share one bucket's collections, and
+``PROMOTE_AT`` the versions past which a scope moves to collections of its own.
 ``InvalidStoreNamespaceError`` is what the BaseStore face raises for a namespace
 LangGraph's stores refuse: LangGraph's ``InvalidNamespaceError`` and the package's
 ``InvalidScopeError`` at once.
@@ -48,6 +50,8 @@ if TYPE_CHECKING:
     )
     from langgraph_memory.store.chroma import compact_directory
     from langgraph_memory.store.chroma import try_lock as try_lock
+    from langgraph_memory.store.chroma.layout import BUCKET_SCOPES as BUCKET_SCOPES
+    from langgraph_memory.store.chroma.layout import PROMOTE_AT as PROMOTE_AT
     from langgraph_memory.store.data import (
         MigrationReport as MigrationReport,
     )
@@ -78,6 +82,8 @@ _LAZY = {
     "DEFAULT_PATH": "langgraph_memory.store.memory_store",
     "PATH_ENV": "langgraph_memory.store.memory_store",
     "JOURNAL_FILE": "langgraph_memory.store.chroma.layout",
+    "BUCKET_SCOPES": "langgraph_memory.store.chroma.layout",
+    "PROMOTE_AT": "langgraph_memory.store.chroma.layout",
     "FORMAT": "langgraph_memory.store.chroma.formats",
     "RELEASES": "langgraph_memory.store.chroma.formats",
     "MigrationReport": "langgraph_memory.store.data.upgrade",
@@ -108,6 +114,8 @@ _LAZY = {
 }
 
 __all__ = [
+    "BUCKET_SCOPES",
+    "PROMOTE_AT",
     "TTL",
     "Budget",
     "Candidates",

@@ -158,12 +158,23 @@ def open_reviews(client: VectorClient, *, create: bool) -> VectorCollection | No
         return None
 
 
+def next_bucket(registry: VectorCollection) -> str:
+    """The bucket a new scope goes to now: the one being filled."""
+    return f"b{_scopes_bucketed(registry) // BUCKET_SCOPES:06d}"
+
+
 def create_scope(
-    client: VectorClient, registry: VectorCollection, scope: Scope, *, own: bool = False
+    client: VectorClient,
+    registry: VectorCollection,
+    scope: Scope,
+    *,
+    own: bool = False,
+    bucket: str | None = None,
 ) -> ScopeCollections:
     """List a scope in the registry, then create (or open) its collections: its
-    shares of the bucket being filled, or its own when ``own``. The caller holds
-    the store's shared lock (the registry, and the bucket count in it).
+    shares of ``bucket``, else of the bucket being filled, or its own when ``own``.
+    The caller holds the store's shared lock (the registry, and the bucket count in
+    it).
 
     The registry first: a registry handle another process's purge made stale fails
     here (Chroma's ``MissingCollectionError``) before any collection exists, so the retry with
@@ -181,7 +192,7 @@ def create_scope(
     metadatas: list[dict[str, Any]] = [entry]
     if not own:
         made = _scopes_bucketed(registry)
-        entry[HOME_KEY] = f"b{made // BUCKET_SCOPES:06d}"
+        entry[HOME_KEY] = bucket or f"b{made // BUCKET_SCOPES:06d}"
         # The count in the same write as the entry: one write, not two.
         ids.append(BUCKETS_ID)
         documents.append(BUCKETS_ID)

@@ -14,7 +14,9 @@ prefixed on the way in and the prefix checked and taken off on the way out.
 A nearest query of a scope reads the scope's records with their vectors and ranks
 them exactly here: Chroma's filtered nearest query over a shared collection cost
 91 ms at 100k records (3.4 ms at 5k), a get by the tag 1-10 ms, and a scope stays
-in a bucket only while it is small (``layout.PROMOTE_AT``).
+in a bucket only while it is small (``layout.PROMOTE_AT``). When it grows past that
+it moves to collections of its own and leaves a mark behind (``leave``) that makes
+every handle still on its share fail, to be opened again where it now lives.
 
 >>> import tempfile
 >>> from langgraph_memory.store.chroma.door import persistent
@@ -41,17 +43,21 @@ import numpy as np
 from langgraph_memory.errors import InvalidArgumentError, MemoryKitError
 from langgraph_memory.store.chroma.door import (
     Field,
+    MissingCollectionError,
     NearField,
     NearRows,
     Rows,
     VectorCollection,
     Where,
 )
+from langgraph_memory.store.chroma.filters import matches
 
-__all__ = ["SCOPE_KEY", "ScopedCollection", "SharedCollectionError"]
+__all__ = ["MOVED_KEY", "SCOPE_KEY", "ScopedCollection", "SharedCollectionError"]
 
 #: The metadata key that tags each record of a shared collection with its scope.
 SCOPE_KEY = "lgm_scope"
+#: The metadata key of a scope's mark that it moved out (``ScopedCollection.leave``).
+MOVED_KEY = "lgm_moved"
 #: The least length of a scope's tag, which prefixes its record ids whole: no id of
 #: one scope can name a record of another.
 _TAG_MIN = 16
@@ -100,9 +106,14 @@ class ScopedCollection:
 
     # -- translation ---------------------------------------------------------------------
 
-    def _where(self, where: Where | None) -> Where:
-        own: Where = {SCOPE_KEY: self.tag}
-        return own if not where else {"$and": [own, dict(where)]}
+    def _check_here(self, ids: Sequence[str]) -> None:
+        """``MissingCollectionError`` when a read met the scope's mark of a move: this
+        handle is stale (see ``leave``)."""
+        if self.tag in ids:
+            raise MissingCollectionError(
+                f"the scope {self.tag} moved out of {self.shared.name} to collections of "
+                "its own; open it again"
+            )
 
     def _ids(self, ids: Sequence[str]) -> list[str]:
         return [self._prefix + i for i in ids]
@@ -136,7 +147,9 @@ class ScopedCollection:
     # -- reads ---------------------------------------------------------------------------
 
     def size(self) -> int:
-        return len(self.shared.read(where=self._where(None))["ids"])
+        found = self.shared.read(where={SCOPE_KEY: self.tag})["ids"]
+        self._check_here(found)
+        return len(found)
 
     def read(
         self,
@@ -148,23 +161,46 @@ class ScopedCollection:
         limit: int | None = None,
         offset: int | None = None,
     ) -> Rows:
+        if where_document:
+            raise SharedCollectionError(
+                f"{self!r} is one scope's share of a collection: filter its documents after "
+                "reading them (a where_document would be answered over every scope's)"
+            )
+        fields: list[Field] = list(include)
+        if where and "metadatas" not in fields:
+            fields.append("metadatas")
+        # By the scope's tag or by ids alone: Chroma answers any other clause over the
+        # whole database (see ``filters``); ``where``, ``offset`` and ``limit`` apply here.
         found = self.shared.read(
-            ids=None if ids is None else self._ids(ids),
-            where=self._where(where),
-            where_document=where_document,
-            include=include,
-            limit=limit,
-            offset=offset,
+            ids=None if ids is None else [*self._ids(ids), self.tag],
+            where={SCOPE_KEY: self.tag},
+            include=fields,
         )
+        self._check_here(found["ids"])
+        keep = list(range(len(found["ids"])))
+        if where:
+            metadatas = found["metadatas"] or []
+            keep = [n for n in keep if matches(metadatas[n], where)]
+        keep = keep[offset or 0 :]
+        if limit is not None:
+            keep = keep[:limit]
         out: dict[str, Any] = {
-            "ids": self._own_ids(found["ids"]),
+            "ids": self._own_ids([found["ids"][n] for n in keep]),
             "documents": None,
             "metadatas": None,
             "embeddings": None,
         }
         for field in include:
             value = cast(Mapping[str, Any], found).get(field)
-            out[field] = self._untagged(value) if field == "metadatas" else value
+            if value is None:
+                continue
+            picked = [value[n] for n in keep]
+            if field == "metadatas":
+                out[field] = self._untagged(picked)
+            elif field == "embeddings":
+                out[field] = np.asarray(picked, dtype=np.float32)  # a row per record
+            else:
+                out[field] = picked
         return cast(Rows, out)
 
     def nearest(
@@ -235,7 +271,28 @@ class ScopedCollection:
         )
 
     def remove(self, *, ids: Sequence[str] | None = None, where: Where | None = None) -> None:
-        self.shared.remove(ids=None if ids is None else self._ids(ids), where=self._where(where))
+        if where:  # its records matching ``where``, found here (see ``read``)
+            ids = self.read(ids=ids, where=where)["ids"]
+            if not ids:
+                return
+        self.shared.remove(ids=None if ids is None else self._ids(ids), where={SCOPE_KEY: self.tag})
+
+    def leave(self, vector: Sequence[float]) -> None:
+        """Mark the scope as moved out of this collection, then remove its records.
+
+        The mark is one record (id: the scope's tag, which no record of the scope has:
+        theirs are ``<tag>/<id>``; metadata ``lgm_moved``; ``vector`` of the
+        collection's dimension) that every read of the scope's share returns whatever
+        its filter: a handle another process (or thread) still holds reads it and fails
+        with ``MissingCollectionError``, which the store answers by opening the scope
+        again (``StoreCore.fresh``), now in its own collections. Every store operation
+        reads before it writes, so a stale handle never writes here. A purge of the
+        scope removes the mark with the rest (``layout.drop_scope``).
+        """
+        self.shared.put([self.tag], [list(vector)], None, [{SCOPE_KEY: self.tag, MOVED_KEY: True}])
+        mine = [i for i in self.shared.read(where={SCOPE_KEY: self.tag})["ids"] if i != self.tag]
+        for start in range(0, len(mine), 1000):
+            self.shared.remove(ids=mine[start : start + 1000])
 
     def persist_every_write(self) -> None:
         self.shared.persist_every_write()

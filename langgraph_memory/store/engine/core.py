@@ -178,17 +178,20 @@ class StoreCore:
 
     @contextmanager
     def writing(self, scope: Scope) -> Iterator[Engine]:
-        """The scope's lock, then the gate shared (always in this order: see ``engine``).
+        """The scope's lock, then its bucket's across processes (``Engine.bucket_locks``),
+        then the gate shared (always in this order: see ``engine``).
 
         Every store write method enters it right before it touches Chroma: the place
         of the fencing check (``ScopeLock.check``), which stops a write whose
-        cross-process lock was lost before anything of it is applied."""
+        cross-process lock was lost before anything of it is applied. Its last step,
+        still under the locks, moves a scope that outgrew its bucket (``promotion``)."""
         engine = self.live()
         with engine.scope_lock(scope) as held, ExitStack() as buckets:
             outermost = held.outermost
             if outermost:  # a re-entered hold has them already
                 for lock in engine.bucket_locks([scope]):
                     buckets.enter_context(lock)
+                buckets.callback(engine.unplace, scope)
             buckets.enter_context(engine.gate.shared())
             held.check()
             yield engine
@@ -196,15 +199,18 @@ class StoreCore:
                 promotion.promote_if_outgrown(engine, scope)  # the write's last step
 
     def fresh(self, run: Callable[[], _T]) -> _T:
-        """Run ``run`` again, once, with fresh collection handles when Chroma says
-        a collection it used is gone: a purge through another process (or another
-        client) rebuilt it under a new id. Every operation's first Chroma call is
-        a read, so a retried write has not written anything yet."""
-        try:
-            return run()
-        except MissingCollectionError:
-            self.live().forget_handles()
-            return run()
+        """Run ``run`` again, with fresh collection handles, when Chroma says a
+        collection it used is gone: a purge through another process (or another
+        client) rebuilt it under a new id, or a scope moved out of its bucket. Every
+        operation's first Chroma call is a read, so a retried write has not written
+        anything yet. Up to ``FRESH_TRIES`` times: handles opened while a write waits
+        for a lock a purge holds are stale again once it gets it."""
+        for _ in range(FRESH_TRIES - 1):
+            try:
+                return run()
+            except MissingCollectionError:
+                self.live().forget_handles()
+        return run()
 
     # -- embedding -------------------------------------------------------------------
 
@@ -530,6 +536,10 @@ class StoreCore:
         """The scope's logged decisions matching ``where``, oldest first."""
         cols = self.collections(scope)
         return [] if cols is None else read_decisions(cols.log, where)
+
+
+#: Runs of an operation ``StoreCore.fresh`` makes at most.
+FRESH_TRIES = 4
 
 
 def fresh_method(method: _F) -> _F:

@@ -243,6 +243,8 @@ class Engine:
         #: Scopes in a bucket a write under way added versions to: the write's end
         #: checks whether they outgrew it (``StoreCore.writing``, ``promotion``).
         self.grew: dict[str, bool] = {}
+        #: The bucket a new scope's first write locked, to be made in (``bucket_locks``).
+        self._placing: dict[str, str] = {}
         #: Access times reads noted, written after the read (see ``access_log``).
         self.access = AccessLog(self.touch)
         where = f"the store at {path}" if path is not None else "the store on this Chroma client"
@@ -372,13 +374,24 @@ class Engine:
             return []
         buckets: set[str] = set()
         for scope in scopes:
-            entry = layout.registry_entry(self.registry, scope) or {}
+            entry = layout.registry_entry(self.registry, scope)
+            if entry is None:
+                # A new scope: it will be made in the bucket locked here, whichever
+                # bucket another process fills meanwhile (``collections``).
+                placed = self._placing[scope.key] = layout.next_bucket(self.registry)
+                buckets.add(placed)
+                continue
             buckets.update(
                 v
                 for v in (entry.get(layout.HOME_KEY), entry.get(layout.LEFT_KEY))
                 if isinstance(v, str)
             )
         return [self.scope_locks.get(f"{BUCKET_KEY} {b}") for b in sorted(buckets)]
+
+    def unplace(self, scope: Scope) -> None:
+        """Forget the bucket a write of a new scope locked (see ``bucket_locks``): the
+        write is over, made or not."""
+        self._placing.pop(scope.key, None)
 
     def moved(self, cols: layout.ScopeCollections) -> None:
         """Use ``cols`` for its scope from now on: it moved out of its bucket (see
@@ -437,7 +450,9 @@ class Engine:
                 if not create:
                     return None
                 with self.shared_lock():  # the registry entry: see ``shared_lock``
-                    cols = layout.create_scope(self.client, self.registry, scope)
+                    cols = layout.create_scope(
+                        self.client, self.registry, scope, bucket=self._placing.pop(scope.key, None)
+                    )
                 _persist_every_write(cols)
             else:
                 # A scope another process made in a newer format is never read nor written.

@@ -10,7 +10,9 @@ write's last step moves it to its own collections, under the scope's lock:
    dropped first) and every record of its shares is copied into them;
 2. its registry entry is changed to say so (``layout.move_home``), under the shared
    lock: from here reads open its own collections;
-3. its records are removed from the bucket.
+3. a mark of the move is written in each of the bucket's collections, and its records
+   are removed from them (``ScopedCollection.leave``): a handle on its old share that
+   another process or thread still holds fails on its next read, and is opened again.
 
 A kill before step 2 leaves the scope in its bucket, whole (the next write moves it
 again); a kill after it leaves records in the bucket that no read sees (each read
@@ -27,6 +29,7 @@ import logging
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout, rebuild
 from langgraph_memory.store.chroma.door import MissingCollectionError, VectorCollection
+from langgraph_memory.store.chroma.scoped import ScopedCollection
 from langgraph_memory.store.engine.engine import Engine
 
 __all__ = ["outgrown", "promote", "promote_if_outgrown"]
@@ -94,8 +97,12 @@ def promote(engine: Engine, cols: layout.ScopeCollections) -> layout.ScopeCollec
         _copy(source, target)
     with engine.shared_lock():
         layout.move_home(engine.registry, scope, bucket)
-    for share in (cols.active, cols.history, cols.log):
-        share.remove()
+    unit = [1.0] + [0.0] * (max(engine.dimension, 1) - 1)
+    for share, vector in ((cols.active, unit), (cols.history, unit), (cols.log, [1.0])):
+        if isinstance(share, ScopedCollection) and (vector is not unit or engine.dimension):
+            share.leave(vector)  # a mark that sends stale handles to the new home
+        else:
+            share.remove()
     engine.moved(own)
     log.info("langgraph_memory: %s moved from bucket %s to its own collections", scope.key, bucket)
     return own
