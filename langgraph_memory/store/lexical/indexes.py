@@ -309,13 +309,18 @@ class Lexicon:
         """Make the index hold the collection's active ids: fetch the missing, drop
         the extra. Called with the index's lock held, so a write of this process
         cannot land between the comparison and its repair."""
-        active = set(cols.active.read()["ids"])
         held = index.ids()
-        missing = sorted(active - held)
-        extra = held - active
-        for part in chunks(missing, 1000):
-            found = fetch(cols.active, cols.scope, ids=list(part), with_vector=True)
+        if not held:  # a new index (a scope in a bucket: each first use): one read of all
+            found = fetch(cols.active, cols.scope, with_vector=True)
             index.put([entry_of(v) for v in found])
+            return  # built, not repaired: nothing to say
+        else:
+            active = set(cols.active.read()["ids"])
+            missing = sorted(active - held)
+            extra = held - active
+            for part in chunks(missing, 1000):
+                found = fetch(cols.active, cols.scope, ids=list(part), with_vector=True)
+                index.put([entry_of(v) for v in found])
         if extra:
             index.remove(extra)
             if not self.shared:
