@@ -20,7 +20,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import own_collections, running_server
+from conftest import older_layout, own_collections, running_server
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langgraph_memory import MemoryStore
@@ -173,10 +173,13 @@ def test_a_second_process_sees_the_first_ones_writes_on_its_next_read(tmp_path: 
 
 
 CRASH = """
-import os, sys
+import functools, os, sys
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from langgraph_memory import MemoryStore
 from langgraph_memory.store import lexical
+from langgraph_memory.store.chroma import layout
+# A scope with collections of its own, which has an index file (one in a bucket has none).
+layout.create_scope = functools.partial(layout.create_scope, own=True)
 store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=8))
 step = sys.argv[2]
 def die(*args, **kwargs):
@@ -226,7 +229,10 @@ def test_a_purge_interrupted_before_the_index_leaves_no_trace_after_the_next_ope
 ) -> None:
     directory = tmp_path / "memory"
     marker = "Purgemarkzqxv"
-    with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+    with (
+        older_layout(),
+        MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store,
+    ):
         store.add_many("user:a", [f"Filler {i} about boats." for i in range(30)])
         secret = store.add("user:a", f"The vault word is {marker}.")
     lexical_dir = directory / "lexical"

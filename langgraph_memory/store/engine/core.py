@@ -195,8 +195,8 @@ class StoreCore:
             buckets.enter_context(engine.gate.shared())
             held.check()
             yield engine
-            if outermost and engine.grew.pop(scope.key, False):
-                promotion.promote_if_outgrown(engine, scope)  # the write's last step
+            if outermost and scope.key in engine.grew:  # the write's last step
+                promotion.promote_if_outgrown(engine, scope, engine.grew.pop(scope.key))
 
     def fresh(self, run: Callable[[], _T]) -> _T:
         """Run ``run`` again, with fresh collection handles, when Chroma says a
@@ -515,7 +515,10 @@ class StoreCore:
             raise
         lexicon.written(cols, self.engine.registry, added, removed)
         if added and cols.bucket is not None:
-            self.engine.grew[cols.scope.key] = True  # see ``writing``
+            # See ``writing``: True when versions also moved to history (which grew).
+            self.engine.grew[cols.scope.key] = bool(removed) or self.engine.grew.get(
+                cols.scope.key, False
+            )
 
     # -- decision log ----------------------------------------------------------------
 

@@ -15,8 +15,9 @@ write's last step moves it to its own collections, under the scope's lock:
    another process or thread still holds fails on its next read, and is opened again.
 
 A kill before step 2 leaves the scope in its bucket, whole (the next write moves it
-again); a kill after it leaves records in the bucket that no read sees (each read
-filters by its home) and that a purge of the scope removes (``layout.drop_scope``).
+again); a kill after it leaves records in the bucket that no read sees (a scope is
+opened where its registry entry says it lives) and that a purge of the scope removes
+(``layout.drop_scope``).
 The bucket's files keep bytes of the records until it is rebuilt, which a purge of
 the scope does (``layout.names_holding``).
 """
@@ -37,8 +38,13 @@ __all__ = ["outgrown", "promote", "promote_if_outgrown"]
 log = logging.getLogger("langgraph_memory")
 
 
-def outgrown(cols: layout.ScopeCollections) -> bool:
-    """Whether a scope in a bucket holds more versions than a bucket keeps.
+def outgrown(
+    cols: layout.ScopeCollections, *, active: int | None = None, history: bool = True
+) -> bool:
+    """Whether a scope in a bucket holds more versions than a bucket keeps. ``active``:
+    its active versions when known (its lexical index's count: no read); ``history``:
+    whether to count its closed versions too (one read), which only a write that closed
+    versions can have made outgrow the bucket.
 
     >>> import tempfile
     >>> from langgraph_memory.scope import Scope
@@ -51,16 +57,22 @@ def outgrown(cols: layout.ScopeCollections) -> bool:
     """
     if cols.bucket is None:
         return False
-    return cols.active.size() + cols.history.size() > layout.PROMOTE_AT
+    held = cols.active.size() if active is None else active
+    if held > layout.PROMOTE_AT or not history:
+        return held > layout.PROMOTE_AT
+    return held + cols.history.size() > layout.PROMOTE_AT
 
 
-def promote_if_outgrown(engine: Engine, scope: Scope) -> None:
+def promote_if_outgrown(engine: Engine, scope: Scope, closed: bool = True) -> None:
     """Move ``scope`` to its own collections when it outgrew its bucket; the caller
-    holds the scope's lock, at the end of a write. A move that fails is logged, not
-    raised: the write is done, the scope is whole in its bucket (see the module
-    docstring), and its next write tries again."""
+    holds the scope's lock, at the end of a write (``closed``: the write closed
+    versions, so its history grew). A move that fails is logged, not raised: the
+    write is done, the scope is whole in its bucket (see the module docstring), and
+    its next write tries again."""
     cols = engine.collections(scope, create=False)
-    if cols is None or not outgrown(cols):
+    if cols is None:
+        return
+    if not outgrown(cols, active=engine.lexicon.held(scope), history=closed):
         return
     try:
         promote(engine, cols)

@@ -272,6 +272,18 @@ class Lexicon:
                 del self._slots[scope.key]
                 slot.index.close()
 
+    def held(self, scope: Scope) -> int | None:
+        """How many active records the scope's open index holds, when it is open and was
+        brought in step with Chroma since (None otherwise): this process's writes since
+        are in it, another process's (a server) may not be."""
+        with self._guard:
+            slot = self._slots.get(scope.key)
+            if slot is None or not slot.synced:
+                return None
+            index = slot.index
+        with index.lock:
+            return len(index.ids())
+
     # -- reads ---------------------------------------------------------------------------
 
     def search(
