@@ -38,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -199,7 +200,7 @@ def create_scope(
         metadatas.append({"kind": CONFIG_ID, "made": made + 1})
     registry.put(ids, dummy_vectors(len(ids)), documents, metadatas)
     if own:
-        return _open_own(client, scope, create=True)
+        return open_own(client, scope, create=True)
     return _open_bucket(client, scope, entry[HOME_KEY], create=True)
 
 
@@ -210,7 +211,9 @@ def _scopes_bucketed(registry: VectorCollection) -> int:
     return int(made) if isinstance(made, int) else 0
 
 
-def _open_own(client: VectorClient, scope: Scope, *, create: bool) -> ScopeCollections:
+def open_own(client: VectorClient, scope: Scope, *, create: bool) -> ScopeCollections:
+    """The scope's own collections (made when ``create``); ``MissingCollectionError``
+    when one is missing and not ``create``."""
     handles = []
     for name, role in zip(collection_names(scope), ("mem", "hist", "log"), strict=True):
         if create:
@@ -274,7 +277,7 @@ def open_scope(
     try:
         if isinstance(bucket, str):
             return _open_bucket(client, scope, bucket, create=False)
-        return _open_own(client, scope, create=False)
+        return open_own(client, scope, create=False)
     except MissingCollectionError:
         return None
 
@@ -289,19 +292,30 @@ def move_home(registry: VectorCollection, scope: Scope, bucket: str) -> None:
 def names_holding(registry: VectorCollection, scope: Scope) -> list[str]:
     """The collections whose files may hold bytes of ``scope``'s records: its own,
     the bucket it lives in, and the bucket it left."""
-    entry = registry_entry(registry, scope) or {}
     names = list(collection_names(scope))
-    for key in (HOME_KEY, LEFT_KEY):
-        bucket = entry.get(key)
-        if isinstance(bucket, str):
-            names.extend(bucket_names(bucket))
+    for bucket in buckets_of(registry_entry(registry, scope) or {}):
+        names.extend(bucket_names(bucket))
     return names
 
 
-def open_own(client: VectorClient, scope: Scope, *, create: bool) -> ScopeCollections:
-    """The scope's own collections (made when ``create``); ``MissingCollectionError``
-    when one is missing and not ``create``."""
-    return _open_own(client, scope, create=create)
+def buckets_of(entry: Mapping[str, Any]) -> list[str]:
+    """The buckets a scope's registry entry names: the one it lives in, the one it left.
+
+    >>> buckets_of({HOME_KEY: "b000001"}), buckets_of({LEFT_KEY: "b000000"}), buckets_of({})
+    (['b000001'], ['b000000'], [])
+    """
+    found = (entry.get(HOME_KEY), entry.get(LEFT_KEY))
+    return list(dict.fromkeys(b for b in found if isinstance(b, str)))
+
+
+def drop_own(client: VectorClient, scope: Scope) -> None:
+    """Drop the scope's own collections, and any copy of them a killed rebuild left on
+    a Chroma server (``rebuild``: recovering it later would bring their records back);
+    nothing for those not there."""
+    for name in collection_names(scope):
+        for staged in (name, *(name + suffix for suffix in rebuild.STAGING)):
+            with contextlib.suppress(MissingCollectionError):
+                client.drop(staged)
 
 
 def registered_at(registry: VectorCollection, scope: Scope) -> float | None:
@@ -322,14 +336,9 @@ def drop_scope(client: VectorClient, registry: VectorCollection, scope: Scope) -
     in a bucket. Returns the names of the buckets' collections it deleted from,
     which still hold their bytes until rebuilt (``compaction``)."""
     entry = registry_entry(registry, scope) or {}
-    for name in collection_names(scope):  # a scope in a bucket may have begun a move
-        for staged in (name, *(name + suffix for suffix in rebuild.STAGING)):
-            with contextlib.suppress(MissingCollectionError):
-                client.drop(staged)
+    drop_own(client, scope)  # a scope in a bucket may have begun a move
     touched: list[str] = []
-    for bucket in {entry.get(HOME_KEY), entry.get(LEFT_KEY)}:
-        if not isinstance(bucket, str):
-            continue
+    for bucket in buckets_of(entry):
         with contextlib.suppress(MissingCollectionError):
             shares = _open_bucket(client, scope, bucket, create=False)
             for collection in (shares.active, shares.history, shares.log):

@@ -381,11 +381,7 @@ class Engine:
                 placed = self._placing[scope.key] = layout.next_bucket(self.registry)
                 buckets.add(placed)
                 continue
-            buckets.update(
-                v
-                for v in (entry.get(layout.HOME_KEY), entry.get(layout.LEFT_KEY))
-                if isinstance(v, str)
-            )
+            buckets.update(layout.buckets_of(entry))
         return [self.scope_locks.get(f"{BUCKET_KEY} {b}") for b in sorted(buckets)]
 
     def unplace(self, scope: Scope) -> None:

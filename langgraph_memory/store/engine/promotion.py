@@ -24,12 +24,11 @@ the scope does (``layout.names_holding``).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 
 from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout, rebuild
-from langgraph_memory.store.chroma.door import MissingCollectionError, VectorCollection
+from langgraph_memory.store.chroma.door import VectorCollection
 from langgraph_memory.store.chroma.scoped import ScopedCollection
 from langgraph_memory.store.engine.engine import Engine
 
@@ -94,10 +93,7 @@ def promote(engine: Engine, cols: layout.ScopeCollections) -> layout.ScopeCollec
     scope, bucket = cols.scope, cols.bucket
     if bucket is None:
         return cols
-    for name in layout.collection_names(scope):  # what an earlier move left half-filled
-        for staged in (name, *(name + suffix for suffix in rebuild.STAGING)):
-            with contextlib.suppress(MissingCollectionError):
-                engine.client.drop(staged)
+    layout.drop_own(engine.client, scope)  # what an earlier move left half-filled
     own = layout.open_own(engine.client, scope, create=True)
     for collection in (own.active, own.history, own.log):
         collection.persist_every_write()
@@ -111,8 +107,10 @@ def promote(engine: Engine, cols: layout.ScopeCollections) -> layout.ScopeCollec
         layout.move_home(engine.registry, scope, bucket)
     unit = [1.0] + [0.0] * (max(engine.dimension, 1) - 1)
     for share, vector in ((cols.active, unit), (cols.history, unit), (cols.log, [1.0])):
-        if isinstance(share, ScopedCollection) and (vector is not unit or engine.dimension):
-            share.leave(vector)  # a mark that sends stale handles to the new home
+        # A mark that sends stale handles to the new home; none of the store's
+        # dimension where no vector was ever stored (the log's are 1-dimensional).
+        if isinstance(share, ScopedCollection) and (engine.dimension or share is cols.log):
+            share.leave(vector)
         else:
             share.remove()
     engine.moved(own)
