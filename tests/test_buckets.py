@@ -209,3 +209,35 @@ def test_a_handle_on_the_old_share_of_a_person_who_moved_is_opened_again(tmp_pat
         assert len(store.active("user:ann")) == 70
         assert len(internals(store).nearest("user:ann", "plants on the balcony", k=50)) == 50
         assert cols_of(store, "user:ann").bucket is None
+
+
+def test_a_read_in_a_bucket_ranks_as_chroma_and_follows_archives_and_updates(
+    tmp_path: Path,
+) -> None:
+    """The read ranks a bucketed person's memories from the vectors its index holds:
+    the same ids and cosines as Chroma's exact ranking, and never a memory archived,
+    updated away or purged since."""
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:bo", ["Bo collects stamps.", "Bo plays chess."])
+        store.add_many("user:ann", FACTS)
+        cols = cols_of(store, "user:ann")
+        assert cols.bucket is not None
+        vector = internals(store)._core.embed_query("Where does Ann work?")
+
+        def ranked() -> dict[str, float]:
+            return internals(store).candidates("user:ann", vector, "", k=3, lexical=False).dense
+
+        def chroma() -> dict[str, float]:
+            found = cols.active.nearest(vector, 3, include=["distances"])
+            return {i: 1.0 - d for i, d in zip(found["ids"], found["distances"] or [], strict=True)}
+
+        assert list(ranked()) == list(chroma()) and len(ranked()) == 3
+        assert ranked() == pytest.approx(chroma(), abs=1e-6)
+        first = next(iter(ranked()))
+        store.archive("user:ann", first)
+        assert first not in ranked() and list(ranked()) == list(chroma())
+        second = next(iter(ranked()))
+        new = store.update("user:ann", second, "Works as a surgeon in Mumbai.")
+        assert second not in ranked() and list(ranked()) == list(chroma())
+        assert new.id in internals(store).candidates("user:ann", vector, "", k=10).dense
+        assert not set(ranked()) & {m.id for m in store.active("user:bo")}

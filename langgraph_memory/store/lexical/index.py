@@ -445,6 +445,29 @@ class LexicalIndex:
         matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32)
         return [i for i, _ in rows], matrix.reshape(len(rows), -1)
 
+    def all_vectors(self) -> tuple[list[str], Any] | None:
+        """Every entry's id and vector (a float32 matrix, one row per id), or None
+        when an entry lacks its vector (an index built before it kept them).
+
+        >>> import numpy as np
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "tea", vector=np.float32([0.6, 0.8]).tobytes())])
+        >>> found, rows = index.all_vectors()
+        >>> found, rows.shape
+        (['a1'], (1, 2))
+        >>> index.put([Entry("b2", "coffee")])
+        >>> index.all_vectors() is None
+        True
+        """
+        with self.lock:
+            rows = self._con.execute("SELECT id, vec FROM rec").fetchall()
+        if any(vec is None for _, vec in rows):
+            return None
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32)
+        return [i for i, _ in rows], matrix.reshape(len(rows), -1)
+
     def records(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """``(id, document, metadata JSON)`` of the listed entries that hold their
         record, in no particular order."""
