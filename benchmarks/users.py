@@ -51,6 +51,7 @@ first write <= 2x an add, disk per five-memory user <= 32 KB, RSS <= 1 GB.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import os
 import random
@@ -89,6 +90,11 @@ FIRST_WRITE = 5
 DISK_USERS = BUCKET_SCOPES
 
 
+#: The vector indexes the ``chroma run`` server keeps in memory (docs/scaling.md: its own
+#: default keeps every index it ever loaded), as a service would set it.
+SERVER_CACHE_INDEXES = 256
+
+
 def log(message: str) -> None:
     """Progress on stderr, so stdout holds only the report."""
     print(f"[users] {message}", file=sys.stderr, flush=True)
@@ -104,6 +110,8 @@ class Plan:
     new_users: int
     warm_users: int
     modes: tuple[str, ...]
+    #: The ``chroma run`` server's index capacity (``--server-cache``).
+    server_cache: int = SERVER_CACHE_INDEXES
 
 
 QUICK = Plan(sizes=(200, 1000), reads=40, adds=30, new_users=10, warm_users=10, modes=("embedded",))
@@ -240,20 +248,16 @@ class Place:
         return MemoryStore(client=self.server.client(), embeddings=embeddings)
 
 
-#: The vector indexes the ``chroma run`` server keeps in memory (docs/scaling.md: its own
-#: default keeps every index it ever loaded), as a service would set it.
-SERVER_CACHE_INDEXES = 256
-
-
 @contextmanager
-def place(mode: str, root: Path) -> Iterator[Place]:
-    """A fresh embedded directory, or a fresh ``chroma run`` on one."""
+def place(mode: str, root: Path, server_cache: int) -> Iterator[Place]:
+    """A fresh embedded directory, or a fresh ``chroma run`` on one that keeps
+    ``server_cache`` indexes in memory."""
     folder = root / mode
     folder.mkdir(parents=True)
     if mode == "embedded":
         yield Place(mode, folder)
         return
-    with running_chroma(folder, cache_indexes=SERVER_CACHE_INDEXES) as server:
+    with running_chroma(folder, cache_indexes=server_cache) as server:
         yield Place(mode, folder, server)
 
 
@@ -349,7 +353,7 @@ def run_mode(
     rng = random.Random(11)
     rows: list[dict[str, Any]] = []
     with ExitStack() as stack:
-        where = stack.enter_context(place(mode, root))
+        where = stack.enter_context(place(mode, root, plan.server_cache))
         store = where.open(embeddings)
         loaded, extra = 0, max(plan.sizes)  # new users' numbers start past the loaded ones
         for size in plan.sizes:
@@ -501,6 +505,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="200 and 1,000 users, embedded")
     parser.add_argument("--sizes", help="user counts, comma-separated, ascending")
     parser.add_argument("--modes", help="embedded, server or both, comma-separated")
+    parser.add_argument(
+        "--server-cache",
+        type=int,
+        help=f"the chroma run server's index capacity (default {SERVER_CACHE_INDEXES})",
+    )
     parser.add_argument("--out", type=Path, help="write the JSON report here")
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
@@ -511,12 +520,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
             parser.error(f"--sizes takes user counts such as 1000,10000; got {args.sizes!r}")
         if list(sizes) != sorted(set(sizes)) or sizes[0] < plan.warm_users:
             parser.error(f"--sizes must ascend and start at {plan.warm_users} users or more")
-        plan = Plan(sizes, plan.reads, plan.adds, plan.new_users, plan.warm_users, plan.modes)
+        plan = dataclasses.replace(plan, sizes=sizes)
     if args.modes:
         modes = tuple(args.modes.split(","))
         if not set(modes) <= {"embedded", "server"}:
             parser.error(f"--modes takes embedded and/or server; got {args.modes!r}")
-        plan = Plan(plan.sizes, plan.reads, plan.adds, plan.new_users, plan.warm_users, modes)
+        plan = dataclasses.replace(plan, modes=modes)
+    if args.server_cache is not None:
+        if args.server_cache < 1:
+            parser.error(
+                f"--server-cache takes a number of indexes, 1 or more; got {args.server_cache}"
+            )
+        plan = dataclasses.replace(plan, server_cache=args.server_cache)
     args.plan = plan
     return args
 
@@ -546,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sizes": list(args.plan.sizes),
         "modes": list(args.plan.modes),
         "cache_mb": Budget.of(None).mb,
-        "server_cache_indexes": SERVER_CACHE_INDEXES,
+        "server_cache_indexes": args.plan.server_cache,
     }
     report: dict[str, Any] = {
         "config": config,
