@@ -27,10 +27,17 @@ def test_the_user_sizes_are_long_tailed_and_bounded() -> None:
 
 
 def test_bad_sizes_and_modes_are_refused() -> None:
-    for bad in (["--sizes", "1000,200"], ["--sizes", "5"], ["--modes", "cloud"]):
+    bad_args = (
+        ["--sizes", "1000,200"],
+        ["--sizes", "5"],
+        ["--modes", "cloud"],
+        ["--server-cache", "0"],
+    )
+    for bad in bad_args:
         with pytest.raises(SystemExit):
             users.parse_args(bad)
     assert users.parse_args(["--quick"]).plan == users.QUICK
+    assert users.parse_args(["--server-cache", "64"]).plan.server_cache == 64
 
 
 def test_missing_data_says_what_to_put_there(
