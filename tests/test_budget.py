@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from langgraph_memory import MemoryStore
+from langgraph_memory import MemoryStore, Scope
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.store.chroma import door
+from langgraph_memory.store.chroma import door, layout, rebuild
 from langgraph_memory.store.engine.budget import CACHE_MB_ENV, DEFAULT_CACHE_MB, Budget
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,6 +96,47 @@ def test_a_store_of_an_earlier_release_is_made_to_write_its_indexes(tmp_path: Pa
     again = raw.get_collection(active.name).configuration_json["hnsw"]["sync_threshold"]
     raw.close()
     assert again == door.PERSIST_EVERY
+
+
+def test_the_registry_writes_its_index_now_and_then_and_copies_keep_every_entry(
+    tmp_path: Path,
+) -> None:
+    """The registry holds an entry per person with placeholder vectors: Chroma writes
+    its whole index on a write that asks it to, so it is written every
+    PLACEHOLDER_PERSIST changes, not on every write (a new person's first write grew
+    with the number of people), and a copy (a purge's rebuild) reads no vector from it,
+    even where its index lags its records."""
+    with MemoryStore(tmp_path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        for person in ("ann", "bo", "cy"):
+            store.add(f"user:{person}", f"{person} likes green tea.")
+    raw = door.persistent(tmp_path).raw
+    registry = raw.get_collection(layout.REGISTRY)
+    assert registry.configuration_json["hnsw"]["sync_threshold"] == door.PLACEHOLDER_PERSIST
+    # As format 5 made it: written on every write. Opened, it is written now and then.
+    registry.modify(configuration={"hnsw": {"sync_threshold": door.PERSIST_EVERY}})
+    raw.close()
+    with MemoryStore(tmp_path, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        store.add("user:dee", "Dee plays chess.")
+        # A purge rebuilds the registry from a copy: every other entry is kept.
+        assert store.purge("user:bo")
+        assert [m.text for m in store.active("user:ann")] == ["ann likes green tea."]
+        assert [m.text for m in store.active("user:dee")] == ["Dee plays chess."]
+        assert store.active("user:bo") == []
+    client = door.persistent(tmp_path)
+    copy = client.open(layout.REGISTRY)
+    assert door.holds_placeholders(copy.index)
+    entries = copy.read(include=["metadatas"])["ids"]
+    kept = {layout.scope_hash(Scope.parse(f"user:{p}")) for p in ("ann", "cy", "dee")}
+    assert kept <= set(entries)
+    assert layout.scope_hash(Scope.parse("user:bo")) not in entries
+    # A copy writes placeholders without reading the index, which may lag: a record
+    # whose vector Chroma never indexed is copied whole.
+    lagging = client.open_or_create("lgm-placeholders-demo", placeholders=True)
+    lagging.add(["a", "b"], door.dummy_vectors(2), ["x", "y"], [{"n": 1}, {"n": 2}])
+    copied = rebuild.copy_collection(lagging, client, "lgm-placeholders-copy")
+    assert sorted(copied.read(include=["documents"])["documents"] or []) == ["x", "y"]
+    assert door.holds_placeholders(copied.index)
+    client.close()
 
 
 def test_the_budget_comes_from_one_setting(monkeypatch: pytest.MonkeyPatch) -> None:

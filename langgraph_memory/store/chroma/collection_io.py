@@ -34,7 +34,13 @@ from langgraph_memory.store.chroma.codec import (
     version_from_record,
     version_metadata,
 )
-from langgraph_memory.store.chroma.door import PAGE, Field, VectorClient, VectorCollection
+from langgraph_memory.store.chroma.door import (
+    PAGE,
+    Field,
+    VectorClient,
+    VectorCollection,
+    dummy_vectors,
+)
 from langgraph_memory.store.version import Hit, Version
 
 _RECORD: list[Field] = ["documents", "metadatas"]
@@ -278,7 +284,7 @@ def append_decisions(log: VectorCollection, decisions: Sequence[Decision], batch
             [d.id for d in chunk if d.id],
             # A vector goes with every document: without one Chroma would embed the
             # document with its own default model, which downloads.
-            layout.dummy_vectors(len(chunk)),
+            dummy_vectors(len(chunk)),
             [decision_document(d) for d in chunk],
             [decision_metadata(d) for d in chunk],
         )

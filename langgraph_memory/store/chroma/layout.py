@@ -43,23 +43,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from langgraph_memory.scope import NAMESPACE_KIND, Scope, ScopeKind, namespace_id
 from langgraph_memory.store.chroma import formats, rebuild
 from langgraph_memory.store.chroma.door import (
     MissingCollectionError,
     VectorClient,
     VectorCollection,
+    dummy_vectors,
 )
 from langgraph_memory.store.chroma.scoped import ScopedCollection
 
 REGISTRY = "langgraph_memory_registry"
-
-
-def dummy_vectors(n: int) -> np.ndarray[Any, np.dtype[np.float32]]:
-    """Placeholder vectors for records that need none (Chroma wants one per record)."""
-    return np.ones((n, 1), dtype=np.float32)
 
 
 def scope_hash(scope: Scope) -> str:
@@ -114,7 +108,9 @@ class ScopeCollections:
 def open_registry(client: VectorClient) -> VectorCollection:
     """The registry collection, created on first use stamped with this release's
     format (an existing one keeps its metadata: see ``migrations``)."""
-    return client.open_or_create(REGISTRY, metadata=formats.stamp(None, registry=True))
+    return client.open_or_create(
+        REGISTRY, metadata=formats.stamp(None, registry=True), placeholders=True
+    )
 
 
 #: Where an embedded store's background journal lives, under the store's directory

@@ -183,7 +183,7 @@ def open_current_registry(client: VectorClient, where: str) -> VectorCollection:
     registry = layout.open_registry(client)  # created stamped when the store is new
     found = store_format(registry)
     formats.check_readable(found, where)
-    registry.persist_every_write()  # readable: now it may be written
+    registry.persist_now_and_then()  # readable: now it may be written
     if found == formats.FORMAT:
         return registry
     steps = [(step, step.count(client)) for step in _pending(found)]

@@ -48,13 +48,17 @@ import numpy as np
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.store.chroma.door import (
     PAGE,
+    Field,
     MissingCollectionError,
     VectorClient,
     VectorCollection,
+    dummy_vectors,
+    holds_placeholders,
     persistent,
 )
 
 _BATCH = 1000
+_ALL: tuple[Field, ...] = ("embeddings", "documents", "metadatas")
 
 #: The suffixes of a rebuild's copy of ``<name>``: while it is made, and once it is whole.
 COPYING, COPIED = ".rebuilding", ".rebuilt"
@@ -71,12 +75,17 @@ def read_all(collection: VectorCollection, page: int = PAGE) -> dict[str, list[A
     ['x', 'y', 'z']
     """
     out: dict[str, list[Any]] = {"ids": [], "embeddings": [], "documents": [], "metadatas": []}
+    # Placeholders are not read (their index may lag their records: see
+    # door.PLACEHOLDER_PERSIST), but written anew.
+    placeholders = holds_placeholders(collection.index)
+    fields: list[Field] = ["documents", "metadatas"] if placeholders else list(_ALL)
     while True:
-        found = collection.read(
-            include=["embeddings", "documents", "metadatas"], limit=page, offset=len(out["ids"])
-        )
+        found = collection.read(include=fields, limit=page, offset=len(out["ids"]))
         out["ids"] += found["ids"]
-        out["embeddings"] += list(found["embeddings"] if found["embeddings"] is not None else [])
+        vectors = found["embeddings"]
+        if placeholders:
+            vectors = dummy_vectors(len(found["ids"]))
+        out["embeddings"] += list(vectors if vectors is not None else [])
         none: list[Any] = [None] * len(found["ids"])
         out["documents"] += found["documents"] or none
         out["metadatas"] += found["metadatas"] or none

@@ -32,7 +32,7 @@ from langgraph_memory.scope import Scope
 from langgraph_memory.store.chroma import layout
 from langgraph_memory.store.chroma.codec import all_of, to_epoch
 from langgraph_memory.store.chroma.collection_io import chunks
-from langgraph_memory.store.chroma.door import VectorClient, VectorCollection
+from langgraph_memory.store.chroma.door import VectorClient, VectorCollection, dummy_vectors
 
 __all__ = [
     "delete_reviews",
@@ -65,7 +65,7 @@ def save_reviews(client: VectorClient, reviews: Sequence[Review]) -> None:
         [r.id for r in reviews],
         # A vector goes with every document: without one Chroma would embed the
         # document with its own default model, which downloads.
-        layout.dummy_vectors(len(reviews)),
+        dummy_vectors(len(reviews)),
         [json.dumps(r.to_dict(), ensure_ascii=False, sort_keys=True) for r in reviews],
         [_metadata(r) for r in reviews],
     )

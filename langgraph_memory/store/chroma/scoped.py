@@ -297,6 +297,12 @@ class ScopedCollection:
     def persist_every_write(self) -> None:
         self.shared.persist_every_write()
 
+    def persist_now_and_then(self) -> None:
+        raise SharedCollectionError(
+            f"{self!r} is one scope's share of a collection other scopes keep too, whose "
+            "vectors are real: its index is written on every write"
+        )
+
     def rename(self, name: str) -> None:
         raise SharedCollectionError(
             f"{self!r} is one scope's share of a collection other scopes keep too: rename "

@@ -36,6 +36,7 @@ from langgraph_memory.store.chroma import (
 )
 from langgraph_memory.store.chroma import internals as chroma_internals
 from langgraph_memory.store.chroma import rebuild as rebuild_module
+from langgraph_memory.store.chroma.door import dummy_vectors
 from langgraph_memory.store.engine import Engine, resting_on
 from langgraph_memory.store.version import Version
 
@@ -353,7 +354,7 @@ def purge_chains(
         cols.log.patch(
             [d.id for d in redacted if d.id],
             [decision_metadata(d) for d in redacted],
-            vectors=layout.dummy_vectors(len(redacted)),
+            vectors=dummy_vectors(len(redacted)),
             documents=[decision_document(d) for d in redacted],
         )
     return {"memories": len(ids), "decisions": len(doomed)}, sorted(ids)
