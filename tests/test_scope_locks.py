@@ -595,15 +595,23 @@ def test_bucket_mates_written_by_another_process_during_purges_are_kept(
         writer = threading.Thread(target=write_mates)
         writer.start()
         try:
+            deadline = time.monotonic() + 30
+            while not written and not failed and time.monotonic() < deadline:
+                time.sleep(0.01)  # the writer runs before the first purge begins
+            before = len(written)
             for i in range(4):
                 gone = first.active(f"user:gone{i}")
                 first.purge(f"user:gone{i}", [gone[0].id])  # some of a person
                 first.purge(f"user:gone{i}")  # the whole person
+            during = len(written) - before
+            # Writes wait for the purges' bucket locks: how many land between them
+            # depends on the machine (3 in all, once, in a CI run); the test needs
+            # some during the purges, and checks every one.
         finally:
             stop.set()
             writer.join(60)
         assert failed == [], [repr(e) for e in failed]
-        assert len(written) >= 4
+        assert before >= 1 and during >= 1, (before, during)
         for key, memory_id in written:
             assert memory_id in {m.id for m in first.active(key)}, (key, memory_id)
         assert not any(s.key.startswith("user:gone") for s in first.scopes())
