@@ -29,7 +29,8 @@ not recall (``python -m benchmarks retrieval`` does that).
   on a server, the ``chroma run`` server's too (``server_rss_mb``), which the RSS target
   counts with the app's;
 - ``read_cold``: ``retrieve`` of a random user not read before at this size;
-  ``read_warm``: of a user of a small set read over and over;
+  ``read_warm``: of a user of a small set read over and over (the same people at every
+  size, drawn among those the first size holds: a warm read costs what its person holds);
 - ``graph_read``: the same warm read through ``memory_read_node`` in a compiled graph;
 - ``add``: ``MemoryStore.add`` of one memory to a random existing user;
 - ``first_add``: a new user's first write (the add that makes its scope);
@@ -41,7 +42,7 @@ not recall (``python -m benchmarks retrieval`` does that).
 
 Stores are opened with the shipped defaults, their cache budget (``cache_mb``) among
 them; the ``chroma run`` server keeps ``SERVER_CACHE_INDEXES`` indexes in memory (its own
-default keeps all it ever loaded: see docs/scaling.md).
+default keeps all it ever loaded: see docs/scaling.md), or ``--server-cache N``.
 
 Growth is each figure over the first size's, in the same run. The targets (issue 41):
 read p50 growth <= 1.3x from the first size to the last (cold and warm), a new user's
