@@ -439,11 +439,7 @@ class LexicalIndex:
         >>> found, rows.tolist()
         (['a1'], [[0.6000000238418579, 0.800000011920929]])
         """
-        rows = self._lookup("id, vec", "vec NOTNULL", ids)
-        if not rows:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32)
-        return [i for i, _ in rows], matrix.reshape(len(rows), -1)
+        return _stacked(self._lookup("id, vec", "vec NOTNULL", ids))
 
     def all_vectors(self) -> tuple[list[str], Any] | None:
         """Every entry's id and vector (a float32 matrix, one row per id), or None
@@ -463,10 +459,7 @@ class LexicalIndex:
             rows = self._con.execute("SELECT id, vec FROM rec").fetchall()
         if any(vec is None for _, vec in rows):
             return None
-        if not rows:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32)
-        return [i for i, _ in rows], matrix.reshape(len(rows), -1)
+        return _stacked(rows)
 
     def records(self, ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """``(id, document, metadata JSON)`` of the listed entries that hold their
@@ -614,6 +607,14 @@ class LexicalIndex:
             return postings.df(term)
         row = self._con.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
         return int(row[0]) if row else 0
+
+
+def _stacked(rows: Sequence[tuple[str, bytes]]) -> tuple[list[str], Any]:
+    """``(id, float32 bytes)`` rows as their ids and one matrix, a row per id."""
+    if not rows:
+        return [], np.zeros((0, 0), dtype=np.float32)
+    matrix = np.frombuffer(b"".join(vec for _, vec in rows), dtype=np.float32)
+    return [i for i, _ in rows], matrix.reshape(len(rows), -1)
 
 
 def _idf(total: int, df: int) -> float:
