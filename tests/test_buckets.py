@@ -5,12 +5,16 @@ collections of its own once it grows, and leaves nothing behind when purged."""
 from __future__ import annotations
 
 import logging
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langgraph_memory import MemoryStore, Scope
+from langgraph_memory.read import retrieve
 from langgraph_memory.store import internals
 from langgraph_memory.store.chroma import layout
 from langgraph_memory.store.chroma.door import MissingCollectionError, persistent
@@ -241,3 +245,191 @@ def test_a_read_in_a_bucket_ranks_as_chroma_and_follows_archives_and_updates(
         assert second not in ranked() and list(ranked()) == list(chroma())
         assert new.id in internals(store).candidates("user:ann", vector, "", k=10).dense
         assert not set(ranked()) & {m.id for m in store.active("user:bo")}
+
+
+KILLED_MID_UPDATE = """
+import os, sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+from langgraph_memory.store.chroma import scoped
+store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=16))
+store.add("user:bo", "Bo plays chess.")
+old = store.add("user:ann", "Lives in Pune.")
+print(old.id, flush=True)
+if sys.argv[2] == "kill":  # after the closed copy and the successor, before the delete
+    scoped.ScopedCollection.remove = lambda *args, **kwargs: os._exit(0)
+else:  # the delete fails, and the process goes on and closes the store
+    def failing(*args, **kwargs):
+        raise OSError("disk went away")
+    scoped.ScopedCollection.remove = failing
+try:
+    store.update("user:ann", old.id, "Lives in Mumbai.")
+except OSError:
+    store.close()
+"""
+
+
+@pytest.mark.parametrize("how", ["kill", "fail"])
+def test_an_update_cut_short_in_a_bucket_is_finished_on_the_next_open(
+    tmp_path: Path, how: str
+) -> None:
+    """Killed (or failing) between an update's closed copy and the delete of the old
+    version, in a bucket: the next open finishes the move, so the old version is no
+    longer active, and the bucket mate is untouched."""
+    out = subprocess.run(
+        [sys.executable, "-c", KILLED_MID_UPDATE, str(tmp_path / "m"), how],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    old = out.stdout.split()[0]
+    with open_store(tmp_path / "m") as store:
+        assert old not in {m.id for m in store.active("user:ann")}
+        assert "Lives in Pune." not in [m.text for m in store.active("user:ann")]
+        assert [m.text for m in store.active("user:bo")] == ["Bo plays chess."]
+        assert old not in {h.memory.id for h in internals(store).keyword("user:ann", "Pune", 3)}
+
+
+CRASH_BEFORE_THE_ROWS = """
+import os, sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+from langgraph_memory.store.lexical import bucket_entries
+store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=16))
+store.add("user:ann", "Lives in Pune.")
+bucket_entries.BucketEntries.put = lambda *args, **kwargs: os._exit(0)  # killed here
+store.add("user:ann", "Has a cat named Miso.")
+"""
+
+
+def fetched_with_vectors(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The scopes whose records the lexical indexes read from Chroma with their vectors
+    from here on (a bucketed scope's: from its bucket's whole vector index)."""
+    from langgraph_memory.store.lexical import indexes
+
+    calls: list[str] = []
+    real = indexes.fetch
+
+    def counted(collection: object, scope: Scope, **kwargs: object) -> object:
+        if kwargs.get("with_vector"):
+            calls.append(scope.key)
+        return real(collection, scope, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(indexes, "fetch", counted)
+    return calls
+
+
+def read(store: MemoryStore, scope: str, question: str, k: int = 3) -> list[str]:
+    """The product's read: the texts ``retrieve`` returns, best first."""
+    return [r.memory.text for r in retrieve(store, scope, question, k=k, touch=False)]
+
+
+def test_a_reopened_store_reads_a_bucketed_person_from_its_file_not_their_buckets_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person in a bucket, read first after the store opened again, is read from the
+    store's file of bucketed entries: the same memories in the same order, every write
+    of the last process in it (adds, an update, an archive, a metadata change), and no
+    read of their bucket's vectors."""
+    questions = ["Where does Ann work?", "Does she keep bees?", "What is she allergic to?"]
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:bo", ["Bo collects stamps.", "Bo plays chess."])
+        store.add_many("user:ann", FACTS)
+        assert cols_of(store, "user:ann").bucket is not None
+        gone = store.active("user:ann")[1]
+        store.archive("user:ann", gone.id)
+        store.update("user:ann", store.active("user:ann")[0].id, "Works as a surgeon in Mumbai.")
+        store.add("user:ann", "Keeps bees on the roof.", metadata={"source": "chat"})
+        store.add("user:ann", "Plays tennis on Fridays.")
+        before = [read(store, "user:ann", q) for q in questions]
+    calls = fetched_with_vectors(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        assert [read(store, "user:ann", q) for q in questions] == before
+        assert "Works as a surgeon in Mumbai." in before[0] and gone.text not in str(before)
+        [tennis] = internals(store).keyword("user:ann", "tennis", k=1)
+        assert tennis.memory.text == "Plays tennis on Fridays."
+        [bees] = internals(store).keyword("user:ann", "bees", k=1)
+        assert bees.memory.metadata.get("source") == "chat"
+        [chess] = internals(store).keyword("user:bo", "chess", k=1)  # written, never read
+        assert chess.memory.text == "Bo plays chess."
+        assert calls == []
+
+
+def test_a_process_killed_between_a_write_and_its_rows_is_read_right_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chroma took the write, the file of bucketed entries did not (the process was
+    killed between): the next process compares the person with Chroma once, finds the
+    memory, and reads from the file again after that."""
+    out = subprocess.run(
+        [sys.executable, "-c", CRASH_BEFORE_THE_ROWS, str(tmp_path / "m")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    calls = fetched_with_vectors(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        [cat] = internals(store).keyword("user:ann", "cat Miso", k=1)
+        assert cat.memory.text == "Has a cat named Miso."
+        assert calls == ["user:ann"]
+    with open_store(tmp_path / "m") as store:  # closed properly since: the file is trusted
+        assert len(read(store, "user:ann", "cat", k=5)) == 2
+        assert calls == ["user:ann"]
+
+
+def test_a_failed_write_of_the_rows_is_read_from_chroma_and_the_rows_made_whole_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from langgraph_memory.store.lexical import bucket_entries
+
+    calls = fetched_with_vectors(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        store.add("user:ann", "Lives in Pune.")
+        assert read(store, "user:ann", "Pune") == ["Lives in Pune."]  # the product read
+        assert calls == ["user:ann"]  # a new person: compared with Chroma once
+
+        def full(*args: object, **kwargs: object) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+        with monkeypatch.context() as patched, caplog.at_level(logging.WARNING):
+            patched.setattr(bucket_entries.BucketEntries, "put", full)
+            store.add("user:ann", "Has a cat named Miso.")  # the write itself is done
+        assert "not updated" in caplog.text
+        [cat] = internals(store).keyword("user:ann", "cat Miso", k=1)
+        assert cat.memory.text == "Has a cat named Miso."
+        assert calls == ["user:ann"] * 2
+    with open_store(tmp_path / "m") as store:  # made whole by that comparison
+        assert len(read(store, "user:ann", "cat", k=5)) == 2
+        assert calls == ["user:ann"] * 2
+
+
+def test_the_file_distrusts_every_person_after_a_process_whose_write_of_it_failed(
+    tmp_path: Path,
+) -> None:
+    from langgraph_memory.store.lexical.bucket_entries import BucketEntries
+    from langgraph_memory.store.lexical.index import Entry
+
+    path = tmp_path / "buckets.db"
+    entries = BucketEntries(path)
+    entries.replace("ann", [Entry("a1", "pune", document="Lives in Pune.", meta="{}")])
+    entries.replace("bo", [Entry("b1", "chess", document="Plays chess.", meta="{}")])
+    with pytest.raises(sqlite3.Error):
+        entries.put("bo", [Entry("b2", "tea", vector=object())])  # type: ignore[arg-type]
+    assert entries.load("bo") is None and entries.load("ann") is not None
+    entries.close()
+    again = BucketEntries(path)  # every person is compared with Chroma once more
+    assert again.load("ann") is None and again.load("bo") is None
+    again.replace("ann", [Entry("a1", "pune", document="Lives in Pune.", meta="{}")])
+    again.close()
+    third = BucketEntries(path)
+    loaded = third.load("ann")
+    assert loaded is not None and [e.document for e in loaded] == ["Lives in Pune."]
+    third.close()
+    crashed = BucketEntries(path)  # not closed: as a process killed
+    crashed.replace("bo", [Entry("b1", "chess", document="Plays chess.", meta="{}")])
+    after = BucketEntries(path)
+    assert after.load("bo") is None
+    after.close()
+    crashed.close()

@@ -42,6 +42,7 @@ from langgraph_memory.store.chroma import door, formats, layout, migrations
 from langgraph_memory.store.chroma.door import client_of
 from langgraph_memory.store.data.upgrade import restore_backup, upgrade
 from langgraph_memory.store.lexical import SCHEMA
+from langgraph_memory.store.lexical import bucket_entries
 from langgraph_memory.write import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "stores"
@@ -444,6 +445,18 @@ def lexical_layout(path: Path) -> tuple[int, str]:
 LEXICAL_LAYOUTS = {5: "119aadf5bc519f0e"}
 
 
+def buckets_layout(path: Path) -> tuple[str, str]:
+    """The layout the file of bucketed scopes' entries says, and a digest of its tables."""
+    with sqlite3.connect(path / "lexical" / bucket_entries.FILE) as con:
+        tables = sorted(r[0] for r in con.execute("SELECT sql FROM sqlite_master") if r[0])
+        (said,) = con.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
+    return str(said), hashlib.sha256("\n".join(tables).encode()).hexdigest()[:16]
+
+
+#: The tables of each layout of that file (``bucket_entries.LAYOUT`` and ``SCHEMA``).
+BUCKETS_LAYOUTS = {"1.5": "9b2123ea491ed8ae"}
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fixture store as this release builds it (``fixtures/stores/build.py``)."""
@@ -470,6 +483,12 @@ def test_the_lexical_index_layout_is_the_schema_it_says(built: Path) -> None:
     assert LEXICAL_LAYOUTS.get(schema) == digest, (
         f"the lexical index's tables changed ({digest}): bump store.lexical.index.SCHEMA "
         "to a new number and pin its digest in LEXICAL_LAYOUTS"
+    )
+    said, digest = buckets_layout(built)
+    assert said == f"{bucket_entries.LAYOUT}.{SCHEMA}"
+    assert BUCKETS_LAYOUTS.get(said) == digest, (
+        f"the tables of {bucket_entries.FILE} changed ({digest}): bump "
+        "store.lexical.bucket_entries.LAYOUT and pin its digest in BUCKETS_LAYOUTS"
     )
 
 

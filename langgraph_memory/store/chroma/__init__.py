@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from langgraph_memory.store.chroma.collection_io import fetch as fetch
     from langgraph_memory.store.chroma.collection_io import field_matrices as field_matrices
     from langgraph_memory.store.chroma.collection_io import (
+        finish_interrupted_bucket_moves as finish_interrupted_bucket_moves,
+    )
+    from langgraph_memory.store.chroma.collection_io import (
         finish_interrupted_moves as finish_interrupted_moves,
     )
     from langgraph_memory.store.chroma.collection_io import free_ids as free_ids
@@ -133,6 +136,7 @@ _LAZY = {
     "decision_metadata": "langgraph_memory.store.chroma.codec",
     "fetch": "langgraph_memory.store.chroma.collection_io",
     "field_matrices": "langgraph_memory.store.chroma.collection_io",
+    "finish_interrupted_bucket_moves": "langgraph_memory.store.chroma.collection_io",
     "finish_interrupted_moves": "langgraph_memory.store.chroma.collection_io",
     "free_ids": "langgraph_memory.store.chroma.collection_io",
     "ids_where": "langgraph_memory.store.chroma.collection_io",

@@ -37,10 +37,12 @@ from langgraph_memory.store.chroma.codec import (
 from langgraph_memory.store.chroma.door import (
     PAGE,
     Field,
+    MissingCollectionError,
     VectorClient,
     VectorCollection,
     dummy_vectors,
 )
+from langgraph_memory.store.chroma.scoped import MOVED_KEY
 from langgraph_memory.store.version import Hit, Version
 
 _RECORD: list[Field] = ["documents", "metadatas"]
@@ -255,13 +257,46 @@ def free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
 
 
 def finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
-    """Complete a close that a crash interrupted (record in history and active)."""
+    """Complete a close that a crash interrupted (record in history and active).
+
+    Run on a scope's first open in a process; an embedded store runs
+    :func:`finish_interrupted_bucket_moves` for its buckets instead, once, when the
+    last process did not close it whole (see ``engine``): here, a bucket's history
+    read would load its whole vector index on every person's first read."""
     closed = cols.history.read()["ids"]
     if not closed:
         return
     stale = cols.active.read(ids=closed)["ids"]
     if stale:
         cols.active.remove(ids=stale)
+
+
+def finish_interrupted_bucket_moves(client: VectorClient, bucket: str) -> int:
+    """:func:`finish_interrupted_moves` for every scope of ``bucket`` at once: each
+    record in its history and still in its active collection leaves the active one.
+    The mark of a person who moved out (in each of the bucket's collections, under one
+    id) is no such record. Returns how many records it removed.
+
+    >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
+    >>> finish_interrupted_bucket_moves(persistent(tempfile.mkdtemp()), "b000000")
+    0
+    """
+    active_name, history_name, _ = layout.bucket_names(bucket)
+    try:
+        history, active = client.open(history_name), client.open(active_name)
+    except MissingCollectionError:
+        return 0
+    found = history.read(include=["metadatas"])
+    metas = found["metadatas"] or [{}] * len(found["ids"])
+    closed = [i for i, m in zip(found["ids"], metas, strict=True) if not (m or {}).get(MOVED_KEY)]
+    removed = 0
+    for part in chunks(closed, 1000):
+        stale = active.read(ids=list(part))["ids"]
+        if stale:
+            active.remove(ids=stale)
+            removed += len(stale)
+    return removed
 
 
 # -- the decision log ---------------------------------------------------------------------

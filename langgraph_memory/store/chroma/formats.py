@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 #: The format this release writes, and the newest it reads.
-FORMAT = 5
+FORMAT = 6
 #: Who wrote each format (for messages and the Upgrading page).
 RELEASES = {
     1: "langgraph-memory-kit 0.1.0 or earlier",
@@ -71,6 +71,7 @@ RELEASES = {
     3: "langgraph-memory-kit 0.3.0 pre-releases",
     4: "langgraph-memory-kit 0.3.0",
     5: "langgraph-memory-kit 0.4.0 pre-releases",
+    6: "langgraph-memory-kit 0.4.0 pre-releases",
 }
 FORMAT_KEY = "lgm_format"
 WRITTEN_BY_KEY = "lgm_written_by"

@@ -138,6 +138,24 @@ def is_store_collection(name: str) -> bool:
     return len(parts) == 3 and parts[0] == "lgm" and parts[2] in ("mem", "hist", "log")
 
 
+def bucket_of(name: str) -> str | None:
+    """The bucket a collection name belongs to (None: not a bucket's).
+
+    >>> bucket_of("lgm-b000003-hist"), bucket_of(collection_names(Scope("user", "a"))[0])
+    ('b000003', None)
+    """
+    parts = name.split("-")
+    if len(parts) != 3 or parts[0] != "lgm" or parts[2] not in ("mem", "hist", "log"):
+        return None
+    part = parts[1]
+    return part if len(part) == 7 and part[0] == "b" and part[1:].isdigit() else None
+
+
+def buckets(client: VectorClient) -> list[str]:
+    """Every bucket of the store that has collections, in order."""
+    return sorted({b for b in map(bucket_of, client.names()) if b is not None})
+
+
 def all_collection_names(client: VectorClient) -> list[str]:
     """The names of every collection in the client's database, the store's or not."""
     return client.names()

@@ -18,7 +18,8 @@ migrates it (``langgraph-memory migrate``, which backs the store up first: see
 [(2, 'stamp the format on every collection of the store'),
  (3, 'stamp format 3 (records may say indexed: false) on every collection'),
  (4, 'stamp format 4 (records may hold a vector per field) on every collection'),
- (5, 'stamp format 5 (small scopes may share bucket collections) on every collection')]
+ (5, 'stamp format 5 (small scopes may share bucket collections) on every collection'),
+ (6, 'stamp format 6 (bucketed scopes keep their lexical entries in one file) on every collection')]
 """
 
 from __future__ import annotations
@@ -131,6 +132,16 @@ def _stamp_format_5(client: VectorClient) -> int:
     return _stamp_as(client, 5)
 
 
+def _stamp_format_6(client: VectorClient) -> int:
+    """Format 6: an embedded store keeps the lexical entries of its scopes in buckets
+    in one file (``lexical/buckets.db``, see ``store/lexical/bucket_entries``), kept
+    in step with each write, which a first read takes instead of the bucket's vector
+    index. Derived data, built from Chroma on each scope's next use, so no record
+    changes; the stamp is what keeps a release that does not write that file (format
+    5) from opening the store and leaving it behind. Each collection is only stamped."""
+    return _stamp_as(client, 6)
+
+
 def _stamp_as(client: VectorClient, format: int) -> int:
     """Stamp ``format`` on each collection of an older one; how many were stamped."""
     todo = _older_than(client, format)
@@ -166,6 +177,14 @@ STEPS: tuple[Step, ...] = (
         what="stamp format 5 (small scopes may share bucket collections) on every collection",
         count=lambda client: len(_older_than(client, 5)),
         apply=_stamp_format_5,
+        additive=True,
+    ),
+    Step(
+        to=6,
+        what="stamp format 6 (bucketed scopes keep their lexical entries in one file) "
+        "on every collection",
+        count=lambda client: len(_older_than(client, 6)),
+        apply=_stamp_format_6,
         additive=True,
     ),
 )

@@ -512,6 +512,7 @@ class StoreCore:
             write()
         except BaseException:
             lexicon.stale(cols.scope)
+            self.engine.whole = False  # a move may be half made: see ``CLOSED_MARK``
             raise
         lexicon.written(cols, self.engine.registry, added, removed)
         if added and cols.bucket is not None:

@@ -68,6 +68,7 @@ from langgraph_memory.store.chroma import (
     VectorCollection,
     compaction,
     door,
+    finish_interrupted_bucket_moves,
     finish_interrupted_moves,
     formats,
     layout,
@@ -256,6 +257,10 @@ class Engine:
         )
         # Of this release's format, or migrated to it, or refused (see ``migrations``).
         self.registry: VectorCollection = migrations.open_current_registry(client, where)
+        #: No write of this process failed midway (see ``CLOSED_MARK``).
+        self.whole = True
+        if path is not None:
+            _finish_moves_unless_closed(client, path)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
         self.lexicon = Lexicon(path, max_open=self.budget.lexical, in_memory=self.in_bucket)
         #: The scopes' rules, read once per change (``rules``).
@@ -292,6 +297,8 @@ class Engine:
                 if self.path is not None:
                     scrub_after_purge(self.path)
             if self._lock is not None:
+                if self.whole and self.path is not None:
+                    (self.path / CLOSED_MARK).write_text(repr(time.time()), encoding="utf-8")
                 self._lock.release()
                 self._lock = None
             self.scope_locks.close()
@@ -454,7 +461,8 @@ class Engine:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
                 _persist_every_write(cols)
-                finish_interrupted_moves(cols)
+                if cols.bucket is None or self.path is None:  # see CLOSED_MARK
+                    finish_interrupted_moves(cols)
             with self._guard:
                 self._scopes[scope.key] = cols
                 while len(self._scopes) > self.budget.handles:
@@ -515,6 +523,27 @@ BUCKET_KEY = "langgraph_memory bucket"
 #: removed when that process lets go of the store: while it is there, index
 #: files written since the time it holds may carry bytes of purged records.
 PURGE_MARK = "langgraph_memory.purged"
+
+
+#: Written when a process lets go of an embedded store with every write of it whole,
+#: taken away when one opens it. Missing at open, the last process was killed or a write
+#: of it failed midway, and may have left a version in both its scope's history and
+#: active collections (``StoreCore.replace``): every bucket is put right then, at once
+#: (``finish_interrupted_bucket_moves``). A scope in a bucket is not checked on its first
+#: open, as a scope with collections of its own is: its bucket's history read loaded the
+#: bucket's whole vector index into Chroma's cache, on nearly every person's first read.
+CLOSED_MARK = "langgraph_memory.closed"
+
+
+def _finish_moves_unless_closed(client: door.VectorClient, directory: Path) -> None:
+    """Finish the moves in every bucket unless the last process closed the store whole
+    (see ``CLOSED_MARK``); either way, no mark stays while this process has it open."""
+    mark = directory / CLOSED_MARK
+    if mark.exists():
+        mark.unlink()
+        return
+    for bucket in layout.buckets(client):
+        finish_interrupted_bucket_moves(client, bucket)
 
 
 def _mark_purge(directory: Path) -> None:

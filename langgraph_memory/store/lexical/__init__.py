@@ -8,6 +8,8 @@ The rest of the store uses it through the names below; the modules inside are it
 - ``indexes``: the indexes of one store location, kept in step with Chroma
   (:class:`Lexicon`: files of an embedded store, memory on a Chroma server), and
   what a memory is indexed under (its terms come from ``text.words``);
+- ``bucket_entries``: an embedded store's bucketed scopes' entries in one file, from
+  which their indexes in memory are built (not from their bucket's vector index);
 - ``search``: keyword search (:func:`search`, :func:`shares`) and a query's terms and
   named ids (:func:`query_of`).
 

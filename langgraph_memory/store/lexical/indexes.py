@@ -10,8 +10,10 @@ scope's active collection, and repaired from it.
   ``lexical/`` in the store's directory, written by this process alone (the directory
   lock). Every write of the store updates it right after the Chroma write.
 - **A scope in a bucket** (a small one, see ``layout``): its index is in this process's
-  memory, built from its few records on its first use: a file per small scope cost
-  more disk than its records.
+  memory, built on its first use: a file per small scope cost more disk than its
+  records. In an embedded store it is built from the scope's rows of one file that
+  every bucketed scope shares (``bucket_entries``), kept in step with each write:
+  from Chroma, a first use read the bucket's whole vector index.
 - **A Chroma server** (or any client without a directory): other processes write the
   same collections, and share no disk with this one, so each scope's index lives in
   this process's memory. Every write also stamps the scope's registry record with a
@@ -58,6 +60,8 @@ from langgraph_memory.store.chroma import (
     scope_hash,
     version_metadata,
 )
+from langgraph_memory.store.lexical.bucket_entries import FILE as BUCKETS_FILE
+from langgraph_memory.store.lexical.bucket_entries import BucketEntries
 from langgraph_memory.store.lexical.index import SCHEMA, Entry, LexicalIndex, erase
 from langgraph_memory.store.version import Version
 from langgraph_memory.text import date_words, tokenize
@@ -85,8 +89,9 @@ PURGE_SUFFIX = ".purging"
 class _Slot:
     """One scope's open index and what this process knows of its freshness."""
 
-    def __init__(self, index: LexicalIndex) -> None:
+    def __init__(self, index: LexicalIndex, bucketed: bool) -> None:
         self.index = index
+        self.bucketed = bucketed  # its entries are kept in the buckets' file too
         self.users = 0
         self.synced = False  # compared with the collection since it was opened
         self.seen: dict[str, Any] | None = None  # other processes' stamps then (shared)
@@ -116,15 +121,22 @@ class Lexicon:
         self._slots: OrderedDict[str, _Slot] = OrderedDict()
         self._last_stamp = 0.0
         self._pruned: set[str] = set()
+        #: An embedded store's bucketed scopes' entries (``bucket_entries``).
+        self.buckets: BucketEntries | None = None
         if directory is not None:
+            if in_memory is not None:
+                self.buckets = BucketEntries(directory / INDEX_DIR / BUCKETS_FILE)
             self._finish_purges(directory / INDEX_DIR)
 
-    @staticmethod
-    def _finish_purges(folder: Path) -> None:
-        """Erase the index of every scope whose purge a crash interrupted: it may hold
-        purged terms, and its scope's next use rebuilds it from Chroma."""
+    def _finish_purges(self, folder: Path) -> None:
+        """Erase the index of every scope whose purge a crash interrupted, and its rows
+        in the buckets' file: they may hold purged terms, and its scope's next use
+        rebuilds them from Chroma."""
         for mark in folder.glob(f"*{PURGE_SUFFIX}"):
-            erase(folder / (mark.name[: -len(PURGE_SUFFIX)] + ".sqlite3"))
+            hashed = mark.name[: -len(PURGE_SUFFIX)]
+            erase(folder / (hashed + ".sqlite3"))
+            if self.buckets is not None:
+                self.buckets.remove(hashed)
             mark.unlink()
 
     def close(self) -> None:
@@ -134,6 +146,8 @@ class Lexicon:
             self._slots.clear()
         for slot in slots:
             slot.index.close()
+        if self.buckets is not None:
+            self.buckets.close()
 
     # -- opening -----------------------------------------------------------------------
 
@@ -142,10 +156,13 @@ class Lexicon:
             return None
         return self.directory / INDEX_DIR / f"{scope_hash(scope)}.sqlite3"
 
-    def _open(self, scope: Scope) -> LexicalIndex:
+    def _open(self, scope: Scope) -> _Slot:
         path = self._file(scope)
         if path is None or (self.in_memory is not None and self.in_memory(scope)):
-            return LexicalIndex(None)
+            return _Slot(LexicalIndex(None), bucketed=self.buckets is not None)
+        return _Slot(self._open_file(path), bucketed=False)
+
+    def _open_file(self, path: Path) -> LexicalIndex:
         path.parent.mkdir(exist_ok=True)
         try:
             index = LexicalIndex(path)
@@ -165,7 +182,7 @@ class Lexicon:
         with self._guard:
             slot = self._slots.get(scope.key)
             if slot is None:
-                slot = _Slot(self._open(scope))
+                slot = self._open(scope)
                 self._slots[scope.key] = slot
                 self._evict()
             self._slots.move_to_end(scope.key)
@@ -196,8 +213,17 @@ class Lexicon:
         scope = cols.scope
         try:
             with self._use(scope) as slot, slot.index.lock:
+                if slot.bucketed and not slot.synced:
+                    # The file's rows of a scope are whole only once they were compared
+                    # with Chroma in this generation: a person written and never read
+                    # would have them compared on their first read of a next process.
+                    self._load(cols, slot.index)  # Chroma has this write: it is idempotent
+                    slot.synced = True
+                entries = [entry_of(v) for v in added]
                 slot.index.remove(removed)
-                slot.index.put([entry_of(v) for v in added])
+                slot.index.put(entries)
+                if slot.bucketed and self.buckets is not None:
+                    self.buckets.put(scope_hash(scope), entries, removed)
         except sqlite3.Error as exc:
             log.warning("langgraph_memory: lexical index of %s not updated (%r)", scope.key, exc)
             self.stale(scope)
@@ -210,8 +236,10 @@ class Lexicon:
         the records the index holds stay Chroma's; a failure is logged and leaves the
         scope to be compared again."""
         try:
-            with self._use(scope) as slot:
+            with self._use(scope) as slot, slot.index.lock:
                 slot.index.patch(changes)
+                if slot.bucketed and self.buckets is not None:
+                    self.buckets.patch(scope_hash(scope), changes)
         except sqlite3.Error as exc:
             log.warning("langgraph_memory: lexical index of %s not updated (%r)", scope.key, exc)
             self.stale(scope)
@@ -223,6 +251,8 @@ class Lexicon:
             slot = self._slots.get(scope.key)
             if slot is not None:
                 slot.synced = False
+        if self.buckets is not None:
+            self.buckets.distrust(scope_hash(scope))
 
     @contextlib.contextmanager
     def purging(self, scope: Scope) -> Iterator[None]:
@@ -248,6 +278,8 @@ class Lexicon:
                 slot.index.remove(ids)
                 if not self.shared:
                     slot.index.scrub()
+                if self.buckets is not None:  # a scope that moved out may have left rows
+                    self.buckets.remove(scope_hash(scope), ids)
         if self.shared and ids is not None:
             self._stamp(registry, scope)
 
@@ -260,6 +292,8 @@ class Lexicon:
         path = self._file(scope)
         if path is not None:
             erase(path)
+        if self.buckets is not None:
+            self.buckets.remove(scope_hash(scope))
 
     def forget(self, scope: Scope) -> None:
         """Let go of a scope's index in memory (shared mode) when no one uses it: its
@@ -313,9 +347,30 @@ class Lexicon:
         with self._use(cols.scope) as slot:
             with slot.index.lock:
                 if not slot.synced or slot.seen != seen:
-                    self._sync(cols, slot.index)
+                    if slot.bucketed:
+                        self._load(cols, slot.index)
+                    else:
+                        self._sync(cols, slot.index)
                     slot.synced, slot.seen = True, seen
             yield slot.index
+
+    def _load(self, cols: ScopeCollections, index: LexicalIndex) -> None:
+        """Make a bucketed scope's index hold its rows of the buckets' file, when they
+        are trusted; else its records as Chroma holds them, which the file then
+        keeps. Called with the index's lock held, as :meth:`_sync`."""
+        assert self.buckets is not None
+        hashed = scope_hash(cols.scope)
+        held = index.ids()
+        kept = self.buckets.load(hashed)
+        if kept is None:
+            kept = [entry_of(v) for v in fetch(cols.active, cols.scope, with_vector=True)]
+            self.buckets.replace(hashed, kept)
+            fresh = kept
+        else:  # this process's writes since the index opened are in both already
+            fresh = [e for e in kept if e.id not in held]
+        extra = held - {e.id for e in kept}
+        index.remove(extra)
+        index.put(fresh)
 
     def _sync(self, cols: ScopeCollections, index: LexicalIndex) -> None:
         """Make the index hold the collection's active ids: fetch the missing, drop

@@ -1,0 +1,279 @@
+"""The lexical entries of an embedded store's scopes in buckets, in one SQLite file.
+
+A scope in a bucket (a small one, see ``store/chroma/layout``) keeps its lexical index
+in memory, built on its first use in a process. Built from Chroma, that first use read
+the scope's records with their vectors, and Chroma serves a vector from its
+collection's whole vector index: a bucket's (thousands of vectors, megabytes), loaded
+whenever its cache of 64 indexes does not hold it. With hundreds of buckets, nearly
+every read of a person not read recently loaded one (read p50 x1.8 from 1,000 to
+10,000 people). This file keeps every bucketed scope's entries (their records as
+Chroma holds them: vector, document, metadata, and their terms), keyed by scope, so
+that a first use is one indexed query of a local file.
+
+It is derived data, written by this process alone (the directory lock), after each
+Chroma write, like an index file. Whether a scope's rows can be trusted:
+
+- a scope's rows are trusted when they were compared with Chroma (or built from it)
+  in the file's current **generation**, and written since by this process alone;
+- a process that opens the file while the last one did not close it (a crash: a
+  Chroma write may have landed without its rows) starts a new generation: every
+  scope is compared with Chroma once on its next use, as an index file is;
+- a write of rows that fails distrusts its scope at once, and the file is left
+  marked open at close, so the next process compares every scope again;
+- a release that did not know this file never opens the store: it is format 6
+  (``store/chroma/formats``), and older releases refuse newer formats.
+
+Purged rows leave no byte: deletes are zeroed in place (``secure_delete``), and the
+WAL is folded back and emptied after each purge (:meth:`BucketEntries.scrub`).
+
+>>> import tempfile
+>>> entries = BucketEntries(Path(tempfile.mkdtemp()) / "buckets.db")
+>>> entries.load("s1") is None  # never compared with Chroma: not trusted
+True
+>>> entries.replace("s1", [Entry("a1", "tea", document="Likes tea.", meta="{}")])
+>>> [e.id for e in entries.load("s1")]
+['a1']
+>>> entries.put("s1", [Entry("b2", "coffee")], removed=["a1"])
+>>> [e.terms for e in entries.load("s1")]
+['coffee']
+>>> entries.close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from langgraph_memory.store.lexical.index import SCHEMA, Entry, erase
+
+__all__ = ["FILE", "BucketEntries"]
+
+#: The file's name, in the store's ``lexical/`` folder.
+FILE = "buckets.db"
+#: The layout of this file; with the terms' ``SCHEMA``, what a file must say to be read
+#: (another is erased and built again from Chroma).
+LAYOUT = 1
+
+_SCHEMA_SQL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS scope(hash TEXT PRIMARY KEY, generation INTEGER NOT NULL)
+    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entry(
+    scope TEXT NOT NULL, id TEXT NOT NULL, terms TEXT NOT NULL, sources TEXT NOT NULL,
+    episodic INTEGER NOT NULL, thread TEXT, at REAL NOT NULL, pinned INTEGER NOT NULL,
+    speaker TEXT, vec BLOB, document TEXT, meta TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS entry_scope ON entry(scope, id);
+"""
+_COLUMNS = "id, terms, sources, episodic, thread, at, pinned, speaker, vec, document, meta"
+
+
+class BucketEntries:
+    """The entries of every bucketed scope of one embedded store (see the module
+    docstring), keyed by the scope's hash. Thread-safe (one lock)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        #: A write failed in this process: leave the file marked open at close.
+        self.failed = False
+        #: Scopes whose rows a failed write left behind Chroma, in this process.
+        self._distrusted: set[str] = set()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._con = self._open()
+        except sqlite3.DatabaseError:  # damaged: it is derived, so start again
+            erase(path)
+            self._con = self._open()
+        self.generation = self._start()
+
+    def _open(self) -> sqlite3.Connection:
+        con = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        try:
+            # As an index file: WAL, no fsync per write (derived), deletes zeroed.
+            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON"):
+                con.execute(f"PRAGMA {pragma}")
+            con.execute("PRAGMA temp_store=MEMORY")
+            con.executescript(_SCHEMA_SQL)
+            layout = f"{LAYOUT}.{SCHEMA}"
+            con.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('layout', ?)", (layout,))
+            (found,) = con.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
+            if found != layout:  # terms made otherwise: nothing here is of use
+                con.close()
+                erase(self.path)
+                return self._open()
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _start(self) -> int:
+        """This process's generation: a new one when the last process did not close
+        the file (see the module docstring); the file is marked open meanwhile."""
+        with self._transaction() as con:
+            rows = dict(con.execute("SELECT key, value FROM meta").fetchall())
+            generation = int(rows.get("generation", "0"))
+            if rows.get("open") == "1":
+                generation += 1
+            con.executemany(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                [("generation", str(generation)), ("open", "1")],
+            )
+        return generation
+
+    def close(self) -> None:
+        """Mark the file closed (unless a write failed), fold its WAL back, close it."""
+        with self._lock:
+            try:
+                if not self.failed:
+                    self._con.execute("UPDATE meta SET value = '0' WHERE key = 'open'")
+                self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._con.close()
+
+    @contextlib.contextmanager
+    def _transaction(self, scope: str | None = None) -> Iterator[sqlite3.Connection]:
+        """One transaction; a failure distrusts ``scope`` (and the file at close)."""
+        with self._lock:
+            try:
+                self._con.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._con
+                except BaseException:
+                    self._con.execute("ROLLBACK")
+                    raise
+                self._con.execute("COMMIT")
+            except sqlite3.Error:
+                self.failed = True
+                if scope is not None:
+                    self._distrusted.add(scope)
+                raise
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def load(self, scope: str) -> list[Entry] | None:
+        """The scope's entries, or None when they are not to be trusted (see the
+        module docstring): the scope is then compared with Chroma, and :meth:`replace`
+        records what it holds."""
+        with self._lock:
+            if scope in self._distrusted:
+                return None
+            row = self._con.execute("SELECT generation FROM scope WHERE hash = ?", (scope,))
+            found = row.fetchone()
+            if found is None or found[0] != self.generation:
+                return None
+            rows = self._con.execute(
+                f"SELECT {_COLUMNS} FROM entry WHERE scope = ?", (scope,)
+            ).fetchall()
+        return [_entry(row) for row in rows]
+
+    # -- writes --------------------------------------------------------------------------
+
+    def replace(self, scope: str, entries: Sequence[Entry]) -> None:
+        """Make the scope's rows ``entries`` (what Chroma holds), trusted from now on."""
+        with self._transaction(scope) as con:
+            con.execute("DELETE FROM entry WHERE scope = ?", (scope,))
+            self._insert(con, scope, entries)
+            con.execute(
+                "INSERT OR REPLACE INTO scope(hash, generation) VALUES (?, ?)",
+                (scope, self.generation),
+            )
+        with self._lock:
+            self._distrusted.discard(scope)
+
+    def put(self, scope: str, entries: Sequence[Entry], removed: Iterable[str] = ()) -> None:
+        """Follow a write of the scope: ``entries`` added (an id held is replaced),
+        ``removed`` ids gone."""
+        gone = list(removed)
+        if not entries and not gone:
+            return
+        with self._transaction(scope) as con:
+            con.executemany(
+                "DELETE FROM entry WHERE scope = ? AND id = ?",
+                [(scope, i) for i in [*gone, *(e.id for e in entries)]],
+            )
+            self._insert(con, scope, entries)
+
+    def patch(self, scope: str, changes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Merge metadata changes into the scope's rows, as ``LexicalIndex.patch``."""
+        if not changes:
+            return
+        with self._transaction(scope) as con:
+            con.executemany(
+                "UPDATE entry SET meta = json_patch(meta, ?) "
+                "WHERE scope = ? AND id = ? AND meta NOTNULL",
+                [(json.dumps(dict(fields)), scope, i) for i, fields in changes.items()],
+            )
+
+    def distrust(self, scope: str) -> None:
+        """Compare the scope with Chroma on its next use, in this process and the next."""
+        with self._lock:
+            self._distrusted.add(scope)
+        # If it fails, ``failed`` says so: the next process compares every scope.
+        with contextlib.suppress(sqlite3.Error), self._transaction(scope) as con:
+            con.execute("DELETE FROM scope WHERE hash = ?", (scope,))
+
+    def remove(self, scope: str, ids: Sequence[str] | None = None) -> None:
+        """Delete the listed rows of the scope (None: all of them, and its trust),
+        leaving nothing of them in the file (:meth:`scrub`). A purge's step."""
+        with self._transaction(scope) as con:
+            if ids is None:
+                con.execute("DELETE FROM entry WHERE scope = ?", (scope,))
+                con.execute("DELETE FROM scope WHERE hash = ?", (scope,))
+            else:
+                con.executemany(
+                    "DELETE FROM entry WHERE scope = ? AND id = ?", [(scope, i) for i in ids]
+                )
+        self.scrub()
+
+    def scrub(self) -> None:
+        """Leave no byte of deleted rows in the files: they were zeroed in their pages
+        (``secure_delete``); the WAL, which may still hold their earlier pages, is
+        folded back and emptied."""
+        with self._lock:
+            self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    @staticmethod
+    def _insert(con: sqlite3.Connection, scope: str, entries: Sequence[Entry]) -> None:
+        con.executemany(
+            f"INSERT INTO entry(scope, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    scope,
+                    e.id,
+                    e.terms,
+                    json.dumps(list(e.sources)),
+                    int(e.episodic),
+                    e.thread,
+                    e.at,
+                    int(e.pinned),
+                    e.speaker,
+                    e.vector,
+                    e.document,
+                    e.meta,
+                )
+                for e in entries
+            ],
+        )
+
+
+def _entry(row: Sequence[Any]) -> Entry:
+    i, terms, sources, episodic, thread, at, pinned, speaker, vec, document, meta = row
+    return Entry(
+        i,
+        terms,
+        tuple(json.loads(sources)),
+        bool(episodic),
+        thread=thread,
+        at=at,
+        pinned=bool(pinned),
+        speaker=speaker,
+        vector=vec,
+        document=document,
+        meta=meta,
+    )
