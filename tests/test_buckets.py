@@ -343,10 +343,13 @@ def test_a_reopened_store_reads_a_bucketed_person_from_its_file_not_their_bucket
         store.add("user:ann", "Keeps bees on the roof.", metadata={"source": "chat"})
         store.add("user:ann", "Plays tennis on Fridays.")
         before = [read(store, "user:ann", q) for q in questions]
+        active = sorted(m.text for m in store.active("user:ann"))
+    assert "Works as a surgeon in Mumbai." in active and gone.text not in active
     calls = fetched_with_vectors(monkeypatch)
     with open_store(tmp_path / "m") as store:
         assert [read(store, "user:ann", q) for q in questions] == before
-        assert "Works as a surgeon in Mumbai." in before[0] and gone.text not in str(before)
+        assert sorted(m.text for m in store.active("user:ann")) == active
+        assert gone.text not in str(before)
         [tennis] = internals(store).keyword("user:ann", "tennis", k=1)
         assert tennis.memory.text == "Plays tennis on Fridays."
         [bees] = internals(store).keyword("user:ann", "bees", k=1)

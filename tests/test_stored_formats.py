@@ -41,8 +41,7 @@ from langgraph_memory.store import internals
 from langgraph_memory.store.chroma import door, formats, layout, migrations
 from langgraph_memory.store.chroma.door import client_of
 from langgraph_memory.store.data.upgrade import restore_backup, upgrade
-from langgraph_memory.store.lexical import SCHEMA
-from langgraph_memory.store.lexical import bucket_entries
+from langgraph_memory.store.lexical import SCHEMA, bucket_entries
 from langgraph_memory.write import RulesModel
 
 FIXTURES = Path(__file__).parent / "fixtures" / "stores"

@@ -10,7 +10,7 @@ numbered steps of ``store.migrations`` and prints what each touched.
 
 >>> from langgraph_memory.store import MigrationReport
 >>> print(lines(MigrationReport(1, 1, [(2, "stamp the format", 8)], None, dry_run=True)))
-format 1 (langgraph-memory-kit 0.1.0 or earlier); this release writes format 5
+format 1 (langgraph-memory-kit 0.1.0 or earlier); this release writes format 6
   step 2: stamp the format: 8 records
 dry run: nothing changed
 """

@@ -26,7 +26,7 @@ copy of its directory: move it back into place.
 >>> MemoryStore(d, embeddings=DeterministicFakeEmbedding(size=8)).close()
 >>> report = upgrade(d, dry_run=True)
 >>> report.found, report.steps, report.backup
-(5, [], None)
+(6, [], None)
 """
 
 from __future__ import annotations
