@@ -436,3 +436,23 @@ def test_the_file_distrusts_every_person_after_a_process_whose_write_of_it_faile
     assert after.load("bo") is None
     after.close()
     crashed.close()
+
+
+def test_a_write_whose_comparison_with_chroma_fails_is_still_made_and_read_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A person's first write in a process compares their rows with Chroma; when that
+    read fails, the write (which Chroma took) is still reported done, and read."""
+    from langgraph_memory.store.lexical import indexes
+
+    with open_store(tmp_path / "m") as store:
+
+        def down(*args: object, **kwargs: object) -> None:
+            raise ConnectionError("Chroma went away for a moment")
+
+        with monkeypatch.context() as patched, caplog.at_level(logging.WARNING):
+            patched.setattr(indexes, "fetch", down)
+            made = store.add("user:ann", "Has a cat named Miso.")
+        assert "not compared with Chroma" in caplog.text
+        [cat] = internals(store).keyword("user:ann", "cat Miso", k=1)
+        assert cat.memory.id == made.id

@@ -217,8 +217,7 @@ class Lexicon:
                     # The file's rows of a scope are whole only once they were compared
                     # with Chroma in this generation: a person written and never read
                     # would have them compared on their first read of a next process.
-                    self._load(cols, slot.index)  # Chroma has this write: it is idempotent
-                    slot.synced = True
+                    self._load_after_write(cols, slot)
                 entries = [entry_of(v) for v in added]
                 slot.index.remove(removed)
                 slot.index.put(entries)
@@ -353,6 +352,20 @@ class Lexicon:
                         self._sync(cols, slot.index)
                     slot.synced, slot.seen = True, seen
             yield slot.index
+
+    def _load_after_write(self, cols: ScopeCollections, slot: _Slot) -> None:
+        """:meth:`_load` for a write Chroma has taken (it finds that write, which the
+        caller then applies again: no change). A failure is logged: the write is done,
+        and the scope is loaded again on its next read."""
+        try:
+            self._load(cols, slot.index)
+            slot.synced = True
+        except Exception as exc:
+            log.warning(
+                "langgraph_memory: lexical index of %s not compared with Chroma (%r)",
+                cols.scope.key,
+                exc,
+            )
 
     def _load(self, cols: ScopeCollections, index: LexicalIndex) -> None:
         """Make a bucketed scope's index hold its rows of the buckets' file, when they
