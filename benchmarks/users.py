@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import json
 import os
 import random
 import shutil
@@ -380,6 +381,8 @@ def run_mode(
                 f"{mode} at {size:,}: read cold p50 {row['read_cold']['p50_ms']:.1f} ms, "
                 f"the store's RSS {row['rss_store_mb']:.0f} MB"
             )
+            # The whole row as well: a run stopped before its last size keeps the others.
+            log(f"{mode} row {json.dumps(row)}")
         store.close()
     return {
         "mode": mode,
