@@ -391,7 +391,7 @@ def test_a_failed_write_of_the_rows_is_read_from_chroma_and_the_rows_made_whole_
     with open_store(tmp_path / "m") as store:
         store.add("user:ann", "Lives in Pune.")
         assert read(store, "user:ann", "Pune") == ["Lives in Pune."]  # the product read
-        assert calls == ["user:ann"]  # a new person: compared with Chroma once
+        assert calls == []  # a new person's rows start whole
 
         def full(*args: object, **kwargs: object) -> None:
             raise sqlite3.OperationalError("database or disk is full")
@@ -402,10 +402,10 @@ def test_a_failed_write_of_the_rows_is_read_from_chroma_and_the_rows_made_whole_
         assert "not updated" in caplog.text
         [cat] = internals(store).keyword("user:ann", "cat Miso", k=1)
         assert cat.memory.text == "Has a cat named Miso."
-        assert calls == ["user:ann"] * 2
+        assert calls == ["user:ann"]
     with open_store(tmp_path / "m") as store:  # made whole by that comparison
         assert len(read(store, "user:ann", "cat", k=5)) == 2
-        assert calls == ["user:ann"] * 2
+        assert calls == ["user:ann"]
 
 
 def test_the_file_distrusts_every_person_after_a_process_whose_write_of_it_failed(
@@ -441,10 +441,13 @@ def test_the_file_distrusts_every_person_after_a_process_whose_write_of_it_faile
 def test_a_write_whose_comparison_with_chroma_fails_is_still_made_and_read_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """A person's first write in a process compares their rows with Chroma; when that
-    read fails, the write (which Chroma took) is still reported done, and read."""
+    """After a process was killed, a person's first write compares their rows with
+    Chroma; when that read fails, the write (which Chroma took) is still reported
+    done, and read."""
     from langgraph_memory.store.lexical import indexes
 
+    out = subprocess.run([sys.executable, "-c", KILLED_AFTER_A_WRITE, str(tmp_path / "m")])
+    assert out.returncode == 0
     with open_store(tmp_path / "m") as store:
 
         def down(*args: object, **kwargs: object) -> None:
@@ -456,3 +459,32 @@ def test_a_write_whose_comparison_with_chroma_fails_is_still_made_and_read_after
         assert "not compared with Chroma" in caplog.text
         [cat] = internals(store).keyword("user:ann", "cat Miso", k=1)
         assert cat.memory.id == made.id
+        assert len(store.active("user:ann")) == 2
+
+
+KILLED_AFTER_A_WRITE = """
+import os, sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=16)).add("user:ann", "Hi.")
+os._exit(0)
+"""
+
+
+def test_a_new_persons_first_write_reads_nothing_back_from_chroma(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person made by their first write holds nothing before it: their rows start
+    whole, so neither that write nor their first read in the next process asks Chroma
+    for vectors."""
+    calls = fetched_with_vectors(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", FACTS[:2])
+        assert internals(store).keyword("user:ann", "cello", k=1) == []
+        assert [h.memory.text for h in internals(store).keyword("user:ann", "peanuts", 1)] == [
+            FACTS[1]
+        ]
+        assert calls == []
+    with open_store(tmp_path / "m") as store:
+        assert len(internals(store).keyword("user:ann", "Pune peanuts", k=5)) == 2
+        assert calls == []

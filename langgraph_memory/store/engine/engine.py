@@ -457,6 +457,8 @@ class Engine:
                         self.client, self.registry, scope, bucket=self._placing.pop(scope.key, None)
                     )
                 _persist_every_write(cols)
+                if cols.bucket is not None:
+                    self.lexicon.created(scope)
             else:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)

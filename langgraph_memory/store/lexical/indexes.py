@@ -229,6 +229,17 @@ class Lexicon:
         if self.shared:
             self._stamp(registry, scope)
 
+    def created(self, scope: Scope) -> None:
+        """A scope in a bucket, made just now: it holds no record yet, so its rows in the
+        buckets' file (none) are whole, and its first write reads nothing from Chroma. A
+        failure is logged: the first write then compares the scope with Chroma."""
+        if self.buckets is None:
+            return
+        try:
+            self.buckets.replace(scope_hash(scope), [])
+        except sqlite3.Error as exc:
+            log.warning("langgraph_memory: lexical rows of %s not started (%r)", scope.key, exc)
+
     def patched(self, scope: Scope, changes: Mapping[str, Mapping[str, Any]]) -> None:
         """Follow an update of records' metadata that Chroma has taken (a read's
         ``last_accessed``, a TTL's expiry: the only fields changed in place), so that
