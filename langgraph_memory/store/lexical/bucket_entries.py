@@ -23,8 +23,13 @@ Chroma write, like an index file. Whether a scope's rows can be trusted:
 - a release that did not know this file never opens the store: it is format 6
   (``store/chroma/formats``), and older releases refuse newer formats.
 
-Purged rows leave no byte: deletes are zeroed in place (``secure_delete``), and the
-WAL is folded back and emptied after each purge (:meth:`BucketEntries.scrub`).
+A purge erases the whole file (:meth:`BucketEntries.erase`: overwritten with zeros,
+then deleted), and every bucketed scope is read from Chroma once more on its next use.
+Deleting the purged rows would not do: ``secure_delete`` zeroes a deleted row where it
+lies, but SQLite moves rows between pages as a tree rebalances and leaves the copies
+it moved from in the pages' free space (``rebuildPage``), where a scan after a purge
+found them; only a rewrite of the file removes those, and the file is shared by
+thousands of people. (The per-scope index files are rewritten, ``VACUUM``, instead.)
 
 >>> import tempfile
 >>> entries = BucketEntries(Path(tempfile.mkdtemp()) / "buckets.db")
@@ -36,6 +41,9 @@ True
 >>> entries.put("s1", [Entry("b2", "coffee")], removed=["a1"])
 >>> [e.terms for e in entries.load("s1")]
 ['coffee']
+>>> entries = entries.erase()  # a purge's: nothing is trusted in the new file
+>>> entries.load("s1") is None
+True
 >>> entries.close()
 """
 
@@ -70,7 +78,8 @@ CREATE TABLE IF NOT EXISTS entry(
 );
 CREATE UNIQUE INDEX IF NOT EXISTS entry_scope ON entry(scope, id);
 """
-#: The WAL's size once folded back (bytes).
+#: The file's page size, and the WAL's size once folded back (bytes).
+PAGE_SIZE = 16 * 1024
 WAL_LIMIT = 512 * 1024
 _COLUMNS = "id, terms, sources, episodic, thread, at, pinned, speaker, vec, document, meta"
 
@@ -97,14 +106,18 @@ class BucketEntries:
     def _open(self) -> sqlite3.Connection:
         con = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         try:
+            # Pages of 16 kB (a new file's; before WAL, which fixes it): a row holds a
+            # 1.5 kB vector and ~0.7 kB of text, so 4 kB pages held one row each, half
+            # empty (18 kB of file for a five-memory person of real chat, 12 kB now).
             # As an index file: WAL, no fsync per write (derived), deletes zeroed. The WAL
-            # is folded back every 128 pages and kept at 512 kB (SQLite's 1,000 pages left
-            # a 4 MB WAL beside a file that takes ~11 kB per five-memory person).
+            # is folded back every 512 kB and kept at that (SQLite's 1,000 pages left
+            # megabytes of WAL beside the file).
             for pragma in (
+                f"page_size={PAGE_SIZE}",
                 "journal_mode=WAL",
                 "synchronous=NORMAL",
                 "secure_delete=ON",
-                "wal_autocheckpoint=128",
+                f"wal_autocheckpoint={WAL_LIMIT // PAGE_SIZE}",
                 f"journal_size_limit={WAL_LIMIT}",
             ):
                 con.execute(f"PRAGMA {pragma}")
@@ -228,25 +241,22 @@ class BucketEntries:
         with contextlib.suppress(sqlite3.Error), self._transaction(scope) as con:
             con.execute("DELETE FROM scope WHERE hash = ?", (scope,))
 
-    def remove(self, scope: str, ids: Sequence[str] | None = None) -> None:
-        """Delete the listed rows of the scope (None: all of them, and its trust),
-        leaving nothing of them in the file (:meth:`scrub`). A purge's step."""
+    def remove(self, scope: str) -> None:
+        """Delete every row of the scope, and its trust (a scope that moved out of its
+        bucket). Not a purge's step: see :meth:`erase`."""
         with self._transaction(scope) as con:
-            if ids is None:
-                con.execute("DELETE FROM entry WHERE scope = ?", (scope,))
-                con.execute("DELETE FROM scope WHERE hash = ?", (scope,))
-            else:
-                con.executemany(
-                    "DELETE FROM entry WHERE scope = ? AND id = ?", [(scope, i) for i in ids]
-                )
-        self.scrub()
+            con.execute("DELETE FROM entry WHERE scope = ?", (scope,))
+            con.execute("DELETE FROM scope WHERE hash = ?", (scope,))
 
-    def scrub(self) -> None:
-        """Leave no byte of deleted rows in the files: they were zeroed in their pages
-        (``secure_delete``); the WAL, which may still hold their earlier pages, is
-        folded back and emptied."""
+    def erase(self) -> BucketEntries:
+        """Close the file and erase it (zeros, then deleted), WAL and all: a purge's
+        step (see the module docstring). Returns the new, empty file that replaces it,
+        in which no scope is trusted."""
+        self.failed = True  # nothing of this file is to be marked closed
         with self._lock:
-            self._con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._con.close()
+        erase(self.path)
+        return BucketEntries(self.path)
 
     @staticmethod
     def _insert(con: sqlite3.Connection, scope: str, entries: Sequence[Entry]) -> None:

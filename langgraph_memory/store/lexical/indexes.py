@@ -135,8 +135,8 @@ class Lexicon:
         for mark in folder.glob(f"*{PURGE_SUFFIX}"):
             hashed = mark.name[: -len(PURGE_SUFFIX)]
             erase(folder / (hashed + ".sqlite3"))
-            if self.buckets is not None:
-                self.buckets.remove(hashed)
+            if self.buckets is not None:  # it may hold purged rows: see ``bucket_entries``
+                self.buckets = self.buckets.erase()
             mark.unlink()
 
     def close(self) -> None:
@@ -288,8 +288,11 @@ class Lexicon:
                 slot.index.remove(ids)
                 if not self.shared:
                     slot.index.scrub()
-                if self.buckets is not None:  # a scope that moved out may have left rows
-                    self.buckets.remove(scope_hash(scope), ids)
+        if self.buckets is not None:
+            # Erased whole, whoever the purged scope is (one that moved out of its
+            # bucket may have left bytes of its rows): see ``bucket_entries``. The
+            # purge holds the store's gate: nothing else uses the file meanwhile.
+            self.buckets = self.buckets.erase()
         if self.shared and ids is not None:
             self._stamp(registry, scope)
 
