@@ -57,7 +57,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from langgraph_memory.store.lexical.index import SCHEMA, Entry, erase
+from langgraph_memory.store.lexical.index import SCHEMA, Entry, erase, open_derived
 
 __all__ = ["FILE", "BucketEntries"]
 
@@ -104,24 +104,19 @@ class BucketEntries:
         self.generation = self._start()
 
     def _open(self) -> sqlite3.Connection:
-        con = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
-        try:
-            # Pages of 16 kB (a new file's; before WAL, which fixes it): a row holds a
-            # 1.5 kB vector and ~0.7 kB of text, so 4 kB pages held one row each, half
-            # empty (18 kB of file for a five-memory person of real chat, 12 kB now).
-            # As an index file: WAL, no fsync per write (derived), deletes zeroed. The WAL
-            # is folded back every 512 kB and kept at that (SQLite's 1,000 pages left
-            # megabytes of WAL beside the file).
-            for pragma in (
-                f"page_size={PAGE_SIZE}",
-                "journal_mode=WAL",
-                "synchronous=NORMAL",
-                "secure_delete=ON",
+        # Pages of 16 kB: a row holds a 1.5 kB vector and ~0.7 kB of text, so 4 kB pages
+        # held one row each, half empty (18 kB of file for a five-memory person of real
+        # chat, 12 kB now). The WAL is folded back every 512 kB and kept at that
+        # (SQLite's 1,000 pages left megabytes of WAL beside the file).
+        con = open_derived(
+            self.path,
+            page_size=PAGE_SIZE,
+            pragmas=(
                 f"wal_autocheckpoint={WAL_LIMIT // PAGE_SIZE}",
                 f"journal_size_limit={WAL_LIMIT}",
-            ):
-                con.execute(f"PRAGMA {pragma}")
-            con.execute("PRAGMA temp_store=MEMORY")
+            ),
+        )
+        try:
             con.executescript(_SCHEMA_SQL)
             layout = f"{LAYOUT}.{SCHEMA}"
             con.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('layout', ?)", (layout,))

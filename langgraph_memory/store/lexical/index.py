@@ -59,6 +59,7 @@ __all__ = [
     "Entry",
     "LexicalIndex",
     "erase",
+    "open_derived",
 ]
 
 log = logging.getLogger("langgraph_memory")
@@ -146,13 +147,6 @@ class LexicalIndex:
     """
 
     def __init__(self, path: Path | None) -> None:
-        if path is not None:
-            where = path.resolve()
-            if where.name.startswith(SQLITE_FILE) or (where.parent / SQLITE_FILE).exists():
-                raise InvalidArgumentError(
-                    "a lexical index never opens Chroma's database or a file beside it: "
-                    f"{path}; keep index files in a folder of their own"
-                )
         self.path = path
         self.lock = threading.RLock()
         self._con = self._open()
@@ -169,15 +163,8 @@ class LexicalIndex:
         self.generation = next(_GENERATIONS)
 
     def _open(self) -> sqlite3.Connection:
-        where = ":memory:" if self.path is None else str(self.path)
-        con = sqlite3.connect(where, isolation_level=None, check_same_thread=False)
+        con = open_derived(self.path)
         try:
-            # WAL: a crashed process leaves the file whole; NORMAL: no fsync per write
-            # (the index is derived from Chroma and repaired from it, see ``indexes``).
-            # secure_delete and temp_store: deleted text is zeroed, never spilled to /tmp.
-            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON"):
-                con.execute(f"PRAGMA {pragma}")
-            con.execute("PRAGMA temp_store=MEMORY")
             con.executescript(_SCHEMA_SQL)
             con.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema', ?)", (str(SCHEMA),)
@@ -607,6 +594,42 @@ class LexicalIndex:
             return postings.df(term)
         row = self._con.execute("SELECT doc FROM vocab WHERE term = ?", (term,)).fetchone()
         return int(row[0]) if row else 0
+
+
+def open_derived(
+    path: Path | None, *, page_size: int | None = None, pragmas: Sequence[str] = ()
+) -> sqlite3.Connection:
+    """A connection to a SQLite file of data derived from Chroma (memory when ``path``
+    is None), as every such file of the store is opened: never Chroma's database nor a
+    file beside it (a second connection to the file Chroma has open corrupted stores);
+    WAL, so a crashed process leaves the file whole; no fsync per write (the data is
+    repaired from Chroma); deleted rows zeroed and nothing spilled to /tmp. A new
+    file's ``page_size`` is set first (WAL fixes it), ``pragmas`` last.
+
+    >>> import tempfile
+    >>> open_derived(Path(tempfile.mkdtemp()) / SQLITE_FILE)
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidArgumentError: a lexical index never opens Chroma's ...
+    """
+    if path is not None:
+        where = path.resolve()
+        if where.name.startswith(SQLITE_FILE) or (where.parent / SQLITE_FILE).exists():
+            raise InvalidArgumentError(
+                "a lexical index never opens Chroma's database or a file beside it: "
+                f"{path}; keep index files in a folder of their own"
+            )
+    target = ":memory:" if path is None else str(path)
+    con = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
+    try:
+        first = [] if page_size is None else [f"page_size={page_size}"]
+        standard = ["journal_mode=WAL", "synchronous=NORMAL", "secure_delete=ON"]
+        for pragma in [*first, *standard, "temp_store=MEMORY", *pragmas]:
+            con.execute(f"PRAGMA {pragma}")
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def _stacked(rows: Sequence[tuple[str, bytes]]) -> tuple[list[str], Any]:
