@@ -28,7 +28,7 @@ from langgraph_memory import (
     ScopeLockError,
 )
 from langgraph_memory.lifecycle.decay import forget_stale
-from langgraph_memory.store import internals
+from langgraph_memory.store import MissingCollectionError, internals
 from langgraph_memory.store.engine.scope_locks import (
     LOCK_URL_ENV,
     RedisLocks,
@@ -615,6 +615,66 @@ def test_bucket_mates_written_by_another_process_during_purges_are_kept(
         for key, memory_id in written:
             assert memory_id in {m.id for m in first.active(key)}, (key, memory_id)
         assert not any(s.key.startswith("user:gone") for s in first.scopes())
+    finally:
+        first.close()
+        second.close()
+
+
+@pytest.mark.server
+def test_a_write_behind_a_run_of_purges_in_another_process_is_written(
+    redis_server: LockServer, chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write reads the registry (for its bucket) before it waits for the bucket's lock;
+    a whole-scope purge in another process rebuilds the registry meanwhile, so the write
+    finds its handle stale once the purge ends, and again behind each next purge. Six in
+    a row (a batch of erasure requests: a CI run met four) must delay it, never fail it;
+    a collection that is gone with the registry unchanged still fails after a few tries."""
+    from langgraph_memory.store.chroma import layout
+    from langgraph_memory.store.engine.core import FRESH_TRIES
+
+    db = f"db{uuid.uuid4().hex}"
+    first = server_store(chroma_server, db, redis_server.url)
+    second = server_store(chroma_server, db, redis_server.url, new=False)
+    reads = layout.registry_entry
+    writer = threading.get_ident()
+    purges: list[str] = []
+
+    def purge_first(registry: object, scope: object) -> object:
+        # The writer's registry read, right before it would wait for the bucket's
+        # lock: a purge by the other process lands there, as it does on a busy service.
+        if threading.get_ident() == writer and len(purges) < 6:
+            gone = f"user:gone{len(purges)}"
+            purges.append(gone)
+            purger = threading.Thread(target=first.purge, args=(gone,))
+            purger.start()
+            purger.join(60)
+        return reads(registry, scope)  # type: ignore[arg-type]
+
+    try:
+        for i in range(6):
+            first.add(f"user:gone{i}", "Likes tea.")
+        second.add("user:mate", "Keeps bees.")
+        monkeypatch.setattr(layout, "registry_entry", purge_first)
+        kept = second.add("user:mate", "Keeps a hive by the wall.")
+        monkeypatch.undo()
+        assert len(purges) == 6  # each run met a new registry
+        assert kept.id in {m.id for m in first.active("user:mate")}
+        assert not any(s.key.startswith("user:gone") for s in first.scopes())
+
+        # A collection gone for good (deleted behind the store's back): the registry
+        # stays, so the write fails after FRESH_TRIES runs, having written nothing.
+        runs: list[int] = []
+
+        def gone_for_good(registry: object, scope: object) -> object:
+            runs.append(1)
+            raise MissingCollectionError("a collection read: gone")
+
+        monkeypatch.setattr(layout, "registry_entry", gone_for_good)
+        with pytest.raises(MissingCollectionError):
+            second.add("user:mate", "Keeps a second hive.")
+        monkeypatch.undo()
+        assert len(runs) == FRESH_TRIES
+        assert "Keeps a second hive." not in {m.text for m in first.active("user:mate")}
     finally:
         first.close()
         second.close()

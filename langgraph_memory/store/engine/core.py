@@ -34,6 +34,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
@@ -203,14 +204,25 @@ class StoreCore:
         collection it used is gone: a purge through another process (or another
         client) rebuilt it under a new id, or a scope moved out of its bucket. Every
         operation's first Chroma call is a read, so a retried write has not written
-        anything yet. Up to ``FRESH_TRIES`` times: handles opened while a write waits
-        for a lock a purge holds are stale again once it gets it."""
-        for _ in range(FRESH_TRIES - 1):
+        anything yet.
+
+        Up to ``FRESH_TRIES`` runs that find no new registry. A run that does find one
+        is not counted: a whole-scope purge rebuilt the registry, and a write reads it
+        (for its bucket) before it waits for the bucket's lock that purge holds, so
+        a write behind a run of purges finds it stale once each purge ends. Those runs
+        stop at the cross-process locks' wait (``lock_timeout``), as the wait for a lock
+        itself does."""
+        patience = getattr(self.live().scope_locks.cross, "timeout", None) or FRESH_PATIENCE
+        deadline = time.monotonic() + patience
+        stale = 0
+        while True:
             try:
                 return run()
             except MissingCollectionError:
-                self.live().forget_handles()
-        return run()
+                if not self.live().forget_handles():
+                    stale += 1
+                if stale >= FRESH_TRIES or time.monotonic() > deadline:
+                    raise
 
     # -- embedding -------------------------------------------------------------------
 
@@ -542,8 +554,12 @@ class StoreCore:
         return [] if cols is None else read_decisions(cols.log, where)
 
 
-#: Runs of an operation ``StoreCore.fresh`` makes at most.
+#: Runs of an operation ``StoreCore.fresh`` makes at most that find the registry unchanged.
 FRESH_TRIES = 4
+
+#: Seconds ``StoreCore.fresh`` runs an operation again behind purges, when the store has
+#: no cross-process locks (then it has no other process's purges either).
+FRESH_PATIENCE = 30.0
 
 
 def fresh_method(method: _F) -> _F:

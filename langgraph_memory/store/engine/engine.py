@@ -486,12 +486,15 @@ class Engine:
                 self._scopes.move_to_end(scope.key)
             return cols
 
-    def forget_handles(self) -> None:
+    def forget_handles(self) -> bool:
         """Drop cached collection handles and reopen the registry: after a purge
-        rebuilt collections, or when another process did."""
+        rebuilt collections, or when another process did. Whether the registry is a
+        new one (a purge of a whole scope rebuilt it since it was opened)."""
         with self._guard:
             self._scopes.clear()
+        before = self.registry.uid
         self.registry = layout.open_registry(self.client)
+        return self.registry.uid != before
 
     # -- companions -------------------------------------------------------------------
 
