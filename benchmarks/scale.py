@@ -212,8 +212,9 @@ def rss_bytes() -> int:
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-def disk_bytes(folder: Path) -> int:
-    """The space the files under ``folder`` take on disk, as ``du`` counts it.
+def disk_bytes(folder: Path, *, logs: bool = True) -> int:
+    """The space the files under ``folder`` take on disk, as ``du`` counts it; without
+    SQLite's write-ahead logs (``-wal``, ``-shm``) when not ``logs``.
 
     >>> disk_bytes(Path(tempfile.mkdtemp()))
     0
@@ -221,6 +222,8 @@ def disk_bytes(folder: Path) -> int:
     total = 0
     for base, _, files in os.walk(folder):
         for name in files:
+            if not logs and name.endswith(("-wal", "-shm")):
+                continue
             try:
                 st = os.lstat(os.path.join(base, name))
             except OSError:  # a file Chroma replaced meanwhile

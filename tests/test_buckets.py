@@ -219,8 +219,9 @@ def test_a_read_in_a_bucket_ranks_as_chroma_and_follows_archives_and_updates(
     tmp_path: Path,
 ) -> None:
     """The read ranks a bucketed person's memories from the vectors its index holds:
-    the same ids and cosines as Chroma's exact ranking, and never a memory archived,
-    updated away or purged since."""
+    the same ids as Chroma's exact ranking, with its cosines to 1e-3 (the index holds
+    the vectors rounded to float16, as the buckets' file keeps them: 5e-5 off here),
+    and never a memory archived, updated away or purged since."""
     with open_store(tmp_path / "m") as store:
         store.add_many("user:bo", ["Bo collects stamps.", "Bo plays chess."])
         store.add_many("user:ann", FACTS)
@@ -236,7 +237,7 @@ def test_a_read_in_a_bucket_ranks_as_chroma_and_follows_archives_and_updates(
             return {i: 1.0 - d for i, d in zip(found["ids"], found["distances"] or [], strict=True)}
 
         assert list(ranked()) == list(chroma()) and len(ranked()) == 3
-        assert ranked() == pytest.approx(chroma(), abs=1e-6)
+        assert ranked() == pytest.approx(chroma(), abs=1e-3)
         first = next(iter(ranked()))
         store.archive("user:ann", first)
         assert first not in ranked() and list(ranked()) == list(chroma())
@@ -419,7 +420,7 @@ def test_the_file_distrusts_every_person_after_a_process_whose_write_of_it_faile
     entries.replace("ann", [Entry("a1", "pune", document="Lives in Pune.", meta="{}")])
     entries.replace("bo", [Entry("b1", "chess", document="Plays chess.", meta="{}")])
     with pytest.raises(sqlite3.Error):
-        entries.put("bo", [Entry("b2", "tea", vector=object())])  # type: ignore[arg-type]
+        entries.put("bo", [Entry("b2", "tea", thread=object())])  # type: ignore[arg-type]
     assert entries.load("bo") is None and entries.load("ann") is not None
     entries.close()
     again = BucketEntries(path)  # every person is compared with Chroma once more

@@ -61,7 +61,7 @@ from langgraph_memory.store.chroma import (
     version_metadata,
 )
 from langgraph_memory.store.lexical.bucket_entries import FILE as BUCKETS_FILE
-from langgraph_memory.store.lexical.bucket_entries import BucketEntries
+from langgraph_memory.store.lexical.bucket_entries import BucketEntries, rounded
 from langgraph_memory.store.lexical.index import SCHEMA, Entry, LexicalIndex, erase
 from langgraph_memory.store.version import Version
 from langgraph_memory.text import date_words, tokenize
@@ -219,6 +219,8 @@ class Lexicon:
                     # would have them compared on their first read of a next process.
                     self._load_after_write(cols, slot)
                 entries = [entry_of(v) for v in added]
+                if slot.bucketed:
+                    entries = rounded(entries)  # as the buckets' file keeps them
                 slot.index.remove(removed)
                 slot.index.put(entries)
                 if slot.bucketed and self.buckets is not None:
@@ -390,7 +392,7 @@ class Lexicon:
         held = index.ids()
         kept = self.buckets.load(hashed)
         if kept is None:
-            kept = [entry_of(v) for v in fetch(cols.active, cols.scope, with_vector=True)]
+            kept = rounded([entry_of(v) for v in fetch(cols.active, cols.scope, with_vector=True)])
             self.buckets.replace(hashed, kept)
             fresh = kept
         else:  # this process's writes since the index opened are in both already
