@@ -41,6 +41,7 @@ name cannot be a collection of the store.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -210,14 +211,56 @@ def main(argv: list[str]) -> int:
     """
     directory, names = argv[0], argv[1:]
     client = persistent(directory)
+    placeholders: list[str] = []
     try:
         for name in dict.fromkeys(original_name(n) for n in names):
             recover(client, name)
             if find(client, name) is not None:
-                rebuild_collection(client, name)
+                copy = rebuild_collection(client, name)
+                if holds_placeholders(copy.index):
+                    placeholders.append(name)
     finally:
         client.close()
+    write_indexes_whole(directory, placeholders)
     return 0
+
+
+def write_indexes_whole(directory: str, names: Sequence[str]) -> None:
+    """Write the whole vector index of each collection of placeholders in ``names``
+    (the registry) now, in this process, so that no later process writes it on load.
+
+    Chroma writes such an index only every ``PLACEHOLDER_PERSIST`` changes, and each
+    process that loads it replays the changes not written yet and writes the index
+    then: after a purge, the store's own process, whose freed memory may still hold
+    the purged text, which an index file's unused bytes can carry (found by the
+    on-disk scan: purged ids in the registry's ``data_level0.bin`` and ``length.bin``,
+    3 runs in 18). Chroma takes how often to write from a collection when it loads
+    it, so each is loaded once writing every change (and written by a change), then
+    set back in a client that does not load it.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> client = persistent(d)
+    >>> client.open_or_create("registry", placeholders=True).put(["a"], [[1.0]], ["x"], [{"k": 1}])
+    >>> client.close()
+    True
+    >>> write_indexes_whole(d, ["registry"])
+    >>> holds_placeholders(persistent(d).open("registry").index)
+    True
+    """
+    if not names:
+        return
+    for step in ("write", "set back"):
+        client = persistent(directory)
+        try:
+            for name in names:
+                collection = client.open(name)
+                if step == "write":
+                    collection.persist_every_write()  # loads it writing every change
+                else:
+                    collection.persist_now_and_then()
+        finally:
+            client.close()
 
 
 if __name__ == "__main__":
