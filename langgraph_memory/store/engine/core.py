@@ -212,14 +212,17 @@ class StoreCore:
         a write behind a run of purges finds it stale once each purge ends. Those runs
         stop at the cross-process locks' wait (``lock_timeout``), as the wait for a lock
         itself does."""
-        patience = getattr(self.live().scope_locks.cross, "timeout", None) or FRESH_PATIENCE
-        deadline = time.monotonic() + patience
+        deadline: float | None = None  # set on the first failure: every operation runs this
         stale = 0
         while True:
             try:
                 return run()
             except MissingCollectionError:
-                if not self.live().forget_handles():
+                engine = self.live()
+                if deadline is None:
+                    patience = getattr(engine.scope_locks.cross, "timeout", None)
+                    deadline = time.monotonic() + (patience or FRESH_PATIENCE)
+                if not engine.forget_handles():
                     stale += 1
                 if stale >= FRESH_TRIES or time.monotonic() > deadline:
                     raise
