@@ -219,8 +219,9 @@ def test_a_read_in_a_bucket_ranks_as_chroma_and_follows_archives_and_updates(
     tmp_path: Path,
 ) -> None:
     """The read ranks a bucketed person's memories from the vectors its index holds:
-    the same ids as Chroma's exact ranking, with its cosines to 1e-3 (the index holds
-    the vectors rounded to float16, as the buckets' file keeps them: 5e-5 off here),
+    the same ids as Chroma's exact ranking, with its cosines to 3e-3 (the index holds
+    the vectors rounded to 8 bits a dimension, as the buckets' file keeps them: 1.3e-3
+    off here),
     and never a memory archived, updated away or purged since."""
     with open_store(tmp_path / "m") as store:
         store.add_many("user:bo", ["Bo collects stamps.", "Bo plays chess."])
@@ -237,7 +238,7 @@ def test_a_read_in_a_bucket_ranks_as_chroma_and_follows_archives_and_updates(
             return {i: 1.0 - d for i, d in zip(found["ids"], found["distances"] or [], strict=True)}
 
         assert list(ranked()) == list(chroma()) and len(ranked()) == 3
-        assert ranked() == pytest.approx(chroma(), abs=1e-3)
+        assert ranked() == pytest.approx(chroma(), abs=3e-3)
         first = next(iter(ranked()))
         store.archive("user:ann", first)
         assert first not in ranked() and list(ranked()) == list(chroma())

@@ -120,15 +120,15 @@ def test_candidates_carry_both_scores_and_the_pinned_ones(store: MemoryStore) ->
     question = "What is the ZX-4471 code?"
     found = internals(store).candidates(U, question, question, k=3)
     # The keyword find and the pinned memory come with their true cosine, as nearest scores
-    # them (to 1e-3: an embedded store's index of a bucketed person holds the vectors in
-    # float16, as the buckets' file keeps them; nearest asks Chroma).
+    # them (to 3e-3: an embedded store's index of a bucketed person holds the vectors in
+    # 8 bits a dimension, as the buckets' file keeps them; nearest asks Chroma).
     exact = {h.memory.id: h.score for h in internals(store).nearest(U, question, k=40)}
     assert code.id in found.dense and rule.id in found.dense and found.pinned == (rule.id,)
     assert found.lexical[code.id] > 0
     assert rule.id not in found.lexical
     assert len(found.dense) >= 3 and set(found.lexical) <= set(found.dense)
     for memory_id, cosine in found.dense.items():
-        assert cosine == pytest.approx(exact[memory_id], abs=1e-3)
+        assert cosine == pytest.approx(exact[memory_id], abs=3e-3)
     # An archived memory is no candidate, whatever the indexes held.
     store.archive(U, code.id, now=T0)
     assert code.id not in internals(store).candidates(U, question, question, k=3).dense

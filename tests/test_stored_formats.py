@@ -453,7 +453,11 @@ def buckets_layout(path: Path) -> tuple[str, str]:
 
 
 #: The tables of each layout of that file (``bucket_entries.LAYOUT`` and ``SCHEMA``).
-BUCKETS_LAYOUTS = {"1.5": "9b2123ea491ed8ae", "2.5": "7add75f90e6233f8"}
+BUCKETS_LAYOUTS = {
+    "1.5": "9b2123ea491ed8ae",
+    "2.5": "7add75f90e6233f8",
+    "3.5": "7add75f90e6233f8",  # the same tables: vectors in 8 bits
+}
 
 
 @pytest.fixture(scope="module")

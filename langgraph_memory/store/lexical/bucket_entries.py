@@ -11,11 +11,14 @@ Chroma holds them: vector, document, metadata, and their terms), keyed by scope,
 that a first use is one indexed query of a local file.
 
 A row is kept small, as the file holds every person (a five-memory person of real chat
-took 12.4 kB here, a third of their disk): its vector as float16 (half of Chroma's
-float32; a scope's index holds the same rounded values, see :func:`rounded`, so that a
-ranking is the same before and after a restart), and its terms, sources, document and
-metadata as one zlib stream with a dictionary of the metadata's keys (672 -> 294 bytes
-a row of real chat). 12.4 -> 6.0 kB per five-memory person (``LAYOUT`` 2).
+took 12.4 kB here, a third of their disk): its vector in 8 bits a dimension with one
+float32 scale (388 bytes of Chroma's 1,536 at 384 dimensions; a scope's index holds the
+same rounded values, see :func:`rounded`, so that a ranking is the same before and after
+a restart), and its terms, sources, document and metadata as one zlib stream with a
+dictionary of the metadata's keys (672 -> 294 bytes a row of real chat). 12.4 -> 6.0 kB
+per five-memory person with float16 vectors (``LAYOUT`` 2), 4.0 kB in 8 bits (3). A
+cosine of rounded vectors is Chroma's to about 5e-4 (float16: 5e-5): a bucketed scope
+holds at most a few dozen versions, where that reorders only near ties.
 
 It is derived data, written by this process alone (the directory lock), after each
 Chroma write, like an index file. Whether a scope's rows can be trusted:
@@ -76,7 +79,7 @@ __all__ = ["FILE", "BucketEntries", "rounded"]
 FILE = "buckets.db"
 #: The layout of this file; with the terms' ``SCHEMA``, what a file must say to be read
 #: (another is erased and built again from Chroma).
-LAYOUT = 2
+LAYOUT = 3
 
 _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -303,7 +306,7 @@ class BucketEntries:
                     e.at,
                     int(e.pinned),
                     e.speaker,
-                    None if e.vector is None else _half(e.vector),
+                    None if e.vector is None else _small(e.vector),
                     _pack(e.terms, list(e.sources), e.document, e.meta),
                 )
                 for e in entries
@@ -312,26 +315,33 @@ class BucketEntries:
 
 
 def rounded(entries: Sequence[Entry]) -> list[Entry]:
-    """``entries`` with their vectors rounded to the float16 this file keeps (still
-    float32 bytes): what a bucketed scope's index holds, so that a vector read back
-    from the file is the one the index ranked with before.
+    """``entries`` with their vectors rounded to the 8 bits a dimension this file keeps
+    (still float32 bytes): what a bucketed scope's index holds, so that a vector read
+    back from the file is the one the index ranked with before.
 
-    >>> e = Entry("a1", "tea", vector=np.float32([0.1, 0.7]).tobytes())
-    >>> np.frombuffer(rounded([e])[0].vector, dtype=np.float32).tolist()
-    [0.0999755859375, 0.7001953125]
+    >>> e = Entry("a1", "tea", vector=np.float32([0.1, 0.7, -0.7]).tobytes())
+    >>> [round(float(x), 4) for x in np.frombuffer(rounded([e])[0].vector, dtype=np.float32)]
+    [0.0992, 0.7, -0.7]
     """
     return [
-        e if e.vector is None else dataclasses.replace(e, vector=_full(_half(e.vector)))
+        e if e.vector is None else dataclasses.replace(e, vector=_full(_small(e.vector)))
         for e in entries
     ]
 
 
-def _half(vector: bytes) -> bytes:
-    return np.frombuffer(vector, dtype=np.float32).astype(np.float16).tobytes()
+def _small(vector: bytes) -> bytes:
+    """A float32 vector as its scale (float32) and a signed byte a dimension: the
+    largest magnitude maps to 127, the rest to the nearest step."""
+    values = np.frombuffer(vector, dtype=np.float32)
+    top = float(np.abs(values).max()) if values.size else 0.0
+    scale = np.float32(top / 127.0 if top > 0.0 else 1.0)
+    steps = np.clip(np.rint(values / scale), -127, 127).astype(np.int8)
+    return scale.tobytes() + steps.tobytes()
 
 
-def _full(vector: bytes) -> bytes:
-    return np.frombuffer(vector, dtype=np.float16).astype(np.float32).tobytes()
+def _full(small: bytes) -> bytes:
+    scale = np.frombuffer(small[:4], dtype=np.float32)[0]
+    return (np.frombuffer(small[4:], dtype=np.int8).astype(np.float32) * scale).tobytes()
 
 
 def _pack(terms: str, sources: list[str], document: str | None, meta: str | None) -> bytes:
