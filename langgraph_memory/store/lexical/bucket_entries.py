@@ -334,14 +334,19 @@ def _small(vector: bytes) -> bytes:
     largest magnitude maps to 127, the rest to the nearest step."""
     values = np.frombuffer(vector, dtype=np.float32)
     top = float(np.abs(values).max()) if values.size else 0.0
-    scale = np.float32(top / 127.0 if top > 0.0 else 1.0)
-    steps = np.clip(np.rint(values / scale), -127, 127).astype(np.int8)
+    scale = np.array([top / 127.0 if top > 0.0 else 1.0], dtype=np.float32)
+    steps: np.ndarray[Any, np.dtype[np.int8]] = np.clip(
+        np.rint(values / scale[0]), -127, 127
+    ).astype(np.int8)
     return scale.tobytes() + steps.tobytes()
 
 
 def _full(small: bytes) -> bytes:
-    scale = np.frombuffer(small[:4], dtype=np.float32)[0]
-    return (np.frombuffer(small[4:], dtype=np.int8).astype(np.float32) * scale).tobytes()
+    scale = np.frombuffer(small[:4], dtype=np.float32)
+    values: np.ndarray[Any, np.dtype[np.float32]] = (
+        np.frombuffer(small[4:], dtype=np.int8).astype(np.float32) * scale
+    )
+    return values.tobytes()
 
 
 def _pack(terms: str, sources: list[str], document: str | None, meta: str | None) -> bytes:
