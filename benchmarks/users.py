@@ -35,8 +35,8 @@ not recall (``python -m benchmarks retrieval`` does that).
 - ``add``: ``MemoryStore.add`` of one memory to a random existing user;
 - ``first_add``: a new user's first write (the add that makes its scope);
   ``new_user``: its first five adds, the whole;
-- ``disk_per_user_kb``: the disk new five-memory users took, per user (over a bucket's
-  worth of them, 256: the timed new users and more loaded with ``add_many``), not
+- ``disk_per_user_kb``: the disk new five-memory users took, per user (over 256 of
+  them, four buckets: the timed new users and more loaded with ``add_many``), not
   counting SQLite's write-ahead logs, which a store keeps once whatever its people
   (``lexical/buckets.db-wal`` is held to 512 kB: filling it during the 256 read as 2 kB
   a person); and the whole store's disk per user, logs and all;
@@ -92,8 +92,9 @@ MEMORIES = (5, 200)
 FIRST_WRITE = 5
 #: Which users are read warm: the same at every size (``measure_size``).
 WARM_SEED = 13
-#: New five-memory users whose disk is measured: a bucket's worth (``layout``).
-DISK_USERS = BUCKET_SCOPES
+#: New five-memory users whose disk is measured: 256, several buckets' worth (``layout``)
+#: since Chroma's files grow in steps, so that a step is shared by the users it serves.
+DISK_USERS = max(256, BUCKET_SCOPES)
 
 
 #: The vector indexes the ``chroma run`` server keeps in memory (docs/scaling.md: its own
@@ -324,7 +325,7 @@ def measure_size(
     row["first_add"] = stats(firsts)
     row["new_user"] = stats(wholes)
     # Disk grows in steps (Chroma doubles a vector index's file when it fills, SQLite
-    # adds pages): measured over a bucket's worth of new five-memory users, so that a
+    # adds pages): measured over ``DISK_USERS`` new five-memory users, so that a
     # step is shared by the users it serves, as it is in a store.
     for n in range(plan.new_users, DISK_USERS):
         store.add_many(user(next_user + n), texts.take(FIRST_WRITE))

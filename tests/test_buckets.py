@@ -95,7 +95,7 @@ def test_a_share_filters_every_call_and_refuses_whole_collection_changes(tmp_pat
 def test_many_small_people_take_a_few_collections_and_no_index_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(layout, "BUCKET_SCOPES", 8)  # stands for 256
+    monkeypatch.setattr(layout, "BUCKET_SCOPES", 8)  # stands for 64
     with open_store(tmp_path / "m") as store:
         people = layout.BUCKET_SCOPES + 3
         for n in range(people):

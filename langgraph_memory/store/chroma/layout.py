@@ -67,8 +67,16 @@ def collection_names(scope: Scope) -> tuple[str, str, str]:
     return f"lgm-{h}-mem", f"lgm-{h}-hist", f"lgm-{h}-log"
 
 
-#: Scopes one bucket takes before the next bucket is begun.
-BUCKET_SCOPES = 256
+#: Scopes one bucket takes before the next bucket is begun. Sized by what a bucket's
+#: vector index costs in memory: an embedded Chroma keeps at least 64 indexes (its
+#: cache's shards, ``budget``), and a write loads its bucket's, so a service writing to
+#: many buckets holds 64 of them whatever its budget. At 256 people of ~16 memories an
+#: index held ~4,000 vectors (~7 MB; 64 of them ~450 MB, beyond the default budget of
+#: 256 MB); at 64 people, ~1,000 (~1.8 MB), the size the budget counts for an index.
+#: A write also rewrites its bucket's whole index (``door.PERSIST_EVERY``): a smaller
+#: one is a cheaper add. A store begun with more per bucket keeps them; new people go
+#: to buckets of this size (a bucket's name is its number, ``next_bucket``).
+BUCKET_SCOPES = 64
 #: A scope in a bucket moves to its own collections once its active and closed
 #: versions number more than this (see ``engine``'s promotion).
 PROMOTE_AT = 64
