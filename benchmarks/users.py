@@ -54,16 +54,19 @@ first write <= 2x an add, disk per five-memory user <= 32 KB, RSS <= 1 GB.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import gc
 import json
 import os
 import random
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -256,11 +259,11 @@ class Place:
 
 
 @contextmanager
-def place(mode: str, root: Path, server_cache: int) -> Iterator[Place]:
+def place(mode: str, root: Path, server_cache: int, *, again: bool = False) -> Iterator[Place]:
     """A fresh embedded directory, or a fresh ``chroma run`` on one that keeps
-    ``server_cache`` indexes in memory."""
+    ``server_cache`` indexes in memory; ``again``: the directory a kept run left."""
     folder = root / mode
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=again)
     if mode == "embedded":
         yield Place(mode, folder)
         return
@@ -336,16 +339,120 @@ def measure_size(
     return row, next_user + added
 
 
+@dataclass
+class Progress:
+    """Where one mode's run stands: kept in ``--keep DIR`` after every user loaded, so
+    that a run stopped (Ctrl-C, SIGTERM, a session's end) goes on where it was with the
+    same command. The texts dealt and the measuring ``rng`` go on as they were.
+
+    >>> p = Progress(sizes=[1000, 10000], loaded=20, rng=Progress.state(random.Random(1)))
+    >>> q = Progress.parse(p.dumps())
+    >>> q == p, q.generator().random() == random.Random(1).random()
+    (True, True)
+    """
+
+    sizes: list[int]
+    #: Users loaded (``user(0)`` .. ``user(loaded - 1)``).
+    loaded: int = 0
+    #: The next new user's number (``measure_size``).
+    extra: int = 0
+    texts_next: int = 0
+    texts_reused: int = 0
+    #: The measuring generator's state (``random.Random.getstate``), as JSON.
+    rng: str = ""
+    #: Seconds spent loading toward the next size, over every process that did.
+    load_s: float = 0.0
+    rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+    @staticmethod
+    def state(rng: random.Random) -> str:
+        """``rng``'s state as JSON."""
+        return json.dumps(rng.getstate())
+
+    def generator(self) -> random.Random:
+        """A generator in the kept state."""
+        version, internal, gauss = json.loads(self.rng)
+        rng = random.Random()
+        rng.setstate((version, tuple(internal), gauss))
+        return rng
+
+    def dumps(self) -> str:
+        """The progress as JSON."""
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def parse(cls, text: str) -> Progress:
+        """The progress ``dumps`` wrote."""
+        return cls(**json.loads(text))
+
+    def write(self, path: Path) -> None:
+        """Keep it at ``path``, whole or not at all."""
+        partial = path.with_suffix(".partial")
+        partial.write_text(self.dumps(), encoding="utf-8")
+        os.replace(partial, path)
+
+
+class Stopped(Exception):
+    """A kept run was asked to stop (SIGINT or SIGTERM) and stopped between two users."""
+
+
+@contextmanager
+def stop_between_users() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM noted instead of raised: the loop checks the list between two
+    users, so that no user is left half loaded and the store is closed whole."""
+    asked: list[int] = []
+    previous = {
+        sig: signal.signal(sig, lambda number, _frame: asked.append(number))
+        for sig in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield asked
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def load_users(
-    store: MemoryStore, start: int, stop: int, counts: Sequence[int], texts: Texts
+    store: MemoryStore,
+    start: int,
+    stop: int,
+    counts: Sequence[int],
+    texts: Texts,
+    kept: Callable[[int], None] | None = None,
 ) -> float:
-    """Users ``start``..``stop - 1`` with their memories (one ``add_many`` each); seconds."""
+    """Users ``start``..``stop - 1`` with their memories (one ``add_many`` each); seconds.
+    With ``kept``, called with the users loaded after each one, a SIGINT or SIGTERM stops
+    the loading between two users (``Stopped``)."""
     began = time.perf_counter()
-    for i in range(start, stop):
-        store.add_many(user(i), texts.take(counts[i]))
-        if (i + 1) % 1000 == 0:
-            log(f"  {i + 1:,} users loaded")
+    stopping: contextlib.AbstractContextManager[list[int]] = (
+        stop_between_users() if kept is not None else contextlib.nullcontext([])
+    )
+    with stopping as asked:
+        for i in range(start, stop):
+            store.add_many(user(i), texts.take(counts[i]))
+            if kept is not None:
+                kept(i + 1)
+            if (i + 1) % 1000 == 0:
+                log(f"  {i + 1:,} users loaded")
+            if asked:
+                raise Stopped(f"stopped at {i + 1:,} users loaded")
     return time.perf_counter() - began
+
+
+def commit() -> str | None:
+    """The checkout's commit (short, ``-dirty`` with changes not committed), which a row
+    was measured at; None outside git."""
+    try:
+        found = subprocess.run(
+            ["git", "describe", "--always", "--dirty", "--abbrev=7"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return found.stdout.strip() or None
 
 
 def run_mode(
@@ -355,31 +462,86 @@ def run_mode(
     questions: Sequence[str],
     embeddings: Embeddings,
     root: Path,
+    *,
+    keep: bool = False,
 ) -> dict[str, Any]:
-    """One store grown through the plan's sizes; a row per size."""
+    """One store grown through the plan's sizes; a row per size. With ``keep``, ``root``
+    holds the store and its ``Progress`` after every user, and a run found there goes on
+    (``Stopped`` when asked to stop)."""
+    kept = root / f"{mode}.progress.json"
+    progress = Progress(sizes=list(plan.sizes), extra=max(plan.sizes))
+    progress.rng = Progress.state(random.Random(11))
+    resumed = keep and kept.exists()
+    if resumed:
+        progress = Progress.parse(kept.read_text(encoding="utf-8"))
+        if progress.sizes != list(plan.sizes):
+            raise SystemExit(
+                f"{kept} is a run of {progress.sizes} users, not {list(plan.sizes)}: "
+                "give the same --sizes, or another --keep folder"
+            )
+        log(f"{mode}: going on from {progress.loaded:,} users ({len(progress.rows)} sizes done)")
     texts = Texts(pool)
+    texts.next, texts.reused = progress.texts_next, progress.texts_reused
+    rng = progress.generator()
     gc.collect()
     baseline_mb = rss_bytes() / 2**20
     counts = memory_counts(max(plan.sizes))
-    rng = random.Random(11)
-    rows: list[dict[str, Any]] = []
+
+    def keep_progress(loaded: int) -> None:
+        progress.loaded, progress.texts_next, progress.texts_reused = (
+            loaded,
+            texts.next,
+            texts.reused,
+        )
+        progress.write(kept)
+
+    rows = progress.rows
     with ExitStack() as stack:
-        where = stack.enter_context(place(mode, root, plan.server_cache))
+        where = stack.enter_context(place(mode, root, plan.server_cache, again=resumed))
         store = where.open(embeddings)
-        loaded, extra = 0, max(plan.sizes)  # new users' numbers start past the loaded ones
-        for size in plan.sizes:
-            log(f"{mode}: loading users {loaded:,} -> {size:,}")
-            load_s = load_users(store, loaded, size, counts, texts)
-            loaded = size
-            store.close()
+        for size in plan.sizes[len(rows) :]:
+            log(f"{mode}: loading users {progress.loaded:,} -> {size:,}")
+            began = time.perf_counter()
+            try:
+                load_users(
+                    store,
+                    progress.loaded,
+                    size,
+                    counts,
+                    texts,
+                    keep_progress if keep else None,
+                )
+            finally:
+                progress.load_s += time.perf_counter() - began
+                if keep:
+                    keep_progress(progress.loaded)
+                    store.close()  # whole: the next process trusts what this one wrote
+            progress.loaded = size
+            if not keep:
+                store.close()
             began = time.perf_counter()
             store = where.open(embeddings)
             open_s = time.perf_counter() - began
-            row, extra = measure_size(
-                store, where, size, plan, texts, questions, rng, extra, baseline_mb
+            # The new users' numbers are taken before they are made: a run stopped while
+            # measuring measures again with new users of its own, never made ones.
+            first_new = progress.extra
+            progress.extra += max(plan.new_users, DISK_USERS)
+            if keep:
+                keep_progress(size)
+            row, _ = measure_size(
+                store, where, size, plan, texts, questions, rng, first_new, baseline_mb
             )
-            row.update(open_s=open_s, load_s=load_s, memories=sum(counts[:size]))
+            row.update(
+                open_s=open_s,
+                load_s=progress.load_s,
+                memories=sum(counts[:size]),
+                commit=commit(),
+            )
             rows.append(row)
+            progress.load_s = 0.0
+            progress.rng = Progress.state(rng)
+            if keep:
+                keep_progress(size)
             log(
                 f"{mode} at {size:,}: read cold p50 {row['read_cold']['p50_ms']:.1f} ms, "
                 f"the store's RSS {row['rss_store_mb']:.0f} MB"
@@ -494,10 +656,16 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 "not measured" if t["passed"] is None else "PASS" if t["passed"] else "**FAIL**"
             )
             lines.append(f"| {t['name']} | {value} | {t['limit']:g} | {verdict} | {t['detail']} |")
+        commits = list(dict.fromkeys(str(r.get("commit")) for r in mode["rows"]))
         lines += [
             "",
             f"{mode['user_turns']:,} distinct user turns; {mode['texts_reused']:,} "
-            "dealt again after the stream ran out.",
+            "dealt again after the stream ran out. Measured at "
+            + (
+                f"{commits[0]}."
+                if len(commits) == 1
+                else f"**different commits**, size by size: {', '.join(commits)}."
+            ),
             "",
         ]
     cfg = report["config"]
@@ -524,6 +692,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help=f"the chroma run server's index capacity (default {SERVER_CACHE_INDEXES})",
     )
     parser.add_argument("--out", type=Path, help="write the JSON report here")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="build the stores in this folder and keep them, with the run's progress after "
+        "every user: the same command again goes on where a stopped run was (Ctrl-C stops "
+        "it between two users)",
+    )
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else FULL
     if args.sizes:
@@ -563,11 +738,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     del corpus  # what the store's RSS is measured over
     embeddings = ReadEmbeddings(HashedUnitEmbeddings(), LocalMiniLM())
     embeddings.embed_query(questions[0])  # the model loaded before the baseline
-    root = Path(tempfile.mkdtemp(prefix="lgm-users-"))
+    keep = args.keep is not None
+    root = args.keep if keep else Path(tempfile.mkdtemp(prefix="lgm-users-"))
+    root.mkdir(parents=True, exist_ok=True)
     try:
-        modes = [run_mode(m, args.plan, pool, questions, embeddings, root) for m in args.plan.modes]
+        modes = [
+            run_mode(m, args.plan, pool, questions, embeddings, root, keep=keep)
+            for m in args.plan.modes
+        ]
+    except Stopped as stopped:
+        log(f"{stopped}; the same command goes on from there (kept in {root})")
+        return 3
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(root, ignore_errors=True)
     config = {
         **machine(ReadEmbeddings.name),
         "quick": bool(args.quick),
