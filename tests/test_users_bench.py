@@ -8,6 +8,10 @@ reads LongMemEval-S from ``../shared/data`` (skipped where it is absent).
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -69,3 +73,52 @@ def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert all(r["server_rss_mb"] and r["server_rss_mb"] > 0 for r in server_rows)
     markdown = capsys.readouterr().out
     assert "## embedded" in markdown and "## server" in markdown and "read p50 growth" in markdown
+
+
+@pytest.mark.slow  # two runs of the benchmark on real data
+def test_a_kept_run_stopped_between_users_goes_on_where_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--keep``: a run stopped by SIGINT while loading stops between two users with its
+    store closed whole, and the same command goes on from there: the same people and
+    texts as a run never stopped, and no size measured twice."""
+    data_file(DATASETS["longmemeval-s"])  # skips where the data is absent
+    argv = ["--quick", "--data", str(SHARED_DATA), "--sizes", "20,40"]
+    whole = tmp_path / "whole"
+    assert users.main([*argv, "--keep", str(whole)]) == 0
+    kept = tmp_path / "kept"
+    write = users.Progress.write
+
+    asked: list[int] = []
+
+    def stop_at_30(progress: users.Progress, path: Path) -> None:
+        write(progress, path)
+        if progress.loaded == 30 and not asked:
+            asked.append(30)
+            os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: noted, acted on after the user
+
+    monkeypatch.setattr(users.Progress, "write", stop_at_30)
+    assert users.main([*argv, "--keep", str(kept)]) == 3
+    stopped = users.Progress.parse((kept / "embedded.progress.json").read_text("utf-8"))
+    assert stopped.loaded == 30 and [r["users"] for r in stopped.rows] == [20]
+    assert read_meta(kept / "embedded" / "lexical" / "buckets.db")["open"] == "0"
+    monkeypatch.setattr(users.Progress, "write", write)
+    out = tmp_path / "users.json"
+    assert users.main([*argv, "--keep", str(kept), "--out", str(out)]) == 0
+    went_on = users.Progress.parse((kept / "embedded.progress.json").read_text("utf-8"))
+    never = users.Progress.parse((whole / "embedded.progress.json").read_text("utf-8"))
+    assert (went_on.loaded, went_on.texts_next, went_on.extra) == (
+        never.loaded,
+        never.texts_next,
+        never.extra,
+    )
+    report = json.loads(out.read_text(encoding="utf-8"))
+    rows = report["modes"][0]["rows"]
+    assert [r["users"] for r in rows] == [20, 40] and rows[0] == stopped.rows[0]
+    assert all(r["commit"] == rows[0]["commit"] for r in rows)
+
+
+def read_meta(path: Path) -> dict[str, str]:
+    """The ``meta`` table of the buckets' file."""
+    with closing(sqlite3.connect(path)) as con:
+        return dict(con.execute("SELECT key, value FROM meta").fetchall())
