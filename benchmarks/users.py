@@ -436,6 +436,8 @@ def load_users(
                 log(f"  {i + 1:,} users loaded")
             if asked:
                 raise Stopped(f"stopped at {i + 1:,} users loaded")
+        if asked:  # asked after the last user's check: stop before measuring
+            raise Stopped(f"stopped at {stop:,} users loaded")
     return time.perf_counter() - began
 
 
