@@ -8,6 +8,13 @@ scopes in one store, in one run, and measures at each size::
     python -m benchmarks users --data ../shared/data --out docs/results/users.json
     python -m benchmarks users --quick --data ../shared/data     # 200 and 1,000 users, embedded
     python -m benchmarks users --sizes 1000,10000 --modes embedded,server
+    python -m benchmarks users --sizes 1000,10000,100000 --modes embedded --keep /tmp/users
+
+A run to 100,000 users takes hours (loading costs ~50-90 ms a user here). With ``--keep
+DIR`` its stores and progress stay in ``DIR``: Ctrl-C (or SIGTERM) stops it between two
+users, or after the size it is measuring, with the store closed whole, and the same
+command goes on from there. Each row names the commit it was measured at; the report says
+when the sizes of a mode were measured at different ones.
 
 **Data.** Real user turns of LongMemEval-S (``benchmarks/real_text.py``: distinct, in a fixed
 order), dealt out to users: each user's number of memories is drawn from a long-tailed
@@ -54,7 +61,6 @@ first write <= 2x an add, disk per five-memory user <= 32 KB, RSS <= 1 GB.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import gc
 import json
@@ -393,14 +399,19 @@ class Progress:
 
 
 class Stopped(Exception):
-    """A kept run was asked to stop (SIGINT or SIGTERM) and stopped between two users."""
+    """A kept run was asked to stop (SIGINT or SIGTERM) and stopped between two users,
+    or after the size it was measuring."""
 
 
 @contextmanager
-def stop_between_users() -> Iterator[list[int]]:
-    """SIGINT and SIGTERM noted instead of raised: the loop checks the list between two
-    users, so that no user is left half loaded and the store is closed whole."""
+def stop_between_users(keep: bool) -> Iterator[list[int]]:
+    """With ``keep``, SIGINT and SIGTERM noted in the list instead of raised: the run
+    checks it between two users and after a size's measures, so that no user is left
+    half loaded, no size half measured, and the store is closed whole."""
     asked: list[int] = []
+    if not keep:
+        yield asked
+        return
     previous = {
         sig: signal.signal(sig, lambda number, _frame: asked.append(number))
         for sig in (signal.SIGINT, signal.SIGTERM)
@@ -419,25 +430,20 @@ def load_users(
     counts: Sequence[int],
     texts: Texts,
     kept: Callable[[int], None] | None = None,
+    asked: Sequence[int] = (),
 ) -> float:
     """Users ``start``..``stop - 1`` with their memories (one ``add_many`` each); seconds.
-    With ``kept``, called with the users loaded after each one, a SIGINT or SIGTERM stops
-    the loading between two users (``Stopped``)."""
+    ``kept`` is called with the users loaded after each one; once ``asked`` holds a
+    signal, the loading stops after the user it is at (``Stopped``)."""
     began = time.perf_counter()
-    stopping: contextlib.AbstractContextManager[list[int]] = (
-        stop_between_users() if kept is not None else contextlib.nullcontext([])
-    )
-    with stopping as asked:
-        for i in range(start, stop):
-            store.add_many(user(i), texts.take(counts[i]))
-            if kept is not None:
-                kept(i + 1)
-            if (i + 1) % 1000 == 0:
-                log(f"  {i + 1:,} users loaded")
-            if asked:
-                raise Stopped(f"stopped at {i + 1:,} users loaded")
-        if asked:  # asked after the last user's check: stop before measuring
-            raise Stopped(f"stopped at {stop:,} users loaded")
+    for i in range(start, stop):
+        store.add_many(user(i), texts.take(counts[i]))
+        if kept is not None:
+            kept(i + 1)
+        if (i + 1) % 1000 == 0:
+            log(f"  {i + 1:,} users loaded")
+        if asked:
+            raise Stopped(f"stopped at {i + 1:,} users loaded")
     return time.perf_counter() - began
 
 
@@ -499,6 +505,7 @@ def run_mode(
 
     rows = progress.rows
     with ExitStack() as stack:
+        asked = stack.enter_context(stop_between_users(keep))
         where = stack.enter_context(place(mode, root, plan.server_cache, again=resumed))
         store = where.open(embeddings)
         for size in plan.sizes[len(rows) :]:
@@ -512,6 +519,7 @@ def run_mode(
                     counts,
                     texts,
                     keep_progress if keep else None,
+                    asked,
                 )
             finally:
                 progress.load_s += time.perf_counter() - began
@@ -550,6 +558,9 @@ def run_mode(
             )
             # The whole row as well: a run stopped before its last size keeps the others.
             log(f"{mode} row {json.dumps(row)}")
+            if asked:  # asked while measuring (only a kept run notes it): this size is kept
+                store.close()
+                raise Stopped(f"stopped after measuring {size:,} users")
         store.close()
     return {
         "mode": mode,
