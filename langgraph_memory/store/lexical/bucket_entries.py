@@ -17,8 +17,9 @@ same rounded values, see :func:`rounded`, so that a ranking is the same before a
 a restart), and its terms, sources, document and metadata as one zlib stream with a
 dictionary of the metadata's keys (672 -> 294 bytes a row of real chat). 12.4 -> 6.0 kB
 per five-memory person with float16 vectors (``LAYOUT`` 2), 4.0 kB in 8 bits (3). A
-cosine of rounded vectors is Chroma's to about 5e-4 (float16: 5e-5): a bucketed scope
-holds at most a few dozen versions, where that reorders only near ties.
+cosine of rounded vectors is Chroma's to about 1e-3 (1.3e-3 off in a test's; float16:
+5e-5): a bucketed scope holds at most a few dozen versions, where that reorders only
+near ties.
 
 It is derived data, written by this process alone (the directory lock), after each
 Chroma write, like an index file. Whether a scope's rows can be trusted:
