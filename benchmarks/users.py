@@ -431,11 +431,11 @@ def load_users(
     texts: Texts,
     kept: Callable[[int], None] | None = None,
     asked: Sequence[int] = (),
-) -> float:
-    """Users ``start``..``stop - 1`` with their memories (one ``add_many`` each); seconds.
+) -> None:
+    """Users ``start``..``stop - 1`` with their memories (one ``add_many`` each).
     ``kept`` is called with the users loaded after each one; once ``asked`` holds a
-    signal, the loading stops after the user it is at (``Stopped``)."""
-    began = time.perf_counter()
+    signal, the loading stops after the user it is at (``Stopped``). The caller times
+    it, stopped or not."""
     for i in range(start, stop):
         store.add_many(user(i), texts.take(counts[i]))
         if kept is not None:
@@ -444,7 +444,6 @@ def load_users(
             log(f"  {i + 1:,} users loaded")
         if asked:
             raise Stopped(f"stopped at {i + 1:,} users loaded")
-    return time.perf_counter() - began
 
 
 def commit() -> str | None:
