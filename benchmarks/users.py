@@ -43,7 +43,8 @@ not recall (``python -m benchmarks retrieval`` does that).
 - ``first_add``: a new user's first write (the add that makes its scope);
   ``new_user``: its first five adds, the whole;
 - ``disk_per_user_kb``: the disk new five-memory users took, per user (over 256 of
-  them, four buckets: the timed new users and more loaded with ``add_many``), not
+  them by default, four buckets: the timed new users and more loaded with ``add_many``;
+  ``--disk-users``), not
   counting SQLite's write-ahead logs, which a store keeps once whatever its people
   (``lexical/buckets.db-wal`` is held to 512 kB: filling it during the 256 read as 2 kB
   a person); and the whole store's disk per user, logs and all;
@@ -128,6 +129,8 @@ class Plan:
     modes: tuple[str, ...]
     #: The ``chroma run`` server's index capacity (``--server-cache``).
     server_cache: int = SERVER_CACHE_INDEXES
+    #: New five-memory users the disk figure is measured over (``--disk-users``).
+    disk_users: int = DISK_USERS
 
 
 QUICK = Plan(sizes=(200, 1000), reads=40, adds=30, new_users=10, warm_users=10, modes=("embedded",))
@@ -334,12 +337,12 @@ def measure_size(
     row["first_add"] = stats(firsts)
     row["new_user"] = stats(wholes)
     # Disk grows in steps (Chroma doubles a vector index's file when it fills, SQLite
-    # adds pages): measured over ``DISK_USERS`` new five-memory users, so that a
+    # adds pages): measured over ``plan.disk_users`` new five-memory users, so that a
     # step is shared by the users it serves, as it is in a store.
-    for n in range(plan.new_users, DISK_USERS):
+    for n in range(plan.new_users, plan.disk_users):
         store.add_many(user(next_user + n), texts.take(FIRST_WRITE))
     after = disk_bytes(where.folder, logs=False)
-    added = max(plan.new_users, DISK_USERS)
+    added = max(plan.new_users, plan.disk_users)
     row["disk_per_new_user_kb"] = (after - before) / added / 1024
     row["disk_per_user_kb"] = disk_bytes(where.folder) / (users + added) / 1024
     return row, next_user + added
@@ -534,7 +537,7 @@ def run_mode(
             # The new users' numbers are taken before they are made: a run stopped while
             # measuring measures again with new users of its own, never made ones.
             first_new = progress.extra
-            progress.extra += max(plan.new_users, DISK_USERS)
+            progress.extra += max(plan.new_users, plan.disk_users)
             if keep:
                 keep_progress(size)
             row, _ = measure_size(
@@ -703,6 +706,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         type=int,
         help=f"the chroma run server's index capacity (default {SERVER_CACHE_INDEXES})",
     )
+    parser.add_argument(
+        "--disk-users",
+        type=int,
+        help=f"new five-memory users the disk figure is measured over (default {DISK_USERS}: "
+        "Chroma's files grow in steps, so fewer give a rougher figure; tests use a few)",
+    )
     parser.add_argument("--out", type=Path, help="write the JSON report here")
     parser.add_argument(
         "--keep",
@@ -732,6 +741,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                 f"--server-cache takes a number of indexes, 1 or more; got {args.server_cache}"
             )
         plan = dataclasses.replace(plan, server_cache=args.server_cache)
+    if args.disk_users is not None:
+        if args.disk_users < 1:
+            parser.error(f"--disk-users takes a number of users, 1 or more; got {args.disk_users}")
+        plan = dataclasses.replace(plan, disk_users=args.disk_users)
     args.plan = plan
     return args
 
@@ -771,6 +784,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "modes": list(args.plan.modes),
         "cache_mb": Budget.of(None).mb,
         "server_cache_indexes": args.plan.server_cache,
+        "disk_users": args.plan.disk_users,
     }
     report: dict[str, Any] = {
         "config": config,

@@ -36,12 +36,15 @@ def test_bad_sizes_and_modes_are_refused() -> None:
         ["--sizes", "5"],
         ["--modes", "cloud"],
         ["--server-cache", "0"],
+        ["--disk-users", "0"],
     )
     for bad in bad_args:
         with pytest.raises(SystemExit):
             users.parse_args(bad)
     assert users.parse_args(["--quick"]).plan == users.QUICK
     assert users.parse_args(["--server-cache", "64"]).plan.server_cache == 64
+    assert users.parse_args(["--disk-users", "16"]).plan.disk_users == 16
+    assert users.parse_args([]).plan.disk_users == users.DISK_USERS == 256
 
 
 def test_missing_data_says_what_to_put_there(
@@ -55,7 +58,17 @@ def test_missing_data_says_what_to_put_there(
 def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data_file(DATASETS["longmemeval-s"])  # skips where the data is absent
     out = tmp_path / "users.json"
-    argv = ["users", "--quick", "--data", str(SHARED_DATA), "--sizes", "20,40"]
+    # 16 new users for the disk figure, not 256: their adds were most of the run's time.
+    argv = [
+        "users",
+        "--quick",
+        "--data",
+        str(SHARED_DATA),
+        "--sizes",
+        "20,40",
+        "--disk-users",
+        "16",
+    ]
     assert dispatcher.main([*argv, "--modes", "embedded,server", "--out", str(out)]) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
     assert [m["mode"] for m in report["modes"]] == ["embedded", "server"]
@@ -83,7 +96,7 @@ def test_a_kept_run_stopped_between_users_goes_on_where_it_was(
     store closed whole, and the same command goes on from there: the same people and
     texts as a run never stopped, and no size measured twice."""
     data_file(DATASETS["longmemeval-s"])  # skips where the data is absent
-    argv = ["--quick", "--data", str(SHARED_DATA), "--sizes", "20,40"]
+    argv = ["--quick", "--data", str(SHARED_DATA), "--sizes", "20,40", "--disk-users", "16"]
     whole = tmp_path / "whole"
     assert users.main([*argv, "--keep", str(whole)]) == 0
     kept = tmp_path / "kept"
