@@ -75,6 +75,11 @@ def _needs(block: Block) -> str | None:
             import langmem  # noqa: F401
         except ImportError:
             return "the example needs langmem (the dev extra)"
+    if "deepagents" in block.code:
+        try:
+            import deepagents  # noqa: F401
+        except ImportError:
+            return "the example needs deepagents (the dev extra)"
     return None
 
 
