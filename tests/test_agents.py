@@ -194,6 +194,17 @@ def test_the_stand_in_never_answers_a_question_with_a_question(store: MemoryStor
     )
 
 
+def test_the_stand_in_reads_memories_from_a_system_prompt_of_blocks() -> None:
+    """A system prompt made of content blocks (as deepagents' middleware leaves it)
+    holds the memories as a string one does."""
+    memories = 'What you remember about this user:\n- [2026-06-01] "User lives in Pune."'
+    blocks = SystemMessage(
+        [{"type": "text", "text": "You are helpful."}, {"type": "text", "text": memories}]
+    )
+    answer = StandInChatModel().invoke([blocks, HumanMessage("Where do I live?")]).content
+    assert answer == "From what I remember: you live in Pune."
+
+
 def test_a_read_node_with_a_namespace_template(store: MemoryStore) -> None:
     with store.admin() as admin:  # org scopes are written only by an admin
         admin.add("org:acme", "The team ships on Fridays.")

@@ -12,9 +12,8 @@ are the ones a model would make.
 
 ``deepagents`` exports a ``MemoryMiddleware`` of its own (``AGENTS.md`` files in the
 prompt). ``create_deep_agent`` merges the caller's middleware into its stack by
-``.name``, so the kit's, whose name is its class name too, takes the place of
-deepagents' own when ``memory=`` asks for it; a subclass with another name keeps both
-(docs/deepagents.md says so, and the last test holds it).
+``.name``; the kit's is named by its full path, so the two sit side by side (the last
+test holds it; named by its bare class name, the kit's took deepagents' place).
 """
 
 from __future__ import annotations
@@ -212,37 +211,26 @@ def test_a_deep_agent_remembers_across_threads(store: MemoryStore, run_async: bo
 
 def test_deepagents_agents_md_memory_and_the_kits_facts_in_one_prompt(store: MemoryStore) -> None:
     """``memory=`` loads ``AGENTS.md`` files into the prompt (deepagents' own
-    ``MemoryMiddleware``); here the file is in the kit's store. The kit's middleware
-    shares its class name: passed as it is it replaces deepagents' (create_deep_agent
-    merges middleware by name); a subclass with a name of its own keeps both."""
+    ``MemoryMiddleware``); here the file is in the kit's store. ``create_deep_agent``
+    merges the caller's middleware into its own by name, and the kit's middleware is
+    named by its full path (``MemoryMiddleware.name``): beside deepagents' it replaces
+    nothing, and both blocks reach the model."""
     StoreBackend(store=store, namespace=lambda _runtime: FILES).write(
         "/AGENTS.md", "Answer in one sentence."
     )
     store.add("user:alice", "User lives in Pune.")
-
-    class FactMemory(MemoryMiddleware):
-        """The kit's MemoryMiddleware under a name deepagents does not use."""
-
-    def prompt_with(kit_memory: MemoryMiddleware) -> str:
-        chat = ScriptedChatModel(default="Noted.")
-        agent = deepagents.create_deep_agent(
-            model=chat,
-            memory=["/memories/AGENTS.md"],
-            middleware=[kit_memory],
-            backend=memories_on(None),
-            context_schema=Context,
-            store=store,
-        )
-        agent.invoke({"messages": [("user", "Where do I live?")]}, context=Context("alice"))
-        return system_of(chat.prompts[-1])
-
-    both = prompt_with(FactMemory(writer=MemoryWriter(store, model=RulesModel())))
-    assert "<agent_memory>" in both and "Answer in one sentence." in both, "deepagents' memory"
-    assert "User lives in Pune." in both, "the kit's memory"
-
-    same_name = prompt_with(MemoryMiddleware(writer=MemoryWriter(store, model=RulesModel())))
-    assert "User lives in Pune." in same_name
-    assert "Answer in one sentence." not in same_name, (
-        "deepagents merges middleware by name: the kit's took the place of its own "
-        "(if this fails, deepagents keeps both now: update docs/deepagents.md)"
+    kit_memory = MemoryMiddleware(writer=MemoryWriter(store, model=RulesModel()))
+    assert kit_memory.name != deepagents.MemoryMiddleware.__name__
+    chat = ScriptedChatModel(default="Noted.")
+    agent = deepagents.create_deep_agent(
+        model=chat,
+        memory=["/memories/AGENTS.md"],
+        middleware=[kit_memory],
+        backend=memories_on(None),
+        context_schema=Context,
+        store=store,
     )
+    agent.invoke({"messages": [("user", "Where do I live?")]}, context=Context("alice"))
+    shown = system_of(chat.prompts[-1])
+    assert "<agent_memory>" in shown and "Answer in one sentence." in shown, "deepagents' memory"
+    assert "User lives in Pune." in shown, "the kit's memory"

@@ -124,6 +124,22 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
 
     state_schema = MemoryAgentState
 
+    @property
+    def name(self) -> str:
+        """The middleware's name in the agent: its class's full path, so that it never
+        takes the place of another middleware named ``MemoryMiddleware``.
+
+        ``create_agent`` refuses two middleware of one name, and ``deepagents``'
+        ``create_deep_agent`` merges the caller's middleware into its own by name: with
+        the bare class name, the kit's replaced deepagents' own ``MemoryMiddleware``
+        (its ``AGENTS.md`` files) without a word. The agent's nodes are named after it
+        (``langgraph_memory.graph.middleware.MemoryMiddleware.before_agent``).
+
+        >>> MemoryMiddleware().name
+        'langgraph_memory.graph.middleware.MemoryMiddleware'
+        """
+        return f"{type(self).__module__}.{type(self).__qualname__}"
+
     def __init__(
         self,
         store: MemoryStore | None = None,

@@ -105,8 +105,8 @@ class StandInChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        system = " ".join(str(m.content) for m in messages if m.type == "system")
-        asked = next((str(m.content) for m in reversed(messages) if m.type == "human"), "")
+        system = " ".join(_text(m) for m in messages if m.type == "system")
+        asked = next((_text(m) for m in reversed(messages) if m.type == "human"), "")
         reply = "Noted."
         if _QUESTION.search(asked.strip()):
             wanted = _words(asked)
@@ -117,3 +117,20 @@ class StandInChatModel(BaseChatModel):
             else:
                 reply = "I don't know that yet. Tell me, and I'll remember."
         return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
+
+
+def _text(message: BaseMessage) -> str:
+    """A message's text: its string, or its text blocks one per line (a system prompt
+    made of blocks, as deepagents' middleware leaves it, holds the memories too).
+
+    >>> from langchain_core.messages import SystemMessage
+    >>> _text(SystemMessage([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]))
+    'a\\nb'
+    """
+    if isinstance(message.content, str):
+        return message.content
+    return "\n".join(
+        str(block.get("text", "")) if isinstance(block, dict) else str(block)
+        for block in message.content
+        if not isinstance(block, dict) or block.get("type") == "text"
+    )
