@@ -46,6 +46,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, ParamSpec, TypeVar, cast
 
+from langgraph_memory import telemetry
 from langgraph_memory.scope import Scope, ScopeLike
 
 log = logging.getLogger("langgraph_memory")
@@ -121,8 +122,11 @@ def traced(
     inputs: Callable[[dict[str, Any]], Payload],
     outputs: Callable[[Any], Payload],
     metadata: Callable[[Mapping[str, Any]], Payload] | None = None,
+    otel: telemetry.StepSpec | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Trace a function as the LangSmith run ``name``, keeping its signature.
+    """Trace a function as the LangSmith run ``name``, keeping its signature; with
+    OpenTelemetry installed, also the span ``name`` (``telemetry.spanned``, ``otel``
+    says what it carries), around the run.
 
     ``inputs`` gets the call's arguments by name (``self`` left out) and
     ``outputs`` the result; both return what is shown in the run instead.
@@ -187,7 +191,7 @@ def traced(
             finally:
                 _OUTCOME.reset(token)
 
-        return wrapper
+        return telemetry.spanned(name, otel)(wrapper)
 
     return decorate
 
@@ -222,7 +226,8 @@ def _call_metadata(
 
 @contextmanager
 def trace_scope(scope: ScopeLike) -> Iterator[None]:
-    """Steps run inside carry ``scope``'s kind, even those not given the scope.
+    """Steps run inside carry ``scope``'s kind, even those not given the scope (and
+    their OpenTelemetry spans its attributes: ``telemetry.scope_context``).
 
     >>> with trace_scope("user:alice"):
     ...     _SCOPE_KIND.get()
@@ -236,7 +241,8 @@ def trace_scope(scope: ScopeLike) -> Iterator[None]:
         yield
         return
     try:
-        yield
+        with telemetry.scope_context(scope):
+            yield
     finally:
         _SCOPE_KIND.reset(token)
 

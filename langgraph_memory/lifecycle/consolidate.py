@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 from langchain_core.language_models import BaseChatModel
 
+from langgraph_memory import telemetry
 from langgraph_memory.checks import check_ids
 from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError
 from langgraph_memory.lifecycle.decay import SAFETY
@@ -71,6 +72,7 @@ from langgraph_memory.records import (
 )
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore, check_store, internals
+from langgraph_memory.write.reconcile import decision_attributes
 from langgraph_memory.write.retention import archive_decision, archive_logged
 from langgraph_memory.write.types import MemoryModel
 
@@ -149,6 +151,10 @@ def _components(vectors: Any, threshold: float) -> list[list[int]]:
     return [c for c in found.values() if len(c) > 1]
 
 
+@telemetry.spanned(  # a span with OpenTelemetry: the decisions it logged
+    "memory.consolidate",
+    telemetry.StepSpec(operation=telemetry.UPDATE_MEMORY, result=decision_attributes),
+)
 def consolidate(
     store: MemoryStore,
     scope: ScopeLike,

@@ -43,12 +43,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from langgraph_memory import telemetry
 from langgraph_memory.checks import check_instance
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.records import Decision, Memory, now_utc, utc
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore, check_store, internals
 from langgraph_memory.write.guards import PROTECTED_IMPORTANCE, SAFETY
+from langgraph_memory.write.reconcile import decision_attributes
 from langgraph_memory.write.retention import archive_decision, archive_logged
 
 __all__ = [
@@ -134,6 +136,10 @@ def strength(memory: Memory, now: datetime, *, half_life: timedelta = HALF_LIFE)
     return float(memory.importance * 0.5 ** (idle_time(memory, now) / scale))
 
 
+@telemetry.spanned(  # a span with OpenTelemetry: the decisions it logged
+    "memory.decay",
+    telemetry.StepSpec(operation=telemetry.DELETE_MEMORY, result=decision_attributes),
+)
 def forget_stale(
     store: MemoryStore,
     scope: ScopeLike,

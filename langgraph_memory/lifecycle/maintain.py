@@ -52,6 +52,7 @@ from typing import Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel
 
+from langgraph_memory import telemetry
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.lifecycle.consolidate import THRESHOLD as SIMILARITY
 from langgraph_memory.lifecycle.consolidate import consolidate
@@ -166,6 +167,10 @@ class MaintenanceReport:
         }
 
 
+@telemetry.spanned(  # a span with OpenTelemetry, the parent of each job's span
+    "memory.maintain",
+    telemetry.StepSpec(result=lambda report: {"langgraph_memory.scopes": len(report.scopes)}),
+)
 def maintain(
     store: MemoryStore,
     scope: ScopeLike | None = None,

@@ -56,6 +56,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from langgraph_memory import telemetry
 from langgraph_memory.errors import InvalidArgumentError, InvalidMemoryError, MemoryNotFoundError
 from langgraph_memory.lifecycle.prompts.reflect import ProposedConclusion
 from langgraph_memory.lifecycle.reflectors import Proposals, Reflector, reflector
@@ -73,6 +74,7 @@ from langgraph_memory.records import (
 )
 from langgraph_memory.scope import Scope, ScopeLike
 from langgraph_memory.store import MemoryStore, check_store, internals
+from langgraph_memory.write.reconcile import decision_attributes
 from langgraph_memory.write.types import MemoryModel
 
 __all__ = [
@@ -164,6 +166,10 @@ def depth(memory: Memory) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
+@telemetry.spanned(  # a span with OpenTelemetry: the decisions it logged
+    "memory.reflect",
+    telemetry.StepSpec(operation=telemetry.CREATE_MEMORY, result=decision_attributes),
+)
 def reflect(
     store: MemoryStore,
     scope: ScopeLike,

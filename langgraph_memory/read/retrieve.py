@@ -48,6 +48,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
+from langgraph_memory import telemetry
 from langgraph_memory.checks import MAX_K, check_k, check_query
 from langgraph_memory.errors import InvalidArgumentError
 from langgraph_memory.read.evidence import Group, citing_of, group
@@ -227,12 +228,32 @@ def _retrieve_outputs(results: list[Retrieved]) -> Payload:
     return {"documents": [r.trace_summary() for r in results]}
 
 
+def _retrieve_content(
+    arguments: Mapping[str, Any], results: list[Retrieved]
+) -> telemetry.Attributes:
+    """A ``memory.retrieve`` span's texts (opt-in): the query and the memories found.
+
+    >>> _retrieve_content({"query": "Where do I live?"}, [])
+    {'gen_ai.retrieval.query.text': 'Where do I live?', 'gen_ai.memory.content': []}
+    """
+    return {
+        telemetry.QUERY_TEXT: telemetry.clip(str(arguments.get("query"))),
+        telemetry.CONTENT: [telemetry.clip(r.memory.text) for r in results],
+    }
+
+
 @traced(  # a `memory.retrieve` retriever run when LangSmith tracing is on
     "memory.retrieve",
     run_type="retriever",
     inputs=_retrieve_inputs,
     outputs=_retrieve_outputs,
     metadata=scope_metadata,
+    otel=telemetry.StepSpec(  # and a `search_memory` span with OpenTelemetry
+        operation=telemetry.SEARCH_MEMORY,
+        result=lambda results: {telemetry.RECORD_COUNT: len(results)},
+        content=_retrieve_content,
+        read=True,
+    ),
 )
 def retrieve(
     store: MemoryStore,

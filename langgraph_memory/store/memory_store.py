@@ -36,6 +36,7 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
+from langgraph_memory import telemetry
 from langgraph_memory.checks import (
     check_id,
     check_ids,
@@ -127,6 +128,26 @@ _MOVED = {
 }  # fmt: skip
 #: The attribute that holds each new home of a moved name.
 _HOLDERS = {"internals": "_internals", "reviews": "reviews", "ttl": "ttl"}
+
+
+def _purged(counts: Mapping[str, int]) -> telemetry.Attributes:
+    """A ``memory.purge`` span's counts: the memories erased, then every count by name.
+
+    >>> _purged({"memories": 2, "decisions": 1})
+    {'gen_ai.memory.record.count': 2, 'langgraph_memory.purged.memories': 2,
+     'langgraph_memory.purged.decisions': 1}
+    """
+    out: telemetry.Attributes = {telemetry.RECORD_COUNT: counts.get("memories", 0)}
+    out.update({f"langgraph_memory.purged.{name}": n for name, n in counts.items()})
+    return out
+
+
+#: A purge's span (OpenTelemetry): a ``delete_memory`` of a whole scope, or of some chains.
+_PURGE_SPAN = telemetry.StepSpec(
+    operation=telemetry.DELETE_MEMORY,
+    arguments=lambda a: {"langgraph_memory.purge.whole_scope": a.get("ids") is None},
+    result=_purged,
+)
 
 
 class MemoryStore(BaseStoreFace):
@@ -1053,6 +1074,7 @@ class MemoryStore(BaseStoreFace):
             requeue=requeue,
         )
 
+    @telemetry.spanned("memory.purge", _PURGE_SPAN)
     @fresh_method
     def purge(self, scope: ScopeLike, ids: Sequence[str] | None = None) -> dict[str, int]:
         """Hard-delete memories: every version of each listed memory, the episodes

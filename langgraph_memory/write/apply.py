@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
+from langgraph_memory import telemetry
 from langgraph_memory.errors import MemoryKitError
 from langgraph_memory.records import (
     RETRACTED,
@@ -81,8 +82,55 @@ def _apply_outputs(decision: Decision) -> Payload:
     return out
 
 
-@traced(  # a `memory.apply` run when LangSmith tracing is on
-    "memory.apply", inputs=_apply_inputs, outputs=_apply_outputs, metadata=scope_metadata
+#: The GenAI conventions' operation of each decision a step applies.
+OPERATIONS = {
+    DecisionOp.ADD: telemetry.CREATE_MEMORY,
+    DecisionOp.UPDATE: telemetry.UPDATE_MEMORY,
+    DecisionOp.DELETE: telemetry.DELETE_MEMORY,
+}
+
+
+def _apply_span(arguments: Mapping[str, Any]) -> telemetry.Attributes:
+    """A ``memory.apply`` span's operation (none for a NOOP) and the fact's memory type.
+
+    >>> d = Decision(op=DecisionOp.ADD, fact="User is vegan.", text="User is vegan.")
+    >>> _apply_span({"decision": d, "fact": Fact("User is vegan.")})
+    {'gen_ai.operation.name': 'create_memory', 'gen_ai.memory.type': 'semantic'}
+    """
+    out: telemetry.Attributes = {}
+    decision, fact = arguments.get("decision"), arguments.get("fact")
+    if isinstance(decision, Decision) and decision.op in OPERATIONS:
+        out[telemetry.OPERATION] = OPERATIONS[decision.op]
+    if isinstance(fact, Fact):
+        out[telemetry.MEMORY_TYPE] = fact.kind.value
+    return out
+
+
+def _applied(decision: Decision) -> telemetry.Attributes:
+    """A ``memory.apply`` span's outcome: the op and status as logged, the memory made.
+
+    >>> _applied(Decision(op=DecisionOp.NOOP, fact="x"))
+    {'langgraph_memory.decision.op': 'NOOP', 'langgraph_memory.decision.status': 'applied'}
+    """
+    out: telemetry.Attributes = {
+        telemetry.DECISION_OP: decision.op.value,
+        telemetry.DECISION_STATUS: decision.status.value,
+    }
+    if decision.result_id:
+        out[telemetry.MEMORY_ID] = decision.result_id
+    return out
+
+
+@traced(  # a `memory.apply` run when LangSmith tracing is on, and a span with OpenTelemetry
+    "memory.apply",
+    inputs=_apply_inputs,
+    outputs=_apply_outputs,
+    metadata=scope_metadata,
+    otel=telemetry.StepSpec(
+        arguments=_apply_span,
+        result=_applied,
+        content=lambda _, d: {} if d.text is None else {telemetry.CONTENT: telemetry.clip(d.text)},
+    ),
 )
 def apply(
     store: MemoryStore,

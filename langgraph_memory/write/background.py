@@ -100,7 +100,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -113,6 +113,7 @@ from tenacity import (
 )
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
+from langgraph_memory import telemetry
 from langgraph_memory.checks import check_instance, check_int, check_seconds
 from langgraph_memory.errors import (
     InvalidArgumentError,
@@ -207,6 +208,7 @@ class _Item:
     scope: Scope
     turn: Turn
     replayed: bool
+    accepted: float = field(default_factory=time.monotonic)  # for the lag
 
 
 class BackgroundWriter:
@@ -347,6 +349,7 @@ class BackgroundWriter:
                 self
             )  # purges reach the queue and journal; exports list turns
         atexit.register(self._close_at_exit)  # unregistered by close()
+        telemetry.watch_queue(self)  # its depth and lag in the queue gauges, while it lives
         if self._idle is not None:
             self._idle.start()
 
@@ -506,6 +509,16 @@ class BackgroundWriter:
             return self._shared.queue.depth()
         with self._cond:
             return len(self._unfinished)
+
+    @property
+    def lag(self) -> float:
+        """Seconds the oldest turn queued or in flight in this process has waited since
+        it was accepted (or replayed, or claimed from a shared queue); 0.0 when none."""
+        now = time.monotonic()
+        with self._cond:
+            oldest = [queue[0].accepted for queue in self._queues.values() if queue]
+            oldest += [item.accepted for item in self._inflight.values()]
+        return max(0.0, now - min(oldest)) if oldest else 0.0
 
     def _queued(self) -> bool:
         return self.pending > 0

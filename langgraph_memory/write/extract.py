@@ -29,6 +29,7 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
+from langgraph_memory import telemetry
 from langgraph_memory.records import Kind, Source, Trust
 from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 from langgraph_memory.write.prompts.extract import ExtractionOutput
@@ -188,11 +189,27 @@ def _extract_metadata(arguments: Mapping[str, Any]) -> Payload:
     return out
 
 
+def _extract_attributes(extraction: Extraction) -> telemetry.Attributes:
+    """A ``memory.extract`` span's counts: the facts found and those rejected.
+
+    >>> _extract_attributes(Extraction(facts=(), rejected=(("x", "why"),)))
+    {'gen_ai.memory.record.count': 0, 'langgraph_memory.rejected': 1}
+    """
+    return {telemetry.RECORD_COUNT: len(extraction.facts), REJECTED: len(extraction.rejected)}
+
+
+REJECTED = "langgraph_memory.rejected"
+
+
 @traced(  # a `memory.extract` run when LangSmith tracing is on
     "memory.extract",
     inputs=_extract_inputs,
     outputs=Extraction.trace_summary,
     metadata=_extract_metadata,
+    otel=telemetry.StepSpec(  # and a span with OpenTelemetry: counts, texts if opted in
+        result=_extract_attributes,
+        content=lambda _, found: {telemetry.CONTENT: [telemetry.clip(f.text) for f in found.facts]},
+    ),
 )
 def extract(
     turn: Turn | Iterable[BaseMessage | tuple[str, str] | dict[str, Any]],

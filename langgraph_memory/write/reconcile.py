@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 from langchain_core.embeddings import Embeddings
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
+from langgraph_memory import telemetry
 from langgraph_memory.records import Decision, DecisionOp, Memory, Status
 from langgraph_memory.scope import ScopeLike
 from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
@@ -233,6 +234,28 @@ def decision_summary(decision: Decision) -> Payload:
     }
 
 
+def decision_attributes(result: Decision | Sequence[Decision]) -> telemetry.Attributes:
+    """An OpenTelemetry span's summary of decision(s): how many, and their ops in order.
+
+    >>> decision_attributes(Decision(op=DecisionOp.ADD, fact="User is vegan."))
+    {'gen_ai.memory.record.count': 1, 'langgraph_memory.decision.ops': ['ADD']}
+    """
+    decisions = [result] if isinstance(result, Decision) else list(result)
+    return {
+        telemetry.RECORD_COUNT: len(decisions),
+        telemetry.DECISION_OPS: [d.op.value for d in decisions],
+    }
+
+
+def decision_writes(decisions: Sequence[Decision]) -> list[tuple[str, str]]:
+    """Each logged decision's (op, status), for the ``langgraph_memory.writes`` counter.
+
+    >>> decision_writes([Decision(op=DecisionOp.NOOP, fact="x", status=Status.REJECTED)])
+    [('NOOP', 'rejected')]
+    """
+    return [(d.op.value, d.status.value) for d in decisions]
+
+
 def _reconcile_inputs(arguments: Mapping[str, Any]) -> Payload:
     """The fact(s) being reconciled and the turn's id.
 
@@ -291,4 +314,5 @@ def trace_reconcile(func: Callable[P, R]) -> Callable[P, R]:
         inputs=_reconcile_inputs,
         outputs=_reconcile_outputs,
         metadata=_reconcile_metadata,
+        otel=telemetry.StepSpec(result=decision_attributes),
     )(func)

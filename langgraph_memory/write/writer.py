@@ -39,6 +39,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
+from langgraph_memory import telemetry
 from langgraph_memory.checks import check_id, check_query
 from langgraph_memory.errors import (
     AmbiguousMemoryError,
@@ -70,6 +71,8 @@ from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
 from langgraph_memory.write.guards import supported
 from langgraph_memory.write.reconcile import (
+    decision_attributes,
+    decision_writes,
     merge_similar,
     similar,
     trace_reconcile,
@@ -152,6 +155,12 @@ class _Prepared:
 
     def vector(self, i: int) -> list[float] | None:
         return self.vectors[i] if self.vectors else None
+
+
+#: A write's span (OpenTelemetry): its decisions, each counted in ``langgraph_memory.writes``.
+_WRITE_SPAN = telemetry.StepSpec(
+    operation=telemetry.UPDATE_MEMORY, result=decision_attributes, writes=decision_writes
+)
 
 
 class MemoryWriter:
@@ -267,6 +276,7 @@ class MemoryWriter:
         turn = Turn.of(messages, when=_now(now), turn_id=turn_id, thread_id=thread_id)
         return self.write_turns(scope, [turn])
 
+    @telemetry.spanned("memory.write", _WRITE_SPAN)  # the parent of the steps' spans
     def write_turns(
         self, scope: ScopeLike, turns: Iterable[Turn], *, batch: int = WRITE_BATCH
     ) -> list[Decision]:
@@ -604,6 +614,7 @@ class MemoryWriter:
 
     # -- explicit paths ------------------------------------------------------------------------
 
+    @telemetry.spanned("memory.remember", _WRITE_SPAN)
     def remember(
         self,
         scope: ScopeLike,

@@ -1,0 +1,432 @@
+"""OpenTelemetry: a span per memory step, and the kit's metrics (the ``otel`` extra).
+
+With ``opentelemetry-api`` installed (``pip install "langgraph-memory-kit[otel]"``)
+every step that is a LangSmith run (``tracing.traced``: ``memory.retrieve``,
+``memory.extract``, ``memory.reconcile``, ``memory.apply``, ``memory.summarize``)
+is also an OpenTelemetry span, as are a turn's write (``memory.write``, the
+parent of its steps), ``memory.remember``, ``MemoryStore.purge``
+(``memory.purge``) and the lifecycle jobs (``memory.decay``,
+``memory.consolidate``, ``memory.reflect``, ``memory.maintain``). The spans go
+where the application's tracer provider sends them: with none configured,
+OpenTelemetry's own no-op applies and nothing is recorded. Without the package
+the functions here do nothing, and it is imported on first use only.
+
+Names follow the GenAI semantic conventions where they define one
+(``gen_ai.operation.name``: ``search_memory``, ``create_memory``,
+``update_memory``, ``delete_memory``; ``gen_ai.memory.record.count``,
+``gen_ai.memory.id``; ``gen_ai.retrieval.query.text``); the rest are the
+kit's (``gen_ai.memory.type``, ``gen_ai.memory.scope.kind`` and
+``gen_ai.memory.scope.id`` in the conventions' spirit, ``langgraph_memory.*``).
+
+What leaves, as with LangSmith: the scope's kind, counts, decisions' ops and
+statuses, never the scope's id nor a memory's text unless opted in:
+``LANGGRAPH_MEMORY_OTEL_SCOPE_IDS=true`` adds the scope's id,
+``LANGGRAPH_MEMORY_OTEL_CONTENT=true`` the query and the memories' texts (cut
+to ``MAX_CONTENT_CHARS``). Telemetry never breaks a step: a failure of it is
+logged at debug level and the step runs as if untraced.
+
+Metrics (meter ``langgraph_memory``): ``langgraph_memory.writes`` (the write
+path's logged decisions, by op and status), ``langgraph_memory.read.duration``
+(seconds per ``retrieve``), ``langgraph_memory.queue.depth`` and
+``langgraph_memory.queue.lag`` (the background writers' turns queued or in
+flight, and the seconds the oldest has waited).
+
+>>> @spanned("demo.double", StepSpec(operation=SEARCH_MEMORY))
+... def double(scope: str, n: int) -> int:
+...     return 2 * n
+>>> double("user:alice", 21)
+42
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, ParamSpec, Protocol, TypeVar
+
+from langgraph_memory.scope import Scope, ScopeLike
+
+log = logging.getLogger("langgraph_memory")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+AttributeValue = str | bool | int | float | Sequence[str] | Sequence[int] | Sequence[float]
+Attributes = dict[str, AttributeValue]
+
+# -- names ------------------------------------------------------------------------------
+# From the GenAI semantic conventions (the memory operations' proposal, and the
+# retrieval attributes of opentelemetry-semantic-conventions 0.66b2).
+OPERATION = "gen_ai.operation.name"
+SEARCH_MEMORY = "search_memory"
+CREATE_MEMORY = "create_memory"
+UPDATE_MEMORY = "update_memory"
+DELETE_MEMORY = "delete_memory"
+RECORD_COUNT = "gen_ai.memory.record.count"
+MEMORY_ID = "gen_ai.memory.id"
+QUERY_TEXT = "gen_ai.retrieval.query.text"
+# The kit's, in the conventions' spirit: none defines them yet.
+MEMORY_TYPE = "gen_ai.memory.type"
+SCOPE_KIND = "gen_ai.memory.scope.kind"
+SCOPE_ID = "gen_ai.memory.scope.id"
+CONTENT = "gen_ai.memory.content"
+DECISION_OP = "langgraph_memory.decision.op"
+DECISION_STATUS = "langgraph_memory.decision.status"
+DECISION_OPS = "langgraph_memory.decision.ops"
+
+#: Opt-ins, read at each step: ``true``, ``1`` or ``yes``.
+SCOPE_IDS_ENV = "LANGGRAPH_MEMORY_OTEL_SCOPE_IDS"
+CONTENT_ENV = "LANGGRAPH_MEMORY_OTEL_CONTENT"
+
+#: Longest memory text put in a span as is; longer ones are cut.
+MAX_CONTENT_CHARS = 2_000
+
+_VERSION = "1"  # the instrumentation's own schema, not the kit's release
+
+#: The scope of the write in progress, for steps not given one (see ``scope_context``).
+_SCOPE: ContextVar[Scope | None] = ContextVar("langgraph_memory_otel_scope", default=None)
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """What a step's span says besides its name and scope, each hook called only when
+    the span records.
+
+    ``operation``: its ``gen_ai.operation.name``; ``arguments``: attributes from the
+    call's arguments by name; ``result``: attributes from what it returned;
+    ``content``: texts from both (only with ``LANGGRAPH_MEMORY_OTEL_CONTENT``);
+    ``writes``: the (op, status) of each decision the write path logged, counted in
+    ``langgraph_memory.writes`` whenever OpenTelemetry is installed; ``read``: its
+    duration goes to ``langgraph_memory.read.duration``.
+
+    >>> StepSpec(operation=DELETE_MEMORY).operation
+    'delete_memory'
+    """
+
+    operation: str | None = None
+    arguments: Callable[[Mapping[str, Any]], Attributes] | None = None
+    result: Callable[[Any], Attributes] | None = None
+    content: Callable[[Mapping[str, Any], Any], Attributes] | None = None
+    writes: Callable[[Any], Iterable[tuple[str, str]]] | None = None
+    read: bool = False
+
+
+class Queue(Protocol):
+    """What the queue gauges read of a background writer."""
+
+    @property
+    def pending(self) -> int: ...  # turns queued or in flight
+
+    @property
+    def lag(self) -> float: ...  # seconds the oldest of them has waited
+
+
+@functools.cache
+def _api() -> tuple[ModuleType, ModuleType] | None:
+    """OpenTelemetry's trace and metrics API, imported on first use; None without it."""
+    try:
+        from opentelemetry import metrics, trace
+    except ImportError:
+        return None
+    return trace, metrics
+
+
+def installed() -> bool:
+    """Whether ``opentelemetry-api`` is importable (the spans may then record).
+
+    >>> isinstance(installed(), bool)
+    True
+    """
+    return _api() is not None
+
+
+def _opted_in(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
+
+
+def clip(text: str, limit: int = MAX_CONTENT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with a marker.
+
+    >>> clip("abcdef", 3)
+    'abc… (6 chars)'
+    """
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} chars)"
+
+
+def scope_attributes(scope: ScopeLike | None) -> Attributes:
+    """A span's scope attributes: its kind, and its id only when opted in.
+
+    >>> scope_attributes("user:alice")
+    {'gen_ai.memory.scope.kind': 'user'}
+    """
+    if scope is None:
+        return {}
+    parsed = Scope.of(scope)
+    out: Attributes = {SCOPE_KIND: parsed.kind}
+    if _opted_in(SCOPE_IDS_ENV):
+        out[SCOPE_ID] = parsed.id
+    return out
+
+
+@contextmanager
+def scope_context(scope: ScopeLike) -> Iterator[None]:
+    """Spans opened inside carry ``scope``'s attributes, even those not given it.
+
+    >>> with scope_context("user:alice"):
+    ...     _SCOPE.get().kind
+    'user'
+    """
+    try:
+        token = _SCOPE.set(Scope.of(scope))
+    except Exception:  # an invalid scope fails in the step itself, not here
+        yield
+        return
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def spanned(name: str, spec: StepSpec | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Run a function inside the span ``name`` (see ``StepSpec``), keeping its signature.
+
+    The scope comes from a ``scope`` argument, else from ``scope_context``.
+
+    >>> @spanned("demo.inc")
+    ... def inc(n: int) -> int:
+    ...     return n + 1
+    >>> inc(1), inc.__name__
+    (2, 'inc')
+    """
+    spec = spec or StepSpec()
+
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
+        signature = inspect.signature(func)
+
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            api = _api()
+            if api is None:  # not installed: the plain function, nothing else
+                return func(*args, **kwargs)
+            started = time.perf_counter()
+            with _span(api[0], name) as span:
+                if span is not None:
+                    _describe(span, spec, signature, args, kwargs)
+                result = func(*args, **kwargs)
+                if span is not None:
+                    _conclude(span, spec, signature, args, kwargs, result)
+            if spec.read:
+                _record_read(time.perf_counter() - started, signature, args, kwargs)
+            if spec.writes is not None:
+                _count_writes(spec.writes, result, signature, args, kwargs)
+            return result
+
+        return wrapper
+
+    return decorate
+
+
+@contextmanager
+def _span(trace: ModuleType, name: str) -> Iterator[Any]:
+    """The span ``name``, current inside; None where it does not record (no provider,
+    sampled out, or a failure of the SDK, which never reaches the step)."""
+    try:
+        span = _tracer(trace).start_span(name)
+        recording = span.is_recording()
+        used = trace.use_span(span, end_on_exit=True)
+        used.__enter__()
+    except Exception as exc:
+        log.debug("telemetry: could not open the span %s: %r", name, exc)
+        yield None
+        return
+    error: BaseException | None = None
+    try:
+        yield span if recording else None
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        _close(trace, span, used, error, recording)
+
+
+def _close(trace: ModuleType, span: Any, used: Any, error: BaseException | None, on: bool) -> None:
+    try:
+        if error is not None and on:
+            span.record_exception(error)
+            span.set_status(trace.Status(trace.StatusCode.ERROR, type(error).__name__))
+        used.__exit__(None, None, None)
+    except Exception as exc:
+        log.debug("telemetry: could not close a span: %r", exc)
+
+
+@functools.cache
+def _tracer(trace: ModuleType) -> Any:
+    # A ProxyTracer until the application sets a provider, which it then follows.
+    return trace.get_tracer("langgraph_memory", _VERSION)
+
+
+def _arguments(signature: inspect.Signature, args: Any, kwargs: Any) -> Mapping[str, Any]:
+    try:
+        return signature.bind_partial(*args, **kwargs).arguments
+    except TypeError:  # bad arguments: the step raises its own, clearer error
+        return {}
+
+
+def _scope_of(arguments: Mapping[str, Any]) -> Attributes:
+    scope = arguments.get("scope", _SCOPE.get())
+    try:
+        return scope_attributes(scope)
+    except Exception:  # an invalid scope: the step says so itself
+        return {}
+
+
+def _describe(
+    span: Any, spec: StepSpec, signature: inspect.Signature, args: Any, kwargs: Any
+) -> None:
+    try:
+        arguments = _arguments(signature, args, kwargs)
+        attributes: Attributes = {} if spec.operation is None else {OPERATION: spec.operation}
+        attributes.update(_scope_of(arguments))
+        if spec.arguments is not None:
+            attributes.update(spec.arguments(arguments))
+        span.set_attributes(attributes)
+    except Exception as exc:
+        log.debug("telemetry: could not describe a span: %r", exc)
+
+
+def _conclude(
+    span: Any, spec: StepSpec, signature: inspect.Signature, args: Any, kwargs: Any, result: Any
+) -> None:
+    try:
+        if spec.result is not None:
+            span.set_attributes(spec.result(result))
+        if spec.content is not None and _opted_in(CONTENT_ENV):
+            span.set_attributes(spec.content(_arguments(signature, args, kwargs), result))
+    except Exception as exc:
+        log.debug("telemetry: could not summarise a span's result: %r", exc)
+
+
+# -- metrics ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Instruments:
+    writes: Any
+    read: Any
+
+
+@functools.cache
+def _instruments(metrics: ModuleType) -> _Instruments:
+    # On OpenTelemetry's proxy meter until the application sets a provider.
+    meter = metrics.get_meter("langgraph_memory", _VERSION)
+    meter.create_observable_gauge(
+        "langgraph_memory.queue.depth",
+        callbacks=[_observe(metrics, lambda q: float(q.pending), sum)],
+        unit="{turn}",
+        description="Turns queued or in flight in the background writers",
+    )
+    meter.create_observable_gauge(
+        "langgraph_memory.queue.lag",
+        callbacks=[_observe(metrics, lambda q: q.lag, max)],
+        unit="s",
+        description="Seconds the oldest turn queued or in flight has waited",
+    )
+    return _Instruments(
+        writes=meter.create_counter(
+            "langgraph_memory.writes",
+            unit="{decision}",
+            description="Decisions the write path logged, by op and status",
+        ),
+        read=meter.create_histogram(
+            "langgraph_memory.read.duration",
+            unit="s",
+            description="Seconds per read (retrieve)",
+        ),
+    )
+
+
+_QUEUES: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _observe(
+    metrics: ModuleType, read: Callable[[Queue], float], combine: Callable[[list[float]], float]
+) -> Callable[[Any], list[Any]]:
+    def callback(options: Any) -> list[Any]:
+        values = []
+        for queue in list(_QUEUES):
+            try:
+                values.append(read(queue))
+            except Exception as exc:  # a closed writer, a lost queue: no value, no error
+                log.debug("telemetry: could not read a queue: %r", exc)
+        return [metrics.Observation(combine(values))] if values else []
+
+    return callback
+
+
+def watch_queue(queue: Queue) -> None:
+    """Report ``queue``'s depth and lag in the queue gauges while it lives.
+
+    >>> class Idle:
+    ...     pending, lag = 0, 0.0
+    >>> watch_queue(Idle())
+    """
+    api = _api()
+    if api is None:
+        return
+    try:
+        _instruments(api[1])
+        _QUEUES.add(queue)
+    except Exception as exc:
+        log.debug("telemetry: could not watch a queue: %r", exc)
+
+
+def _record_read(seconds: float, signature: inspect.Signature, args: Any, kwargs: Any) -> None:
+    api = _api()
+    if api is None:
+        return
+    try:
+        scope = arguments_scope_kind(_arguments(signature, args, kwargs))
+        _instruments(api[1]).read.record(seconds, {OPERATION: SEARCH_MEMORY, **scope})
+    except Exception as exc:
+        log.debug("telemetry: could not record a read: %r", exc)
+
+
+def _count_writes(
+    writes: Callable[[Any], Iterable[tuple[str, str]]],
+    result: Any,
+    signature: inspect.Signature,
+    args: Any,
+    kwargs: Any,
+) -> None:
+    api = _api()
+    if api is None:
+        return
+    try:
+        scope = arguments_scope_kind(_arguments(signature, args, kwargs))
+        counter = _instruments(api[1]).writes
+        for op, status in writes(result):
+            counter.add(1, {DECISION_OP: op, DECISION_STATUS: status, **scope})
+    except Exception as exc:
+        log.debug("telemetry: could not count writes: %r", exc)
+
+
+def arguments_scope_kind(arguments: Mapping[str, Any]) -> Attributes:
+    """The scope kind of a call's ``scope`` argument, for metrics (never the id: a
+    metric's attributes are its series, one per user would be a leak and a cost).
+
+    >>> arguments_scope_kind({"scope": "user:alice"})
+    {'gen_ai.memory.scope.kind': 'user'}
+    """
+    scope = arguments.get("scope", _SCOPE.get())
+    try:
+        return {} if scope is None else {SCOPE_KIND: Scope.of(scope).kind}
+    except Exception:
+        return {}
