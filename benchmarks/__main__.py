@@ -8,8 +8,9 @@ memory: a long thread with and without ``max_tokens``), ``inspector`` (the memor
 inspector's pages for a person with 5,000 memories, and its screenshots) and
 ``basestore-batch`` (basestore_batch: concurrent mixed BaseStore batches against
 LangGraph's InMemoryStore), ``users`` (a store of many people: memory, reads, adds
-and disk as the number of users grows) and ``concurrency`` (many people's turns at once
-through one graph on one event loop: turn latency, the loop's stall); evaluations:
+and disk as the number of users grows), ``concurrency`` (many people's turns at once
+through one graph on one event loop: turn latency, the loop's stall) and ``telemetry``
+(a read with OpenTelemetry's spans and metrics on against off); evaluations:
 ``reads`` (the current value first, and questions asked again),
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
@@ -45,6 +46,7 @@ BENCHES: dict[str, str] = {
     "basestore-batch": "basestore_batch",
     "users": "users",
     "concurrency": "concurrency",
+    "telemetry": "telemetry",
     "reads": "reads",
     "retrieval": "retrieval",
     "qa": "qa",

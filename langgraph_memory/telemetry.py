@@ -18,7 +18,8 @@ Names follow the GenAI semantic conventions where they define one
 kit's (``gen_ai.memory.type``, ``gen_ai.memory.scope.kind`` and
 ``gen_ai.memory.scope.id`` in the conventions' spirit, ``langgraph_memory.*``).
 
-What leaves, as with LangSmith: the scope's kind, counts, decisions' ops and
+``LANGGRAPH_MEMORY_OTEL=false`` turns the kit's telemetry off whatever the
+providers. What leaves, as with LangSmith: the scope's kind, counts, decisions' ops and
 statuses, never the scope's id nor a memory's text unless opted in:
 ``LANGGRAPH_MEMORY_OTEL_SCOPE_IDS=true`` adds the scope's id,
 ``LANGGRAPH_MEMORY_OTEL_CONTENT=true`` the query and the memories' texts (cut
@@ -85,6 +86,9 @@ DECISION_OPS = "langgraph_memory.decision.ops"
 #: Opt-ins, read at each step: ``true``, ``1`` or ``yes``.
 SCOPE_IDS_ENV = "LANGGRAPH_MEMORY_OTEL_SCOPE_IDS"
 CONTENT_ENV = "LANGGRAPH_MEMORY_OTEL_CONTENT"
+#: ``false``, ``0``, ``no`` or ``off``: the kit records nothing, whatever the providers
+#: (an application that traces other things and not its memory). Read at each step.
+OFF_ENV = "LANGGRAPH_MEMORY_OTEL"
 
 #: Longest memory text put in a span as is; longer ones are cut.
 MAX_CONTENT_CHARS = 2_000
@@ -139,17 +143,12 @@ def _api() -> tuple[ModuleType, ModuleType] | None:
     return trace, metrics
 
 
-def installed() -> bool:
-    """Whether ``opentelemetry-api`` is importable (the spans may then record).
-
-    >>> isinstance(installed(), bool)
-    True
-    """
-    return _api() is not None
-
-
 def _opted_in(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
+
+
+def _switched_off() -> bool:
+    return os.environ.get(OFF_ENV, "").strip().lower() in ("0", "false", "no", "off")
 
 
 def clip(text: str, limit: int = MAX_CONTENT_CHARS) -> str:
@@ -214,7 +213,7 @@ def spanned(name: str, spec: StepSpec | None = None) -> Callable[[Callable[P, R]
         @functools.wraps(func)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             api = _api()
-            if api is None:  # not installed: the plain function, nothing else
+            if api is None or _switched_off():  # the plain function, nothing else
                 return func(*args, **kwargs)
             started = time.perf_counter()
             with _span(api[0], name) as span:
@@ -360,6 +359,8 @@ def _observe(
     metrics: ModuleType, read: Callable[[Queue], float], combine: Callable[[list[float]], float]
 ) -> Callable[[Any], list[Any]]:
     def callback(options: Any) -> list[Any]:
+        if _switched_off():
+            return []
         values = []
         for queue in list(_QUEUES):
             try:

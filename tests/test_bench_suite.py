@@ -16,6 +16,8 @@ import json
 import lzma
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,7 @@ from benchmarks import (
     maintenance,
     qa,
     retrieval,
+    telemetry,
     write_cost,
 )
 from benchmarks.peers import compare as peers
@@ -80,7 +83,12 @@ def data(tmp_path: Path) -> Path:
                     }
                 },
                 "qa": [
-                    {"question": f"Where did Alice move? ({c}-{q})", "evidence": [f"D1:{q + 1}"]}
+                    {
+                        "question": f"Where did Alice move? ({c}-{q})",
+                        "answer": "Pune",
+                        "evidence": [f"D1:{q + 1}"],
+                        "category": 1,
+                    }
                     for q in range(8)
                 ],
             }
@@ -268,6 +276,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "basestore-batch",
         "users",
         "concurrency",
+        "telemetry",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots", "reads"}
@@ -318,6 +327,7 @@ RUNNERS = {
     "episodes": episodes.main,
     "maintenance": maintenance.main,
     "basestore-batch": basestore_batch.main,
+    "telemetry": telemetry.main,
     "retrieval": lambda argv: retrieval.main([*argv, "--dataset", "locomo"]),
     "qa": lambda argv: qa.main([*argv, "--dataset", "locomo", "--no-judge"]),
 }
@@ -349,3 +359,28 @@ def test_peers_loads_a_text_said_twice_in_one_scope(tmp_path: Path) -> None:
             assert sorted(path.texts(path.call(0))) == ["D1:1", "D1:2"], name
     finally:
         systems.close()
+
+
+def test_telemetry_bench_records_one_span_a_read_on_and_none_off(
+    data: Path, tmp_path: Path
+) -> None:
+    """In a process of its own: OpenTelemetry's global providers are set once a process."""
+    out = tmp_path / "telemetry.json"
+    args = ["--data", str(data), "--questions", "5", "--rounds", "2", "--warmup", "2"]
+    args += ["--fake-embedder", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "telemetry", *args],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ratio on / off" in done.stdout
+    report = json.loads(out.read_text())
+    asked = report["questions"]
+    assert asked > 0 and report["reads_per_side"] == 2 * asked
+    # Each read on is one exported span and one latency point (the warm-up's too); off, none.
+    assert report["spans_per_read_on"] == 1.0
+    assert report["read_duration_points"] == 2 * asked + min(2, asked)
+    assert report["off_p50_ms"] > 0 and report["ratio_on_off"] > 0

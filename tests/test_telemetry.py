@@ -257,6 +257,20 @@ def test_without_opentelemetry_nothing_is_recorded_and_nothing_changes(
     assert counter_total(otel) == before
 
 
+def test_switched_off_the_kit_records_nothing_whatever_the_providers(
+    store: MemoryStore, otel: Otel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(telemetry.OFF_ENV, "false")
+    before = counter_total(otel)
+    assert written(store)
+    assert retrieve(store, U, "Where does the user live?", now=T0)
+    assert otel.finished() == []
+    assert counter_total(otel) == before
+    monkeypatch.setenv(telemetry.OFF_ENV, "true")  # anything else: on
+    retrieve(store, U, "Where does the user live?", now=T0)
+    assert [s.name for s in otel.finished()] == ["memory.retrieve"]
+
+
 def test_a_broken_sdk_never_breaks_a_step(
     store: MemoryStore, otel: Otel, monkeypatch: pytest.MonkeyPatch
 ) -> None:

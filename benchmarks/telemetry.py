@@ -1,0 +1,180 @@
+"""What OpenTelemetry costs a read: ``retrieve`` with the kit's spans and metrics recorded
+by the SDK, against the same read with the kit's telemetry off, in one process.
+
+One scope holds a LoCoMo conversation's turns (real chat, each turn a memory stored on its
+session's date, the shipped MiniLM's vectors); the conversation's own questions are read
+with shipped defaults, in blocks: off, on, on, off, off, on ... (the order alternates, so
+that a drift of the machine falls on both sides alike). "On" is an SDK ``TracerProvider``
+with a ``SimpleSpanProcessor`` into an ``InMemorySpanExporter`` (each span exported as it
+ends, in the read's thread: the dearest setup, a ``BatchSpanProcessor`` exports off it)
+and a ``MeterProvider`` with an ``InMemoryMetricReader``; "off" is
+``LANGGRAPH_MEMORY_OTEL=false``, under which a step is the plain function, as without the
+package. Reported: the median read of each, and their ratio (the issue's budget: <= 1.05)::
+
+    python -m benchmarks telemetry --data ../shared/data --out docs/results/telemetry.json
+
+Options: ``--conversation 0 --questions 100 --rounds 10 --warmup 20``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from opentelemetry import metrics, trace
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from benchmarks.datasets import DATASETS, load_locomo, missing_data
+from benchmarks.embedders import HashedUnitEmbeddings
+from benchmarks.reports import machine, publish
+from langgraph_memory import retrieve
+from langgraph_memory.embeddings import LocalMiniLM, embedder_name
+from langgraph_memory.store import MemoryStore
+
+__all__ = ["main", "render_markdown", "run"]
+
+SCOPE = "user:locomo"
+#: The variable that turns the kit's telemetry off (``langgraph_memory.telemetry``).
+OFF = "LANGGRAPH_MEMORY_OTEL"
+
+
+def _ms(seconds: Sequence[float]) -> float:
+    return statistics.median(seconds) * 1000.0
+
+
+def _providers() -> tuple[InMemorySpanExporter, InMemoryMetricReader]:
+    """The SDK's providers, set globally (once per process), exporting to memory."""
+    spans, reader = InMemorySpanExporter(), InMemoryMetricReader()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    trace.set_tracer_provider(provider)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
+    return spans, reader
+
+
+def _reads(store: MemoryStore, questions: Sequence[str], now: Any) -> list[float]:
+    timed = []
+    for question in questions:
+        started = time.perf_counter()
+        retrieve(store, SCOPE, question, now=now)
+        timed.append(time.perf_counter() - started)
+    return timed
+
+
+def run(
+    data: Path,
+    embeddings: Embeddings,
+    *,
+    conversation: int,
+    questions: int,
+    rounds: int,
+    warmup: int,
+) -> dict[str, Any]:
+    """Fill the scope, then time the reads off and on; the report without its total time."""
+    chat = load_locomo(data / DATASETS["locomo"])[conversation]
+    asked = [q.question for q in chat.questions[:questions]]
+    spans, reader = _providers()
+    with tempfile.TemporaryDirectory() as folder:
+        store = MemoryStore(folder, embeddings=embeddings)
+        try:
+            for session in chat.sessions:
+                texts = [f"{t.speaker}: {t.text}" for t in session.turns if t.text.strip()]
+                store.add_many(SCOPE, texts, now=session.date)
+            now = chat.sessions[-1].date
+            for state in ("false", "true"):  # both paths warm, the query vectors cached
+                os.environ[OFF] = state
+                _reads(store, asked[:warmup], now)
+            timed: dict[str, list[float]] = {"off": [], "on": []}
+            spans.clear()
+            for r in range(rounds):
+                order = ("off", "on") if r % 2 == 0 else ("on", "off")
+                for side in order:
+                    os.environ[OFF] = "false" if side == "off" else "true"
+                    timed[side] += _reads(store, asked, now)
+            memories = len(store.active(SCOPE))
+        finally:
+            os.environ.pop(OFF, None)
+            store.close()
+    exported = [s for s in spans.get_finished_spans() if s.name == "memory.retrieve"]
+    collected = reader.get_metrics_data()
+    points: list[Any] = [
+        p
+        for rm in (collected.resource_metrics if collected else ())
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+        if m.name == "langgraph_memory.read.duration"
+        for p in m.data.data_points
+    ]
+    off, on = _ms(timed["off"]), _ms(timed["on"])
+    return {
+        "conversation": chat.sample_id,
+        "memories": memories,
+        "questions": len(asked),
+        "rounds": rounds,
+        "reads_per_side": len(timed["on"]),
+        "off_p50_ms": off,
+        "on_p50_ms": on,
+        "ratio_on_off": on / off,
+        "spans_per_read_on": len(exported) / len(timed["on"]),
+        "read_duration_points": sum(p.count for p in points),
+        **machine(embedder_name(embeddings)),
+    }
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The report as a small Markdown table.
+
+    >>> print(render_markdown({"conversation": "c", "memories": 3, "reads_per_side": 2,
+    ...     "off_p50_ms": 2.0, "on_p50_ms": 2.05, "ratio_on_off": 1.025}).splitlines()[-1])
+    | 2.000 | 2.050 | 1.025 |
+    """
+    return "\n".join(
+        [
+            f"retrieve on LoCoMo {report['conversation']} ({report['memories']} memories), "
+            f"{report['reads_per_side']} reads a side:",
+            "",
+            "| telemetry off p50 ms | on (SDK, in-memory export) p50 ms | ratio on / off |",
+            "| --- | --- | --- |",
+            f"| {report['off_p50_ms']:.3f} | {report['on_p50_ms']:.3f} "
+            f"| {report['ratio_on_off']:.3f} |",
+        ]
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m benchmarks telemetry``; see the module docstring."""
+    p = argparse.ArgumentParser(prog="python -m benchmarks telemetry", description=__doc__)
+    p.add_argument("--data", type=Path, required=True, help="the datasets' folder")
+    p.add_argument("--out", type=Path, help="write the report as JSON here")
+    p.add_argument("--conversation", type=int, default=0, help="which LoCoMo conversation")
+    p.add_argument("--questions", type=int, default=100)
+    p.add_argument("--rounds", type=int, default=10, help="blocks of each side")
+    p.add_argument("--warmup", type=int, default=20, help="reads of each side first")
+    p.add_argument("--fake-embedder", action="store_true", help="hashed vectors (tests)")
+    args = p.parse_args(argv)
+    if problem := missing_data(args.data, DATASETS["locomo"]):
+        print(problem, file=sys.stderr)
+        return 2
+    began = time.perf_counter()
+    embeddings: Embeddings = HashedUnitEmbeddings() if args.fake_embedder else LocalMiniLM()
+    report = run(
+        args.data,
+        embeddings,
+        conversation=args.conversation,
+        questions=args.questions,
+        rounds=args.rounds,
+        warmup=args.warmup,
+    )
+    return publish(report, began=began, out=args.out, render=render_markdown)
