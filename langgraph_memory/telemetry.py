@@ -134,13 +134,14 @@ class Queue(Protocol):
 
 
 @functools.cache
-def _api() -> tuple[ModuleType, ModuleType] | None:
-    """OpenTelemetry's trace and metrics API, imported on first use; None without it."""
+def _api() -> tuple[ModuleType, ModuleType, ModuleType] | None:
+    """OpenTelemetry's trace, metrics and context API, imported on first use; None
+    without it."""
     try:
-        from opentelemetry import metrics, trace
+        from opentelemetry import context, metrics, trace
     except ImportError:
         return None
-    return trace, metrics
+    return trace, metrics, context
 
 
 def _opted_in(name: str) -> bool:
@@ -209,23 +210,29 @@ def spanned(name: str, spec: StepSpec | None = None) -> Callable[[Callable[P, R]
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
         signature = inspect.signature(func)
+        names = list(signature.parameters)
+        at = names.index("scope") if "scope" in names else None  # found without a bind
 
         @functools.wraps(func)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             api = _api()
             if api is None or _switched_off():  # the plain function, nothing else
                 return func(*args, **kwargs)
+            call = _Call(signature, at, args, kwargs)
             started = time.perf_counter()
-            with _span(api[0], name) as span:
-                if span is not None:
-                    _describe(span, spec, signature, args, kwargs)
+            opened = _open(api, name, _describe(spec, call))
+            try:
                 result = func(*args, **kwargs)
-                if span is not None:
-                    _conclude(span, spec, signature, args, kwargs, result)
+            except BaseException as exc:
+                _close(api, opened, exc)
+                raise
+            if opened is not None and opened.recording:
+                _conclude(opened.span, spec, call, result)
+            _close(api, opened, None)
             if spec.read:
-                _record_read(time.perf_counter() - started, signature, args, kwargs)
+                _record_read(api, time.perf_counter() - started, call)
             if spec.writes is not None:
-                _count_writes(spec.writes, result, signature, args, kwargs)
+                _count_writes(api, spec.writes, result, call)
             return result
 
         return wrapper
@@ -233,35 +240,76 @@ def spanned(name: str, spec: StepSpec | None = None) -> Callable[[Callable[P, R]
     return decorate
 
 
-@contextmanager
-def _span(trace: ModuleType, name: str) -> Iterator[Any]:
-    """The span ``name``, current inside; None where it does not record (no provider,
-    sampled out, or a failure of the SDK, which never reaches the step)."""
+class _Call:
+    """A call's arguments by name and its scope, worked out once, when first asked."""
+
+    def __init__(
+        self, signature: inspect.Signature, at: int | None, args: Any, kwargs: Any
+    ) -> None:
+        self._signature, self._at, self._args, self._kwargs = signature, at, args, kwargs
+
+    @functools.cached_property
+    def arguments(self) -> Mapping[str, Any]:
+        try:
+            return self._signature.bind_partial(*self._args, **self._kwargs).arguments
+        except TypeError:  # bad arguments: the step raises its own, clearer error
+            return {}
+
+    @functools.cached_property
+    def scope(self) -> Scope | None:
+        if "scope" in self._kwargs:
+            given = self._kwargs["scope"]
+        elif self._at is not None and self._at < len(self._args):
+            given = self._args[self._at]
+        else:
+            given = _SCOPE.get()
+        try:
+            return None if given is None else Scope.of(given)
+        except Exception:  # an invalid scope: the step says so itself
+            return None
+
+    def kind(self) -> Attributes:
+        """The scope's kind alone: what a metric may carry."""
+        return {} if self.scope is None else {SCOPE_KIND: self.scope.kind}
+
+
+@dataclass(frozen=True)
+class _Opened:
+    span: Any
+    token: object  # to make the span's parent current again
+    recording: bool
+
+
+def _open(api: tuple[ModuleType, ...], name: str, attributes: Attributes) -> _Opened | None:
+    """The span ``name``, made current; None when the SDK fails, which never reaches
+    the step. A span that does not record (no provider, sampled out) is current all the
+    same: a child's sampler decides by its parent."""
+    trace, context = api[0], api[2]
     try:
-        span = _tracer(trace).start_span(name)
-        recording = span.is_recording()
-        used = trace.use_span(span, end_on_exit=True)
-        used.__enter__()
+        span = _tracer(trace).start_span(name, attributes=attributes)
+        token = context.attach(trace.set_span_in_context(span))
+        return _Opened(span, token, span.is_recording())
     except Exception as exc:
         log.debug("telemetry: could not open the span %s: %r", name, exc)
-        yield None
+        return None
+
+
+def _close(
+    api: tuple[ModuleType, ...], opened: _Opened | None, error: BaseException | None
+) -> None:
+    if opened is None:
         return
-    error: BaseException | None = None
+    trace, context = api[0], api[2]
+    span = opened.span
     try:
-        yield span if recording else None
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        _close(trace, span, used, error, recording)
-
-
-def _close(trace: ModuleType, span: Any, used: Any, error: BaseException | None, on: bool) -> None:
-    try:
-        if error is not None and on:
+        if error is not None and opened.recording:
             span.record_exception(error)
             span.set_status(trace.Status(trace.StatusCode.ERROR, type(error).__name__))
-        used.__exit__(None, None, None)
+    except Exception as exc:
+        log.debug("telemetry: could not record an error on a span: %r", exc)
+    try:
+        context.detach(opened.token)
+        span.end()
     except Exception as exc:
         log.debug("telemetry: could not close a span: %r", exc)
 
@@ -272,43 +320,25 @@ def _tracer(trace: ModuleType) -> Any:
     return trace.get_tracer("langgraph_memory", _VERSION)
 
 
-def _arguments(signature: inspect.Signature, args: Any, kwargs: Any) -> Mapping[str, Any]:
+def _describe(spec: StepSpec, call: _Call) -> Attributes:
+    """A span's attributes from the call, given when it starts (a sampler sees them)."""
+    attributes: Attributes = {} if spec.operation is None else {OPERATION: spec.operation}
     try:
-        return signature.bind_partial(*args, **kwargs).arguments
-    except TypeError:  # bad arguments: the step raises its own, clearer error
-        return {}
-
-
-def _scope_of(arguments: Mapping[str, Any]) -> Attributes:
-    scope = arguments.get("scope", _SCOPE.get())
-    try:
-        return scope_attributes(scope)
-    except Exception:  # an invalid scope: the step says so itself
-        return {}
-
-
-def _describe(
-    span: Any, spec: StepSpec, signature: inspect.Signature, args: Any, kwargs: Any
-) -> None:
-    try:
-        arguments = _arguments(signature, args, kwargs)
-        attributes: Attributes = {} if spec.operation is None else {OPERATION: spec.operation}
-        attributes.update(_scope_of(arguments))
+        attributes.update(scope_attributes(call.scope))
         if spec.arguments is not None:
-            attributes.update(spec.arguments(arguments))
-        span.set_attributes(attributes)
+            attributes.update(spec.arguments(call.arguments))
     except Exception as exc:
         log.debug("telemetry: could not describe a span: %r", exc)
+    return attributes
 
 
-def _conclude(
-    span: Any, spec: StepSpec, signature: inspect.Signature, args: Any, kwargs: Any, result: Any
-) -> None:
+def _conclude(span: Any, spec: StepSpec, call: _Call, result: Any) -> None:
     try:
-        if spec.result is not None:
-            span.set_attributes(spec.result(result))
+        attributes = {} if spec.result is None else spec.result(result)
         if spec.content is not None and _opted_in(CONTENT_ENV):
-            span.set_attributes(spec.content(_arguments(signature, args, kwargs), result))
+            attributes.update(spec.content(call.arguments, result))
+        if attributes:
+            span.set_attributes(attributes)  # one call: the SDK checks each call's values
     except Exception as exc:
         log.debug("telemetry: could not summarise a span's result: %r", exc)
 
@@ -389,45 +419,22 @@ def watch_queue(queue: Queue) -> None:
         log.debug("telemetry: could not watch a queue: %r", exc)
 
 
-def _record_read(seconds: float, signature: inspect.Signature, args: Any, kwargs: Any) -> None:
-    api = _api()
-    if api is None:
-        return
+def _record_read(api: tuple[ModuleType, ...], seconds: float, call: _Call) -> None:
     try:
-        scope = arguments_scope_kind(_arguments(signature, args, kwargs))
-        _instruments(api[1]).read.record(seconds, {OPERATION: SEARCH_MEMORY, **scope})
+        _instruments(api[1]).read.record(seconds, {OPERATION: SEARCH_MEMORY, **call.kind()})
     except Exception as exc:
         log.debug("telemetry: could not record a read: %r", exc)
 
 
 def _count_writes(
+    api: tuple[ModuleType, ...],
     writes: Callable[[Any], Iterable[tuple[str, str]]],
     result: Any,
-    signature: inspect.Signature,
-    args: Any,
-    kwargs: Any,
+    call: _Call,
 ) -> None:
-    api = _api()
-    if api is None:
-        return
     try:
-        scope = arguments_scope_kind(_arguments(signature, args, kwargs))
-        counter = _instruments(api[1]).writes
+        counter, scope = _instruments(api[1]).writes, call.kind()
         for op, status in writes(result):
             counter.add(1, {DECISION_OP: op, DECISION_STATUS: status, **scope})
     except Exception as exc:
         log.debug("telemetry: could not count writes: %r", exc)
-
-
-def arguments_scope_kind(arguments: Mapping[str, Any]) -> Attributes:
-    """The scope kind of a call's ``scope`` argument, for metrics (never the id: a
-    metric's attributes are its series, one per user would be a leak and a cost).
-
-    >>> arguments_scope_kind({"scope": "user:alice"})
-    {'gen_ai.memory.scope.kind': 'user'}
-    """
-    scope = arguments.get("scope", _SCOPE.get())
-    try:
-        return {} if scope is None else {SCOPE_KIND: Scope.of(scope).kind}
-    except Exception:
-        return {}
