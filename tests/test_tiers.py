@@ -30,7 +30,7 @@ def test_the_default_tier_leaves_out_the_slow_and_stress_tiers(
 ) -> None:
     assert default_expression(request.config) == "not stress and not slow"
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "\nrun_tier || failed=1 " in ci  # the default tier: python -m pytest -q
+    assert "\nrun_tier -n 2 || failed=1 " in ci  # the default tier: python -m pytest -q -n 2
     assert f"\nrun_tier -m {SLOW} -n 2 --dist loadfile || failed=1 " in ci
 
 
