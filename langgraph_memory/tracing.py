@@ -101,9 +101,7 @@ def clip(text: str | None, limit: int = MAX_TRACE_CHARS) -> str | None:
     >>> clip("abcdef", 3), clip(None)
     ('abc… (6 chars)', None)
     """
-    if text is None or len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text):,} chars)"
+    return None if text is None else telemetry.clip(text, limit)  # one cut, both backends
 
 
 def scope_kind(scope: ScopeLike) -> str:

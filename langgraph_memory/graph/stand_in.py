@@ -27,6 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 
+from langgraph_memory.graph.turns import message_text
 from langgraph_memory.text import spoken_words
 
 _STOP = frozenset(
@@ -105,8 +106,9 @@ class StandInChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        system = " ".join(_text(m) for m in messages if m.type == "system")
-        asked = next((_text(m) for m in reversed(messages) if m.type == "human"), "")
+        # A system prompt of content blocks (deepagents leaves one) is read line by line too.
+        system = " ".join(message_text(m, sep="\n") for m in messages if m.type == "system")
+        asked = next((message_text(m) for m in reversed(messages) if m.type == "human"), "")
         reply = "Noted."
         if _QUESTION.search(asked.strip()):
             wanted = _words(asked)
@@ -117,20 +119,3 @@ class StandInChatModel(BaseChatModel):
             else:
                 reply = "I don't know that yet. Tell me, and I'll remember."
         return ChatResult(generations=[ChatGeneration(message=AIMessage(reply))])
-
-
-def _text(message: BaseMessage) -> str:
-    """A message's text: its string, or its text blocks one per line (a system prompt
-    made of blocks, as deepagents' middleware leaves it, holds the memories too).
-
-    >>> from langchain_core.messages import SystemMessage
-    >>> _text(SystemMessage([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]))
-    'a\\nb'
-    """
-    if isinstance(message.content, str):
-        return message.content
-    return "\n".join(
-        str(block.get("text", "")) if isinstance(block, dict) else str(block)
-        for block in message.content
-        if not isinstance(block, dict) or block.get("type") == "text"
-    )

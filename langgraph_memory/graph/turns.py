@@ -63,8 +63,19 @@ def last_user_text(messages: Sequence[BaseMessage]) -> str:
     """The text of the last human message, or '' when there is none."""
     for message in reversed(messages):
         if _is_user(message):
-            content = message.content
-            if isinstance(content, str):
-                return content
-            return " ".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+            return message_text(message)
     return ""
+
+
+def message_text(message: BaseMessage, sep: str = " ") -> str:
+    """A message's text: its string, or its parts' texts joined by ``sep`` (a message
+    of content blocks, as multimodal input or deepagents' system prompt is).
+
+    >>> from langchain_core.messages import SystemMessage
+    >>> message_text(SystemMessage([{"type": "text", "text": "a"}, "b"]), sep="\\n")
+    'a\\nb'
+    """
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return sep.join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
