@@ -223,6 +223,10 @@ def test_a_crash_between_the_chroma_write_and_the_index_write_is_repaired(
     assert index_ids(directory, "user:a") == active and narwhal not in active
 
 
+#: The day the purge tests' memories are written on: no number a query asks for is in it.
+WRITTEN = datetime(2025, 3, 15, 10, tzinfo=timezone.utc)
+
+
 @pytest.mark.slow  # purges (each rebuilds in a child process)
 def test_a_purge_interrupted_before_the_index_leaves_no_trace_after_the_next_open(
     tmp_path: Path,
@@ -233,8 +237,11 @@ def test_a_purge_interrupted_before_the_index_leaves_no_trace_after_the_next_ope
         older_layout(),
         MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store,
     ):
-        store.add_many("user:a", [f"Filler {i} about boats." for i in range(30)])
-        secret = store.add("user:a", f"The vault word is {marker}.")
+        # Written on a fixed day: a memory's date words are indexed with it, and written
+        # today, on the 7th, "7" was in every one of them and found none (BM25 weighs a
+        # word all documents hold at nothing).
+        store.add_many("user:a", [f"Filler {i} about boats." for i in range(30)], now=WRITTEN)
+        secret = store.add("user:a", f"The vault word is {marker}.", now=WRITTEN)
     lexical_dir = directory / "lexical"
 
     def holding() -> list[str]:
