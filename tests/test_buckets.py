@@ -490,3 +490,110 @@ def test_a_new_persons_first_write_reads_nothing_back_from_chroma(
     with open_store(tmp_path / "m") as store:
         assert len(internals(store).keyword("user:ann", "Pune peanuts", k=5)) == 2
         assert calls == []
+
+
+def chroma_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every call the store makes to Chroma from here on: a collection opened (a query
+    of Chroma's database), a read, a nearest query."""
+    from langgraph_memory.store.chroma import door
+
+    calls: list[str] = []
+
+    def count(cls: type, name: str) -> None:
+        real = getattr(cls, name)
+
+        def counted(*args: object, **kwargs: object) -> object:
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(cls, name, counted)
+
+    count(door.ChromaCollection, "read")
+    count(door.ChromaCollection, "nearest")
+    count(door.ChromaClient, "open")
+    return calls
+
+
+def test_a_reopened_store_reads_a_bucketed_person_without_asking_chroma(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person in a bucket, read cold in the next process, is read from the store's
+    file alone: the bucket they live in is kept with their rows, so the registry's
+    entry and their bucket's collections (each a query of Chroma's database, which
+    grew with the number of people) are not asked for. The answers are the same, and a
+    write then opens the bucket as before."""
+    questions = ["Where does Ann work?", "What is she allergic to?"]
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", FACTS)
+        store.add("user:big", "Keeps bees.")
+        store.add_many("user:big", [f"Visited the {n}th floor gallery." for n in range(80)])
+        assert cols_of(store, "user:big").bucket is None  # moved to its own collections
+        before = [read(store, "user:ann", q) for q in questions]
+    calls = chroma_calls(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        calls.clear()  # what opening the store asks is not a read's
+        assert [read(store, "user:ann", q) for q in questions] == before
+        assert calls == []
+        made = store.add("user:ann", "Has a cat named Miso.")  # opens the bucket now
+        assert "open" in calls
+        assert read(store, "user:ann", "cat named Miso", k=1) == [made.text]
+        # A person with collections of their own is found through the registry.
+        assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]
+
+
+def _scope_table_of_the_release_before(path: Path) -> None:
+    """Make ``buckets.db``'s scope table as the release before homes were kept made it."""
+    con = sqlite3.connect(path)
+    con.executescript(
+        """
+        CREATE TABLE scope_old(hash TEXT PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO scope_old SELECT hash, generation FROM scope;
+        DROP TABLE scope;
+        ALTER TABLE scope_old RENAME TO scope;
+        UPDATE meta SET value = '3.' || substr(value, 3) WHERE key = 'layout';
+        """
+    )
+    con.close()
+
+
+def test_a_buckets_file_of_the_release_before_is_read_and_learns_each_home_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose buckets' file has no homes (the release before) reads its people
+    as before: each person's first read asks the registry where they live, once, and
+    the next process reads them from the file alone."""
+    from langgraph_memory.store.lexical.bucket_entries import BucketEntries
+
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", FACTS)
+        before = read(store, "user:ann", "Where does Ann live?")
+    _scope_table_of_the_release_before(tmp_path / "m" / "lexical" / "buckets.db")
+    calls = chroma_calls(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        calls.clear()
+        assert read(store, "user:ann", "Where does Ann live?") == before
+        assert "read" in calls and "nearest" not in calls  # the registry, not the vectors
+    entries = BucketEntries(tmp_path / "m" / "lexical" / "buckets.db")
+    assert entries.home(layout.scope_hash(Scope.parse("user:ann"))) == "b000000"
+    entries.close()
+    with open_store(tmp_path / "m") as store:
+        calls.clear()
+        assert read(store, "user:ann", "Where does Ann live?") == before
+        assert calls == []
+
+
+def test_a_bucket_gone_behind_the_stores_back_reads_as_the_registry_says(
+    tmp_path: Path,
+) -> None:
+    """A bucket's collection deleted while the store was closed (nothing the kit does
+    leaves that) is found missing on first use, not trusted again: the person reads as
+    a store with no such collection reads, and their next write makes it anew."""
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", FACTS)
+    client = persistent(str(tmp_path / "m"))
+    client.drop(layout.bucket_names("b000000")[0])  # the active records' collection
+    client.close()
+    with open_store(tmp_path / "m") as store:
+        assert store.active("user:ann") == []
+        store.add("user:ann", "Has a cat named Miso.")
+        assert [m.text for m in store.active("user:ann")] == ["Has a cat named Miso."]

@@ -36,9 +36,10 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -267,6 +268,21 @@ def _open_bucket(
             shared = client.open(name)
         handles.append(ScopedCollection(shared, tag))
     return ScopeCollections(scope, handles[0], handles[1], handles[2], bucket=bucket)
+
+
+def open_bucket_later(
+    scope: Scope, bucket: str, open_shared: Callable[[str], VectorCollection]
+) -> ScopeCollections:
+    """A scope's shares of ``bucket``'s collections, each opened by ``open_shared`` (its
+    name) on its first use: for a scope known to live there without asking the
+    registry (an embedded store's buckets' file, see ``Engine.collections``), whose
+    read may then open nothing in Chroma."""
+    tag = scope_hash(scope)
+    mem, hist, log = (
+        ScopedCollection.later(name, functools.partial(open_shared, name), tag)
+        for name in bucket_names(bucket)
+    )
+    return ScopeCollections(scope, mem, hist, log, bucket=bucket)
 
 
 def _prefix_key(depth: int) -> str:

@@ -35,7 +35,7 @@ every handle still on its share fail, to be opened again where it now lives.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -71,26 +71,61 @@ class SharedCollectionError(MemoryKitError, TypeError):
 class ScopedCollection:
     """``VectorCollection`` over the records of one scope (``tag``) in ``shared``."""
 
-    __slots__ = ("_prefix", "shared", "tag")
+    __slots__ = ("_name", "_opener", "_prefix", "_shared", "tag")
 
-    def __init__(self, shared: VectorCollection, tag: str) -> None:
+    def __init__(
+        self,
+        shared: VectorCollection | None,
+        tag: str,
+        *,
+        opener: Callable[[], VectorCollection] | None = None,
+        name: str | None = None,
+    ) -> None:
         if len(tag) < _TAG_MIN or "/" in tag:
             raise InvalidArgumentError(
                 f"a scope tag has {_TAG_MIN} characters or more and no '/' (layout.scope_hash "
                 f"makes one): got {tag!r}"
             )
-        self.shared = shared
+        if shared is None and (opener is None or name is None):
+            raise InvalidArgumentError("a share made without its collection needs an opener")
+        self._shared = shared
+        self._opener = opener
+        self._name = name
         self.tag = tag
         self._prefix = tag + "/"
 
+    @classmethod
+    def later(cls, name: str, opener: Callable[[], VectorCollection], tag: str) -> ScopedCollection:
+        """A share of the collection ``name`` that ``opener`` opens on its first use: a
+        read served from elsewhere (the buckets' file, see ``lexical``) opens nothing
+        in Chroma, where each collection opened is a query of its database.
+
+        >>> import tempfile
+        >>> from langgraph_memory.store.chroma.door import persistent
+        >>> client = persistent(tempfile.mkdtemp())
+        >>> _ = client.open_or_create("demo", cosine=True)
+        >>> share = ScopedCollection.later("demo", lambda: client.open("demo"), "a" * 32)
+        >>> share.name, share.size()
+        ('demo', 0)
+        """
+        return cls(None, tag, opener=opener, name=name)
+
     def __repr__(self) -> str:
-        return f"ScopedCollection({self.shared.name!r}, {self.tag!r})"
+        return f"ScopedCollection({self.name!r}, {self.tag!r})"
+
+    @property
+    def shared(self) -> VectorCollection:
+        """The shared collection (opened now when this share was made ``later``)."""
+        if self._shared is None:
+            assert self._opener is not None
+            self._shared = self._opener()  # two threads may both open it: the same handle
+        return self._shared
 
     # -- what it is --------------------------------------------------------------------
 
     @property
     def name(self) -> str:
-        return self.shared.name
+        return self._name if self._name is not None else self.shared.name
 
     @property
     def uid(self) -> str:

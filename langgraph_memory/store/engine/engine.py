@@ -46,7 +46,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -440,6 +440,13 @@ class Engine:
             cached = self._cached(scope)
             if cached is not None:
                 return cached
+            home = self.lexicon.home(scope)
+            if home is not None:
+                # An embedded store's bucketed scope whose rows the buckets' file holds,
+                # its bucket with them: its read asks Chroma nothing (the registry's get
+                # and the three collections' opens grew with the store: 1.1 -> 4.8 ms
+                # and 0.3 -> 0.42 ms each, from 1,000 to 100,000 people).
+                return self._keep(layout.open_bucket_later(scope, home, self._opener(scope)))
             cols = layout.open_scope(self.client, self.registry, scope)
             if cols is None and compaction.recover_staged(
                 self.client,
@@ -458,18 +465,43 @@ class Engine:
                     )
                 _persist_every_write(cols)
                 if cols.bucket is not None:
-                    self.lexicon.created(scope)
+                    self.lexicon.created(scope, cols.bucket)
             else:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
                 _persist_every_write(cols)
                 if cols.bucket is None or self.path is None:  # see CLOSED_MARK
                     finish_interrupted_moves(cols)
-            with self._guard:
-                self._scopes[scope.key] = cols
-                while len(self._scopes) > self.budget.handles:
-                    self._scopes.popitem(last=False)  # reopened on its scope's next use
-            return cols
+                else:
+                    self.lexicon.placed(scope, cols.bucket)
+            return self._keep(cols)
+
+    def _keep(self, cols: layout.ScopeCollections) -> layout.ScopeCollections:
+        with self._guard:
+            self._scopes[cols.scope.key] = cols
+            while len(self._scopes) > self.budget.handles:
+                self._scopes.popitem(last=False)  # reopened on its scope's next use
+        return cols
+
+    def _opener(self, scope: Scope) -> Callable[[str], door.VectorCollection]:
+        """How a bucket's collection is opened on its first use by a scope placed by the
+        buckets' file: checked as ``collections`` checks one it opens at once. One found
+        missing (which no store closed whole leaves) sends the scope back to the
+        registry: its rows and its bucket are compared with Chroma on its next use."""
+
+        def open_shared(name: str) -> door.VectorCollection:
+            try:
+                collection = self.client.open(name)
+            except door.MissingCollectionError:
+                self.lexicon.stale(scope)
+                with self._guard:
+                    self._scopes.pop(scope.key, None)
+                raise
+            formats.check_readable(formats.stored_format(collection.metadata), scope.key)
+            collection.persist_every_write()
+            return collection
+
+        return open_shared
 
     def in_bucket(self, scope: Scope) -> bool:
         """Whether ``scope`` lives in a bucket's collections (see ``layout``)."""

@@ -19,7 +19,8 @@ dictionary of the metadata's keys (672 -> 294 bytes a row of real chat). 12.4 ->
 per five-memory person with float16 vectors (``LAYOUT`` 2), 4.0 kB in 8 bits (3). A
 cosine of rounded vectors is Chroma's to about 1e-3 (1.3e-3 off in a test's; float16:
 5e-5): a bucketed scope holds at most a few dozen versions, where that reorders only
-near ties.
+near ties. ``LAYOUT`` 4 keeps the bucket each scope lives in beside its rows
+(:meth:`BucketEntries.home`), so that a read of it asks Chroma nothing at all.
 
 It is derived data, written by this process alone (the directory lock), after each
 Chroma write, like an index file. Whether a scope's rows can be trusted:
@@ -46,15 +47,15 @@ thousands of people. (The per-scope index files are rewritten, ``VACUUM``, inste
 >>> entries = BucketEntries(Path(tempfile.mkdtemp()) / "buckets.db")
 >>> entries.load("s1") is None  # never compared with Chroma: not trusted
 True
->>> entries.replace("s1", [Entry("a1", "tea", document="Likes tea.", meta="{}")])
->>> [e.id for e in entries.load("s1")]
-['a1']
+>>> entries.replace("s1", [Entry("a1", "tea", document="Likes tea.", meta="{}")], home="b000000")
+>>> [e.id for e in entries.load("s1")], entries.home("s1")
+(['a1'], 'b000000')
 >>> entries.put("s1", [Entry("b2", "coffee")], removed=["a1"])
 >>> [e.terms for e in entries.load("s1")]
 ['coffee']
 >>> entries = entries.erase()  # a purge's: nothing is trusted in the new file
->>> entries.load("s1") is None
-True
+>>> entries.load("s1") is None, entries.home("s1") is None
+(True, True)
 >>> entries.close()
 """
 
@@ -68,7 +69,7 @@ import threading
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -80,12 +81,13 @@ __all__ = ["FILE", "BucketEntries", "rounded"]
 FILE = "buckets.db"
 #: The layout of this file; with the terms' ``SCHEMA``, what a file must say to be read
 #: (another is erased and built again from Chroma).
-LAYOUT = 3
+LAYOUT = 4
 
 _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS scope(hash TEXT PRIMARY KEY, generation INTEGER NOT NULL)
-    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scope(
+    hash TEXT PRIMARY KEY, generation INTEGER NOT NULL, home TEXT
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS entry(
     scope TEXT NOT NULL, id TEXT NOT NULL, episodic INTEGER NOT NULL, thread TEXT,
     at REAL NOT NULL, pinned INTEGER NOT NULL, speaker TEXT, vec BLOB, packed BLOB NOT NULL
@@ -147,7 +149,13 @@ class BucketEntries:
             layout = f"{LAYOUT}.{SCHEMA}"
             con.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('layout', ?)", (layout,))
             (found,) = con.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
-            if found != layout:  # terms made otherwise: nothing here is of use
+            if found == f"3.{SCHEMA}":
+                # The release before kept no homes: its rows hold as they are, and each
+                # scope's home is learnt on its next open (``place``), not rebuilt from
+                # Chroma with every person's vectors.
+                con.execute("ALTER TABLE scope ADD COLUMN home TEXT")
+                con.execute("UPDATE meta SET value = ? WHERE key = 'layout'", (layout,))
+            elif found != layout:  # terms made otherwise: nothing here is of use
                 con.close()
                 erase(self.path)
                 return self._open()
@@ -216,19 +224,48 @@ class BucketEntries:
             ).fetchall()
         return [_entry(row) for row in rows]
 
+    def home(self, scope: str) -> str | None:
+        """The bucket the scope lives in, as its registry entry in Chroma says, when
+        its rows are trusted and the bucket was recorded with them (:meth:`replace`,
+        :meth:`place`); else None, and the registry is to be asked. It holds as the
+        rows hold: the entry changes only when the scope is made (rows made with it),
+        moves out of its bucket (:meth:`remove`) or is purged (:meth:`erase`), all in
+        the one process that has the store."""
+        with self._lock:
+            if scope in self._distrusted:
+                return None
+            found = self._con.execute(
+                "SELECT generation, home FROM scope WHERE hash = ?", (scope,)
+            ).fetchone()
+        if found is None or found[0] != self.generation:
+            return None
+        return cast("str | None", found[1])
+
     # -- writes --------------------------------------------------------------------------
 
-    def replace(self, scope: str, entries: Sequence[Entry]) -> None:
-        """Make the scope's rows ``entries`` (what Chroma holds), trusted from now on."""
+    def replace(self, scope: str, entries: Sequence[Entry], *, home: str | None = None) -> None:
+        """Make the scope's rows ``entries`` (what Chroma holds), trusted from now on;
+        ``home``: the bucket its registry entry names (see :meth:`home`)."""
         with self._transaction(scope) as con:
             con.execute("DELETE FROM entry WHERE scope = ?", (scope,))
             self._insert(con, scope, entries)
             con.execute(
-                "INSERT OR REPLACE INTO scope(hash, generation) VALUES (?, ?)",
-                (scope, self.generation),
+                "INSERT OR REPLACE INTO scope(hash, generation, home) VALUES (?, ?, ?)",
+                (scope, self.generation, home),
             )
         with self._lock:
             self._distrusted.discard(scope)
+
+    def place(self, scope: str, home: str) -> None:
+        """Record the bucket a scope's registry entry names, read from Chroma just
+        now, beside its rows when they are trusted and have none recorded yet (rows
+        that a release before homes were kept made). A failure only leaves it
+        unrecorded."""
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            self._con.execute(  # one statement: its own transaction (autocommit)
+                "UPDATE scope SET home = ? WHERE hash = ? AND generation = ? AND home IS NULL",
+                (home, scope, self.generation),
+            )
 
     def put(self, scope: str, entries: Sequence[Entry], removed: Iterable[str] = ()) -> None:
         """Follow a write of the scope: ``entries`` added (an id held is replaced),

@@ -231,14 +231,14 @@ class Lexicon:
         if self.shared:
             self._stamp(registry, scope)
 
-    def created(self, scope: Scope) -> None:
-        """A scope in a bucket, made just now: it holds no record yet, so its rows in the
-        buckets' file (none) are whole, and its first write reads nothing from Chroma. A
-        failure is logged: the first write then compares the scope with Chroma."""
+    def created(self, scope: Scope, bucket: str) -> None:
+        """A scope in ``bucket``, made just now: it holds no record yet, so its rows in
+        the buckets' file (none) are whole, and its first write reads nothing from
+        Chroma. A failure is logged: the first write then compares the scope with Chroma."""
         if self.buckets is None:
             return
         try:
-            self.buckets.replace(scope_hash(scope), [])
+            self.buckets.replace(scope_hash(scope), [], home=bucket)
         except sqlite3.Error as exc:
             log.warning("langgraph_memory: lexical rows of %s not started (%r)", scope.key, exc)
 
@@ -255,6 +255,17 @@ class Lexicon:
         except sqlite3.Error as exc:
             log.warning("langgraph_memory: lexical index of %s not updated (%r)", scope.key, exc)
             self.stale(scope)
+
+    def home(self, scope: Scope) -> str | None:
+        """The bucket an embedded store's scope lives in, known without asking Chroma
+        (see ``BucketEntries.home``); None when it is to be read from the registry."""
+        return None if self.buckets is None else self.buckets.home(scope_hash(scope))
+
+    def placed(self, scope: Scope, bucket: str) -> None:
+        """The registry says the scope lives in ``bucket``: recorded beside its rows
+        when they are trusted and say nothing of it yet (``BucketEntries.place``)."""
+        if self.buckets is not None:
+            self.buckets.place(scope_hash(scope), bucket)
 
     def stale(self, scope: Scope) -> None:
         """Compare the scope's index with its collection on its next read (after a
@@ -393,7 +404,7 @@ class Lexicon:
         kept = self.buckets.load(hashed)
         if kept is None:
             kept = rounded([entry_of(v) for v in fetch(cols.active, cols.scope, with_vector=True)])
-            self.buckets.replace(hashed, kept)
+            self.buckets.replace(hashed, kept, home=cols.bucket)
             fresh = kept
         else:  # this process's writes since the index opened are in both already
             fresh = [e for e in kept if e.id not in held]
