@@ -202,7 +202,9 @@ class TurnRecord:
         remember = None
         if wire.remember is not None:
             if wire.v < VERSION:  # a version 1 reader would take it for a plain turn
-                raise JournalError(f"a turn record with remember is version {VERSION}, not {wire.v}")
+                raise JournalError(
+                    f"a turn record with remember is version {VERSION}, not {wire.v}"
+                )
             remember = RememberRequest.from_record(wire.remember)
         return cls(
             turn_id=wire.id,
