@@ -20,6 +20,7 @@ from langgraph_memory.cli import (
     inspection,
     maintenance,
     reviews,
+    serving,
     upgrading,
 )
 from langgraph_memory.cli.errors import CommandError, UsageError
@@ -113,6 +114,55 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--read-only", action="store_true", help="show everything, change nothing (no actions)"
+    )
+    p = command("mcp", serving.mcp, scoped=False)
+    who = p.add_mutually_exclusive_group()
+    who.add_argument(
+        "--user",
+        dest="scope",
+        metavar="ID",
+        type=lambda v: f"user:{v}",
+        help="stdio: the user whose memory the client reaches (the scope user:ID)",
+    )
+    who.add_argument("--scope", dest="scope", metavar="KIND:ID", help="stdio: any scope")
+    p.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default: the client starts this command) or http (streamable HTTP)",
+    )
+    p.add_argument(
+        "--trust",
+        choices=("high", "medium", "low"),
+        default="medium",
+        help="stdio: the trust of what the client asks to remember (default: medium; over "
+        "HTTP each token's entry says)",
+    )
+    p.add_argument(
+        "--tokens",
+        metavar="FILE",
+        help="http: a JSON file binding each bearer token to a scope (see docs/mcp.md)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="http: the address to serve on (default: 127.0.0.1, this machine only)",
+    )
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=serving.DEFAULT_PORT,
+        help=f"http: the port (default: {serving.DEFAULT_PORT}; 0: any free port)",
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="http: allow a --host other than loopback (plain HTTP: put TLS in front)",
+    )
+    p.add_argument(
+        "--model",
+        help="the write path's model: 'provider:name' or 'rules' (default: the "
+        "environment's chat model, else the rules)",
     )
     p = admin_flag(command("import", changes.import_))
     p.add_argument("--in", dest="infile", required=True, help="export file ('-': stdin)")
