@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -146,4 +147,15 @@ def _serve_http(answers: Answers, table: Any, args: argparse.Namespace, sock: An
     config = uvicorn.Config(
         server.streamable_http_app(), log_level="warning", access_log=False, lifespan="on"
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    # uvicorn stops gracefully on SIGTERM, then raises it again for the handler it found:
+    # as an exit rather than the default death, the queued requests are written and
+    # the store closes (the journal would keep them anyway).
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(0)
