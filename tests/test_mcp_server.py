@@ -19,7 +19,7 @@ from mcp.types import Implementation, TextContent
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.errors import InvalidArgumentError
-from langgraph_memory.mcp_server import Answers, Binding, TokenTable, create_server
+from langgraph_memory.mcp_server import Answers, Binding, TokenTable, create_server, token_sha256
 from langgraph_memory.mcp_server.answers import MAX_REMEMBER_CHARS
 from langgraph_memory.records import DecisionOp, Source, Trust
 from langgraph_memory.scope import Scope
@@ -227,7 +227,7 @@ def test_a_tokens_file_binds_each_token_to_its_scope(tmp_path: Path) -> None:
                         "name": "b",
                         "scope": "user:bob",
                         "trust": "high",
-                        "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                        "sha256": token_sha256("test"),
                     },
                 ]
             }
