@@ -141,7 +141,7 @@ def _entry(item: Any, i: int, where: str) -> tuple[str, Binding]:
     if not isinstance(name, str) or not name.strip():
         raise InvalidArgumentError(f"{here}: give each entry a name (for the logs)")
     try:
-        scope = check_path_scope(Scope.parse(item.get("scope")))
+        scope = check_path_scope(Scope.parse(str(item.get("scope", ""))))
         trust = Trust(item.get("trust", DEFAULT_TRUST.value))
     except (MemoryKitError, ValueError) as exc:
         raise InvalidArgumentError(

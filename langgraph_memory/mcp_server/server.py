@@ -129,7 +129,14 @@ def http_security(host: str, port: int) -> TransportSecuritySettings:
 
 
 def token_bound(table: TokenTable) -> Callable[[], Binding]:
-    """The binding of the request's bearer token (the SDK's auth checked it first)."""
+    """The binding of the request's bearer token (the SDK's auth checked it first).
+
+    >>> entry = {"name": "a", "scope": "user:x", "token": "t" * 16}
+    >>> token_bound(TokenTable.parse({"tokens": [entry]}))()  # outside a request: no token
+    Traceback (most recent call last):
+    ...
+    mcp.server.fastmcp.exceptions.ToolError: no valid bearer token on this request
+    """
     by_name = {binding.name: binding for _, binding in table.entries}
 
     def bound() -> Binding:

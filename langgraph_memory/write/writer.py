@@ -702,13 +702,14 @@ class MemoryWriter:
         replayed after a crash (same id) applies only the facts not decided yet; a
         scope purged meanwhile gets nothing."""
         generation = stores.internals(self.store).scope_generation(scope)
+        found: Sequence[Fact]
         try:
             with trace_scope(scope):
-                facts = extract(turn, model=self.model).facts
+                found = extract(turn, model=self.model).facts
         except Exception:
-            facts = ()
-        if not facts:  # nothing the model recognised: keep the words as given
-            facts = (Fact(turn.user_text()),)
+            found = ()
+        if not found:  # nothing the model recognised: keep the words as given
+            found = (Fact(turn.user_text()),)
         facts = [
             Fact(
                 fact.text,
@@ -722,7 +723,7 @@ class MemoryWriter:
                 kind=_remembered_kind(fact.kind, rule=request.rule, trust=request.trust),
                 event_time=fact.event_time,
             )
-            for fact in facts
+            for fact in found
         ]
         decisions = []
         with stores.internals(self.store).scope_lock(scope):
