@@ -21,7 +21,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import TextContent
+from mcp_calls import call
 from processes import free_port, serving
 
 from langgraph_memory import MemoryStore
@@ -65,13 +65,6 @@ async def http_session(url: str, token: str) -> AsyncIterator[ClientSession]:
     ):
         await s.initialize()
         yield s
-
-
-async def call(session: ClientSession, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
-    result = await session.call_tool(tool, args)
-    [content] = result.content
-    assert isinstance(content, TextContent)
-    return bool(result.isError), content.text
 
 
 def test_stdio_remembers_in_one_session_and_recalls_in_the_next(tmp_path: Path) -> None:

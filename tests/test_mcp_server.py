@@ -16,6 +16,7 @@ import pytest
 from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 from mcp.types import Implementation, TextContent
+from mcp_calls import call
 
 from langgraph_memory import MemoryStore
 from langgraph_memory.errors import InvalidArgumentError
@@ -29,12 +30,10 @@ ALICE = Binding(Scope.parse("user:alice"))
 
 
 @pytest.fixture
-def store(tmp_path: Path, embedder: Any) -> Iterator[MemoryStore]:
-    s = MemoryStore(tmp_path / "m", embeddings=embedder)
-    try:
-        yield s
-    finally:
-        s.close()
+def backend() -> str:
+    """conftest's ``store``, embedded only: the server's tools on one store (the command
+    on a store of its own: tests/test_mcp_command.py)."""
+    return "embedded"
 
 
 @pytest.fixture
@@ -53,13 +52,6 @@ async def client(answers: Answers, who: Binding = ALICE) -> AsyncIterator[Client
         server, client_info=Implementation(name="test-client", version="1")
     ) as session:
         yield session
-
-
-async def call(session: ClientSession, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
-    result = await session.call_tool(tool, args)
-    [content] = result.content
-    assert isinstance(content, TextContent)
-    return bool(result.isError), content.text
 
 
 def run(answers: Answers, script: Callable[[ClientSession], Awaitable[None]]) -> None:

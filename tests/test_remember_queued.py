@@ -6,10 +6,7 @@ replays as before."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,12 +24,9 @@ ASKED = RememberRequest(trust=Trust.MEDIUM, by="mcp:test-client")
 
 
 @pytest.fixture
-def store(tmp_path: Path, embedder: Any) -> Iterator[MemoryStore]:
-    s = MemoryStore(tmp_path / "m", embeddings=embedder)
-    try:
-        yield s
-    finally:
-        s.close()
+def backend() -> str:
+    """conftest's ``store``, embedded only: the journal is a file in the store's directory."""
+    return "embedded"
 
 
 def asked(text: str, turn_id: str = "r1") -> Turn:
@@ -81,29 +75,24 @@ def test_the_journal_keeps_a_request_as_version_2_and_replays_it_once(
     assert len(store.decisions("user:alice")) == 1  # the replay decided nothing again
 
 
+#: A turn as every release before requests to remember wrote it.
+OLD = {
+    "t": "turn",
+    "v": 1,
+    "id": "t1",
+    "scope": "user:a",
+    "messages": [["user", "I'm vegan."]],
+    "when": "2026-01-05T00:00:00+00:00",
+}
+
+
 def test_a_version_1_record_reads_as_a_plain_turn_and_is_written_as_one() -> None:
-    old = {
-        "t": "turn",
-        "v": 1,
-        "id": "t1",
-        "scope": "user:a",
-        "messages": [["user", "I'm vegan."]],
-        "when": "2026-01-05T00:00:00+00:00",
-    }
-    entry = TurnRecord.from_record(old)
+    entry = TurnRecord.from_record(OLD)
     assert entry.remember is None
-    assert entry.record() == old  # byte for byte what an older release writes and reads
+    assert entry.record() == OLD  # what an older release writes, and reads
 
 
 def test_a_version_1_record_cannot_carry_a_request() -> None:
-    sneaked = {
-        "t": "turn",
-        "v": 1,
-        "id": "t1",
-        "scope": "user:a",
-        "messages": [["user", "I'm vegan."]],
-        "when": "2026-01-05T00:00:00+00:00",
-        "remember": {"trust": "low"},
-    }
+    sneaked = {**OLD, "remember": {"trust": "low"}}
     with pytest.raises(JournalError, match="version 2"):
         TurnRecord.from_record(sneaked)

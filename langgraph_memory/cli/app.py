@@ -76,6 +76,22 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", action="store_true", help="print JSON (for scripts)")
         return sub
 
+    def serve_flags(
+        sub: argparse.ArgumentParser, port: int, which: str = ""
+    ) -> argparse.ArgumentParser:
+        sub.add_argument(
+            "--host",
+            default="127.0.0.1",
+            help=f"{which}the address to serve on (default: 127.0.0.1, this machine only)",
+        )
+        sub.add_argument(
+            "--port",
+            type=_port,
+            default=port,
+            help=f"{which}the port (default: {port}; 0: any free port)",
+        )
+        return sub
+
     def admin_flag(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
         sub.add_argument(
             "--admin",
@@ -100,18 +116,7 @@ def parser() -> argparse.ArgumentParser:
     p = json_flag(command("scopes", inspection.scopes, scoped=False))
     p.add_argument("--kind", choices=SCOPE_KINDS, help="only this kind")
     command("export", inspection.export).add_argument("--out", help="write to this file")
-    p = command("inspect", inspecting.inspect, scoped=False)
-    p.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="the address to serve on (default: 127.0.0.1, this machine only)",
-    )
-    p.add_argument(
-        "--port",
-        type=_port,
-        default=inspecting.DEFAULT_PORT,
-        help=f"the port (default: {inspecting.DEFAULT_PORT}; 0: any free port)",
-    )
+    p = serve_flags(command("inspect", inspecting.inspect, scoped=False), inspecting.DEFAULT_PORT)
     p.add_argument(
         "--read-only", action="store_true", help="show everything, change nothing (no actions)"
     )
@@ -143,17 +148,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="http: a JSON file binding each bearer token to a scope (see docs/mcp.md)",
     )
-    p.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="http: the address to serve on (default: 127.0.0.1, this machine only)",
-    )
-    p.add_argument(
-        "--port",
-        type=_port,
-        default=serving.DEFAULT_PORT,
-        help=f"http: the port (default: {serving.DEFAULT_PORT}; 0: any free port)",
-    )
+    serve_flags(p, serving.DEFAULT_PORT, "http: ")
     p.add_argument(
         "--allow-remote",
         action="store_true",
