@@ -38,11 +38,10 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ContentBlock
 
-from langgraph_memory.errors import MemoryKitError
+from langgraph_memory.errors import InvalidArgumentError, InvalidScopeError, InvalidTypeError
 from langgraph_memory.mcp_server.answers import MAX_K, Answers
 from langgraph_memory.mcp_server.bindings import Binding, TokenTable, token_sha256
 
@@ -135,14 +134,14 @@ def token_bound(table: TokenTable) -> Callable[[], Binding]:
     >>> token_bound(TokenTable.parse({"tokens": [entry]}))()  # outside a request: no token
     Traceback (most recent call last):
     ...
-    mcp.server.fastmcp.exceptions.ToolError: no valid bearer token on this request
+    langgraph_memory.errors.InvalidScopeError: no bearer token on this request bound it to a scope
     """
     by_name = {binding.name: binding for _, binding in table.entries}
 
     def bound() -> Binding:
         access = get_access_token()
         if access is None or access.client_id not in by_name:  # the auth middleware let none in
-            raise ToolError("no valid bearer token on this request")
+            raise InvalidScopeError("no bearer token on this request bound it to a scope")
         return by_name[access.client_id]
 
     return bound
@@ -162,11 +161,13 @@ class MemoryServer(FastMCP[Any]):
         take, each with what to do; then run the tool."""
         tools = {t.name: t for t in await self.list_tools()}
         if name not in tools:
-            raise ToolError(f"unknown tool {name!r}: this server has {', '.join(sorted(tools))}")
+            raise InvalidArgumentError(
+                f"unknown tool {name!r}: this server has {', '.join(sorted(tools))}"
+            )
         given = set(arguments or {})
         scoped = sorted(a for a in given if a.lower() in SCOPE_ARGUMENTS)
         if scoped:
-            raise ToolError(
+            raise InvalidArgumentError(
                 f"{name} takes no {', '.join(scoped)}: this connection is bound to "
                 f"{self.bound().scope.key}, and no argument can reach another scope; "
                 "call it again without them"
@@ -174,14 +175,14 @@ class MemoryServer(FastMCP[Any]):
         schema = tools[name].inputSchema.get("properties", {})
         unknown = sorted(given - set(schema))
         if unknown:
-            raise ToolError(
+            raise InvalidArgumentError(
                 f"{name} takes no argument {', '.join(unknown)}; its arguments are "
                 f"{', '.join(sorted(schema)) or 'none'}"
             )
         for arg, value in (arguments or {}).items():
             wanted = schema[arg].get("type")
             if wanted in JSON_TYPES and not JSON_TYPES[wanted](value):
-                raise ToolError(
+                raise InvalidTypeError(
                     f"{name}: {arg} must be a {wanted}, got {type(value).__name__} "
                     f"{value!r:.40}; call it again with {arg} as a {wanted}"
                 )
@@ -236,11 +237,9 @@ def create_server(
 
 
 async def _in_thread(work: Callable[[], T]) -> T:
-    """Run blocking store work off the event loop; a kit error becomes the tool's error."""
-    try:
-        return await anyio.to_thread.run_sync(work)
-    except MemoryKitError as exc:
-        raise ToolError(str(exc)) from None
+    """Run blocking store work off the event loop (a kit error, which says what to do,
+    is the call's error: FastMCP answers it as the tool's)."""
+    return await anyio.to_thread.run_sync(work)
 
 
 def _client_name(server: MemoryServer) -> str:
