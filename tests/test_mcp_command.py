@@ -130,7 +130,16 @@ def http_server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]
     store = str(tmp_path / "m")
     with serving(
         command(
-            "--transport", "http", "--port", str(port), "--tokens", str(tokens), "--path", store
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--tokens",
+            str(tokens),
+            "--path",
+            store,
+            "--name",
+            "memory.test",
         ),
         ready=ready,
         log_path=tmp_path / "mcp.log",
@@ -172,6 +181,9 @@ def test_http_binds_each_token_to_its_scope_and_refuses_the_rest(tmp_path: Path)
         assert bad_host.status_code == 421
         bad_origin = post(Authorization=f"Bearer {ALICE_TOKEN}", Origin="http://evil.example")
         assert bad_origin.status_code == 403
+        port = url.removeprefix("http://127.0.0.1").removesuffix("/mcp")  # ":port"
+        named = post(Authorization=f"Bearer {ALICE_TOKEN}", Host=f"memory.test{port}")
+        assert named.status_code == 200  # a name given with --name
         opened = post(Authorization=f"Bearer {ALICE_TOKEN}", Origin=url.removesuffix("/mcp"))
         assert opened.status_code == 200
         # A session opened with alice's token is not bob's to use.

@@ -155,6 +155,14 @@ def parser() -> argparse.ArgumentParser:
         help="http: allow a --host other than loopback (plain HTTP: put TLS in front)",
     )
     p.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="http: another name clients reach the server by (its Host and Origin are "
+        "accepted; others get 421/403), e.g. the machine's name with --host 0.0.0.0",
+    )
+    p.add_argument(
         "--model",
         help="the write path's model: 'provider:name' or 'rules' (default: the "
         "environment's chat model, else the rules)",

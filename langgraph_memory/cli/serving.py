@@ -130,7 +130,9 @@ def _serve_http(answers: Answers, table: Any, args: argparse.Namespace, sock: An
     from langgraph_memory.mcp_server import create_server, token_bound
 
     port = int(sock.getsockname()[1])
-    server = create_server(answers, token_bound(table), tokens=table, host=args.host, port=port)
+    server = create_server(
+        answers, token_bound(table), tokens=table, host=args.host, port=port, names=args.name
+    )
     where = for_terminal(str(answers.store.path or args.server))
     print(f"MCP server for {where}: {endpoint(args.host, port)}", flush=True)
     print(

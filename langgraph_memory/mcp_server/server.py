@@ -110,16 +110,20 @@ class TableVerifier:
         return AccessToken(token=token_sha256(token), client_id=binding.name, scopes=[])
 
 
-def http_security(host: str, port: int) -> TransportSecuritySettings:
+def http_security(host: str, port: int, names: Sequence[str] = ()) -> TransportSecuritySettings:
     """The MCP spec's advice against DNS rebinding: only requests whose ``Host`` names
-    this server, and whose ``Origin`` (when a browser sends one) is this server.
+    this server, and whose ``Origin`` (when a browser sends one) is this server. ``names``
+    are the other names clients reach it by (a server on ``0.0.0.0`` is reached by the
+    machine's name or address, which the server cannot guess).
 
     >>> http_security("127.0.0.1", 8808).allowed_hosts
     ['127.0.0.1:8808', 'localhost:8808', '[::1]:8808']
+    >>> http_security("0.0.0.0", 8808, ["memory.example.com"]).allowed_hosts
+    ['0.0.0.0:8808', 'memory.example.com:8808']
     """
     loopback = host in ("127.0.0.1", "localhost", "::1")
-    names = ["127.0.0.1", "localhost", "[::1]"] if loopback else [_shown(host)]
-    hosts = [f"{name}:{port}" for name in names]
+    served = ["127.0.0.1", "localhost", "[::1]"] if loopback else [_shown(host)]
+    hosts = [f"{name}:{port}" for name in [*served, *map(_shown, names)]]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=hosts,
@@ -196,6 +200,7 @@ def create_server(
     tokens: TokenTable | None = None,
     host: str = "127.0.0.1",
     port: int = 8000,
+    names: Sequence[str] = (),
 ) -> FastMCP[Any]:
     """The MCP server over ``answers``, each call on the scope ``bound()`` gives.
 
@@ -207,6 +212,7 @@ def create_server(
             401; None over stdio.
         host: over HTTP, the address served (for the Host and Origin checks).
         port: over HTTP, the port served.
+        names: over HTTP, other host names clients reach it by (``http_security``).
 
     Returns:
         The FastMCP server: ``run_stdio_async()``, or ``streamable_http_app()`` to serve.
@@ -229,7 +235,7 @@ def create_server(
         host=host,
         port=port,
         log_level="WARNING",
-        transport_security=http_security(host, port),
+        transport_security=http_security(host, port, names),
         **auth,
     )
     _add_tools(server, answers)
