@@ -9,8 +9,10 @@ inspector's pages for a person with 5,000 memories, and its screenshots) and
 ``basestore-batch`` (basestore_batch: concurrent mixed BaseStore batches against
 LangGraph's InMemoryStore), ``users`` (a store of many people: memory, reads, adds
 and disk as the number of users grows), ``concurrency`` (many people's turns at once
-through one graph on one event loop: turn latency, the loop's stall) and ``telemetry``
-(a read with OpenTelemetry's spans and metrics on against off); evaluations:
+through one graph on one event loop: turn latency, the loop's stall), ``telemetry``
+(a read with OpenTelemetry's spans and metrics on against off) and ``mcp``
+(mcp_roundtrip: a search through ``langgraph-memory mcp`` over stdio and HTTP against the
+same search in process); evaluations:
 ``reads`` (the current value first, and questions asked again),
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
 their results. The arguments after
@@ -47,6 +49,7 @@ BENCHES: dict[str, str] = {
     "users": "users",
     "concurrency": "concurrency",
     "telemetry": "telemetry",
+    "mcp": "mcp_roundtrip",
     "reads": "reads",
     "retrieval": "retrieval",
     "qa": "qa",

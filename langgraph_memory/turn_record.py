@@ -14,6 +14,17 @@ written would leave a half-done import)::
 ``[role, text, name]`` when it names its speaker. A record that cannot be read
 raises ``JournalError`` saying what is wrong.
 
+A turn that is an explicit request to remember its user message (an MCP client's
+``remember``, queued like any turn) carries ``remember``: who asked and how far
+their words are trusted (``RememberRequest``). Such a record is version 2, so a
+release that reads version 1 only refuses it ("upgrade to replay it") instead of
+taking a medium-trust request for the user's own high-trust words; a plain turn
+is still written as version 1, which every release reads::
+
+    {"t": "turn", "v": 2, "id": "...", "scope": "user:alice",
+     "messages": [["user", "I prefer metric units."]], "when": "...",
+     "remember": {"source": "explicit", "trust": "medium", "by": "mcp:Claude"}}
+
 >>> from datetime import datetime, timezone
 >>> r = TurnRecord("t1", "user:a", (("user", "I'm vegan."),),
 ...                datetime(2026, 1, 5, tzinfo=timezone.utc))
@@ -38,14 +49,25 @@ from pydantic import (
 )
 
 from langgraph_memory.checks import check_chars
-from langgraph_memory.errors import InvalidScopeError, JournalError
-from langgraph_memory.records import utc
+from langgraph_memory.errors import InvalidScopeError, JournalError, MemoryKitError
+from langgraph_memory.records import Source, Trust, check_importance, utc
 from langgraph_memory.scope import Scope
 
-__all__ = ["ROLE_OF_TYPE", "VERSION", "Role", "TurnRecord", "TurnRecordV1", "check_turn_id"]
+__all__ = [
+    "ROLE_OF_TYPE",
+    "VERSION",
+    "RememberRequest",
+    "Role",
+    "TurnRecord",
+    "TurnRecordV1",
+    "check_turn_id",
+]
 
-#: The version of the record format this release writes, and the newest it reads.
-VERSION = 1
+#: The newest version of the record format this release reads. A plain turn is written
+#: as version 1 (what every release reads); a turn with a ``remember`` request as 2.
+VERSION = 2
+#: The version a record without ``remember`` is written as.
+PLAIN_VERSION = 1
 
 Role = Literal["user", "assistant", "tool", "document"]
 #: A message's role by what it is called (LangChain's message types included).
@@ -60,6 +82,70 @@ ROLE_OF_TYPE: dict[str, Role] = {
 }
 
 _R = TypeVar("_R", bound="TurnRecord")
+
+
+@dataclass(frozen=True)
+class RememberRequest:
+    """A turn's user message is an explicit request to remember it: through
+    ``MemoryWriter.remember``'s path (extraction, reconcile, the decision log) with
+    this provenance, instead of a turn's (facts of the user's own words, high trust).
+
+    ``by`` names who asked (e.g. ``"mcp:Claude Desktop"``): the decision log notes it.
+
+    >>> RememberRequest(trust=Trust.MEDIUM, by="mcp:cursor").record()
+    {'source': 'explicit', 'trust': 'medium', 'by': 'mcp:cursor'}
+    >>> RememberRequest.from_record({"trust": "medium"}).trust
+    <Trust.MEDIUM: 'medium'>
+    """
+
+    source: Source = Source.EXPLICIT
+    trust: Trust = Trust.HIGH
+    rule: bool = False
+    importance: float | None = None
+    pinned: bool = False
+    by: str | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The JSON-ready record: defaults left out, source and trust always there."""
+        out: dict[str, Any] = {"source": self.source.value, "trust": self.trust.value}
+        if self.rule:
+            out["rule"] = True
+        if self.importance is not None:
+            out["importance"] = self.importance
+        if self.pinned:
+            out["pinned"] = True
+        if self.by is not None:
+            out["by"] = self.by
+        return out
+
+    @classmethod
+    def from_record(cls, data: Any) -> RememberRequest:
+        """Read back what :meth:`record` wrote; ``JournalError`` says what is wrong."""
+        if not isinstance(data, Mapping):
+            raise JournalError(f"remember must be a JSON object, not {data!r:.80}")
+        unknown = set(data) - {"source", "trust", "rule", "importance", "pinned", "by"}
+        if unknown:
+            raise JournalError(f"remember has unknown fields {sorted(unknown)}")
+        try:
+            source = Source(data.get("source", Source.EXPLICIT.value))
+            trust = Trust(data.get("trust", Trust.HIGH.value))
+        except ValueError as exc:
+            raise JournalError(f"remember: {exc}") from None
+        rule, pinned = data.get("rule", False), data.get("pinned", False)
+        if not isinstance(rule, bool) or not isinstance(pinned, bool):
+            raise JournalError(f"remember: rule and pinned are true or false, not {data!r:.80}")
+        importance = data.get("importance")
+        if importance is not None:
+            try:
+                importance = check_importance(importance)
+            except MemoryKitError as exc:
+                raise JournalError(f"remember: {exc}") from None
+        by = data.get("by")
+        if by is not None and (not isinstance(by, str) or not by):
+            raise JournalError(f"remember: by {by!r:.80} is not a non-empty string")
+        if by is not None:
+            check_chars(by, "remember.by", error=JournalError)
+        return cls(source, trust, rule, importance, pinned, by)
 
 
 @dataclass(frozen=True)
@@ -78,18 +164,22 @@ class TurnRecord:
     messages: tuple[tuple[str, ...], ...]
     when: datetime
     thread_id: str | None = None
+    #: Set when the turn is an explicit request to remember (version 2 records).
+    remember: RememberRequest | None = None
 
     def record(self) -> dict[str, Any]:
         """The JSON-ready record (``thread`` only when the turn has one, so a
-        record without it reads as before): the one writer of the format."""
+        record without it reads as before; ``remember`` only on a request to
+        remember, then as version 2): the one writer of the format."""
         wire = TurnRecordV1.model_construct(
             t="turn",
-            v=VERSION,
+            v=PLAIN_VERSION if self.remember is None else VERSION,
             id=self.turn_id,
             scope=self.scope,
             messages=self.messages,
             when=self.when,
             thread=self.thread_id,
+            remember=None if self.remember is None else self.remember.record(),
         )
         return wire.model_dump(mode="json", exclude_none=True)
 
@@ -109,18 +199,27 @@ class TurnRecord:
             wire = TurnRecordV1.model_validate(data)
         except ValidationError as exc:
             raise _journal_error(exc) from None
+        remember = None
+        if wire.remember is not None:
+            if wire.v < VERSION:  # a version 1 reader would take it for a plain turn
+                raise JournalError(
+                    f"a turn record with remember is version {VERSION}, not {wire.v}"
+                )
+            remember = RememberRequest.from_record(wire.remember)
         return cls(
             turn_id=wire.id,
             scope=wire.scope,
             messages=wire.messages,
             when=wire.when,
             thread_id=wire.thread,
+            remember=remember,
         )
 
 
 class TurnRecordV1(BaseModel):
-    """The turn record as written, version 1: field names and types of the JSON
-    object (``t``, ``v``, ``id``, ``scope``, ``messages``, ``when``, ``thread``).
+    """The turn record as written, versions 1 and 2: field names and types of the JSON
+    object (``t``, ``v``, ``id``, ``scope``, ``messages``, ``when``, ``thread``, and
+    in version 2 ``remember``, read by ``RememberRequest.from_record``).
 
     Unknown fields are ignored (a done record has others). Every field is checked
     even when missing, so that the error names it and says what it must be; the
@@ -142,6 +241,7 @@ class TurnRecordV1(BaseModel):
     messages: tuple[tuple[str, ...], ...] = Field(default=None, validate_default=True)
     when: datetime = Field(default=None, validate_default=True)
     thread: str | None = None
+    remember: dict[str, Any] | None = None
 
     @field_validator("t", mode="before")
     @classmethod

@@ -30,6 +30,7 @@ from benchmarks import (
     graph_overhead,
     ingest_speed,
     maintenance,
+    mcp_roundtrip,
     qa,
     retrieval,
     telemetry,
@@ -384,3 +385,18 @@ def test_telemetry_bench_records_one_span_a_read_on_and_none_off(
     assert report["spans_per_read_on"] == 1.0
     assert report["read_duration_points"] == 2 * asked + asked
     assert report["off_p50_ms"] > 0 and report["ratio_on_off"] > 0
+
+
+def test_mcp_bench_times_a_search_each_way_against_in_process(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command over stdio and HTTP in subprocesses, each side's searches counted."""
+    out = tmp_path / "mcp.json"
+    args = ["--data", str(data), "--questions", "3", "--rounds", "1", "--out", str(out)]
+    assert mcp_roundtrip.main(args) == 0
+    assert "ratio stdio / in process" in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["searches_per_side"] == 3
+    for side in mcp_roundtrip.SIDES:
+        assert report[f"{side}_p50_ms"] > 0
+    assert report["ratio_stdio_in_process"] > 0 and report["ratio_http_in_process"] > 0

@@ -27,6 +27,7 @@ PUBLIC_MODULES = frozenset(
         ".inspector",
         ".lifecycle",
         ".llm",
+        ".mcp_server",
         ".records",
         ".text",
         ".text.porter",

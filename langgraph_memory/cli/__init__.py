@@ -8,6 +8,7 @@
     langgraph-memory why --user alice ID         # the decisions behind it
     langgraph-memory export --user alice         # everything, as JSON
     langgraph-memory inspect                     # a local web page: see, correct, delete
+    langgraph-memory mcp --user alice            # the memory for MCP clients (stdio; or HTTP)
     langgraph-memory import --user alice --in F  # restore an export into an empty scope
     langgraph-memory purge --user alice          # hard-delete (all, or --ids ...); asks, or --yes
     langgraph-memory reviews --to agent:support  # proposals to move a memory into a wider scope

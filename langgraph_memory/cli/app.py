@@ -20,6 +20,7 @@ from langgraph_memory.cli import (
     inspection,
     maintenance,
     reviews,
+    serving,
     upgrading,
 )
 from langgraph_memory.cli.errors import CommandError, UsageError
@@ -75,6 +76,22 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", action="store_true", help="print JSON (for scripts)")
         return sub
 
+    def serve_flags(
+        sub: argparse.ArgumentParser, port: int, which: str = ""
+    ) -> argparse.ArgumentParser:
+        sub.add_argument(
+            "--host",
+            default="127.0.0.1",
+            help=f"{which}the address to serve on (default: 127.0.0.1, this machine only)",
+        )
+        sub.add_argument(
+            "--port",
+            type=_port,
+            default=port,
+            help=f"{which}the port (default: {port}; 0: any free port)",
+        )
+        return sub
+
     def admin_flag(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
         sub.add_argument(
             "--admin",
@@ -99,20 +116,56 @@ def parser() -> argparse.ArgumentParser:
     p = json_flag(command("scopes", inspection.scopes, scoped=False))
     p.add_argument("--kind", choices=SCOPE_KINDS, help="only this kind")
     command("export", inspection.export).add_argument("--out", help="write to this file")
-    p = command("inspect", inspecting.inspect, scoped=False)
-    p.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="the address to serve on (default: 127.0.0.1, this machine only)",
-    )
-    p.add_argument(
-        "--port",
-        type=_port,
-        default=inspecting.DEFAULT_PORT,
-        help=f"the port (default: {inspecting.DEFAULT_PORT}; 0: any free port)",
-    )
+    p = serve_flags(command("inspect", inspecting.inspect, scoped=False), inspecting.DEFAULT_PORT)
     p.add_argument(
         "--read-only", action="store_true", help="show everything, change nothing (no actions)"
+    )
+    p = command("mcp", serving.mcp, scoped=False)
+    who = p.add_mutually_exclusive_group()
+    who.add_argument(
+        "--user",
+        dest="scope",
+        metavar="ID",
+        type=lambda v: f"user:{v}",
+        help="stdio: the user whose memory the client reaches (the scope user:ID)",
+    )
+    who.add_argument("--scope", dest="scope", metavar="KIND:ID", help="stdio: any scope")
+    p.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default: the client starts this command) or http (streamable HTTP)",
+    )
+    p.add_argument(
+        "--trust",
+        choices=("high", "medium", "low"),
+        default="medium",
+        help="stdio: the trust of what the client asks to remember (default: medium; over "
+        "HTTP each token's entry says)",
+    )
+    p.add_argument(
+        "--tokens",
+        metavar="FILE",
+        help="http: a JSON file binding each bearer token to a scope (see docs/mcp.md)",
+    )
+    serve_flags(p, serving.DEFAULT_PORT, "http: ")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="http: allow a --host other than loopback (plain HTTP: put TLS in front)",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="http: another name clients reach the server by (its Host and Origin are "
+        "accepted; others get 421/403), e.g. the machine's name with --host 0.0.0.0",
+    )
+    p.add_argument(
+        "--model",
+        help="the write path's model: 'provider:name' or 'rules' (default: the "
+        "environment's chat model, else the rules)",
     )
     p = admin_flag(command("import", changes.import_))
     p.add_argument("--in", dest="infile", required=True, help="export file ('-': stdin)")

@@ -19,10 +19,10 @@ maintained 1 scope in 0.2 s (dry run: nothing changed): archived by decay 0, mer
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from langgraph_memory.cli.location import existing_scope, open_store
-from langgraph_memory.cli.models import model_failures
+from langgraph_memory.cli.models import model_failures, model_named
 from langgraph_memory.cli.output import decision_line, dumps, progress
 from langgraph_memory.records import DecisionOp
 from langgraph_memory.text import for_terminal
@@ -40,7 +40,7 @@ def maintain(args: argparse.Namespace) -> int:
     """Decay, consolidation and reflection over one scope or every scope."""
     from langgraph_memory.lifecycle import maintain as run
 
-    model = _model(args.model)
+    model = model_named(args.model)
     with open_store(args) as store, model_failures():
         scopes = [existing_scope(store, args.scope)] if args.scope else store.scopes()
         with progress("maintaining", total=len(scopes), enabled=not args.json) as advance:
@@ -57,14 +57,6 @@ def maintain(args: argparse.Namespace) -> int:
         lines = [line for r in report.scopes for line in scope_lines(r)]
         print("\n".join([*lines, summary(report)]))
     return 1 if report.errors else 0
-
-
-def _model(name: str | None) -> Any:
-    if name == "rules":
-        from langgraph_memory.write import RulesModel
-
-        return RulesModel()
-    return name  # "provider:model", or None for the environment's
 
 
 def scope_lines(report: ScopeReport) -> list[str]:

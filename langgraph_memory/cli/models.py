@@ -18,11 +18,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from langgraph_memory.cli.errors import CommandError
 from langgraph_memory.text import for_terminal
 
-__all__ = ["model_failures"]
+__all__ = ["model_failures", "model_named"]
 
 #: The longest reason quoted from the model's error.
 MAX_REASON = 200
@@ -53,3 +54,17 @@ def model_failures() -> Iterator[None]:
             "check OPENAI_BASE_URL, OPENAI_API_KEY and LANGGRAPH_MEMORY_MODEL, or unset "
             "OPENAI_API_KEY and OPENAI_BASE_URL to run offline with the rules model"
         ) from None
+
+
+def model_named(name: str | None) -> Any:
+    """``--model``: ``"rules"`` for the offline rules model; else the name as it is,
+    ``"provider:model"`` or None for the environment's (the writer resolves it).
+
+    >>> model_named("rules").name, model_named(None)
+    ('rules', None)
+    """
+    if name == "rules":
+        from langgraph_memory.write import RulesModel
+
+        return RulesModel()
+    return name

@@ -33,7 +33,7 @@ to read and correct.
 
 from __future__ import annotations
 
-import re
+import functools
 from typing import TYPE_CHECKING, Annotated, Any
 
 from langchain_core.runnables import RunnableConfig
@@ -41,12 +41,7 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.prebuilt import InjectedState
 
 from langgraph_memory import store as stores  # Chroma loads with the first store built
-from langgraph_memory.errors import (
-    AmbiguousMemoryError,
-    InvalidTypeError,
-    MemoryKitError,
-    MemoryNotFoundError,
-)
+from langgraph_memory.errors import InvalidTypeError, MemoryKitError
 from langgraph_memory.graph.requests import asked_to_remember, asked_to_set_rule, forget_refusal
 from langgraph_memory.graph.run import GraphMemory, current_runtime
 from langgraph_memory.graph.turns import last_turn, messages_of
@@ -55,12 +50,12 @@ from langgraph_memory.records import DecisionOp, Source, Status, Trust
 from langgraph_memory.scope import Scope, ScopeSpec, scope_of_run
 from langgraph_memory.text import for_prompt
 from langgraph_memory.write import MemoryWriter
+from langgraph_memory.write.forgetting import forget_named
 from langgraph_memory.write.types import Turn
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
 
-_ID = re.compile(r"^\s*\[?([0-9a-f]{8})\]?\s*$")
 #: Most importance a note the user did not ask for may have (a safety memory starts at 0.9).
 UNASKED_IMPORTANCE = 0.5
 #: The graph state, which LangGraph's ToolNode passes in (None when a tool is called directly).
@@ -164,25 +159,9 @@ def memory_tools(
     def forget(memory: str, config: RunnableConfig, state: State = None) -> str:
         """Forget one memory: its id (like 0a1b2c3d) or a description of it."""
         where, writer = run_scope(config)
-        match = _ID.match(memory)
-        memory_id, query = (match.group(1), None) if match else (None, memory)
-        try:
-            target = writer.find_one(where, memory_id, query=query)
-            refused = None if state is None else forget_refusal(_turn(state), target)
-            if refused is not None:
-                return f"Not forgotten [{target.id}]: {refused}."
-            decision = writer.forget(where, memory_id, query=query)
-        except AmbiguousMemoryError as exc:
-            listed = "; ".join(
-                f"[{m.id}] {for_prompt(m.text)}"  # type: ignore[attr-defined]
-                for m in exc.matches
-            )
-            return f"Several memories match; call forget with one id: {listed}"
-        except MemoryNotFoundError:
-            return f"No memory matches {memory!r}."
-        except MemoryKitError as exc:
-            return f"Could not forget that: {exc}"
-        return f"Forgot [{decision.target_id}]: {decision.shown_texts[0]}"
+        turn = None if state is None else _turn(state)
+        refuse = None if state is None else functools.partial(forget_refusal, turn)
+        return forget_named(writer, where, memory, refuse=refuse)
 
     @tool
     def recall(query: str, config: RunnableConfig) -> str:

@@ -113,12 +113,18 @@ class JournalEntry(TurnRecord):
             (m.role, m.content) if m.name is None else (m.role, m.content, m.name)
             for m in turn.messages
         )
-        return cls(turn.id, scope_key, messages, turn.when, turn.thread_id)
+        return cls(turn.id, scope_key, messages, turn.when, turn.thread_id, turn.remember)
 
     def turn(self) -> Turn:
-        """The turn back, with its ids, time and speakers' names."""
+        """The turn back, with its ids, time, speakers' names and remember request."""
         said = [dict(zip(("role", "content", "name"), m, strict=False)) for m in self.messages]
-        return Turn.of(said, when=self.when, turn_id=self.turn_id, thread_id=self.thread_id)
+        return Turn.of(
+            said,
+            when=self.when,
+            turn_id=self.turn_id,
+            thread_id=self.thread_id,
+            remember=self.remember,
+        )
 
 
 class Journal:

@@ -44,6 +44,7 @@ from langgraph_memory.tracing import Payload, clip
 
 # Re-exported: the write path names roles through this module.
 from langgraph_memory.turn_record import ROLE_OF_TYPE as ROLE_OF_TYPE
+from langgraph_memory.turn_record import RememberRequest as RememberRequest
 from langgraph_memory.turn_record import Role as Role
 
 #: How far a fact may be trusted, by who said it. Only the user speaks for the user.
@@ -102,12 +103,15 @@ class Turn:
         when: when the turn happened (timezone-aware).
         id: the turn's id; by default a new random one.
         thread_id: the conversation (thread) it belongs to; None: none.
+        remember: set when the turn is an explicit request to remember its user
+            message (``MemoryWriter.remember``'s path, with this provenance).
     """
 
     messages: tuple[Message, ...]
     when: datetime
     id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
     thread_id: str | None = None
+    remember: RememberRequest | None = None
 
     @classmethod
     def of(
@@ -117,6 +121,7 @@ class Turn:
         when: datetime | None = None,
         turn_id: str | None = None,
         thread_id: str | None = None,
+        remember: RememberRequest | None = None,
     ) -> Turn:
         """Build a turn from LangChain messages, ``(role, text)`` pairs or dicts.
 
@@ -138,6 +143,8 @@ class Turn:
             turn_id: the turn's id; None: the given turn's, else a new random one.
             thread_id: the conversation it belongs to; None: the given turn's, else
                 none.
+            remember: a ``RememberRequest`` when the turn asks to remember its user
+                message; None: the given turn's, else none.
 
         Returns:
             The ``Turn``, its messages checked.
@@ -159,6 +166,7 @@ class Turn:
             when = when if when is not None else messages.when
             turn_id = turn_id or messages.id
             thread_id = thread_id or messages.thread_id
+            remember = remember or messages.remember
             messages = messages.messages
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Iterable):
             raise InvalidArgumentError(
@@ -171,6 +179,7 @@ class Turn:
             when=utc(when, "when") if when is not None else now_utc(),
             id=uuid.uuid4().hex[:12] if turn_id in (None, "") else check_id(turn_id, "turn_id"),
             thread_id=None if thread_id in (None, "") else _metadata_str(thread_id, "thread_id"),
+            remember=_remember_request(remember),
         )
 
     def user_text(self) -> str:
@@ -197,6 +206,12 @@ class Turn:
         """
         wanted = set(check_roles(roles))
         return tuple(m for m in self.messages if m.role in wanted)
+
+
+def _remember_request(value: Any) -> RememberRequest | None:
+    if value is not None and not isinstance(value, RememberRequest):
+        raise InvalidArgumentError(f"remember must be a RememberRequest or None, got {value!r}")
+    return value
 
 
 def _metadata_str(value: Any, what: str) -> str:

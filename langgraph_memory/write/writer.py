@@ -28,6 +28,7 @@ validated decisions in order and logs every one. The facts link to the episode.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -85,6 +86,7 @@ from langgraph_memory.write.types import (
     Choice,
     Fact,
     MemoryModel,
+    RememberRequest,
     Role,
     Turn,
     check_roles,
@@ -324,6 +326,8 @@ class MemoryWriter:
                 "write_turns takes Turn objects, e.g. Turn.of(messages, when=..., turn_id=...); "
                 f"got {type(bad[0]).__name__}: {bad[0]!r}"
             )
+        if any(t.remember is not None for t in listed):
+            return self._write_mixed(scope, listed, batch)
         logged: list[Decision] = []
         generation = stores.internals(self.store).scope_generation(scope)
         for start in range(0, len(listed), batch):
@@ -353,6 +357,19 @@ class MemoryWriter:
                     generation = stores.internals(self.store).scope_generation(scope)
             for turn in chunk:
                 self._retain(scope, turn)
+        return logged
+
+    def _write_mixed(self, scope: Scope, turns: list[Turn], batch: int) -> list[Decision]:
+        """Turns among which some are requests to remember (``Turn.remember``, what an
+        MCP client's ``remember`` queues): each such request through the remember
+        path, the runs of plain turns between them as ``write_turns`` writes them."""
+        logged: list[Decision] = []
+        for asked, run in itertools.groupby(turns, key=lambda t: t.remember):
+            if asked is None:
+                logged += self.write_turns(scope, list(run), batch=batch)
+            else:
+                for turn in run:
+                    logged += self._remember(scope, turn, asked)
         return logged
 
     def _reconcile(self, scope: Scope, turn: Turn, ready: _Prepared) -> list[Decision]:
@@ -529,11 +546,15 @@ class MemoryWriter:
         pinned: bool | None = None,
         episode_id: str | None = None,
         vector: list[float] | None = None,
+        asked_by: str | None = None,
     ) -> Decision:
+        decision = self._decide(scope, turn, fact, vector)
+        if asked_by is not None:  # who asked, in the log that explains the memory
+            decision = decision.with_(note=_noted(decision, f"asked by {asked_by}"))
         return apply(
             self.store,
             scope,
-            self._decide(scope, turn, fact, vector),
+            decision,
             fact,
             now=turn.when,
             turn_id=turn.id,
@@ -669,37 +690,56 @@ class MemoryWriter:
             AdminRequiredError: ``scope`` is an org scope.
         """
         scope = check_path_scope(Scope.of(scope))  # never an org scope
-        text = check_text(text)
-        if importance is not None:
-            importance = check_importance(importance)
-        if not isinstance(pinned, bool):
-            raise InvalidMemoryError(f"pinned must be True or False, got {pinned!r}")
-        if not isinstance(rule, bool):
-            raise InvalidArgumentError(f"rule must be True or False, got {rule!r}")
-        if not isinstance(source, Source) or not isinstance(trust, Trust):
-            raise InvalidArgumentError(
-                f"source must be a Source and trust a Trust, got {source!r} and {trust!r}"
-            )
-        turn = Turn.of([("user", text)], when=_now(now))
+        request = remember_request(
+            importance=importance, pinned=pinned, source=source, trust=trust, rule=rule
+        )
+        turn = Turn.of([("user", check_text(text))], when=_now(now), remember=request)
+        return self._remember(scope, turn, request)
+
+    def _remember(self, scope: Scope, turn: Turn, request: RememberRequest) -> list[Decision]:
+        """The remember path for a turn whose user message is to be remembered: its
+        facts (or its words as given) reconciled with ``request``'s provenance. A turn
+        replayed after a crash (same id) applies only the facts not decided yet; a
+        scope purged meanwhile gets nothing."""
+        generation = stores.internals(self.store).scope_generation(scope)
+        found: Sequence[Fact]
         try:
             with trace_scope(scope):
-                facts = extract(turn, model=self.model).facts
+                found = extract(turn, model=self.model).facts
         except Exception:
-            facts = ()
-        if not facts:  # nothing the model recognised: keep the words as given
-            facts = (Fact(text),)
-        decisions = []
-        for fact in facts:
-            fact = Fact(
+            found = ()
+        if not found:  # nothing the model recognised: keep the words as given
+            found = (Fact(turn.user_text()),)
+        facts = [
+            Fact(
                 fact.text,
-                importance=importance if importance is not None else max(fact.importance, 0.7),
-                source=source,
-                trust=trust,
-                kind=_remembered_kind(fact.kind, rule=rule, trust=trust),
+                importance=(
+                    request.importance
+                    if request.importance is not None
+                    else max(fact.importance, 0.7)
+                ),
+                source=request.source,
+                trust=request.trust,
+                kind=_remembered_kind(fact.kind, rule=request.rule, trust=request.trust),
                 event_time=fact.event_time,
             )
-            with stores.internals(self.store).scope_lock(scope):
-                decisions.append(self._reconcile_one(scope, turn, fact, pinned=pinned or None))
+            for fact in found
+        ]
+        decisions = []
+        with stores.internals(self.store).scope_lock(scope):
+            if stores.internals(self.store).purged_since(scope, generation):
+                log.warning(
+                    "langgraph_memory: a request to remember in %s dropped: the scope was "
+                    "purged while it was being written",
+                    scope.key,
+                )
+                return []
+            for fact in self._undecided(scope, turn, facts):
+                decisions.append(
+                    self._reconcile_one(
+                        scope, turn, fact, pinned=request.pinned or None, asked_by=request.by
+                    )
+                )
         return decisions
 
     def forget(
@@ -823,6 +863,40 @@ class MemoryWriter:
         return stores.internals(self.store).log(
             scope, decision.with_(turn_id=turn.id), now=turn.when
         )[0]
+
+
+def remember_request(
+    *,
+    importance: float | None = None,
+    pinned: bool = False,
+    source: Source = Source.EXPLICIT,
+    trust: Trust = Trust.HIGH,
+    rule: bool = False,
+    by: str | None = None,
+) -> RememberRequest:
+    """A ``RememberRequest`` from ``remember``'s arguments, each checked with the error
+    ``remember`` raises: what ``remember`` applies now, or a caller queues as a turn.
+
+    >>> remember_request(trust=Trust.MEDIUM, by="mcp:cursor").record()
+    {'source': 'explicit', 'trust': 'medium', 'by': 'mcp:cursor'}
+    >>> remember_request(importance=2)
+    Traceback (most recent call last):
+    ...
+    langgraph_memory.errors.InvalidMemoryError: importance must be a number in [0, 1], got 2 ...
+    """
+    if importance is not None:
+        importance = check_importance(importance)
+    if not isinstance(pinned, bool):
+        raise InvalidMemoryError(f"pinned must be True or False, got {pinned!r}")
+    if not isinstance(rule, bool):
+        raise InvalidArgumentError(f"rule must be True or False, got {rule!r}")
+    if not isinstance(source, Source) or not isinstance(trust, Trust):
+        raise InvalidArgumentError(
+            f"source must be a Source and trust a Trust, got {source!r} and {trust!r}"
+        )
+    if by is not None and (not isinstance(by, str) or not by.strip()):
+        raise InvalidArgumentError(f"by must be a non-blank str or None, got {by!r}")
+    return RememberRequest(source, trust, rule, importance, pinned, by)
 
 
 def _now(now: datetime | None) -> datetime | None:
