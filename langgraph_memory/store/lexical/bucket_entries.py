@@ -153,7 +153,9 @@ class BucketEntries:
                 # The release before kept no homes: its rows hold as they are, and each
                 # scope's home is learnt on its next open (``place``), not rebuilt from
                 # Chroma with every person's vectors.
-                con.execute("ALTER TABLE scope ADD COLUMN home TEXT")
+                columns = {row[1] for row in con.execute("PRAGMA table_info(scope)")}
+                if "home" not in columns:  # present: a process stopped between the two
+                    con.execute("ALTER TABLE scope ADD COLUMN home TEXT")
                 con.execute("UPDATE meta SET value = ? WHERE key = 'layout'", (layout,))
             elif found != layout:  # terms made otherwise: nothing here is of use
                 con.close()
