@@ -278,6 +278,7 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
         "users",
         "concurrency",
         "telemetry",
+        "mcp",
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots", "reads"}
