@@ -7,6 +7,7 @@ reads LongMemEval-S from ``../shared/data`` (skipped where it is absent).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -18,8 +19,19 @@ import pytest
 from conftest import SHARED_DATA, data_file
 
 from benchmarks import __main__ as dispatcher
-from benchmarks import users
+from benchmarks import real_text, users
 from benchmarks.datasets import DATASETS
+
+#: The corpus, read once for the file's runs of the benchmark: reading LongMemEval-S takes
+#: ~10 s, and the kept run's test runs the benchmark three times (CI's time, not what is
+#: tested: every run still deals the same texts from it).
+_corpus_once = functools.cache(real_text.load_corpus)
+
+
+@pytest.fixture(autouse=True)
+def corpus_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(users, "load_corpus", _corpus_once)
+
 
 FIGURES = ("read_cold", "read_warm", "graph_read", "add", "first_add", "new_user")
 
