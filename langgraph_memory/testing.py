@@ -83,6 +83,8 @@ class ScriptedChatModel(BaseChatModel):
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _position: int = PrivateAttr(default=0)
     _log: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
+    #: The prompt tokens of the log's first calls, counted when first asked.
+    _tokens: list[int] = PrivateAttr(default_factory=list)
     _origin: Any = PrivateAttr(default=None)
 
     @property
@@ -102,8 +104,12 @@ class ScriptedChatModel(BaseChatModel):
     @property
     def prompt_tokens(self) -> int:
         """Prompt tokens over all calls (counted when asked: a call costs no tokenizer
-        run, so a benchmark's zero-latency model takes no time of its own)."""
-        return sum(count_tokens(str(m.content)) for call in self._log for m in call)
+        run, so a benchmark's zero-latency model takes no time of its own). Each call
+        is counted once: a replay that asks after every turn stays linear."""
+        with self._lock:
+            for call in self._log[len(self._tokens) :]:
+                self._tokens.append(sum(count_tokens(str(m.content)) for m in call))
+            return sum(self._tokens)
 
     def bind_tools(  # type: ignore[override]  # accepts any tool spec, like the real ones
         self, tools: Sequence[Any], **kwargs: Any
@@ -116,6 +122,7 @@ class ScriptedChatModel(BaseChatModel):
         # A bound copy plays the same script and records into the same log.
         self._lock = origin._lock
         self._log = origin._log
+        self._tokens = origin._tokens
         self._origin = origin
         return self
 

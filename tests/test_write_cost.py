@@ -266,3 +266,26 @@ def test_real_locomo_meets_the_call_target(tmp_path: Path) -> None:
     assert batched["turns_off_formula"] == 0 and batched["extraction_errors"] == 0
     # The first fact of each speaker's scope is added without a call.
     assert batched["facts_added_without_a_call"] >= 2
+
+
+def test_prompt_tokens_asked_after_every_call_count_each_prompt_once() -> None:
+    """The replay asks for the tokens after every turn: each prompt counts once, those
+    of a bound copy's calls too, and the total is every prompt's."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from langgraph_memory.testing import ScriptedChatModel, count_tokens
+
+    chat = ScriptedChatModel(default="ok")
+    bound = chat.bind_tools([])
+    prompts = [
+        [SystemMessage("Extract durable facts."), HumanMessage("I moved to Pune in May.")],
+        [HumanMessage("My sister Ana is a nurse in Lisbon.")],
+        [SystemMessage("Decide ADD, UPDATE, DELETE or NOOP."), HumanMessage("Lives in Pune.")],
+    ]
+    seen = []
+    for n, prompt in enumerate(prompts):
+        (bound if n % 2 else chat).invoke(prompt)
+        seen.append(chat.prompt_tokens)
+    expected = [sum(count_tokens(str(m.content)) for m in p) for p in prompts]
+    assert seen == [sum(expected[: n + 1]) for n in range(len(prompts))]
+    assert chat.calls == 3 and chat.prompt_tokens == sum(expected) > 0
