@@ -597,3 +597,40 @@ def test_a_bucket_gone_behind_the_stores_back_reads_as_the_registry_says(
         assert store.active("user:ann") == []
         store.add("user:ann", "Has a cat named Miso.")
         assert [m.text for m in store.active("user:ann")] == ["Has a cat named Miso."]
+
+
+@pytest.mark.parametrize("promoted", [False, True], ids=["bucket", "own"])
+def test_a_new_id_is_never_one_the_person_uses_as_an_id_or_a_chain_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, promoted: bool
+) -> None:
+    """Ids are 8 random hex digits, drawn again while the person already uses one: an
+    active id, a closed version's id, or a chain key (an updated memory's first id,
+    which its later versions keep). A bucketed person's are read in one call per
+    collection, a person with their own collections asked about the drawn ids."""
+    from langgraph_memory.store.chroma import collection_io
+
+    with open_store(tmp_path / "m") as store:
+        store.add("user:mate", "Keeps bees on the roof.")
+        first = store.add("user:ann", "Lives in Pune.")
+        second = store.update("user:ann", first.id, "Lives in Mumbai now.")
+        if promoted:
+            store.add_many("user:ann", [f"Visited the {n}th floor gallery." for n in range(70)])
+        assert (cols_of(store, "user:ann").bucket is None) is promoted
+        mate = store.active("user:mate")[0].id
+        # the first id is closed, its key kept by the active second version
+        assert first.id not in {m.id for m in store.active("user:ann")}
+        drawn = iter([first.id, second.id, "0badc0de", "0badc0de", "feedf00d"])
+        monkeypatch.setattr(collection_io.secrets, "token_hex", lambda n: next(drawn))
+        assert store.add("user:ann", "Has a dog named Biscuit.").id == "0badc0de"
+        drawn = iter([mate])  # another person's id is no collision: scopes never meet
+        monkeypatch.setattr(collection_io.secrets, "token_hex", lambda n: next(drawn))
+        calls = chroma_calls(monkeypatch)
+        assert store.add("user:ann", "Plays the cello.").id == mate
+        # what the add read: the ids in use, per collection (active, history)
+        assert calls.count("read") == (4 if promoted else 2)
+        assert {m.text for m in store.active("user:ann")} >= {
+            "Lives in Mumbai now.",
+            "Has a dog named Biscuit.",
+            "Plays the cello.",
+        }
+        assert [m.text for m in store.active("user:mate")] == ["Keeps bees on the roof."]

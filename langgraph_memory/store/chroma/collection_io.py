@@ -244,16 +244,35 @@ def insert(
 
 
 def free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
-    """``n`` fresh 8-hex-digit ids, unused in the scope as ids or chain keys."""
+    """``n`` fresh 8-hex-digit ids, unused in the scope as ids or chain keys.
+
+    A scope in a bucket holds at most ``layout.PROMOTE_AT`` versions: its ids and
+    chain keys are one read of each collection (its records, found by its tag). A
+    scope with collections of its own is asked about the candidates alone (by id,
+    and by chain key), which stays small however many versions it holds. In a store
+    of many people every Chroma read costs more (one database): two reads an add
+    instead of four for most people.
+    """
     chosen: list[str] = []
     while len(chosen) < n:
         candidates = list({secrets.token_hex(4) for _ in range(n - len(chosen))} - set(chosen))
-        taken: set[str] = set()
-        for collection in (cols.active, cols.history):
-            taken.update(collection.read(ids=candidates)["ids"])
-            taken.update(collection.read(where={CHAIN_KEY: {"$in": candidates}})["ids"])
+        taken = _taken(cols, candidates)
         chosen += [c for c in candidates if c not in taken]
     return chosen
+
+
+def _taken(cols: layout.ScopeCollections, candidates: list[str]) -> set[str]:
+    """Which of ``candidates`` the scope uses, as an id or a chain key."""
+    taken: set[str] = set()
+    for collection in (cols.active, cols.history):
+        if cols.bucket is not None:
+            found = collection.read(include=["metadatas"])
+            taken.update(found["ids"])
+            taken.update(str((m or {}).get(CHAIN_KEY)) for m in found["metadatas"] or [])
+        else:
+            taken.update(collection.read(ids=candidates)["ids"])
+            taken.update(collection.read(where={CHAIN_KEY: {"$in": candidates}})["ids"])
+    return taken & set(candidates)
 
 
 def finish_interrupted_moves(cols: layout.ScopeCollections) -> None:
