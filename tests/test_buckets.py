@@ -1,6 +1,7 @@
 """Small scopes kept together (issue 41, point 3): a new scope lives in a bucket's
-collections with up to 255 others, sees nothing of theirs through any read, moves to
-collections of its own once it grows, and leaves nothing behind when purged."""
+collections with up to 63 others (``layout.BUCKET_SCOPES``), sees nothing of theirs
+through any read, moves to collections of its own once it grows, and leaves nothing
+behind when purged."""
 
 from __future__ import annotations
 
