@@ -388,6 +388,11 @@ def test_telemetry_bench_records_one_span_a_read_on_and_none_off(
     assert report["spans_per_read_on"] == 1.0 and first["reads_per_side"] == asked
     assert report["read_duration_points"] == 2 * asked + asked + asked
     assert report["off_p50_ms"] > 0 and report["ratio_on_off"] > 0 and first["ratio_on_off"] > 0
+    # The SDK's floor, a span made by hand around the same read, is a side of both rows.
+    for row in (report, first):
+        assert row["sdk_alone_p50_ms"] > 0
+        assert row["ratio_on_sdk_alone"] == row["on_p50_ms"] / row["sdk_alone_p50_ms"]
+    assert "SDK alone / off" in done.stdout
     assert "asked the first time" in done.stdout
 
 
