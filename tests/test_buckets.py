@@ -1,5 +1,5 @@
 """Small scopes kept together (issue 41, point 3): a new scope lives in a bucket's
-collections with up to 63 others (``layout.BUCKET_SCOPES``), sees nothing of theirs
+collections with up to 39 others (``layout.BUCKET_SCOPES``), sees nothing of theirs
 through any read, moves to collections of its own once it grows, and leaves nothing
 behind when purged."""
 
@@ -96,7 +96,7 @@ def test_a_share_filters_every_call_and_refuses_whole_collection_changes(tmp_pat
 def test_many_small_people_take_a_few_collections_and_no_index_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(layout, "BUCKET_SCOPES", 8)  # stands for 64
+    monkeypatch.setattr(layout, "BUCKET_SCOPES", 8)  # stands for 40
     with open_store(tmp_path / "m") as store:
         people = layout.BUCKET_SCOPES + 3
         for n in range(people):

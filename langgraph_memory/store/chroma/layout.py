@@ -71,13 +71,18 @@ def collection_names(scope: Scope) -> tuple[str, str, str]:
 #: Scopes one bucket takes before the next bucket is begun. Sized by what a bucket's
 #: vector index costs in memory: an embedded Chroma keeps at least 64 indexes (its
 #: cache's shards, ``budget``), and a write loads its bucket's, so a service writing to
-#: many buckets holds 64 of them whatever its budget. At 256 people of ~16 memories an
-#: index held ~4,000 vectors (~7 MB; 64 of them ~450 MB, beyond the default budget of
-#: 256 MB); at 64 people, ~1,000 (~1.8 MB), the size the budget counts for an index.
+#: many buckets holds 64 of them whatever its budget. Chroma grows an index to the next
+#: power of two of its records, and keeps that room in memory (~1.8 KB a record at 384
+#: dimensions): at 64 people of the users benchmark's draw (median 11 memories) 83 % of
+#: the buckets of a 100,000-person store held over 1,024 records, so their indexes took
+#: room for 2,048 (~3.6 MB); at 40 people, 0.3 % would: ~1.8 MB, the size the budget
+#: counts for an index. Measured (6,000 new people made in one process): 64 indexes
+#: open and +342 MB with buckets of 64, +284 MB with buckets of 40, for 0.3 KB more disk
+#: a five-memory person. At 256 people an index held ~4,000 records (~7 MB).
 #: A write also rewrites its bucket's whole index (``door.PERSIST_EVERY``): a smaller
 #: one is a cheaper add. A store begun with more per bucket keeps them; new people go
 #: to buckets of this size (a bucket's name is its number, ``next_bucket``).
-BUCKET_SCOPES = 64
+BUCKET_SCOPES = 40
 #: A scope in a bucket moves to its own collections once its active and closed
 #: versions number more than this (see ``engine``'s promotion).
 PROMOTE_AT = 64
