@@ -56,6 +56,8 @@ BENCHES: dict[str, str] = {
     "components": "components",
     "redteam": "redteam",
     "plots": "plots",
+    "acts-corpus": "acts_corpus",
+    "acts-train": "acts_train",
 }
 
 
