@@ -1,7 +1,9 @@
 """Train the classifier of acts on the corpus's train split, and measure it on its test split.
 
 The corpus (``benchmarks/acts/sentences.jsonl``, see its README) labels each sentence with
-what it does. The classifier is a small head on the shipped MiniLM's sentence vectors: one
+what it does. The classifier is a small head on the features of
+``langgraph_memory.write.rules.acts`` (hashed words and word pairs) and the shipped MiniLM's
+sentence vector (standardised by the train split's mean and spread, a quarter's weight): one
 logistic regression per act (a sentence may do two), trained by full-batch gradient descent
 from zeros in float64, so the same corpus gives the same weights, bit for bit. Each act's
 threshold is chosen on the train split alone, by cross-validation over its groups (the
@@ -24,28 +26,19 @@ import hashlib
 import json
 import sys
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from langgraph_memory import Kind
 from langgraph_memory.embeddings import LocalMiniLM
+from langgraph_memory.write import Turn
+from langgraph_memory.write.rules import ACTS, DROP_SLOT, RulesModel, ngram_features, rule_slot
 
 __all__ = ["ACTS", "fit", "load", "main", "predict_scores"]
 
-#: The acts, in the head's order (the corpus README defines them).
-ACTS = (
-    "rule_set",
-    "rule_change",
-    "rule_cancel",
-    "fact",
-    "fact_change",
-    "plan",
-    "question",
-    "other_person",
-    "small_talk",
-    "not_user",
-)
 RULE_ACTS = ("rule_set", "rule_change", "rule_cancel")
 #: The precision a rule act's threshold must reach on the train split's held-out folds.
 RULE_PRECISION = 0.95
@@ -63,6 +56,18 @@ def load(path: Path = CORPUS) -> list[dict[str, Any]]:
     return rows
 
 
+#: The vector's weight beside the 0/1 word slots, once standardised.
+VECTOR_WEIGHT = 0.25
+
+
+def features(
+    texts: Sequence[str], vectors: np.ndarray, mean: np.ndarray, spread: np.ndarray
+) -> np.ndarray:
+    """The head's input: each text's word slots, then its standardised vector."""
+    words = np.array([ngram_features(t) for t in texts])
+    return np.hstack([words, (vectors - mean) / spread * VECTOR_WEIGHT])
+
+
 def targets(rows: Sequence[dict[str, Any]]) -> np.ndarray:
     """One column per act: 1.0 where the sentence does it."""
     y = np.zeros((len(rows), len(ACTS)))
@@ -77,7 +82,7 @@ def _with_bias(x: np.ndarray) -> np.ndarray:
 
 
 def fit(
-    x: np.ndarray, y: np.ndarray, *, epochs: int = 400, rate: float = 2.0, l2: float = 1e-3
+    x: np.ndarray, y: np.ndarray, *, epochs: int = 600, rate: float = 1.0, l2: float = 1e-3
 ) -> np.ndarray:
     """Weights (acts x (features + 1)) of one logistic regression per column of ``y``,
     each positive weighted by its column's negatives over positives (at most 20), so a
@@ -118,14 +123,19 @@ def _threshold(scores: np.ndarray, truth: np.ndarray, act: str) -> float:
     return best if act not in RULE_ACTS else 0.95
 
 
-def thresholds(x: np.ndarray, y: np.ndarray, groups: Sequence[str]) -> list[float]:
-    """Each act's threshold from the train split's own held-out folds (by group)."""
+def folded_scores(x: np.ndarray, y: np.ndarray, groups: Sequence[str]) -> np.ndarray:
+    """Each train sentence's scores from a head fitted without its fold (by group)."""
     fold = np.array([int(hashlib.sha256(g.encode()).hexdigest()[:8], 16) % FOLDS for g in groups])
     scores = np.zeros_like(y)
     for k in range(FOLDS):
         inside = fold != k
         w = fit(x[inside], y[inside])
         scores[~inside] = predict_scores(w, x[~inside])
+    return scores
+
+
+def thresholds(scores: np.ndarray, y: np.ndarray) -> list[float]:
+    """Each act's threshold from the train split's own held-out scores (``folded_scores``)."""
     return [_threshold(scores[:, j], y[:, j], act) for j, act in enumerate(ACTS)]
 
 
@@ -150,26 +160,92 @@ def confusion(scores: np.ndarray, rows: Sequence[dict[str, Any]]) -> dict[str, d
     return table
 
 
-def head_json(w: np.ndarray, cut: Sequence[float], model: str) -> str:
-    """The head as the package loads it: acts, thresholds and float32 weights."""
+#: The acts the rules model (before the head) says anything about; it is silent on the rest.
+BASELINE_ACTS = ("rule_set", "rule_change", "rule_cancel", "fact", "fact_change", "plan")
+
+
+def baseline_said(rows: Sequence[dict[str, Any]]) -> np.ndarray:
+    """What the rules model's extraction of each sentence (said by the user) amounts to,
+    in acts: a rule found is a set or a change (its slot decides which, against what is
+    held), a rule with a negated value a cancel, a plan a plan, anything else found a fact
+    or a change of one. Columns of the acts it is silent on stay False.
+
+    >>> rule = {"role": "user", "text": "From now on, always answer in metric units."}
+    >>> baseline_said([rule])[0, :3].tolist()
+    [True, True, False]
+    """
+    said = np.zeros((len(rows), len(ACTS)), dtype=bool)
+    model, when = RulesModel(), datetime(2026, 3, 2, tzinfo=timezone.utc)
+    for i, row in enumerate(rows):
+        if row["role"] != "user":
+            continue
+        for fact in model.extract(Turn.of([("user", row["text"])], when=when)).facts:
+            rule = rule_slot(fact.text) if fact.kind is Kind.PROCEDURAL else None
+            if rule is not None:
+                slot, value = rule
+                cancel = slot == DROP_SLOT or value.startswith("!")
+                acts: tuple[str, ...] = ("rule_cancel",) if cancel else ("rule_set", "rule_change")
+            elif fact.text.startswith("User plans"):  # the model's canonical plan
+                acts = ("plan",)
+            else:
+                acts = ("fact", "fact_change")
+            for act in acts:
+                said[i, ACTS.index(act)] = True
+    return said
+
+
+def head_json(
+    w: np.ndarray, cut: Sequence[float], mean: np.ndarray, spread: np.ndarray, model: str
+) -> str:
+    """The head as the package is to load it: acts, thresholds, the vector's standardising
+    and the weights, float32 (little-endian, base64)."""
+
+    def packed(a: np.ndarray) -> str:
+        return base64.b64encode(a.astype("<f4").tobytes()).decode("ascii")
+
     return json.dumps(
         {
             "acts": list(ACTS),
             "embedder": model,
             "thresholds": [round(t, 2) for t in cut],
             "shape": list(w.shape),
-            "weights": base64.b64encode(w.astype("<f4").tobytes()).decode("ascii"),
+            "vector_mean": packed(mean),
+            "vector_spread": packed(spread),
+            "weights": packed(w),
         },
         indent=1,
     )
+
+
+def render(report: dict[str, Any]) -> str:
+    """The per-act table of a report: the head, and the rules model where it says anything."""
+    lines = [
+        f"test split: {report['test']} sentences (trained on {report['train']})",
+        "",
+        "| act | support | head precision | head recall | rules model precision "
+        "| rules model recall |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for act, m in report["test_per_act"].items():
+        b = report["test_per_act_rules_model"].get(act)
+        old = f"{b['precision']:.3f} | {b['recall']:.3f}" if b else "- | -"
+        lines.append(
+            f"| {act} | {m['support']} | {m['precision']:.3f} | {m['recall']:.3f} | {old} |"
+        )
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m benchmarks acts-train``; see the module docstring."""
     p = argparse.ArgumentParser(prog="python -m benchmarks acts-train", description=__doc__)
     p.add_argument("--corpus", type=Path, default=CORPUS)
-    p.add_argument("--out", type=Path, required=True, help="the head, as the package loads it")
+    p.add_argument("--out", type=Path, help="the head, as the package loads it")
     p.add_argument("--report", type=Path, help="per-act precision and recall, as JSON")
+    p.add_argument(
+        "--cv-only",
+        action="store_true",
+        help="report the train split's cross-validation alone (the test split unread)",
+    )
     args = p.parse_args(argv)
     rows = load(args.corpus)
     train = [r for r in rows if r["split"] == "train"]
@@ -178,25 +254,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("the corpus needs both splits", file=sys.stderr)
         return 2
     embedder = LocalMiniLM()
-    x_train = np.array(embedder.embed_documents([r["text"] for r in train]))
+    v_train = np.array(embedder.embed_documents([r["text"] for r in train]))
+    mean, spread = v_train.mean(axis=0), v_train.std(axis=0) + 1e-6
+    x_train = features([r["text"] for r in train], v_train, mean, spread)
     y_train = targets(train)
-    cut = thresholds(x_train, y_train, [r["group"] for r in train])
+    folded = folded_scores(x_train, y_train, [r["group"] for r in train])
+    cut = thresholds(folded, y_train)
+    if args.cv_only:
+        cv = per_act(folded >= np.array(cut), y_train)
+        for act, m in cv.items():
+            print(f"{act:<13} P {m['precision']:.3f} R {m['recall']:.3f} n {m['support']}")
+        return 0
     w = fit(x_train, y_train)
-    args.out.write_text(head_json(w, cut, "all-MiniLM-L6-v2-onnx-int8"), encoding="utf-8")
-    x_test = np.array(embedder.embed_documents([r["text"] for r in test]))
+    if args.out:
+        head = head_json(w, cut, mean, spread, "all-MiniLM-L6-v2-onnx-int8")
+        args.out.write_text(head, encoding="utf-8")
+    v_test = np.array(embedder.embed_documents([r["text"] for r in test]))
+    x_test = features([r["text"] for r in test], v_test, mean, spread)
     scores = predict_scores(w.astype("<f4").astype(np.float64), x_test)
     said = scores >= np.array(cut)
     by_act = per_act(said, targets(test))
+    before = per_act(baseline_said(test), targets(test))
     report = {
         "train": len(train),
         "test": len(test),
         "thresholds": dict(zip(ACTS, cut, strict=True)),
         "test_per_act": by_act,
+        "test_per_act_rules_model": {a: before[a] for a in BASELINE_ACTS},
         "test_confusion": confusion(scores, test),
     }
-    print(f"{'act':<13} {'precision':>9} {'recall':>7} {'support':>7}")
-    for act, m in by_act.items():
-        print(f"{act:<13} {m['precision']:>9.3f} {m['recall']:>7.3f} {m['support']:>7d}")
+    print(render(report))
     if args.report:
         args.report.write_text(json.dumps(report, indent=1), encoding="utf-8")
     return 0

@@ -72,9 +72,12 @@ What it does not understand:
 The rules live in one module per job, each importing only those listed after it:
 ``model`` (``RulesModel``) -> ``slots`` (slots and reconciliation) -> ``facts``
 (sentences and clauses into facts) -> ``predicates`` (the patterns) -> ``grammar``
-(English) -> ``dates`` and ``vocabulary`` (the word lists).
+(English) -> ``dates`` and ``vocabulary`` (the word lists). ``acts`` (the features of
+the classifier of acts that is to gate the rules, issue 43) imports none of them.
 """
 
+from langgraph_memory.write.rules.acts import ACTS, ngram_features
+from langgraph_memory.write.rules.instructions import DROP_SLOT, rule_slot
 from langgraph_memory.write.rules.model import RulesModel
 
-__all__ = ["RulesModel"]
+__all__ = ["ACTS", "DROP_SLOT", "RulesModel", "ngram_features", "rule_slot"]

@@ -1,0 +1,82 @@
+"""The acts corpus (issue 43): well formed, split by conversation, drawn as its README says;
+and the trainer's pieces learn what they are given."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks import acts_corpus, acts_train
+from langgraph_memory.write.rules import ACTS, ngram_features
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[dict[str, object]]:
+    return acts_train.load()
+
+
+def test_corpus_is_well_formed_and_split_by_group(corpus: list[dict[str, object]]) -> None:
+    assert len(corpus) >= 3000
+    assert len({r["id"] for r in corpus}) == len(corpus)
+    assert len({r["text"] for r in corpus}) == len(corpus)
+    for row in corpus:
+        labels = row["labels"]
+        assert isinstance(labels, list) and labels and set(labels) <= set(ACTS), row["id"]
+        assert len(set(labels)) == len(labels), row["id"]
+        assert row["split"] == acts_corpus.split_of(str(row["group"])), row["id"]
+        if row["role"] == "assistant":
+            assert labels == ["not_user"], row["id"]
+    # No conversation is in both splits, and each act is in both.
+    splits: dict[object, set[object]] = {}
+    for row in corpus:
+        splits.setdefault(row["group"], set()).add(row["split"])
+    assert all(len(s) == 1 for s in splits.values())
+    for split in ("train", "test"):
+        acts = Counter(a for r in corpus if r["split"] == split for a in r["labels"])  # type: ignore[attr-defined]
+        assert set(acts) == set(ACTS), split
+    # LongMemEval S, the held-out acceptance set, is never drawn from.
+    assert {r["source"] for r in corpus} == {"locomo", "lme-oracle", "written"}
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="needs ../shared/data (the benchmark data)")
+def test_the_real_sentences_are_the_seeded_draw(
+    corpus: list[dict[str, object]], tmp_path: Path
+) -> None:
+    out = tmp_path / "drawn.jsonl"
+    assert acts_corpus.main(["--data", str(DATA), "--out", str(out)]) == 0
+    drawn = {json.loads(line)["id"]: json.loads(line) for line in out.read_text().splitlines()}
+    real = [r for r in corpus if r["source"] != "written"]
+    assert len(real) == len(drawn)
+    for row in real:
+        assert drawn[row["id"]]["text"] == row["text"]
+        assert drawn[row["id"]]["group"] == row["group"]
+
+
+def test_word_features_are_the_same_for_the_same_words() -> None:
+    a = ngram_features("Could you always reply in Spanish?")
+    assert a.shape == (4096,) and set(np.unique(a)) <= {0.0, 1.0}
+    assert (a == ngram_features("could you ALWAYS reply in spanish?")).all()
+    assert not (a == ngram_features("Could you reply in Spanish?")).all()
+
+
+def test_the_head_learns_and_its_thresholds_come_from_its_own_folds() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 8))
+    y = np.zeros((300, len(ACTS)))
+    y[:, 0] = (x[:, 0] > 0.5).astype(float)  # rule_set: one feature decides
+    y[:, 3] = 1.0 - y[:, 0]
+    groups = [f"g{i // 10}" for i in range(300)]
+    scores = acts_train.folded_scores(x, y, groups)
+    cut = acts_train.thresholds(scores, y)
+    said = acts_train.per_act(scores >= np.array(cut), y)
+    assert said["rule_set"]["precision"] >= 0.95 and said["rule_set"]["recall"] >= 0.8
+    w = acts_train.fit(x, y)
+    assert w.shape == (len(ACTS), 9)
+    assert (acts_train.fit(x, y) == w).all()  # deterministic, bit for bit
