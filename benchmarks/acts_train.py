@@ -4,8 +4,11 @@ The corpus (``benchmarks/acts/sentences.jsonl``, see its README) labels each sen
 what it does. The classifier is a small head on the features of
 ``langgraph_memory.write.rules.acts`` (hashed words and word pairs) and the shipped MiniLM's
 sentence vector (standardised by the train split's mean and spread, a quarter's weight): one
-logistic regression per act (a sentence may do two), trained by full-batch gradient descent
-from zeros in float64, so the same corpus gives the same weights, bit for bit. Each act's
+network of one hidden layer (64 ReLU units) with a sigmoid per act (a sentence may do two),
+trained by full-batch Adam from a seeded start in float64, so the same corpus gives the same
+weights, bit for bit. (A logistic regression per act on the same features reached rule_set
+recall 0.676 at precision 0.952 on the train folds; the hidden layer, 0.75: an act is often
+a pair of cues, "always" said to "you" and not by "I".) Each act's
 threshold is chosen on the train split alone, by cross-validation over its groups (the
 highest F1, and for the rule acts the lowest threshold whose precision reaches
 ``RULE_PRECISION``). The test split is read once, at the end, for the report::
@@ -13,8 +16,8 @@ highest F1, and for the rule acts the lowest threshold whose precision reaches
     python -m benchmarks acts-train --out /tmp/acts_head.json --report /tmp/acts.json
 
 >>> y = np.array([[1.0, 0.0], [0.0, 1.0]])
->>> w = fit(np.array([[1.0, 0.0], [0.0, 1.0]]), y, epochs=200)
->>> (predict_scores(w, np.array([[1.0, 0.0]])) > 0.5).tolist()
+>>> head = fit(np.array([[1.0, 0.0], [0.0, 1.0]]), y, hidden=4, epochs=300, rate=0.05)
+>>> (predict_scores(head, np.array([[1.0, 0.0]])) > 0.5).tolist()
 [[True, False]]
 """
 
@@ -26,6 +29,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -37,7 +41,7 @@ from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.write import Turn
 from langgraph_memory.write.rules import ACTS, DROP_SLOT, RulesModel, ngram_features, rule_slot
 
-__all__ = ["ACTS", "fit", "load", "main", "predict_scores"]
+__all__ = ["ACTS", "Head", "fit", "load", "main", "predict_scores"]
 
 RULE_ACTS = ("rule_set", "rule_change", "rule_cancel")
 #: The precision a rule act's threshold must reach on the train split's held-out folds.
@@ -77,32 +81,72 @@ def targets(rows: Sequence[dict[str, Any]]) -> np.ndarray:
     return y
 
 
-def _with_bias(x: np.ndarray) -> np.ndarray:
-    return np.hstack([x, np.ones((x.shape[0], 1))])
+@dataclass(frozen=True)
+class Head:
+    """A one-hidden-layer network: ReLU units, then one sigmoid per act."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def hidden(self, x: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.maximum(x @ self.w1 + self.b1, 0.0)
+        return out
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Its weights, in the order the head's file holds them."""
+        return self.w1, self.b1, self.w2, self.b2
+
+    def as_float32(self) -> Head:
+        """The head as shipped: float32 weights."""
+        return Head(*(a.astype("<f4").astype(np.float64) for a in self.arrays()))
 
 
 def fit(
-    x: np.ndarray, y: np.ndarray, *, epochs: int = 600, rate: float = 1.0, l2: float = 1e-3
-) -> np.ndarray:
-    """Weights (acts x (features + 1)) of one logistic regression per column of ``y``,
-    each positive weighted by its column's negatives over positives (at most 20), so a
-    rare act is not drowned by the common ones."""
-    xb = _with_bias(x)
-    w = np.zeros((y.shape[1], xb.shape[1]))
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    hidden: int = 64,
+    epochs: int = 200,
+    rate: float = 3e-3,
+    l2: float = 1e-3,
+    seed: int = 0,
+) -> Head:
+    """A ``Head`` for ``y`` (one column per act), trained by full-batch Adam from a seeded
+    start, so the same input gives the same weights. Each positive is weighted by its
+    column's negatives over positives (at most 20): a rare act is not drowned by the
+    common ones."""
+    rng = np.random.default_rng(seed)
+    params = [
+        rng.normal(0.0, np.sqrt(2.0 / x.shape[1]), (x.shape[1], hidden)),
+        np.zeros(hidden),
+        rng.normal(0.0, np.sqrt(1.0 / hidden), (hidden, y.shape[1])),
+        np.zeros(y.shape[1]),
+    ]
     positives = y.sum(axis=0)
     balance = np.clip((len(y) - positives) / np.maximum(positives, 1.0), 1.0, 20.0)
     weight = np.where(y > 0, balance, 1.0)
-    norm = weight.sum(axis=0)
-    for _ in range(epochs):
-        p = 1.0 / (1.0 + np.exp(-(xb @ w.T)))
-        grad = ((p - y) * weight / norm).T @ xb + l2 * np.hstack([w[:, :-1], np.zeros((len(w), 1))])
-        w -= rate * grad
-    return w
+    weight /= weight.sum(axis=0)
+    first = [np.zeros_like(a) for a in params]
+    second = [np.zeros_like(a) for a in params]
+    for step in range(1, epochs + 1):
+        w1, b1, w2, b2 = params
+        h = np.maximum(x @ w1 + b1, 0.0)
+        d = (1.0 / (1.0 + np.exp(-(h @ w2 + b2))) - y) * weight
+        dh = (d @ w2.T) * (h > 0)
+        grads = (x.T @ dh + l2 * w1, dh.sum(axis=0), h.T @ d + l2 * w2, d.sum(axis=0))
+        for i, g in enumerate(grads):
+            first[i] = 0.9 * first[i] + 0.1 * g
+            second[i] = 0.999 * second[i] + 0.001 * g * g
+            m, v = first[i] / (1 - 0.9**step), second[i] / (1 - 0.999**step)
+            params[i] = params[i] - rate * m / (np.sqrt(v) + 1e-8)
+    return Head(*params)
 
 
-def predict_scores(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+def predict_scores(head: Head, x: np.ndarray) -> np.ndarray:
     """Each act's probability for each row of ``x``."""
-    scores: np.ndarray = 1.0 / (1.0 + np.exp(-(_with_bias(x) @ w.T)))
+    scores: np.ndarray = 1.0 / (1.0 + np.exp(-(head.hidden(x) @ head.w2 + head.b2)))
     return scores
 
 
@@ -195,7 +239,7 @@ def baseline_said(rows: Sequence[dict[str, Any]]) -> np.ndarray:
 
 
 def head_json(
-    w: np.ndarray, cut: Sequence[float], mean: np.ndarray, spread: np.ndarray, model: str
+    head: Head, cut: Sequence[float], mean: np.ndarray, spread: np.ndarray, model: str
 ) -> str:
     """The head as the package is to load it: acts, thresholds, the vector's standardising
     and the weights, float32 (little-endian, base64)."""
@@ -208,10 +252,14 @@ def head_json(
             "acts": list(ACTS),
             "embedder": model,
             "thresholds": [round(t, 2) for t in cut],
-            "shape": list(w.shape),
+            "hidden": int(head.w1.shape[1]),
+            "features": int(head.w1.shape[0]),
             "vector_mean": packed(mean),
             "vector_spread": packed(spread),
-            "weights": packed(w),
+            **{
+                name: packed(a)
+                for name, a in zip(("w1", "b1", "w2", "b2"), head.arrays(), strict=True)
+            },
         },
         indent=1,
     )
@@ -265,13 +313,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for act, m in cv.items():
             print(f"{act:<13} P {m['precision']:.3f} R {m['recall']:.3f} n {m['support']}")
         return 0
-    w = fit(x_train, y_train)
+    head = fit(x_train, y_train)
     if args.out:
-        head = head_json(w, cut, mean, spread, "all-MiniLM-L6-v2-onnx-int8")
-        args.out.write_text(head, encoding="utf-8")
+        shipped = head_json(head, cut, mean, spread, "all-MiniLM-L6-v2-onnx-int8")
+        args.out.write_text(shipped, encoding="utf-8")
     v_test = np.array(embedder.embed_documents([r["text"] for r in test]))
     x_test = features([r["text"] for r in test], v_test, mean, spread)
-    scores = predict_scores(w.astype("<f4").astype(np.float64), x_test)
+    scores = predict_scores(head.as_float32(), x_test)
     said = scores >= np.array(cut)
     by_act = per_act(said, targets(test))
     before = per_act(baseline_said(test), targets(test))

@@ -77,6 +77,9 @@ def test_the_head_learns_and_its_thresholds_come_from_its_own_folds() -> None:
     cut = acts_train.thresholds(scores, y)
     said = acts_train.per_act(scores >= np.array(cut), y)
     assert said["rule_set"]["precision"] >= 0.95 and said["rule_set"]["recall"] >= 0.8
-    w = acts_train.fit(x, y)
-    assert w.shape == (len(ACTS), 9)
-    assert (acts_train.fit(x, y) == w).all()  # deterministic, bit for bit
+    head = acts_train.fit(x, y)
+    assert head.w1.shape == (8, 64) and head.w2.shape == (64, len(ACTS))
+    again = acts_train.fit(x, y)
+    assert all(
+        (a == b).all() for a, b in zip(head.arrays(), again.arrays(), strict=True)
+    )  # bit for bit
