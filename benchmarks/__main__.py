@@ -15,7 +15,8 @@ through one graph on one event loop: turn latency, the loop's stall), ``telemetr
 same search in process); evaluations:
 ``reads`` (the current value first, and questions asked again),
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
-their results. The arguments after
+their results; tools: ``acts-corpus`` (acts_corpus: the real sentences of the corpus of acts)
+and ``acts-train`` (acts_train: the classifier of acts, trained and measured). The arguments after
 the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
 
 >>> main(["nope"])
