@@ -107,11 +107,12 @@ def draw(
     rng = random.Random(seed)
     out: list[Candidate] = []
     texts: set[str] = set()
+    oracle = list(_oracle(data))  # the 14 MB file read once for both roles
     pools = {
         "locomo": list(_locomo(data)),
-        "user": [c for c in _oracle(data) if c.role == "user"],
+        "user": [c for c in oracle if c.role == "user"],
+        "assistant": [c for c in oracle if c.role == "assistant"],
     }
-    pools["assistant"] = [c for c in _oracle(data) if c.role == "assistant"]
     for name, n in (("locomo", locomo), ("user", oracle_user), ("assistant", oracle_assistant)):
         pool = []
         for c in pools[name]:
