@@ -2,16 +2,19 @@
 
 The corpus (``benchmarks/acts/sentences.jsonl``, see its README) labels each sentence with
 what it does. The classifier is a small head on the features of
-``langgraph_memory.write.rules.acts`` (hashed words and word pairs) and the shipped MiniLM's
-sentence vector (standardised by the train split's mean and spread, a quarter's weight): one
-network of one hidden layer (64 ReLU units) with a sigmoid per act (a sentence may do two),
-trained by full-batch Adam from a seeded start in float64, so the same corpus gives the same
-weights, bit for bit. (A logistic regression per act on the same features reached rule_set
-recall 0.676 at precision 0.952 on the train folds; the hidden layer, 0.75: an act is often
-a pair of cues, "always" said to "you" and not by "I".) Each act's
-threshold is chosen on the train split alone, by cross-validation over its groups (the
-highest F1, and for the rule acts the lowest threshold whose precision reaches
-``RULE_PRECISION``). The test split is read once, at the end, for the report::
+``langgraph_memory.write.rules.acts`` (which of a vocabulary of words and word pairs a
+sentence holds: every token of at least ``MIN_COUNT`` train sentences) and the shipped
+MiniLM's sentence vector (standardised by the train split's mean and spread, a quarter's
+weight): one network of one hidden layer (64 ReLU units) with a sigmoid per output (an act
+each, a sentence may do two, and ``GATE``: any standing-instruction act), trained by
+full-batch Adam from a seeded start in float64, so the same corpus gives the same weights,
+bit for bit. (A logistic regression per act on the same features, hashed, reached rule_set
+recall 0.676 at precision 0.952 on the train folds of corpus version 2; the hidden layer,
+0.75: an act is often a pair of cues, "always" said to "you" and not by "I".) Each
+output's threshold is chosen on the train split alone, by cross-validation over its groups
+(the highest F1, and for the rule acts and the gate the lowest threshold whose precision
+reaches ``RULE_PRECISION``); the vocabulary is drawn from the whole train split, labels
+unread. The test split is read once, at the end, for the report::
 
     python -m benchmarks acts-train --out /tmp/acts_head.json --report /tmp/acts.json
 
@@ -39,11 +42,25 @@ import numpy as np
 from langgraph_memory import Kind
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.write import Turn
-from langgraph_memory.write.rules import ACTS, DROP_SLOT, RulesModel, ngram_features, rule_slot
+from langgraph_memory.write.rules import (
+    ACTS,
+    DROP_SLOT,
+    RulesModel,
+    act_tokens,
+    rule_slot,
+    token_vector,
+)
 
 __all__ = ["ACTS", "Head", "fit", "load", "main", "predict_scores"]
 
 RULE_ACTS = ("rule_set", "rule_change", "rule_cancel")
+#: The head's outputs: one per act, then ``GATE``, any of ``RULE_ACTS``: whether a sentence
+#: says anything about the standing instructions, which the model then reads with its
+#: grammar. Set, change and cancel blur into each other ("no need for page numbers any
+#: more, just chapter numbers" is a change; "you can lose the ranking" a cancel), while
+#: a sentence that does one of them is told from the rest more surely.
+GATE = "rule"
+OUTPUTS = (*ACTS, GATE)
 #: The precision a rule act's threshold must reach on the train split's held-out folds.
 RULE_PRECISION = 0.95
 CORPUS = Path(__file__).parent / "acts" / "sentences.jsonl"
@@ -60,24 +77,46 @@ def load(path: Path = CORPUS) -> list[dict[str, Any]]:
     return rows
 
 
-#: The vector's weight beside the 0/1 word slots, once standardised.
+#: The vector's weight beside the 0/1 token columns, once standardised.
 VECTOR_WEIGHT = 0.25
+#: A token is in the vocabulary when at least this many train sentences hold it.
+MIN_COUNT = 2
+
+
+def vocabulary(texts: Sequence[str], min_count: int = MIN_COUNT) -> dict[str, int]:
+    """Token -> column, for every token (``act_tokens``) of at least ``min_count`` of
+    ``texts``, sorted: the same texts give the same columns.
+
+    >>> vocabulary(["Always reply in French", "always reply briefly"], min_count=2)
+    {'b:always reply': 0, 'f2:always reply': 1, 'f:always': 2, 'w:always': 3, 'w:reply': 4}
+    """
+    counts: dict[str, int] = {}
+    for text in texts:
+        for token in act_tokens(text):
+            counts[token] = counts.get(token, 0) + 1
+    kept = sorted(token for token, n in counts.items() if n >= min_count)
+    return {token: i for i, token in enumerate(kept)}
 
 
 def features(
-    texts: Sequence[str], vectors: np.ndarray, mean: np.ndarray, spread: np.ndarray
+    texts: Sequence[str],
+    vectors: np.ndarray,
+    mean: np.ndarray,
+    spread: np.ndarray,
+    vocab: dict[str, int],
 ) -> np.ndarray:
-    """The head's input: each text's word slots, then its standardised vector."""
-    words = np.array([ngram_features(t) for t in texts])
-    return np.hstack([words, (vectors - mean) / spread * VECTOR_WEIGHT])
+    """The head's input: each text's token columns, then its standardised vector."""
+    tokens = np.array([token_vector(t, vocab) for t in texts]).reshape(len(texts), len(vocab))
+    return np.hstack([tokens, (vectors - mean) / spread * VECTOR_WEIGHT])
 
 
 def targets(rows: Sequence[dict[str, Any]]) -> np.ndarray:
-    """One column per act: 1.0 where the sentence does it."""
-    y = np.zeros((len(rows), len(ACTS)))
+    """One column per output (``OUTPUTS``): 1.0 where the sentence does it."""
+    y = np.zeros((len(rows), len(OUTPUTS)))
     for i, row in enumerate(rows):
         for label in row["labels"]:
             y[i, ACTS.index(label)] = 1.0
+    y[:, -1] = y[:, [ACTS.index(a) for a in RULE_ACTS]].max(axis=1)
     return y
 
 
@@ -157,14 +196,14 @@ def _threshold(scores: np.ndarray, truth: np.ndarray, act: str) -> float:
         tp = float((said & (truth > 0)).sum())
         precision = tp / max(float(said.sum()), 1.0)
         recall = tp / max(float(truth.sum()), 1.0)
-        if act in RULE_ACTS:
+        if act in (*RULE_ACTS, GATE):
             if precision >= RULE_PRECISION:
                 return float(t)
             continue
         f1 = 2 * precision * recall / max(precision + recall, 1e-9)
         if f1 > best_f1:
             best, best_f1 = float(t), f1
-    return best if act not in RULE_ACTS else 0.95
+    return best if act not in (*RULE_ACTS, GATE) else 0.95
 
 
 def folded_scores(x: np.ndarray, y: np.ndarray, groups: Sequence[str]) -> np.ndarray:
@@ -179,14 +218,14 @@ def folded_scores(x: np.ndarray, y: np.ndarray, groups: Sequence[str]) -> np.nda
 
 
 def thresholds(scores: np.ndarray, y: np.ndarray) -> list[float]:
-    """Each act's threshold from the train split's own held-out scores (``folded_scores``)."""
-    return [_threshold(scores[:, j], y[:, j], act) for j, act in enumerate(ACTS)]
+    """Each output's threshold from the train split's own held-out scores (``folded_scores``)."""
+    return [_threshold(scores[:, j], y[:, j], act) for j, act in enumerate(OUTPUTS)]
 
 
 def per_act(said: np.ndarray, y: np.ndarray) -> dict[str, dict[str, float]]:
-    """Precision, recall and support of each act."""
+    """Precision, recall and support of each output (``OUTPUTS``)."""
     out = {}
-    for j, act in enumerate(ACTS):
+    for j, act in enumerate(OUTPUTS):
         tp = float((said[:, j] & (y[:, j] > 0)).sum())
         out[act] = {
             "precision": tp / max(float(said[:, j].sum()), 1.0),
@@ -200,12 +239,12 @@ def confusion(scores: np.ndarray, rows: Sequence[dict[str, Any]]) -> dict[str, d
     """Main act (the first label) against the act scored highest."""
     table: dict[str, dict[str, int]] = {a: dict.fromkeys(ACTS, 0) for a in ACTS}
     for row, s in zip(rows, scores, strict=True):
-        table[row["labels"][0]][ACTS[int(np.argmax(s))]] += 1
+        table[row["labels"][0]][ACTS[int(np.argmax(s[: len(ACTS)]))]] += 1
     return table
 
 
-#: The acts the rules model (before the head) says anything about; it is silent on the rest.
-BASELINE_ACTS = ("rule_set", "rule_change", "rule_cancel", "fact", "fact_change", "plan")
+#: The outputs the rules model (before the head) says anything about; silent on the rest.
+BASELINE_ACTS = ("rule_set", "rule_change", "rule_cancel", "fact", "fact_change", "plan", GATE)
 
 
 def baseline_said(rows: Sequence[dict[str, Any]]) -> np.ndarray:
@@ -218,7 +257,7 @@ def baseline_said(rows: Sequence[dict[str, Any]]) -> np.ndarray:
     >>> baseline_said([rule])[0, :3].tolist()
     [True, True, False]
     """
-    said = np.zeros((len(rows), len(ACTS)), dtype=bool)
+    said = np.zeros((len(rows), len(OUTPUTS)), dtype=bool)
     model, when = RulesModel(), datetime(2026, 3, 2, tzinfo=timezone.utc)
     for i, row in enumerate(rows):
         if row["role"] != "user":
@@ -235,22 +274,30 @@ def baseline_said(rows: Sequence[dict[str, Any]]) -> np.ndarray:
                 acts = ("fact", "fact_change")
             for act in acts:
                 said[i, ACTS.index(act)] = True
+    said[:, -1] = said[:, [ACTS.index(a) for a in RULE_ACTS]].any(axis=1)
     return said
 
 
 def head_json(
-    head: Head, cut: Sequence[float], mean: np.ndarray, spread: np.ndarray, model: str
+    head: Head,
+    cut: Sequence[float],
+    mean: np.ndarray,
+    spread: np.ndarray,
+    vocab: dict[str, int],
+    model: str,
 ) -> str:
-    """The head as the package is to load it: acts, thresholds, the vector's standardising
-    and the weights, float32 (little-endian, base64)."""
+    """The head as the package is to load it: its outputs, thresholds, vocabulary, the
+    vector's standardising and the weights, float32 (little-endian, base64)."""
 
     def packed(a: np.ndarray) -> str:
         return base64.b64encode(a.astype("<f4").tobytes()).decode("ascii")
 
     return json.dumps(
         {
-            "acts": list(ACTS),
+            "outputs": list(OUTPUTS),
             "embedder": model,
+            "vector_weight": VECTOR_WEIGHT,
+            "vocabulary": sorted(vocab, key=vocab.__getitem__),
             "thresholds": [round(t, 2) for t in cut],
             "hidden": int(head.w1.shape[1]),
             "features": int(head.w1.shape[0]),
@@ -304,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = LocalMiniLM()
     v_train = np.array(embedder.embed_documents([r["text"] for r in train]))
     mean, spread = v_train.mean(axis=0), v_train.std(axis=0) + 1e-6
-    x_train = features([r["text"] for r in train], v_train, mean, spread)
+    vocab = vocabulary([r["text"] for r in train])
+    x_train = features([r["text"] for r in train], v_train, mean, spread, vocab)
     y_train = targets(train)
     folded = folded_scores(x_train, y_train, [r["group"] for r in train])
     cut = thresholds(folded, y_train)
@@ -315,10 +363,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     head = fit(x_train, y_train)
     if args.out:
-        shipped = head_json(head, cut, mean, spread, "all-MiniLM-L6-v2-onnx-int8")
+        shipped = head_json(head, cut, mean, spread, vocab, "all-MiniLM-L6-v2-onnx-int8")
         args.out.write_text(shipped, encoding="utf-8")
     v_test = np.array(embedder.embed_documents([r["text"] for r in test]))
-    x_test = features([r["text"] for r in test], v_test, mean, spread)
+    x_test = features([r["text"] for r in test], v_test, mean, spread, vocab)
     scores = predict_scores(head.as_float32(), x_test)
     said = scores >= np.array(cut)
     by_act = per_act(said, targets(test))
@@ -326,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = {
         "train": len(train),
         "test": len(test),
-        "thresholds": dict(zip(ACTS, cut, strict=True)),
+        "thresholds": dict(zip(OUTPUTS, cut, strict=True)),
         "test_per_act": by_act,
         "test_per_act_rules_model": {a: before[a] for a in BASELINE_ACTS},
         "test_confusion": confusion(scores, test),

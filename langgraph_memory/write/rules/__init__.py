@@ -76,8 +76,8 @@ The rules live in one module per job, each importing only those listed after it:
 the classifier of acts that is to gate the rules, issue 43) imports none of them.
 """
 
-from langgraph_memory.write.rules.acts import ACTS, ngram_features
+from langgraph_memory.write.rules.acts import ACTS, act_tokens, token_vector
 from langgraph_memory.write.rules.instructions import DROP_SLOT, rule_slot
 from langgraph_memory.write.rules.model import RulesModel
 
-__all__ = ["ACTS", "DROP_SLOT", "RulesModel", "ngram_features", "rule_slot"]
+__all__ = ["ACTS", "DROP_SLOT", "RulesModel", "act_tokens", "rule_slot", "token_vector"]

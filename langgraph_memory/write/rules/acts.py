@@ -4,25 +4,30 @@ The offline model is to tell a sentence's act (sets a standing instruction, canc
 states a fact about the speaker, asks a question ...; ``ACTS``) by a small head learned
 from a labelled corpus (``benchmarks/acts/``, trained by ``python -m benchmarks
 acts-train``), not by word lists. The head reads two things: the sentence's MiniLM vector
-(what it is about) and its words and word pairs, hashed into ``2 ** NGRAM_BITS`` slots
-(what it does lies in a few words: "always", "no need ... anymore", "make that"), with
-the first two words apart, since an act shows at a sentence's start. This module is the one
-place those features are computed, for the trainer and for the model alike.
+(what it is about) and which of a vocabulary of words and word pairs it holds (what it
+does lies in a few words: "always", "no need ... anymore", "make that"), with the first
+word and the first pair apart, since an act shows at a sentence's start. The vocabulary is
+learned with the head (every token of at least two train sentences) and shipped with its
+weights: measured on the train split's folds, it beat the same tokens hashed into 4,096
+slots (standing instructions, any of set, change or cancel, recall at precision 0.95:
+0.864 against 0.833), since a small corpus's rare cues then share no slot. This module
+is the one place the tokens are read, for the trainer and for the model alike.
 
->>> v = ngram_features("From now on, answer in French?")
->>> v.shape, int(v.sum())
-((4096,), 15)
+>>> sorted(act_tokens("Make that 5?"))
+['b:5 ?', 'b:make that', 'b:that 5', 'f2:make that', 'f:make', 'w:5', 'w:?', 'w:make', 'w:that']
+>>> token_vector("make THAT six", {"b:make that": 0, "w:five": 1}).tolist()
+[1.0, 0.0]
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-import zlib
+from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["ACTS", "NGRAM_BITS", "ngram_features"]
+__all__ = ["ACTS", "act_tokens", "token_vector"]
 
 #: The acts, in the head's order (``benchmarks/acts/README.md`` defines them).
 ACTS = (
@@ -37,17 +42,14 @@ ACTS = (
     "small_talk",
     "not_user",
 )
-#: Words and word pairs are hashed into this many bits' worth of slots.
-NGRAM_BITS = 12
 _WORD = re.compile(r"[a-z0-9']+|[?!]")
-_MASK = (1 << NGRAM_BITS) - 1
 
 
-def ngram_features(text: str) -> np.ndarray:
-    """0/1 slots of ``text``'s lowercased words, word pairs, first word and first pair
-    (crc32 of each, so the same on every machine and Python).
+def act_tokens(text: str) -> frozenset[str]:
+    """``text``'s lowercased words (``w:``), word pairs (``b:``), first word (``f:``)
+    and first pair (``f2:``).
 
-    >>> bool((ngram_features("No need for bullets") == ngram_features("no NEED for bullets")).all())
+    >>> act_tokens("No need for bullets") == act_tokens("no NEED for bullets")
     True
     """
     words = _WORD.findall(text.lower())
@@ -57,7 +59,15 @@ def ngram_features(text: str) -> np.ndarray:
         tokens.add(f"f:{words[0]}")
     if len(words) > 1:
         tokens.add(f"f2:{words[0]} {words[1]}")
-    out = np.zeros(1 << NGRAM_BITS)
-    for token in tokens:
-        out[zlib.crc32(token.encode("utf-8")) & _MASK] = 1.0
+    return frozenset(tokens)
+
+
+def token_vector(text: str, vocabulary: Mapping[str, int]) -> np.ndarray:
+    """0/1 per entry of ``vocabulary`` (token -> column): whether ``text`` holds it.
+    Tokens outside the vocabulary count for nothing."""
+    out = np.zeros(len(vocabulary))
+    for token in act_tokens(text):
+        column = vocabulary.get(token)
+        if column is not None:
+            out[column] = 1.0
     return out
