@@ -84,6 +84,11 @@ class EmbedderError(MemoryKitError, RuntimeError):
     """The offline embedder cannot load or run its model."""
 
 
+class ModelFileError(MemoryKitError, RuntimeError):
+    """A model file the package ships (the offline model's classifier of acts) is
+    altered or unreadable: reinstall the package."""
+
+
 class StoreLockedError(MemoryKitError, RuntimeError):
     """Another process holds the embedded store's directory (or the child of a purge
     whose app was killed still held it when the open's wait ran out:

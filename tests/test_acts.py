@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from benchmarks import acts_corpus, acts_train
-from langgraph_memory.write.rules import ACTS, act_tokens, token_vector
+from langgraph_memory.errors import ModelFileError
+from langgraph_memory.write.rules import ACTS, act_head, act_tokens, token_vector
+from langgraph_memory.write.rules.act_head import shipped_head
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -82,8 +84,50 @@ def test_the_head_learns_and_its_thresholds_come_from_its_own_folds() -> None:
     for output in ("rule_set", acts_train.GATE):
         assert said[output]["precision"] >= 0.95 and said[output]["recall"] >= 0.8
     head = acts_train.fit(x, y)
-    assert head.w1.shape == (8, 64) and head.w2.shape == (64, len(acts_train.OUTPUTS))
+    hidden = acts_train.HIDDEN
+    assert head.w1.shape == (8, hidden) and head.w2.shape == (hidden, len(acts_train.OUTPUTS))
     again = acts_train.fit(x, y)
     assert all(
         (a == b).all() for a, b in zip(head.arrays(), again.arrays(), strict=True)
     )  # bit for bit
+
+
+# -- the shipped head -------------------------------------------------------------------
+
+
+def test_the_shipped_head_is_pinned_and_an_altered_one_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    head = shipped_head()
+    assert head.outputs == acts_train.OUTPUTS
+    assert len(head.thresholds) == len(head.outputs)
+    monkeypatch.setattr(act_head, "HEAD_SHA256", "0" * 64)
+    with pytest.raises(ModelFileError, match="reinstall langgraph-memory-kit"):
+        shipped_head.__wrapped__()
+    with pytest.raises(ModelFileError, match="not a head of acts"):
+        act_head.ActHead.from_json('{"outputs": ["rule"]}')
+
+
+def test_the_shipped_head_tells_a_standing_instruction_from_its_look_alikes() -> None:
+    # Sentences of no corpus split: a rule, a habit that says "always", a one-off request,
+    # someone else's rule, and a cancel that says neither "stop" nor "forget".
+    head = shipped_head()
+    assert "rule" in head.acts("Going forward, please give me the metric figure first.")
+    assert "rule" not in head.acts("I always take the stairs at work.")
+    assert "rule" not in head.acts("Translate this paragraph into French.")
+    assert "rule" not in head.acts("My manager always wants the slides in PDF.")
+    assert "rule_cancel" in head.acts("No need to add the calorie counts anymore.")
+
+
+@pytest.mark.slow  # trains the head once (~1 min)
+def test_the_shipped_head_is_what_the_trainer_makes_of_the_corpus() -> None:
+    train = [r for r in acts_train.load() if r["split"] == "train"]
+    texts = [str(r["text"]) for r in train]
+    vocab = acts_train.vocabulary(texts)
+    head = acts_train.fit(acts_train.features(texts, vocab), acts_train.targets(train))
+    shipped = shipped_head()
+    assert dict(shipped.vocabulary) == vocab
+    kept = (shipped.w1, shipped.b1, shipped.w2, shipped.b2)
+    for made, ours in zip(head.arrays(), kept, strict=True):
+        # float32 as shipped; BLAS may sum in another order on another machine
+        np.testing.assert_allclose(made, ours, atol=1e-3)

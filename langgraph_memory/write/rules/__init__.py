@@ -73,11 +73,23 @@ The rules live in one module per job, each importing only those listed after it:
 ``model`` (``RulesModel``) -> ``slots`` (slots and reconciliation) -> ``facts``
 (sentences and clauses into facts) -> ``predicates`` (the patterns) -> ``grammar``
 (English) -> ``dates`` and ``vocabulary`` (the word lists). ``acts`` (the features of
-the classifier of acts that is to gate the rules, issue 43) imports none of them.
+the classifier of acts that is to gate the rules, issue 43) and ``act_head`` (that
+classifier, trained and shipped) import none of them.
 """
 
-from langgraph_memory.write.rules.acts import ACTS, act_tokens, token_vector
+from langgraph_memory.write.rules.act_head import ActHead, shipped_head
+from langgraph_memory.write.rules.acts import ACTS, RULE_ACTS, act_tokens, token_vector
 from langgraph_memory.write.rules.instructions import DROP_SLOT, rule_slot
 from langgraph_memory.write.rules.model import RulesModel
 
-__all__ = ["ACTS", "DROP_SLOT", "RulesModel", "act_tokens", "rule_slot", "token_vector"]
+__all__ = [
+    "ACTS",
+    "DROP_SLOT",
+    "RULE_ACTS",
+    "ActHead",
+    "RulesModel",
+    "act_tokens",
+    "rule_slot",
+    "shipped_head",
+    "token_vector",
+]

@@ -1,0 +1,114 @@
+"""The classifier of acts as shipped: the head ``python -m benchmarks acts-train`` makes.
+
+The head file (``langgraph_memory/data/acts_head.json``, ~0.9 MB) holds the head's outputs
+(an act each of ``ACTS``, then ``"rule"``: any standing-instruction act), each output's
+threshold, the vocabulary of tokens it reads (``acts.act_tokens``) and its weights,
+float32. It is pinned by ``HEAD_SHA256``, as the embedder's model is: a file that is not
+the one this release was measured with is refused, never read. Scoring a sentence sums
+the weight rows of the tokens it holds, so it costs microseconds and needs no embedder.
+
+>>> head = shipped_head()
+>>> head.outputs[-1], len(head.vocabulary) > 1000
+('rule', True)
+>>> sorted(head.acts("From now on, please keep every answer under 100 words."))
+['rule', 'rule_set']
+>>> "rule" in head.acts("I always keep my answers short in meetings.")
+False
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.resources import files
+
+import numpy as np
+
+from langgraph_memory.errors import ModelFileError
+from langgraph_memory.write.rules.acts import RULE_ACTS, act_tokens
+
+__all__ = ["HEAD_SHA256", "ActHead", "shipped_head"]
+
+#: sha256 of the shipped ``data/acts_head.json`` (``python -m benchmarks acts-train --out``
+#: on corpus version 3; its per-act table is docs/results/acts.md).
+HEAD_SHA256 = "55a412083fbb50db9634d9812d2359eab825429bb079a347a3374c431bf5bc48"
+_RESOURCE = "data/acts_head.json"
+
+
+@dataclass(frozen=True)
+class ActHead:
+    """A one-hidden-layer network over token columns, one sigmoid per output."""
+
+    outputs: tuple[str, ...]
+    thresholds: tuple[float, ...]
+    vocabulary: Mapping[str, int]
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def scores(self, text: str) -> dict[str, float]:
+        """Each output's probability for ``text``."""
+        columns = [c for t in act_tokens(text) if (c := self.vocabulary.get(t)) is not None]
+        hidden = np.maximum(self.w1[columns].sum(axis=0) + self.b1, 0.0)
+        out = 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
+        return {name: float(p) for name, p in zip(self.outputs, out, strict=True)}
+
+    def acts(self, text: str) -> frozenset[str]:
+        """What ``text`` does: the outputs whose probability reaches their threshold,
+        except that the rule acts follow the gate (``"rule"``): a sentence it admits does
+        the one scored highest of them, and a sentence it does not admit none of them.
+        (Set, change and cancel blur into each other; the gate tells a rule from the
+        rest more surely than each of them alone: benchmarks/acts_train.py, ``gated``.)"""
+        found = self.scores(text)
+        said = {
+            name
+            for name, cut in zip(self.outputs, self.thresholds, strict=True)
+            if found[name] >= cut and name not in RULE_ACTS
+        }
+        if "rule" in said:
+            said.add(max(RULE_ACTS, key=found.__getitem__))
+        return frozenset(said)
+
+    @classmethod
+    def from_json(cls, text: str) -> ActHead:
+        """The head a head file's text describes (``benchmarks/acts_train.py``,
+        ``head_json``); ``ModelFileError`` when it is not one."""
+        try:
+            data = json.loads(text)
+            vocabulary = {token: i for i, token in enumerate(data["vocabulary"])}
+            outputs, hidden = tuple(data["outputs"]), int(data["hidden"])
+
+            def array(name: str, shape: tuple[int, ...]) -> np.ndarray:
+                raw = np.frombuffer(base64.b64decode(data[name]), dtype="<f4")
+                return raw.astype(np.float64).reshape(shape)
+
+            return cls(
+                outputs=outputs,
+                thresholds=tuple(float(t) for t in data["thresholds"]),
+                vocabulary=vocabulary,
+                w1=array("w1", (len(vocabulary), hidden)),
+                b1=array("b1", (hidden,)),
+                w2=array("w2", (hidden, len(outputs))),
+                b2=array("b2", (len(outputs),)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"not a head of acts: {exc!r}") from exc
+
+
+@functools.cache
+def shipped_head() -> ActHead:
+    """The head this release ships, read once per process and checked against
+    ``HEAD_SHA256`` first."""
+    raw = (files("langgraph_memory") / _RESOURCE).read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != HEAD_SHA256:
+        raise ModelFileError(
+            f"langgraph_memory/{_RESOURCE} has sha256 {digest}, not the {HEAD_SHA256} this "
+            "release was measured with; reinstall langgraph-memory-kit"
+        )
+    return ActHead.from_json(raw.decode("utf-8"))
