@@ -1,6 +1,6 @@
 """The classifier of acts as shipped: the head ``python -m benchmarks acts-train`` makes.
 
-The head file (``langgraph_memory/data/acts_head.json``, ~0.9 MB) holds the head's outputs
+The head file (``langgraph_memory/data/acts_head.json``, ~1 MB) holds the head's outputs
 (an act each of ``ACTS``, then ``"rule"``: any standing-instruction act), each output's
 threshold, the vocabulary of tokens it reads (``acts.act_tokens``) and its weights,
 float32. It is pinned by ``HEAD_SHA256``, as the embedder's model is: a file that is not
@@ -82,6 +82,13 @@ class ActHead:
             data = json.loads(text)
             vocabulary = {token: i for i, token in enumerate(data["vocabulary"])}
             outputs, hidden = tuple(data["outputs"]), int(data["hidden"])
+            thresholds = tuple(float(t) for t in data["thresholds"])
+            missing = {*RULE_ACTS, "rule"} - set(outputs)
+            if missing or len(thresholds) != len(outputs):
+                raise ValueError(
+                    f"outputs {list(outputs)} with {len(thresholds)} thresholds "
+                    f"(it needs {sorted(missing)} too, and a threshold each)"
+                )
 
             def array(name: str, shape: tuple[int, ...]) -> np.ndarray:
                 raw = np.frombuffer(base64.b64decode(data[name]), dtype="<f4")
@@ -89,7 +96,7 @@ class ActHead:
 
             return cls(
                 outputs=outputs,
-                thresholds=tuple(float(t) for t in data["thresholds"]),
+                thresholds=thresholds,
                 vocabulary=vocabulary,
                 w1=array("w1", (len(vocabulary), hidden)),
                 b1=array("b1", (hidden,)),
@@ -104,7 +111,12 @@ class ActHead:
 def shipped_head() -> ActHead:
     """The head this release ships, read once per process and checked against
     ``HEAD_SHA256`` first."""
-    raw = (files("langgraph_memory") / _RESOURCE).read_bytes()
+    try:
+        raw = (files("langgraph_memory") / _RESOURCE).read_bytes()
+    except OSError as exc:
+        raise ModelFileError(
+            f"cannot read langgraph_memory/{_RESOURCE} ({exc}); reinstall langgraph-memory-kit"
+        ) from exc
     digest = hashlib.sha256(raw).hexdigest()
     if digest != HEAD_SHA256:
         raise ModelFileError(
