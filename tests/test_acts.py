@@ -131,3 +131,13 @@ def test_the_shipped_head_is_what_the_trainer_makes_of_the_corpus() -> None:
     for made, ours in zip(head.arrays(), kept, strict=True):
         # float32 as shipped; BLAS may sum in another order on another machine
         np.testing.assert_allclose(made, ours, atol=1e-3)
+
+
+def test_a_head_file_without_the_gate_or_a_threshold_each_is_refused() -> None:
+    shipped = json.loads((ROOT / "langgraph_memory" / "data" / "acts_head.json").read_text())
+    no_gate = {**shipped, "outputs": shipped["outputs"][:-1]}
+    with pytest.raises(ModelFileError, match=r"it needs \['rule'\]"):
+        act_head.ActHead.from_json(json.dumps(no_gate))
+    short = {**shipped, "thresholds": shipped["thresholds"][:-1]}
+    with pytest.raises(ModelFileError, match="a threshold each"):
+        act_head.ActHead.from_json(json.dumps(short))

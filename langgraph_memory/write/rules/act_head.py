@@ -85,9 +85,9 @@ class ActHead:
             thresholds = tuple(float(t) for t in data["thresholds"])
             missing = {*RULE_ACTS, "rule"} - set(outputs)
             if missing or len(thresholds) != len(outputs):
-                raise ValueError(
-                    f"outputs {list(outputs)} with {len(thresholds)} thresholds "
-                    f"(it needs {sorted(missing)} too, and a threshold each)"
+                raise ModelFileError(
+                    f"not a head of acts: outputs {list(outputs)} with {len(thresholds)} "
+                    f"thresholds (it needs {sorted(missing)} too, and a threshold each)"
                 )
 
             def array(name: str, shape: tuple[int, ...]) -> np.ndarray:
