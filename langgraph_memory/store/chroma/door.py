@@ -637,8 +637,8 @@ class ChromaClient:
         # the embedded client, the two cores busy: 28 and 53 of 3,000 open + modify
         # pairs failed with get_or_create, 0 of 3,000 with a get.
         try:
-            return ChromaCollection(self.chroma.get_collection(name, embedding_function=None))
-        except NotFoundError:
+            return self.open(name)
+        except MissingCollectionError:
             pass  # made below; get_or_create: another process may be making it too
         return ChromaCollection(
             self.chroma.get_or_create_collection(
