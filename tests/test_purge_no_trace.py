@@ -268,24 +268,28 @@ def index_files(directory: Path) -> dict[str, int]:
     return {str(f.relative_to(directory)): f.stat().st_mtime_ns for f in directory.rglob("*.bin")}
 
 
+@pytest.mark.parametrize("by_ids", [False, True])
 def test_the_store_process_writes_no_index_file_when_it_reads_after_a_purge(
-    tmp_path: Path,
+    tmp_path: Path, by_ids: bool
 ) -> None:
     """A purge rebuilds what held the purged records in a child whose freed memory is
     scrubbed. The store's own process must then not write those index files again: its
     freed memory may still hold the purged text, which an index file's unused bytes can
     carry. Chroma wrote the registry's index (whose vectors are placeholders, written
     only now and then) on each process's first load of it: the scan found purged ids
-    in it in 1 run of 10 (``test_embedded_purge_leaves_no_trace``). Deterministic here:
-    reads after the purge leave every index file as the child wrote it."""
+    in it in 1 run of 10 (``test_embedded_purge_leaves_no_trace``). A purge by ids
+    rebuilds no registry, and so wrote none: its next load did, here, until the child
+    wrote it whole for every purge. Deterministic here: reads after the purge leave
+    every index file as the child wrote it."""
     directory = tmp_path / "memory"
     with MemoryStore(directory, embeddings=DeterministicFakeEmbedding(size=8)) as store:
-        store.add_many("user:alice", ["Alice's passport is X-12.", "Alice likes tea."])
+        alice = store.add_many("user:alice", ["Alice's passport is X-12.", "Alice likes tea."])
         keep = store.add("user:bob", "Bob keeps his umbrella in the hall.")
-        store.purge("user:alice")
+        store.purge("user:alice", [alice[0].id] if by_ids else None)
         written = index_files(directory)
         assert written  # the rebuilt registry and bucket have index files
-        assert [s.key for s in store.scopes()] == ["user:bob"]
+        assert [s.key for s in store.scopes()] == ["user:alice", "user:bob"][1 - by_ids :]
+        assert len(store.active("user:alice")) == by_ids
         assert [m.id for m in store.active("user:bob")] == [keep.id]
         assert internals(store).nearest("user:bob", "umbrella", k=1)[0].memory.id == keep.id
         assert index_files(directory) == written

@@ -229,7 +229,11 @@ def rebuild_in_child(path: Path, names: Iterable[str], *, timeout: float = 600) 
                 "import runpy, sys; sys.path.pop(0); sys.argv = sys.argv[1:]; "
                 "runpy.run_path(sys.argv[0], run_name='__main__')"
             )
-            command = [sys.executable, "-c", code, rebuild.__file__, str(path), *wanted]
+            # The registry's index is written whole too, rebuilt or not: this process
+            # would otherwise write it from its heap when it next loads it (see
+            # ``rebuild.write_indexes_whole``).
+            whole = ["--whole", layout.REGISTRY]
+            command = [sys.executable, "-c", code, rebuild.__file__, str(path), *wanted, *whole]
             what = f"rebuilding {', '.join(wanted)} in {path}"
             _run(command, what, timeout, lock, _scrubbed_env())
         compact_directory(path, timeout=timeout)

@@ -5,7 +5,7 @@ a rebuilt collection holds only what is live. Used in this process by
 ``compaction.rebuild_in_place``, and run as a script in a child process by
 ``compaction.rebuild_in_child``::
 
-    python -c "import runpy, sys; ..." rebuild.py DIRECTORY COLLECTION [COLLECTION ...]
+    python -c "import runpy, sys; ..." rebuild.py DIRECTORY COLLECTION ... [--whole COLLECTION ...]
 
 It imports nothing of this package but its errors and the door to Chroma (a
 few milliseconds), so the child starts fast.
@@ -203,13 +203,17 @@ def rebuild_collection(client: VectorClient, name: str) -> VectorCollection:
 
 
 def main(argv: list[str]) -> int:
-    """Rebuild the named collections of the persist directory ``argv[0]``.
+    """Rebuild the named collections of the persist directory ``argv[0]``; then write
+    whole the index of each collection of placeholders among them and among the names
+    after ``--whole``, which are not rebuilt (see ``write_indexes_whole``).
 
     A staging name stands for its original (a listing of what was written may
     name one), and a name with no collection is skipped: a journal of a rebuild
     that failed may name a collection a later purge of its scope dropped.
     """
-    directory, names = argv[0], argv[1:]
+    directory, rest = argv[0], argv[1:]
+    split = rest.index("--whole") if "--whole" in rest else len(rest)
+    names, whole = rest[:split], rest[split + 1 :]
     client = persistent(directory)
     placeholders: list[str] = []
     try:
@@ -219,9 +223,13 @@ def main(argv: list[str]) -> int:
                 copy = rebuild_collection(client, name)
                 if holds_placeholders(copy.index):
                     placeholders.append(name)
+        for name in whole:
+            found = find(client, name)
+            if found is not None and holds_placeholders(found.index):
+                placeholders.append(name)
     finally:
         client.close()
-    write_indexes_whole(directory, placeholders)
+    write_indexes_whole(directory, list(dict.fromkeys(placeholders)))
     return 0
 
 
@@ -234,7 +242,9 @@ def write_indexes_whole(directory: str, names: Sequence[str]) -> None:
     then: after a purge, the store's own process, whose freed memory may still hold
     the purged text, which an index file's unused bytes can carry (found by the
     on-disk scan: purged ids in the registry's ``data_level0.bin`` and ``length.bin``,
-    3 runs in 18). Chroma takes how often to write from a collection when it loads
+    3 runs in 18; and, after a purge by ids, which rebuilds none of them, in the
+    registry's ``data_level0.bin``, 1 CI run). Chroma takes how often to write from a
+    collection when it loads
     it, so each is loaded once writing every change (and written by a change), then
     set back in a client that does not load it.
 
