@@ -15,9 +15,11 @@ through one graph on one event loop: turn latency, the loop's stall), ``telemetr
 same search in process); evaluations:
 ``reads`` (the current value first, and questions asked again),
 ``retrieval``, ``qa``, ``components`` and ``redteam`` (memory poisoning); ``plots`` draws
-their results; tools: ``acts-corpus`` (acts_corpus: the real sentences of the corpus of acts)
-and ``acts-train`` (acts_train: the classifier of acts, trained and measured). The arguments after
-the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists them.
+their results; tools: ``acts-corpus`` (acts_corpus: the real sentences of the corpus of acts),
+``acts-train`` (acts_train: the classifier of acts, trained and measured) and ``acts-product``
+(acts_product: the rules model with it, on the test split and real chat). The arguments
+after the name go to that module's own ``main``; ``python -m benchmarks <name> --help`` lists
+them.
 
 >>> main(["nope"])
 2
@@ -59,6 +61,7 @@ BENCHES: dict[str, str] = {
     "plots": "plots",
     "acts-corpus": "acts_corpus",
     "acts-train": "acts_train",
+    "acts-product": "acts_product",
 }
 
 

@@ -47,6 +47,7 @@ from langgraph_memory import Kind
 from langgraph_memory.write import Turn
 from langgraph_memory.write.rules import (
     ACTS,
+    CHANGE_SLOT,
     DROP_SLOT,
     RULE_ACTS,
     RulesModel,
@@ -265,8 +266,9 @@ BASELINE_ACTS = ("rule_set", "rule_change", "rule_cancel", "fact", "fact_change"
 def baseline_said(rows: Sequence[dict[str, Any]]) -> np.ndarray:
     """What the rules model's extraction of each sentence (said by the user) amounts to,
     in acts: a rule found is a set or a change (its slot decides which, against what is
-    held), a rule with a negated value a cancel, a plan a plan, anything else found a fact
-    or a change of one. Columns of the acts it is silent on stay False.
+    held), a change named by its words (``CHANGE_SLOT``) a change, a rule with a negated
+    value a cancel, a plan a plan, anything else found a fact or a change of one. Columns
+    of the acts it is silent on stay False.
 
     >>> rule = {"role": "user", "text": "From now on, always answer in metric units."}
     >>> baseline_said([rule])[0, :3].tolist()
@@ -283,6 +285,8 @@ def baseline_said(rows: Sequence[dict[str, Any]]) -> np.ndarray:
                 slot, value = rule
                 cancel = slot == DROP_SLOT or value.startswith("!")
                 acts: tuple[str, ...] = ("rule_cancel",) if cancel else ("rule_set", "rule_change")
+                if slot == CHANGE_SLOT:  # a change of a rule held, named by its words
+                    acts = ("rule_change",)
             elif fact.text.startswith("User plans"):  # the model's canonical plan
                 acts = ("plan",)
             else:

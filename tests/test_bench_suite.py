@@ -282,7 +282,8 @@ def test_dispatcher_knows_every_bench(data: Path, capsys: pytest.CaptureFixture[
     }
     benches |= {"maintenance"}
     evaluations = {"retrieval", "qa", "components", "redteam", "plots", "reads"}
-    tools = {"acts-corpus", "acts-train"}  # the corpus of acts and its trainer (issue 43)
+    # the corpus of acts, its trainer and the model with it (issue 43)
+    tools = {"acts-corpus", "acts-train", "acts-product"}
     assert set(dispatcher.BENCHES) == benches | evaluations | tools
     assert dispatcher.main([]) == 2
     assert dispatcher.main(["nope"]) == 2

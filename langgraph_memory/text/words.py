@@ -36,10 +36,37 @@ __all__ = [
     "WORD",
     "said_digest",
     "said_form",
+    "sentences",
     "spoken_words",
     "tokenize",
     "words",
 ]
+
+#: Where a sentence may end, after its stop (``sentences``).
+_SENTENCE_END = {stops: re.compile(rf"(?<=[{stops}])\s+|\n+") for stops in (".!?", ".!?;")}
+#: A stop that ends an abbreviation, not a sentence ("Dr. Lee").
+_ABBREVIATION = re.compile(r"(?:^|\W)(?:dr|mr|mrs|ms|mx|st|jr|sr|prof|vs|etc|e\.g|i\.e)\.$", re.I)
+
+
+def sentences(text: str, stops: str = ".!?") -> list[str]:
+    """The sentences of ``text``: cut after a stop in ``stops`` (".!?" or ".!?;") and at
+    line breaks, never after an abbreviation; blank ones left out.
+
+    >>> sentences("Would Ana like Dr. Seuss? Maybe.\\nYes!")
+    ['Would Ana like Dr. Seuss?', 'Maybe.', 'Yes!']
+    >>> sentences("I live in Pune; I work at Acme.", ".!?;")
+    ['I live in Pune;', 'I work at Acme.']
+    """
+    out: list[str] = []
+    start = 0
+    for end in _SENTENCE_END[stops].finditer(text):
+        piece = text[start : end.start()]
+        if "\n" in end.group() or not _ABBREVIATION.search(piece):
+            out.append(piece)
+            start = end.end()
+    out.append(text[start:])
+    return [s for s in out if s.strip()]
+
 
 #: A word: letters and digits of any script; anything else splits words.
 WORD = re.compile(r"[^\W_]+")

@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 
 from langgraph_memory.errors import InvalidTypeError
-from langgraph_memory.text import spoken_words
+from langgraph_memory.text import sentences, spoken_words
+from langgraph_memory.write.rules.standing import may_touch_rules
 
 __all__ = ["asks_only", "may_hold_fact"]
 
@@ -131,30 +132,10 @@ _BEFORE_NAME = _word_set("hi hey hello hiya yo bye thanks thank you thx ty wow g
 # facts in such a turn come with a first-person word, which is checked before this.
 _ADDRESSEE_START = re.compile(r"^\W*(?:you|your|you're|youre|you've|you'll|you'd)\b", re.I)
 
+
 # Sentences end at ., ! or ? followed by space, or at a line break, but not after a title
 # or a common abbreviation ("Dr. Seuss", "e.g. tea"). Clauses inside a sentence are not
 # split further: the rules look at words, not at clause structure.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_ABBREVIATION = re.compile(r"(?:^|\W)(?:dr|mr|mrs|ms|mx|st|jr|sr|prof|vs|etc|e\.g|i\.e)\.$", re.I)
-
-
-def _sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (see ``_SENTENCE_END``), without blank ones.
-
-    >>> _sentences("Would Ana like Dr. Seuss? Maybe.\\nYes!")
-    ['Would Ana like Dr. Seuss?', 'Maybe.', 'Yes!']
-    """
-    out: list[str] = []
-    start = 0
-    for end in _SENTENCE_END.finditer(text):
-        piece = text[start : end.start()]
-        if "\n" in end.group() or not _ABBREVIATION.search(piece):
-            out.append(piece)
-            start = end.end()
-    out.append(text[start:])
-    return [s for s in out if s.strip()]
-
-
 def may_hold_fact(text: str) -> bool:
     """Whether ``text`` (the user's part of one turn) could state a durable fact about the user.
 
@@ -171,11 +152,19 @@ def may_hold_fact(text: str) -> bool:
     True
     >>> may_hold_fact("Hey Sam! Thanks so much, that's awesome.")
     False
+    >>> may_hold_fact("Make that 50 words.")  # a change of a standing instruction
+    True
     """
     folded = text.translate(_FOLD)
     if _MEMORY_REQUEST.search(folded) or _FIRST_PERSON_STRONG.search(folded):
         return True
-    return any(_sentence_tells(s) for s in _sentences(folded))
+    said = sentences(folded)
+    if any(_sentence_tells(s) for s in said):
+        return True
+    # A request may set, change or cancel a standing instruction in any words ("Make that
+    # 50 words.", "When you write code, add comments every time."): the classifier of
+    # acts tells (microseconds a sentence; write/rules/standing).
+    return any(may_touch_rules(s) for s in said)
 
 
 def asks_only(text: str) -> bool:
@@ -206,8 +195,8 @@ def asks_only(text: str) -> bool:
     if not isinstance(text, str):
         raise InvalidTypeError(f"asks_only() takes a str, got {type(text).__name__}")
     folded = text.translate(_FOLD)
-    sentences = _sentences(folded)
-    return bool(sentences) and all(_sentence_asks(s) for s in sentences)
+    said = sentences(folded)
+    return bool(said) and all(_sentence_asks(s) for s in said)
 
 
 def _sentence_asks(sentence: str) -> bool:

@@ -54,6 +54,7 @@ from langgraph_memory.scope import ScopeLike
 from langgraph_memory.tracing import Payload, clip, scope_metadata, traced
 from langgraph_memory.write.extract import MAX_FACT_CHARS
 from langgraph_memory.write.guards import embedding_similarity, refusal, supported
+from langgraph_memory.write.rules.instructions import CHANGE_SLOT, DROP_SLOT, rule_slot
 from langgraph_memory.write.types import Choice, Fact
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ MAX_SHOWN = 8
 _INDEX = re.compile(r"^\s*\[?\s*(\d{1,3})\s*\]?\s*$")
 #: The note of a fact added without a model call (``why`` shows it).
 NOTHING_SIMILAR = "no similar memory in the scope: added without a model call"
+#: The note of a change or a cancel of a rule in a scope that holds nothing like it.
+NO_RULE_HELD = "no rule in the scope to change or drop: nothing to do"
 
 
 def similar(
@@ -97,10 +100,19 @@ def unopposed(fact: Fact) -> Decision:
     """The decision for a fact that no memory of its scope resembles: ADD, without
     asking the model, which would be shown nothing to update, delete or repeat.
 
+    A change or a cancel of a standing instruction ("User wants the assistant to drop the
+    rule about emojis.") acts on a rule held and is never stored itself: with nothing held,
+    it is a NOOP.
+
     >>> d = unopposed(Fact("User is vegan."))
     >>> d.op.value, d.text, d.shown_ids, d.note
     ('ADD', 'User is vegan.', (), 'no similar memory in the scope: added without a model call')
+    >>> unopposed(Fact("User wants the assistant to change a rule: make that 50 words.")).op.value
+    'NOOP'
     """
+    slot = rule_slot(fact.text)
+    if slot is not None and slot[0] in (DROP_SLOT, CHANGE_SLOT):
+        return Decision(op=DecisionOp.NOOP, fact=fact.text, note=NO_RULE_HELD)
     return Decision(op=DecisionOp.ADD, fact=fact.text, text=fact.text, note=NOTHING_SIMILAR)
 
 

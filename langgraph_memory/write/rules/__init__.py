@@ -71,24 +71,38 @@ What it does not understand:
 
 The rules live in one module per job, each importing only those listed after it:
 ``model`` (``RulesModel``) -> ``slots`` (slots and reconciliation) -> ``facts``
-(sentences and clauses into facts) -> ``predicates`` (the patterns) -> ``grammar``
-(English) -> ``dates`` and ``vocabulary`` (the word lists). ``acts`` (the features of
-the classifier of acts that is to gate the rules, issue 43) and ``act_head`` (that
-classifier, trained and shipped) import none of them.
+(sentences and clauses into facts) -> ``standing`` (the standing instructions a
+sentence sets, changes or cancels) -> ``instructions`` (their grammar) and ``act_head``
+(the classifier of acts, trained and shipped, which gates them: issue 43) ->
+``predicates`` (the patterns) -> ``grammar`` (English) -> ``dates`` and
+``vocabulary`` (the word lists). ``acts`` (the classifier's features) imports none
+of them.
+
+Standing instructions: the classifier of acts tells a sentence that sets, changes or
+cancels one from the rest, in any words; a new rule also needs a word that says it
+lasts ("always", "from now on", "every ...", "by default"), since on real chat most
+requests are for the answer at hand; a change ("make that 50 words") rewrites the held
+rule it shares words with, and a cancel ("the no-emoji thing is over") retires it.
 """
 
 from langgraph_memory.write.rules.act_head import ActHead, shipped_head
 from langgraph_memory.write.rules.acts import ACTS, RULE_ACTS, act_tokens, token_vector
-from langgraph_memory.write.rules.instructions import DROP_SLOT, rule_slot
+from langgraph_memory.write.rules.instructions import CHANGE_SLOT, DROP_SLOT, rule_slot
 from langgraph_memory.write.rules.model import RulesModel
+from langgraph_memory.write.rules.slots import choose_batch
+from langgraph_memory.write.rules.standing import LASTING, read_rules
 
 __all__ = [
     "ACTS",
+    "CHANGE_SLOT",
     "DROP_SLOT",
+    "LASTING",
     "RULE_ACTS",
     "ActHead",
     "RulesModel",
     "act_tokens",
+    "choose_batch",
+    "read_rules",
     "rule_slot",
     "shipped_head",
     "token_vector",

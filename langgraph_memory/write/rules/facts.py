@@ -29,8 +29,8 @@ from langgraph_memory.write.rules.grammar import (
     third_person,
     without_lead_words,
 )
-from langgraph_memory.write.rules.instructions import read_instruction
 from langgraph_memory.write.rules.predicates import Predicate, predicates_of
+from langgraph_memory.write.rules.standing import read_rules
 
 __all__ = ["Found", "Reading", "read_clause", "read_sentence"]
 
@@ -119,8 +119,10 @@ class Reading:
     skipped: bool = False
 
 
-def read_sentence(sentence: str, person: Person, today: date) -> Reading:
-    """The facts of one sentence said by ``person``, read clause by clause.
+def read_sentence(sentence: str, person: Person, today: date, *, rules_too: bool = True) -> Reading:
+    """The facts of one sentence said by ``person``, read clause by clause; and, with
+    ``rules_too`` (the sentence stands in a short message), the standing instructions the
+    user's own sentence sets, changes or cancels.
 
     >>> read_sentence("Please remember that my PIN hint is my first cat.", "first",
     ...               date(2026, 3, 2)).found[0].text
@@ -131,10 +133,9 @@ def read_sentence(sentence: str, person: Person, today: date) -> Reading:
     text = without_lead_words(expand_contractions(sentence).strip())
     if not text:
         return Reading([])
-    if person == "first":  # a rule is the user's own: "From now on, answer in metric units."
-        rule = read_instruction(text, today)
-        if rule is not None:
-            return Reading([rule])
+    rules = read_rules(text, today) if person == "first" and rules_too else None  # the user's
+    if rules is not None and not rules.in_words:
+        return Reading(rules.found)
     remember = (_REMEMBER_USER if person == "first" else _REMEMBER_OTHER).match(text)
     if remember and not re.match(r"(?:to|me|this|it|that)\b", remember["x"], re.I):
         inner = remember["x"]
@@ -155,5 +156,10 @@ def read_sentence(sentence: str, person: Person, today: date) -> Reading:
             ]
         return Reading(found, explicit=True)
     if is_question_or_hypothetical(text):
-        return Reading([], skipped=True)
-    return Reading([f for c in clauses(text, person) for f in read_clause(c, person, today)])
+        # "Could you always give me two options?" sets a rule, put politely (the classifier
+        # and a lasting word said so); any other question sets nothing.
+        return Reading(rules.found) if rules is not None else Reading([], skipped=True)
+    found = [f for c in clauses(text, person) for f in read_clause(c, person, today)]
+    if not found and rules is not None:  # a rule the grammar could not read: its words
+        return Reading(rules.found)
+    return Reading(found)

@@ -15,6 +15,7 @@ import re
 from datetime import date, datetime
 from typing import Literal
 
+from langgraph_memory.text import sentences as split_sentences
 from langgraph_memory.write.rules.dates import resolve_date
 from langgraph_memory.write.rules.vocabulary import PETS, RELATIONS
 
@@ -194,16 +195,16 @@ _VERB_START = re.compile(
     r"quit)\b",
     re.I,
 )
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a message: split after ".", "!", "?" and ";", and at line breaks.
+    """The sentences of a message: split after ".", "!", "?" and ";" (not after "Dr."),
+    and at line breaks.
 
-    >>> sentences("Hi! I live in Pune; I work at Acme.\\nThanks")
-    ['Hi!', 'I live in Pune;', 'I work at Acme.', 'Thanks']
+    >>> sentences("Hi! I live in Pune; I work at Acme.\\nThanks, Dr. Lee")
+    ['Hi!', 'I live in Pune;', 'I work at Acme.', 'Thanks, Dr. Lee']
     """
-    return _SENTENCES.split(text)
+    return split_sentences(text, ".!?;")
 
 
 def is_question_or_hypothetical(sentence: str) -> bool:

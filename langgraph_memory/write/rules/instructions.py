@@ -33,10 +33,20 @@ import re
 from datetime import date
 
 from langgraph_memory.records import Kind
+from langgraph_memory.text import stem, words
 from langgraph_memory.write.rules.found import Found
 from langgraph_memory.write.rules.grammar import expand_contractions, third_person
 
-__all__ = ["DROP_SLOT", "read_instruction", "rule_slot"]
+__all__ = [
+    "CHANGE_SLOT",
+    "DROP_SLOT",
+    "cancel_in_words",
+    "change_in_words",
+    "content_stems",
+    "read_instruction",
+    "rule_in_words",
+    "rule_slot",
+]
 
 #: What marks an instruction as standing beyond this turn, around it.
 _LEAD = re.compile(
@@ -61,7 +71,11 @@ _ASK = re.compile(
 )
 _POLARITY = re.compile(r"^(?P<p>always|never|do not ever|do not|stop)\s+", re.I)
 #: "Every time you write code, add tests": a condition first, the action after it.
-_WHEN = re.compile(r"^(?P<cond>(?:every time|each time|whenever) [^,]+),\s*", re.I)
+_WHEN = re.compile(
+    r"^(?P<cond>(?:every time|each time|whenever|when(?:ever)? (?:you|I)) [^,]+),"
+    r"\s*(?:please\s+)?",
+    re.I,
+)
 #: What a "do not" is said of that sets no rule: "do not worry", "do not forget the milk".
 _ONE_OFF = frozenset(
     ["worry", "mind", "bother", "forget", "panic", "be", "give", "know", "feel", "think",
@@ -136,20 +150,33 @@ _NOT_A_VERB = frozenset(
 
 
 def _stem(word: str) -> str:
-    """A crude stem, enough to match "answers"/"answering"/"answer" in a slot."""
-    word = re.sub(r"[^a-z0-9]", "", word.lower())
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+    """A word's stem (the package's one stemmer), so that "answers", "answering" and
+    "answer" fill one slot."""
+    return stem(re.sub(r"[^a-z0-9]", "", word.lower()))
+
+
+#: Words that change no rule: "keep every answer short" restates "keep answers short".
+_FILLERS = frozenset(
+    ["the", "a", "an", "every", "each", "all", "any", "my", "your", "please", "just",
+     "really", "kindly", "user", "s"]
+)  # fmt: skip
+
+
+def content_stems(text: str) -> list[str]:
+    """The stems of ``text``'s words that say what a rule is about (no fillers).
+
+    >>> content_stems("Keep every answer under 100 words, please.")
+    ['keep', 'answer', 'under', '100', 'word']
+    """
+    kept = [w for w in words(text.lower()) if w not in _FILLERS]
+    return [s for w in kept if (s := _stem(w))]
 
 
 def _slot(action: str, mark: str) -> tuple[str, str] | None:
     """The slot and value of an action said with ``mark`` ("", "always", "never",
     "stop"): a prohibition is another value of the same slot (it replaces "always
     X"); "stop" negates the held value (it retires "always X")."""
-    words = [_stem(w) for w in action.split()]
-    words = [w for w in words if w]
+    words = content_stems(action)
     if len(words) < 2:
         return None
     value = " ".join(words)
@@ -188,19 +215,24 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
-def read_instruction(sentence: str, today: date) -> Found | None:
+def read_instruction(sentence: str, today: date, *, admitted: bool = False) -> Found | None:
     """The rule a sentence of the user's sets, or None when it sets none.
+
+    ``admitted``: the classifier of acts already took the sentence for a standing
+    instruction (see ``standing``), so no mark that it stands is needed here.
 
     >>> read_instruction("Don't message me before 9am.", date(2026, 3, 2)).text
     'User wants the assistant to never message User before 9am.'
     >>> read_instruction("Never use emojis.", date(2026, 3, 2)).value
     'never use emoji'
     >>> read_instruction("Stop summarising at the end.", date(2026, 3, 2)).value
-    '!summaris at the end'
+    '!summaris at end'
     >>> read_instruction("I always run on Sundays.", date(2026, 3, 2)) is None
     True
     """
     text = expand_contractions(sentence.strip()).rstrip(" .!")
+    if admitted:  # "Could you always give me two options?": a request, put politely
+        text = text.rstrip(" ?")
     if not text or text.endswith("?"):
         return None
     drop = _DROP.match(text)
@@ -228,7 +260,7 @@ def read_instruction(sentence: str, today: date) -> Found | None:
         cond = " " + _lower_first(third_person(when["cond"], today).rstrip("."))
         text = text[when.end() :]
     marked = _POLARITY.match(text)
-    if not (marked or standing or when):
+    if not (marked or standing or when or admitted):
         return None
     negative = False
     keep = ""
@@ -271,6 +303,60 @@ def _drop_slot(topic: str) -> tuple[str, str]:
     return DROP_SLOT, "!" + " ".join(w for w in map(_stem, topic.split()) if w)
 
 
+#: A rule in the user's words, where the grammar cannot read its action ("I'd like
+#: answers as bullet points"), and a change of a held rule ("make that 50 words"): see
+#: ``rule_in_words`` and ``change_in_words``.
+_FOLLOW = "follow this rule: "
+_CHANGE = "change a rule: "
+#: The slot of a change of a held rule; its value holds the change's words.
+CHANGE_SLOT = "rule:change"
+_CANONICAL_WORDS = re.compile(
+    rf"^User wants the assistant to (?P<how>{_FOLLOW}|{_CHANGE})(?P<said>.+?)\.?$"
+)
+
+
+def rule_in_words(sentence: str, today: date) -> Found:
+    """A standing instruction kept in the user's words, in the third person.
+
+    >>> found = rule_in_words("I'd like answers as bullet points.", date(2026, 3, 2))
+    >>> found.text
+    'User wants the assistant to follow this rule: User would like answers as bullet points.'
+    >>> found.slot
+    'rule:would:point'
+    """
+    body = sentence.strip().rstrip(" .!?")
+    lead = _LEAD.match(body)
+    body = _ASK.sub("", body[lead.end() :] if lead else body)
+    tail = _TAIL.search(body)
+    said = third_person(body[: tail.start()] if tail else body, today)
+    text = f"User wants the assistant to {_FOLLOW}{said}"
+    slot = rule_slot(text) or (f"rule:{_stem(said)}", _stem(said))
+    return Found(text, slot[0], slot[1], "rule", Kind.PROCEDURAL, None)
+
+
+def change_in_words(sentence: str, today: date) -> Found:
+    """A change of a rule held ("make that 50 words"): which rule, and how, is decided
+    against the rules held (``slots``).
+
+    >>> change_in_words("Make that 50 words.", date(2026, 3, 2)).value
+    'make that 50 word'
+    """
+    said = _lower_first(third_person(sentence, today))
+    text = f"User wants the assistant to {_CHANGE}{said}"
+    return Found(text, CHANGE_SLOT, " ".join(content_stems(said)), "rule", Kind.PROCEDURAL, None)
+
+
+def cancel_in_words(topic: list[str]) -> Found:
+    """A cancel of the held rule about ``topic`` (stems), however it was said.
+
+    >>> cancel_in_words(["emoji"]).text
+    'User wants the assistant to drop the rule about emoji.'
+    """
+    said = f"drop the rule about {' '.join(topic)}" if topic else "drop the rule"
+    return Found(f"User wants the assistant to {said}.", DROP_SLOT, "!" + " ".join(topic), "rule",
+                 Kind.PROCEDURAL, None)  # fmt: skip
+
+
 _CANONICAL = re.compile(
     r"^User wants the assistant to (?:(?P<p>always|never|stop|every time|whenever [^,]+)\s+)?"
     r"(?P<action>.+?)\.?$"
@@ -282,6 +368,12 @@ def rule_slot(text: str) -> tuple[str, str] | None:
     drop = _CANONICAL_DROP.match(text.strip())
     if drop:
         return _drop_slot(drop["topic"] or "")
+    words = _CANONICAL_WORDS.match(text.strip())
+    if words:
+        stems = content_stems(words["said"])
+        if words["how"] == _CHANGE:
+            return CHANGE_SLOT, " ".join(stems)
+        return (f"rule:{stems[0]}:{stems[-1]}", " ".join(stems)) if stems else None
     match = _CANONICAL.match(text.strip())
     if not match:
         return None

@@ -52,6 +52,13 @@ IMPORTANCE: dict[str, float] = {
 }
 
 
+#: The most sentences and words of a message in which the user sets, changes or cancels
+#: a standing instruction: longer ones are pasted documents and briefs for the task at
+#: hand (on LongMemEval S user turns, most sentences the classifier of acts takes for
+#: rules stand in them).
+MAX_RULE_MESSAGE = (4, 80)
+
+
 class RulesModel:
     """Deterministic extraction and slot-based reconciliation, no LLM.
 
@@ -84,8 +91,15 @@ class RulesModel:
         seen: set[str] = set()
         for message in turn.by(roles):
             person: Person = "first" if message.role == "user" else "second"
-            for sentence in sentences(message.content):
-                reading = read_sentence(sentence, person, today)
+            said = sentences(message.content)
+            # A standing instruction is said in a short message of its own, not inside a
+            # pasted document or a task's long brief (see ``standing``).
+            brief = (
+                len(said) <= MAX_RULE_MESSAGE[0]
+                and len(message.content.split()) <= (MAX_RULE_MESSAGE[1])
+            )
+            for sentence in said:
+                reading = read_sentence(sentence, person, today, rules_too=brief)
                 skipped += reading.skipped
                 # "Remember that ..." is a request to remember only in the user's own words.
                 explicit = reading.explicit and message.role == "user"

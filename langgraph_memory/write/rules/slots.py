@@ -16,6 +16,7 @@ negation of the held value -> DELETE; a fact no rule reads is compared by its te
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -23,7 +24,12 @@ from datetime import date
 from langgraph_memory.records import Memory
 from langgraph_memory.write.rules.facts import read_clause
 from langgraph_memory.write.rules.grammar import expand_contractions
-from langgraph_memory.write.rules.instructions import DROP_SLOT, rule_slot
+from langgraph_memory.write.rules.instructions import (
+    CHANGE_SLOT,
+    DROP_SLOT,
+    content_stems,
+    rule_slot,
+)
 from langgraph_memory.write.types import Choice, Fact
 
 __all__ = ["choose", "choose_batch", "slot_of"]
@@ -82,6 +88,8 @@ def _decide(fact: Fact, entries: Sequence[_Entry]) -> Choice:
     slot = slot_of(fact.text)
     if slot is not None and slot[0] == DROP_SLOT:
         return _drop(slot[1][1:].split(), entries)
+    if slot is not None and slot[0] == CHANGE_SLOT:
+        return _change(fact.text, slot[1].split(), entries)
     if slot is not None:
         key, value = slot
         same = [e for e in entries if e.slot is not None and e.slot[0] == key]
@@ -118,15 +126,74 @@ def _decide(fact: Fact, entries: Sequence[_Entry]) -> Choice:
     )
 
 
+def _rules(entries: Sequence[_Entry]) -> list[_Entry]:
+    """The rules held among ``entries`` (shown, not added by this batch), in shown order."""
+    return [
+        e
+        for e in entries
+        if e.slot is not None
+        and e.slot[0].startswith("rule:")
+        and e.slot[0] not in (DROP_SLOT, CHANGE_SLOT)
+        and e.index is not None
+    ]
+
+
+def _best(topic: list[str], rules: list[_Entry], *, least: int = 1) -> _Entry | None:
+    """The rule whose words share most of ``topic`` (the first shown of those tied, the
+    most similar), if it shares at least ``least`` of them and half of them."""
+    words = set(topic)
+    scored = [(len(words & set(e.slot[1].split() if e.slot else ())), e) for e in rules]
+    best = max((n for n, _ in scored), default=0)
+    if best < max(least, 1) or 2 * best < len(words):
+        return None
+    return next(e for n, e in scored if n == best)
+
+
 def _drop(topic: list[str], entries: Sequence[_Entry]) -> Choice:
     """ "Forget the rule about X": DELETE the first rule shown (the most similar) whose
-    words hold X's; "forget that rule": the first rule shown. Never an ADD."""
-    for e in entries:
-        if e.slot is None or not e.slot[0].startswith("rule:") or e.slot[0] == DROP_SLOT:
-            continue
-        if all(word in e.slot[1].split() for word in topic) and e.index is not None:
+    words hold X's, else the one that shares most of them ("the no-emoji thing is
+    over"); "forget that rule": the first rule shown. Never an ADD."""
+    rules = _rules(entries)
+    for e in rules:
+        if e.slot is not None and all(word in e.slot[1].split() for word in topic):
             return Choice("DELETE", e.index, None, _raw("the rule asked to be dropped"))
+    target = _best(topic, rules)
+    if target is not None:
+        return Choice("DELETE", target.index, None, _raw("the rule most like the one dropped"))
     return Choice("NOOP", None, None, _raw("no rule shown is the one asked to be dropped"))
+
+
+_NUMBER = re.compile(
+    r"\b(?:\d+(?:[.:,]\d+)?(?:\s*(?:am|pm|%))?|one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred)\b",
+    re.I,
+)
+#: Words of a change that say it changes, not what it is about.
+_CHANGE_WORDS = frozenset(
+    content_stems(
+        "make change switch bump raise lower increase decrease reduce cut set move turn "
+        "update push to that it this instead actually now up down from"
+    )
+)
+
+
+def _change(text: str, words: list[str], entries: Sequence[_Entry]) -> Choice:
+    """ "Make that 50 words": UPDATE the held rule the change shares words with (its
+    number replaced, when each says one), else NOOP: a change of nothing held."""
+    said = text.split(": ", 1)[-1].rstrip(".")
+    topic = [w for w in words if w not in _CHANGE_WORDS and not _NUMBER.fullmatch(w)]
+    amount = _NUMBER.findall(said)
+    # A new amount needs one word in common with the rule ("make that 50 words"); any
+    # other change two, and half of its words: it rewrites a rule every read shows.
+    target = _best(topic, _rules(entries), least=1 if len(amount) == 1 else 2)
+    if target is None:
+        return Choice("NOOP", None, None, _raw("no rule shown is the one changed"))
+    held = _NUMBER.findall(target.text)
+    if len(amount) == 1 and len(held) == 1:
+        changed = target.text.replace(held[0], amount[0].strip())
+    else:
+        changed = f"{target.text.rstrip('.')}; changed: {said}."
+    return Choice("UPDATE", target.index, changed, _raw("a change of the rule held"))
 
 
 def _shown(shown: Sequence[Memory]) -> list[_Entry]:
