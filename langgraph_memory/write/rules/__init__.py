@@ -81,6 +81,7 @@ from langgraph_memory.write.rules.act_head import ActHead, shipped_head
 from langgraph_memory.write.rules.acts import ACTS, RULE_ACTS, act_tokens, token_vector
 from langgraph_memory.write.rules.instructions import DROP_SLOT, rule_slot
 from langgraph_memory.write.rules.model import RulesModel
+from langgraph_memory.write.rules.slots import topic_of
 
 __all__ = [
     "ACTS",
@@ -92,4 +93,5 @@ __all__ = [
     "rule_slot",
     "shipped_head",
     "token_vector",
+    "topic_of",
 ]
