@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     )
     from langgraph_memory.scope import Scope, fill_namespace
     from langgraph_memory.store import Hit, InvalidStoreNamespaceError, MemoryStore
+    from langgraph_memory.write.app_instructions import MemoryInstructions
     from langgraph_memory.write.background import BackgroundWriter
     from langgraph_memory.write.retention import Retention
     from langgraph_memory.write.types import Turn
@@ -96,6 +97,7 @@ _LAZY = {
     "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",
     # the write path
     "MemoryWriter": "langgraph_memory.write.writer",
+    "MemoryInstructions": "langgraph_memory.write.app_instructions",
     "BackgroundWriter": "langgraph_memory.write.background",
     "Retention": "langgraph_memory.write.retention",
     "Turn": "langgraph_memory.write.types",
@@ -148,6 +150,7 @@ __all__ = [
     "LockConfigError",
     "Memory",
     "MemoryArchivedError",
+    "MemoryInstructions",
     "MemoryKitError",
     "MemoryMiddleware",
     "MemoryNotFoundError",

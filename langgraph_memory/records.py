@@ -120,7 +120,8 @@ class Status(str, enum.Enum):
       decision's ``note`` says what it changed; the fix is part of the rules,
       not a failure.
     - ``REJECTED``: a candidate fact refused before reconciliation (too long,
-      empty, from a speaker not asked for); ``note`` says why. No memory changed.
+      empty, from a speaker not asked for, skipped by the app's ``instructions``);
+      ``note`` says why. No memory changed.
     - ``FAILED``: could not be carried out: the model's answer was unusable, the
       store refused the change, or a background write gave up; ``error`` says
       why. No memory changed.

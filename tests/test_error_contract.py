@@ -53,6 +53,7 @@ from langgraph_memory import (
     JournalError,
     LockConfigError,
     Memory,
+    MemoryInstructions,
     MemoryKitError,
     MemoryMiddleware,
     MemoryNotFoundError,
@@ -399,6 +400,23 @@ BAD: list[Bad] = [
     Bad("MemoryWriter", lambda w: MemoryWriter(w.store, RulesModel(), roles="user"), TYPE),  # type: ignore[arg-type]
     Bad("MemoryWriter", lambda w: MemoryWriter(w.store, RulesModel(), roles=["boss"]), ARG),  # type: ignore[list-item]
     Bad("MemoryWriter", lambda w: MemoryWriter(w.store, RulesModel(), episode_retention=5), ARG),  # type: ignore[arg-type]
+    Bad("MemoryWriter", lambda w: MemoryWriter(w.store, RulesModel(), instructions=5), TYPE),  # type: ignore[arg-type]
+    Bad(
+        "MemoryWriter",
+        lambda w: MemoryWriter(w.store, RulesModel(), instructions=MemoryInstructions(skip=[""])),
+        ARG,
+    ),
+    Bad("MemoryInstructions", lambda w: MemoryInstructions(keep="allergy"), TYPE),
+    Bad("MemoryInstructions", lambda w: MemoryInstructions(skip=[5]), TYPE),  # type: ignore[list-item]
+    Bad("MemoryInstructions", lambda w: MemoryInstructions(guidance=5), TYPE),  # type: ignore[arg-type]
+    Bad("MemoryInstructions", lambda w: MemoryInstructions(skip=["  "]), ARG),
+    Bad("MemoryInstructions", lambda w: MemoryInstructions(keep=["pet"], skip=["pets"]), ARG),
+    Bad("MemoryInstructions", lambda w: MemoryInstructions(f"a{SURROGATE}"), ARG),
+    Bad(
+        "MemoryInstructions.reason_to_skip",
+        lambda w: MemoryInstructions().reason_to_skip("User likes tea."),  # type: ignore[arg-type]
+        TYPE,
+    ),
     Bad("MemoryWriter.write_turn", lambda w: w.writer.write_turn(U, 5), ARG),  # type: ignore[arg-type]
     Bad("MemoryWriter.write_turn", lambda w: w.writer.write_turn(U, [("x", "hi")]), ARG),
     Bad(
@@ -510,6 +528,8 @@ BAD: list[Bad] = [
         TYPE,
     ),
     Bad("memory_write_node", lambda w: memory_write_node(w.writer, write="later"), ARG),  # type: ignore[arg-type]
+    Bad("memory_write_node", lambda w: memory_write_node(w.writer, instructions="x"), ARG),
+    Bad("memory_write_node", lambda w: memory_write_node(instructions=5), TYPE),  # type: ignore[arg-type]
     Bad("memory_write_node", lambda w: memory_write_node(w.writer, write="deferred"), TYPE),
     Bad("memory_write_node", lambda w: memory_write_node(w.background, write="inline"), TYPE),
     Bad(
@@ -523,6 +543,8 @@ BAD: list[Bad] = [
     Bad("memory_hooks", lambda w: memory_hooks(store=5), TYPE),  # type: ignore[arg-type]
     Bad("memory_hooks", lambda w: memory_hooks(w.store, write="x"), ARG),  # type: ignore[arg-type]
     Bad("memory_hooks", lambda w: memory_hooks(w.store, max_tokens=1.5), TYPE),  # type: ignore[arg-type]
+    Bad("memory_hooks", lambda w: memory_hooks(writer=w.writer, instructions="x"), ARG),
+    Bad("memory_hooks", lambda w: memory_hooks(w.store, instructions=["pet"]), TYPE),  # type: ignore[arg-type]
     Bad(
         "memory_hooks",
         lambda w: memory_hooks(w.store)["pre_model_hook"]({}, CONFIG),
@@ -532,6 +554,8 @@ BAD: list[Bad] = [
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(writer=5), TYPE),  # type: ignore[arg-type]
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(w.store, max_tokens=0), ARG),
     Bad("MemoryMiddleware", lambda w: MemoryMiddleware(w.store, write="x"), ARG),  # type: ignore[arg-type]
+    Bad("MemoryMiddleware", lambda w: MemoryMiddleware(writer=w.writer, instructions="x"), ARG),
+    Bad("MemoryMiddleware", lambda w: MemoryMiddleware(w.store, instructions=5), TYPE),  # type: ignore[arg-type]
     Bad(
         "MemoryMiddleware.before_agent",
         lambda w: MemoryMiddleware(w.store).before_agent({}, None),
@@ -558,6 +582,8 @@ BAD: list[Bad] = [
     Bad("add_memory", lambda w: add_memory(w.builder(), store=w.store, read_name="agent"), ARG),
     Bad("add_memory", lambda w: add_memory(w.builder(), store=5), TYPE),  # type: ignore[arg-type]
     Bad("add_memory", lambda w: add_memory(w.builder(), store=w.store, max_tokens=0), ARG),
+    Bad("add_memory", lambda w: add_memory(w.builder(), writer=w.writer, instructions="x"), ARG),
+    Bad("add_memory", lambda w: add_memory(w.builder(), store=w.store, instructions=5), TYPE),  # type: ignore[arg-type]
     Bad(
         "add_memory",
         lambda w: add_memory(w.builder(), store=w.store, max_tokens=500, window_name="agent"),
@@ -618,6 +644,7 @@ BAD: list[Bad] = [
     ),  # type: ignore[arg-type]
     Bad("ChatMemoryModel", lambda w: ChatMemoryModel(5), TYPE),  # type: ignore[arg-type]
     Bad("ChatMemoryModel", lambda w: ChatMemoryModel(ScriptedChatModel(), prompts=5), TYPE),  # type: ignore[arg-type]
+    Bad("ChatMemoryModel", lambda w: ChatMemoryModel(ScriptedChatModel(), instructions=5), TYPE),  # type: ignore[arg-type]
     Bad(
         "ChatMemoryModel.extract",
         lambda w: ChatMemoryModel(ScriptedChatModel()).extract(5, roles=("user",)),

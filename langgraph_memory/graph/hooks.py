@@ -46,7 +46,7 @@ from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryModel, MemoryWriter
+from langgraph_memory.write import MemoryInstructions, MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
@@ -64,6 +64,7 @@ def memory_hooks(
     writer: MemoryWriter | Submitter | None = None,
     *,
     model: MemoryModel | BaseChatModel | str | None = None,
+    instructions: str | MemoryInstructions | None = None,
     write: WriteTiming = "inline",
     scope: ScopeSpec = "user",
     k: int = 5,
@@ -84,6 +85,10 @@ def memory_hooks(
         model: the write path's model, for the writer made here: a LangChain chat
             model, a ``MemoryModel`` or ``"provider:model"``; None: the
             environment's, else the offline rules model. Not with ``writer``.
+        instructions: what the app wants remembered, for the writer made here: a
+            str of guidance for a chat model, or ``MemoryInstructions`` (guidance,
+            topics to keep and to skip, applied to any model's facts); None: none.
+            Not with ``writer`` (pass ``MemoryWriter(store, instructions=...)``).
         write: ``"inline"`` (the turn is written before the agent returns) or
             ``"deferred"`` (queued on the ``BackgroundWriter``).
         scope: whose memory a run reads and writes: a scope kind, whose id the run
@@ -105,10 +110,10 @@ def memory_hooks(
         ``create_react_agent`` with ``**``.
 
     Raises:
-        InvalidArgumentError: both ``model`` and ``writer`` are given, or ``write``
-            is neither ``"inline"`` nor ``"deferred"``.
-        InvalidTypeError: ``store`` is not a ``MemoryStore``, or ``writer`` cannot
-            do ``write``.
+        InvalidArgumentError: ``writer`` is given with ``model`` or
+            ``instructions``, or ``write`` is neither ``"inline"`` nor ``"deferred"``.
+        InvalidTypeError: ``store`` is not a ``MemoryStore``, ``writer`` cannot do
+            ``write``, or ``instructions`` is neither a str nor ``MemoryInstructions``.
 
     >>> sorted(memory_hooks())
     ['post_model_hook', 'pre_model_hook']
@@ -121,6 +126,7 @@ def memory_hooks(
         k=k,
         who="memory_hooks",
         model=model,
+        instructions=instructions,
         **retrieve_options,
     )
 

@@ -52,7 +52,7 @@ from langgraph_memory.graph.run import PendingWrites, Submitter, current_config
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryModel, MemoryWriter
+from langgraph_memory.write import MemoryInstructions, MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
@@ -100,6 +100,10 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
         model: the write path's model, for the writer made here: a LangChain chat
             model, a ``MemoryModel`` or ``"provider:model"``; None: the
             environment's, else the offline rules model. Not with ``writer``.
+        instructions: what the app wants remembered, for the writer made here: a
+            str of guidance for a chat model, or ``MemoryInstructions`` (guidance,
+            topics to keep and to skip, applied to any model's facts); None: none.
+            Not with ``writer`` (pass ``MemoryWriter(store, instructions=...)``).
         write: ``"inline"`` (the turn is written before the agent returns) or
             ``"deferred"`` (queued on the ``BackgroundWriter``).
         scope: whose memory a run reads and writes: a scope kind, whose id the run
@@ -116,10 +120,10 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
             turns queued on a ``BackgroundWriter`` (default 2).
 
     Raises:
-        InvalidArgumentError: both ``model`` and ``writer`` are given, or ``write``
-            is neither ``"inline"`` nor ``"deferred"``.
-        InvalidTypeError: ``store`` is not a ``MemoryStore``, or ``writer`` cannot
-            do ``write``.
+        InvalidArgumentError: ``writer`` is given with ``model`` or
+            ``instructions``, or ``write`` is neither ``"inline"`` nor ``"deferred"``.
+        InvalidTypeError: ``store`` is not a ``MemoryStore``, ``writer`` cannot do
+            ``write``, or ``instructions`` is neither a str nor ``MemoryInstructions``.
     """
 
     state_schema = MemoryAgentState
@@ -146,6 +150,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
         writer: MemoryWriter | Submitter | None = None,
         *,
         model: MemoryModel | BaseChatModel | str | None = None,
+        instructions: str | MemoryInstructions | None = None,
         write: WriteTiming = "inline",
         scope: ScopeSpec = "user",
         k: int = 5,
@@ -162,6 +167,7 @@ class MemoryMiddleware(AgentMiddleware[MemoryAgentState, Any, Any]):
             k=k,
             who="MemoryMiddleware",
             model=model,
+            instructions=instructions,
             **retrieve_options,
         )
         self._window = memory_window_node(

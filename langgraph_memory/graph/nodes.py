@@ -52,7 +52,7 @@ from langgraph_memory.graph.run import PendingWrites, Submitter
 from langgraph_memory.graph.turns import messages_of
 from langgraph_memory.read.async_reads import run_read
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryModel, MemoryWriter
+from langgraph_memory.write import MemoryInstructions, MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -169,6 +169,7 @@ def memory_write_node(
     scope: ScopeSpec = "user",
     write: WriteTiming = "inline",
     model: MemoryModel | BaseChatModel | str | None = None,
+    instructions: str | MemoryInstructions | None = None,
 ) -> Node:
     """A node that learns from the last turn (the last human message and what followed).
 
@@ -193,6 +194,10 @@ def memory_write_node(
         model: the write path's model, for the writer made here: a LangChain chat
             model, a ``MemoryModel`` or ``"provider:model"``; None: the
             environment's, else the offline rules model. Not with ``writer``.
+        instructions: what the app wants remembered, for the writer made here: a
+            str of guidance for a chat model, or ``MemoryInstructions`` (guidance,
+            topics to keep and to skip); None: none. Not with ``writer`` (pass
+            ``MemoryWriter(store, instructions=...)``).
 
     Returns:
         The node: a function of ``(state, config, runtime=None)`` that writes (or
@@ -200,11 +205,14 @@ def memory_write_node(
 
     Raises:
         InvalidArgumentError: ``write`` is neither ``"inline"`` nor ``"deferred"``,
-            or both ``model`` and ``writer`` are given.
-        InvalidTypeError: ``writer`` cannot do ``write``.
+            or ``writer`` is given with ``model`` or ``instructions``.
+        InvalidTypeError: ``writer`` cannot do ``write``, or ``instructions`` is
+            neither a str nor ``MemoryInstructions``.
         ModelConfigError: ``model`` names a chat model that cannot be built.
     """
-    write_turn = TurnWriter(writer, scope=scope, write=write, model=model)
+    write_turn = TurnWriter(
+        writer, scope=scope, write=write, model=model, instructions=instructions
+    )
 
     def write_memories(
         state: Any, config: RunnableConfig, runtime: Runtime[Any] | None = None

@@ -38,7 +38,7 @@ from langgraph_memory.graph.turns import last_turn, last_user_text, messages_of
 from langgraph_memory.read import render, retrieve, rules_of
 from langgraph_memory.records import utc
 from langgraph_memory.scope import Scope, ScopeSpec, run_value, scope_of_run
-from langgraph_memory.write import MemoryModel, MemoryWriter
+from langgraph_memory.write import MemoryInstructions, MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -205,8 +205,8 @@ class TurnWriter:
     """Writes a turn (the last human message and what followed) to the run's scope:
     inline through a ``MemoryWriter``, or queued on a ``BackgroundWriter``
     (``write="deferred"``). ``writer=None``: a ``MemoryWriter`` on the graph's store,
-    with ``model`` (None: the environment's). The turn carries the run's ``thread_id``
-    and ``memory_now``."""
+    with ``model`` (None: the environment's) and ``instructions``. The turn carries
+    the run's ``thread_id`` and ``memory_now``."""
 
     def __init__(
         self,
@@ -216,9 +216,10 @@ class TurnWriter:
         write: WriteTiming = "inline",
         who: str = "memory_write_node",
         model: MemoryModel | BaseChatModel | str | None = None,
+        instructions: str | MemoryInstructions | None = None,
     ) -> None:
         check_write_timing(write, writer)
-        self.memory = GraphMemory(writer=writer, who=who, model=model)
+        self.memory = GraphMemory(writer=writer, who=who, model=model, instructions=instructions)
         self.scope = scope
 
     def __call__(
@@ -248,12 +249,13 @@ def reader_and_writer(
     k: int,
     who: str,
     model: MemoryModel | BaseChatModel | str | None = None,
+    instructions: str | MemoryInstructions | None = None,
     **retrieve_options: Any,
 ) -> tuple[MemoryReader, TurnWriter]:
     """Both steps for one owner (middleware, hooks): reading from ``store``, else the
     writer's, else the graph's; writing through ``writer``, else one on ``store`` (or,
-    without it, on the graph's) with ``model``, so that a turn is written where it is
-    read.
+    without it, on the graph's) with ``model`` and ``instructions``, so that a turn is
+    written where it is read.
     A ``BackgroundWriter`` is also what reads wait for (``wait_for_writes``, which
     may come in ``retrieve_options``).
 
@@ -268,5 +270,9 @@ def reader_and_writer(
     writes = writer if isinstance(writer, PendingWrites) else None
     read = MemoryReader(read_store, scope=scope, k=k, who=who, writes=writes, **retrieve_options)
     if writer is None and store is not None and write == "inline":
-        writer, model = MemoryWriter(store, model=model), None  # checked as the reader's
-    return read, TurnWriter(writer, scope=scope, write=write, who=who, model=model)
+        # The store is checked as the reader's; the writer made here is the one given.
+        writer = MemoryWriter(store, model=model, instructions=instructions)
+        model, instructions = None, None
+    return read, TurnWriter(
+        writer, scope=scope, write=write, who=who, model=model, instructions=instructions
+    )

@@ -32,7 +32,8 @@ from langgraph.runtime import Runtime, get_runtime
 from langgraph_memory import store as stores  # Chroma loads with the first store built
 from langgraph_memory.errors import InvalidArgumentError, InvalidTypeError
 from langgraph_memory.scope import Scope
-from langgraph_memory.write import MemoryModel, MemoryWriter
+from langgraph_memory.write import MemoryInstructions, MemoryModel, MemoryWriter
+from langgraph_memory.write.app_instructions import check_instructions
 from langgraph_memory.write.types import Turn
 from langgraph_memory.write.writer import memory_model
 
@@ -88,7 +89,8 @@ class GraphMemory:
     """The store and writer a node, tool or middleware uses: those it was given
     (a writer brings its store), else the graph's own store and a ``MemoryWriter``
     on it with ``model`` (a chat model, a ``MemoryModel`` or ``"provider:model"``;
-    None: the environment's, else the offline rules model), made once.
+    None: the environment's, else the offline rules model) and ``instructions`` (what
+    the app wants remembered: see ``MemoryInstructions``), made once.
 
     ``who`` names the caller in errors.
     """
@@ -100,6 +102,7 @@ class GraphMemory:
         *,
         who: str,
         model: MemoryModel | BaseChatModel | str | None = None,
+        instructions: str | MemoryInstructions | None = None,
     ) -> None:
         if store is not None and not isinstance(store, stores.MemoryStore):
             hint = " (a writer goes in writer=)" if store_of(store) is not None else ""
@@ -112,10 +115,17 @@ class GraphMemory:
                 f"{who} takes model= or writer=, not both: a writer writes with its own model "
                 "(MemoryWriter(store, model=...))"
             )
+        if instructions is not None and writer is not None:
+            raise InvalidArgumentError(
+                f"{who} takes instructions= or writer=, not both: a writer extracts with its "
+                "own instructions (MemoryWriter(store, instructions=...))"
+            )
         self._given = store if store is not None else store_of(writer)
         self._writer = writer
         # The write path's model, checked now: None is the environment's, at the first write.
         self._model = None if model is None else memory_model(model)
+        # Checked now too, not at the first turn's write.
+        self._instructions = check_instructions(instructions)
         self._who = who
         self._lock = threading.Lock()
         self._made: tuple[MemoryStore, MemoryWriter] | None = None
@@ -158,7 +168,10 @@ class GraphMemory:
         store = self.store(runtime)
         with self._lock:
             if self._made is None or self._made[0] is not store:
-                self._made = (store, MemoryWriter(store, model=self._model))
+                self._made = (
+                    store,
+                    MemoryWriter(store, model=self._model, instructions=self._instructions),
+                )
             return self._made[1]
 
 

@@ -46,7 +46,7 @@ from langgraph_memory.graph.nodes import (
 )
 from langgraph_memory.graph.window import memory_window_node
 from langgraph_memory.scope import ScopeSpec
-from langgraph_memory.write import MemoryModel, MemoryWriter
+from langgraph_memory.write import MemoryInstructions, MemoryModel, MemoryWriter
 
 if TYPE_CHECKING:
     from langgraph_memory.store import MemoryStore
@@ -77,6 +77,7 @@ def add_memory(
     store: MemoryStore | None = None,
     writer: MemoryWriter | Submitter | None = None,
     model: MemoryModel | BaseChatModel | str | None = None,
+    instructions: str | MemoryInstructions | None = None,
     scope: ScopeSpec = "user",
     k: int = 5,
     write: WriteTiming = "inline",
@@ -95,7 +96,8 @@ def add_memory(
     graph is compiled with (``builder.compile(store=...)``); ``writer`` to a
     ``MemoryWriter`` on the store with ``model`` (any LangChain chat model, a
     ``MemoryModel`` or ``"provider:model"``; None: the environment's, else the offline
-    rules model; a writer you pass brings its own). ``write`` says when
+    rules model; a writer you pass brings its own) and ``instructions`` (what the app
+    wants remembered: ``MemoryInstructions``). ``write`` says when
     the turn is written: ``"inline"`` (a MemoryWriter, before the graph returns) or
     ``"deferred"`` (a ``BackgroundWriter`` you pass, flush and close). With a
     ``BackgroundWriter``, the read node first waits up to ``wait_for_writes``
@@ -118,6 +120,10 @@ def add_memory(
         model: the write path's model, for the writer made here: a LangChain chat
             model, a ``MemoryModel`` or ``"provider:model"``; None: the
             environment's, else the offline rules model. Not with ``writer``.
+        instructions: what the app wants remembered, for the writer made here: a
+            str of guidance for a chat model, or ``MemoryInstructions`` (guidance,
+            topics to keep and to skip, applied to any model's facts); None: none.
+            Not with ``writer`` (pass ``MemoryWriter(store, instructions=...)``).
         scope: whose memory a run reads and writes: a scope kind, whose id the run
             names in ``configurable`` or its context (``"user"``: ``user_id``;
             ``"session"``: ``thread_id``; ``"agent"``: ``agent_id``), or a
@@ -143,11 +149,12 @@ def add_memory(
 
     Raises:
         InvalidArgumentError: ``around`` is no node of the graph, the state has no
-            ``into`` key, a node name is taken, both ``model`` and ``writer`` are
-            given, a conditional edge out of ``around`` has no path map, or a
-            number is out of range.
-        InvalidTypeError: ``builder`` is not a ``StateGraph``, or ``writer`` cannot
-            do ``write``.
+            ``into`` key, a node name is taken, ``writer`` is given with ``model``
+            or ``instructions``, a conditional edge out of ``around`` has no path
+            map, or a number is out of range.
+        InvalidTypeError: ``builder`` is not a ``StateGraph``, ``writer`` cannot
+            do ``write``, or ``instructions`` is neither a str nor
+            ``MemoryInstructions``.
     """
     check_instance(builder, StateGraph, "builder", "pass the StateGraph before compile()")
     if around not in builder.nodes:
@@ -177,15 +184,23 @@ def add_memory(
             "add_memory takes model= or writer=, not both: a writer writes with its own model "
             "(MemoryWriter(store, model=...))"
         )
+    if instructions is not None and writer is not None:
+        raise InvalidArgumentError(
+            "add_memory takes instructions= or writer=, not both: a writer extracts with its "
+            "own instructions (MemoryWriter(store, instructions=...))"
+        )
     if writer is None and store is not None:
-        writer, model = MemoryWriter(store, model=model), None
+        writer = MemoryWriter(store, model=model, instructions=instructions)
+        model, instructions = None, None
     # LangGraph's add_node overloads describe node protocols mypy cannot match to a
     # plain (state, config) function; at run time it inspects the signature.
     writes = writer if isinstance(writer, PendingWrites) else None
     read: Any = memory_read_node(
         store, scope=scope, k=k, into=into, writes=writes, wait_for_writes=wait_for_writes
     )
-    write_node: Any = memory_write_node(writer, scope=scope, write=write, model=model)
+    write_node: Any = memory_write_node(
+        writer, scope=scope, write=write, model=model, instructions=instructions
+    )
     builder.add_node(read_name, read)
     builder.add_node(write_name, write_node)
     # The turn enters through the window (when there is one), then the read node.

@@ -8,10 +8,13 @@ a logged reason); words said again are recorded on the episode that holds them
 is kept, read below statements and never for itself asked again. A ``MemoryModel``
 is what the writer asks (extract facts, choose ADD/UPDATE/DELETE/NOOP):
 ``ChatMemoryModel`` over any LangChain chat model, or the offline ``RulesModel``.
+``MemoryInstructions`` says what the app wants remembered: guidance for a chat
+model's extraction, and topics to keep or skip, which the writer applies to any model.
 
 >>> from langgraph_memory.write import MemoryWriter, RulesModel
 """
 
+from langgraph_memory.write.app_instructions import MemoryInstructions
 from langgraph_memory.write.background import BackgroundWriter
 from langgraph_memory.write.chat_model import ChatMemoryModel
 from langgraph_memory.write.episodes import said_key
@@ -28,6 +31,7 @@ __all__ = [
     "Choice",
     "Extraction",
     "Fact",
+    "MemoryInstructions",
     "MemoryModel",
     "MemoryWriter",
     "Prompts",

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -20,6 +21,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph_memory.checks import check_instance
 from langgraph_memory.errors import InvalidTypeError
 from langgraph_memory.records import Memory
+from langgraph_memory.write.app_instructions import MemoryInstructions, check_instructions
 from langgraph_memory.write.extract import facts_from_output
 from langgraph_memory.write.prompts import Prompts
 from langgraph_memory.write.prompts import extract as extract_prompt
@@ -29,6 +31,7 @@ from langgraph_memory.write.types import (
     Choice,
     Extraction,
     Fact,
+    MemoryModel,
     Role,
     Turn,
     check_choose_args,
@@ -66,9 +69,22 @@ def render_turn(turn: Turn) -> str:
 
 
 class ChatMemoryModel:
-    """Extraction and reconciliation by prompting a chat model for JSON."""
+    """Extraction and reconciliation by prompting a chat model for JSON.
 
-    def __init__(self, chat: BaseChatModel, prompts: Prompts | None = None) -> None:
+    ``instructions`` (a str of guidance, or ``MemoryInstructions``) end the extraction
+    prompt with the app's own section (``MemoryInstructions.prompt_section``), after
+    the prompt's rules; without them the prompt is exactly ``prompts.extract_system``.
+    ``MemoryWriter(store, chat, instructions=...)`` sets them, and also filters the
+    facts by the lists; a ``ChatMemoryModel`` alone only asks.
+    """
+
+    def __init__(
+        self,
+        chat: BaseChatModel,
+        prompts: Prompts | None = None,
+        *,
+        instructions: str | MemoryInstructions | None = None,
+    ) -> None:
         if not isinstance(chat, BaseChatModel):
             raise InvalidTypeError(
                 f"chat must be a LangChain chat model, got {type(chat).__name__}"
@@ -77,6 +93,7 @@ class ChatMemoryModel:
             check_instance(prompts, Prompts, "prompts", "pass Prompts(...) or None")
         self.chat = chat
         self.prompts = prompts or Prompts()
+        self.instructions = check_instructions(instructions)
         self.name = f"chat:{getattr(chat, 'model_name', None) or type(chat).__name__}"
 
     def extract(self, turn: Turn, *, roles: Sequence[Role]) -> Extraction:
@@ -86,6 +103,10 @@ class ChatMemoryModel:
         system = self.prompts.extract_system.format(
             today=today.isoformat(), weekday=today.strftime("%A"), speakers=", ".join(roles)
         )
+        if self.instructions is not None:
+            # Added after format(): the app's text is never read for {placeholders}, and
+            # last, after the rules and the answer's format, which it adds to, never lifts.
+            system = f"{system}\n\n{self.instructions.prompt_section()}"
         human = extract_prompt.HUMAN.format(today=today.isoformat(), transcript=render_turn(turn))
         parsed, raw = ask(
             self.chat,
@@ -128,3 +149,19 @@ class ChatMemoryModel:
             if slot < len(facts) and choices[slot].op is None:
                 choices[slot] = Choice(op=d.op, index=d.id, text=d.text, raw=raw)
         return choices
+
+
+def guided(model: MemoryModel, instructions: MemoryInstructions | None) -> MemoryModel:
+    """``model`` extracting with ``instructions`` (None: without any): a copy of a
+    ``ChatMemoryModel`` with them, any other model as it is (it reads no guidance).
+
+    >>> from langgraph_memory.testing import ScriptedChatModel
+    >>> chat = ChatMemoryModel(ScriptedChatModel())
+    >>> guided(chat, MemoryInstructions("Travel only.")).instructions.guidance, chat.instructions
+    ('Travel only.', None)
+    """
+    if not isinstance(model, ChatMemoryModel) or model.instructions == instructions:
+        return model
+    copied = copy.copy(model)  # a subclass stays itself; the chat model is shared
+    copied.instructions = instructions
+    return copied

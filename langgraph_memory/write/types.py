@@ -280,7 +280,14 @@ def _part_text(part: Any) -> str:
 
 @dataclass(frozen=True)
 class Fact:
-    """A durable fact extracted from a turn, ready to be reconciled."""
+    """A durable fact extracted from a turn, ready to be reconciled.
+
+    ``topic`` is what the fact is about, in one word, when the model that extracted it
+    says so: the offline ``RulesModel`` sets the family of fact it read (``location``,
+    ``allergy``, ``employer``, ``pet``, ``plan``, ``rule`` ...). ``MemoryInstructions``
+    keeps or skips a fact by it; None (a chat model's facts) has the writer read the
+    topic from the fact's text.
+    """
 
     text: str
     importance: float = 0.5  # 0..1 (a model's 1..10, divided by 10)
@@ -288,6 +295,7 @@ class Fact:
     trust: Trust = Trust.HIGH
     kind: Kind = Kind.SEMANTIC
     event_time: datetime | None = None
+    topic: str | None = None
 
     def trace_summary(self) -> Payload:
         """The fact as a trace shows it: its text, importance and provenance.

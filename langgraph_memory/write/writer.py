@@ -65,8 +65,9 @@ from langgraph_memory.records import (
 )
 from langgraph_memory.scope import Scope, ScopeLike, check_path_scope
 from langgraph_memory.tracing import trace_scope
+from langgraph_memory.write.app_instructions import MemoryInstructions, check_instructions
 from langgraph_memory.write.apply import apply
-from langgraph_memory.write.chat_model import ChatMemoryModel
+from langgraph_memory.write.chat_model import ChatMemoryModel, guided
 from langgraph_memory.write.episodes import episode_fields, sort_sayings, turn_episodes
 from langgraph_memory.write.extract import extract
 from langgraph_memory.write.gate import may_hold_fact
@@ -192,10 +193,18 @@ class MemoryWriter:
         episode_retention: a ``Retention`` (max age, max count per scope): older
             episodes are archived, never deleted, each with a logged reason.
             None (the default) keeps them all.
+        instructions: what the app wants remembered: a str of guidance for a chat
+            model's extraction prompt, or ``MemoryInstructions(guidance=...,
+            keep=[...], skip=[...])``, whose lists also filter every model's facts
+            (the offline rules model's too) before reconciliation, each fact skipped
+            logged as ``rejected`` with the reason. Explicit requests (``remember``)
+            are neither guided nor filtered. None (the default): none. A chat
+            model's own (``ChatMemoryModel(instructions=...)``) count when this is
+            None; given, this replaces them. Kept as ``self.instructions``.
 
     Raises:
-        InvalidTypeError: ``store`` is not a ``MemoryStore``, or ``roles`` is not a
-            list.
+        InvalidTypeError: ``store`` is not a ``MemoryStore``, ``roles`` is not a
+            list, or ``instructions`` is neither a str nor ``MemoryInstructions``.
         InvalidArgumentError: ``reconcile`` or a role is unknown, or
             ``episode_retention`` is not a ``Retention``.
         ModelConfigError: ``model`` names a chat model that cannot be built.
@@ -213,8 +222,10 @@ class MemoryWriter:
         episodes: bool = True,
         episode_roles: Sequence[Role] = ("user",),
         episode_retention: Retention | None = None,
+        instructions: str | MemoryInstructions | None = None,
     ) -> None:
         stores.check_store(store)
+        wanted = check_instructions(instructions)
         if reconcile not in RECONCILE_CALLS:
             raise InvalidArgumentError(
                 f"reconcile must be 'per_fact' or 'batched', got {reconcile!r}"
@@ -227,7 +238,11 @@ class MemoryWriter:
                 f"got {episode_retention!r}"
             )
         self.store = store
-        self.model = memory_model(model)
+        chosen = memory_model(model)
+        if wanted is None and isinstance(chosen, ChatMemoryModel):
+            wanted = chosen.instructions  # the chat model's own, filtered by here too
+        self.instructions: MemoryInstructions | None = wanted
+        self.model = guided(chosen, wanted)
         self.reconcile: ReconcileCalls = reconcile
         self.roles: tuple[Role, ...] = tuple(roles)
         self.gate = gate
@@ -403,6 +418,12 @@ class MemoryWriter:
         if scope.kind not in RULE_SCOPES:  # one user's words set no rule for everyone
             rejected += [(f.text, WIDER_RULE) for f in found if f.kind == Kind.PROCEDURAL]
             found = [f for f in found if f.kind != Kind.PROCEDURAL]
+        if self.instructions is not None:
+            # After extraction, whatever the model made of the prompt (the rules model
+            # reads none); before reconciliation, so a skipped fact changes no memory.
+            skipped = [(f, self.instructions.reason_to_skip(f)) for f in found]
+            rejected += [(f.text, why) for f, why in skipped if why is not None]
+            found = [f for f, why in skipped if why is None]
         noted = [
             Decision(
                 op=DecisionOp.NOOP, fact=text, status=Status.REJECTED, note=why, raw=extraction.raw
@@ -663,7 +684,9 @@ class MemoryWriter:
         message does not back) passes a lower ``trust`` and its ``source``
         (``memory_tools`` does): such a fact closes no memory more trusted than
         itself. Empty or blank text is refused (``InvalidMemoryError``) before any
-        model call or log write.
+        model call or log write. The writer's ``instructions`` do not apply: the
+        user asked for this, so it is extracted without the app's guidance and
+        never skipped by its lists.
 
         Args:
             scope: the scope to write: a ``Scope``, ``"kind:id"`` or a namespace
@@ -705,7 +728,9 @@ class MemoryWriter:
         found: Sequence[Fact]
         try:
             with trace_scope(scope):
-                found = extract(turn, model=self.model).facts
+                # The user asked for this: the app's guidance does not narrow it (a
+                # model told to skip it would leave the words unread, kept as given).
+                found = extract(turn, model=guided(self.model, None)).facts
         except Exception:
             found = ()
         if not found:  # nothing the model recognised: keep the words as given

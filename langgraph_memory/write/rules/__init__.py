@@ -89,7 +89,7 @@ from langgraph_memory.write.rules.act_head import ActHead, shipped_head
 from langgraph_memory.write.rules.acts import ACTS, RULE_ACTS, act_tokens, token_vector
 from langgraph_memory.write.rules.instructions import CHANGE_SLOT, DROP_SLOT, rule_slot
 from langgraph_memory.write.rules.model import RulesModel
-from langgraph_memory.write.rules.slots import choose_batch
+from langgraph_memory.write.rules.slots import choose_batch, topic_of
 from langgraph_memory.write.rules.standing import LASTING, read_rules
 
 __all__ = [
@@ -106,4 +106,5 @@ __all__ = [
     "rule_slot",
     "shipped_head",
     "token_vector",
+    "topic_of",
 ]

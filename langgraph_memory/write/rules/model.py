@@ -119,6 +119,8 @@ class RulesModel:
                             trust=TRUST_OF_ROLE[message.role] if not explicit else Trust.HIGH,
                             kind=item.kind,
                             event_time=item.at,
+                            # "Remember that ..." read as free text names no family.
+                            topic=item.family if item.family != "remember" else None,
                         )
                     )
                     matched.append([item.family, item.text])

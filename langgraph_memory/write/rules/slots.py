@@ -32,7 +32,7 @@ from langgraph_memory.write.rules.instructions import (
 )
 from langgraph_memory.write.types import Choice, Fact
 
-__all__ = ["choose", "choose_batch", "slot_of"]
+__all__ = ["choose", "choose_batch", "slot_of", "topic_of"]
 
 
 def slot_of(text: str) -> tuple[str, str] | None:
@@ -60,6 +60,27 @@ def slot_of(text: str) -> tuple[str, str] | None:
         return rule
     found = read_clause(expand_contractions(text), "canonical", date(2000, 1, 1))
     return (found[0].slot, found[0].value) if found else None
+
+
+def topic_of(text: str) -> str | None:
+    """The family of fact a canonical fact text is about, as the rules read it
+    (``location``, ``allergy``, ``employer``, ``relationship`` ...; ``rule`` for a
+    rule's text), or None if no rule reads it: what a fact from a model that names no
+    topic is matched by in ``MemoryInstructions``.
+
+    >>> topic_of("User lives in Pune."), topic_of("User is allergic to peanuts.")
+    ('location', 'allergy')
+    >>> topic_of("User's sister lives in Delhi."), topic_of("User works at Acme.")
+    ('relationship', 'employer')
+    >>> topic_of("User wants the assistant to always answer in metric units.")
+    'rule'
+    >>> topic_of("The sky is blue.") is None
+    True
+    """
+    if rule_slot(text) is not None:
+        return "rule"
+    found = read_clause(expand_contractions(text), "canonical", date(2000, 1, 1))
+    return found[0].family if found else None
 
 
 # -- reconciliation --------------------------------------------------------------------------
