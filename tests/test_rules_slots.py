@@ -14,7 +14,7 @@ import pytest
 from langgraph_memory.records import Memory
 from langgraph_memory.write.rules import RulesModel
 from langgraph_memory.write.rules.slots import slot_of
-from langgraph_memory.write.types import Fact
+from langgraph_memory.write.types import Fact, Turn
 
 #: A Monday, so that "next Friday" is 2026-03-06.
 WHEN = datetime(2026, 3, 2, 15, 30, tzinfo=timezone.utc)
@@ -143,3 +143,35 @@ def test_batch_in_order() -> None:
     ]
     singles = [model.choose(f, shown, today=WHEN) for f in facts[:1]]
     assert [(c.op, c.index) for c in singles] == got[:1]
+
+
+@pytest.mark.parametrize(
+    ("held", "said", "op", "text"),
+    [
+        # a new employer said as a change replaces the old one
+        ("User works at Acme.", "I just started a new job at Globex.", "UPDATE",
+         "User works at Globex."),
+        ("User works at Acme.", "I got a new job as a designer at Initech.", "UPDATE",
+         "User works at Initech."),
+        ("User works at Acme.", "I joined Hooli last month.", "UPDATE", "User works at Hooli."),
+        # a thing of the user's with a relative date, resolved on the turn's day, then moved
+        ("User's dentist appointment is on 2026-03-06.",
+         "My dentist appointment is next Monday now.", "UPDATE",
+         "User's dentist appointment is on 2026-03-09."),
+    ],
+)  # fmt: skip
+def test_a_changed_fact_replaces_the_held_one(held: str, said: str, op: str, text: str) -> None:
+    model = RulesModel()
+    turn_facts = model.extract(Turn.of([("user", said)], when=WHEN)).facts
+    assert [f.text for f in turn_facts] == [text]
+    choice = model.choose(turn_facts[0], [memory(held)], today=WHEN)
+    assert (choice.op, choice.index, choice.text) == (op, 0, text)
+
+
+def test_dated_events_and_plans_resolve_against_the_turns_day() -> None:
+    said = "My dentist appointment is next Friday. I'm flying to Rome on Tuesday. I joined a gym."
+    facts = RulesModel().extract(Turn.of([("user", said)], when=WHEN)).facts
+    assert [f.text for f in facts] == [
+        "User's dentist appointment is on 2026-03-06.",
+        "User plans to fly to Rome on 2026-03-03.",
+    ]

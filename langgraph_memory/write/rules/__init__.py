@@ -12,7 +12,9 @@ messages "you"/"your" stand for the user and "I" is the speaker, not the user):
 - where the user lives: "I live in / I'm based in / I (have just) moved to Pune",
   and where they are from ("I'm from Pune");
 - work: "I work at/for Acme", "I work as a nurse", "I'm employed by Acme", "I'm a
-  teacher" (for a short list of job nouns only), "I quit my job at Acme";
+  teacher" (for a short list of job nouns only), "I quit my job at Acme", and a new
+  employer ("I just started a new job at Globex", "I got a job with Initech", "I
+  joined Hooli"), which replaces the old one;
 - diet and health: "I'm vegetarian/vegan/...", "I'm allergic to peanuts and
   shellfish" (one fact per allergen), "I have a peanut allergy", "I'm lactose
   intolerant", "I eat/drink/smoke ...";
@@ -29,7 +31,10 @@ messages "you"/"your" stand for the user and "I" is the speaker, not the user):
   "I don't eat meat", "I stopped eating meat";
 - plans, stored as plans with their date, never as changes: "I might / may /
   will / plan to / am going to / am thinking of moving ... move to Pune next
-  year" -> "User plans to move to Pune in 2027.";
+  year" -> "User plans to move to Pune in 2027."; "I'm flying to Rome on Tuesday"
+  (a plan's verb in the present progressive, with a date);
+- a thing of the user's with a date: "my dentist appointment is next Friday" ->
+  "User's dentist appointment is on 2026-03-06." (moved when said again);
 - relative dates against the turn's date: today, tonight, tomorrow, yesterday,
   the day after tomorrow, next/last/this/coming/on <weekday>, next/last/this
   week, month and year, in N days/weeks/months/years, N ... ago.

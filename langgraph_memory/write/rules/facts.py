@@ -24,6 +24,7 @@ from langgraph_memory.write.rules.grammar import (
     SUBJECTS,
     Person,
     clauses,
+    comparable,
     expand_contractions,
     is_question_or_hypothetical,
     third_person,
@@ -75,6 +76,7 @@ def read_clause(clause: str, person: Person, today: date) -> list[Found]:
     me, mine = SUBJECTS[person]
     rel = ""
     match = mine.match(plain)
+    owned = match is not None  # "my ...": a thing of the user's (or of their sister's)
     if match:
         rel = (match["rel"] or "").lower()
         rest = match["rest"]
@@ -84,6 +86,13 @@ def read_clause(clause: str, person: Person, today: date) -> list[Found]:
             return []
         rest = match["rest"]
     preds, negation = predicates_of(rest, rel, when)
+    event = _EVENT.match(rest) if when is not None and owned else None
+    if not preds and event and when is not None:  # "my dentist appointment is next Friday"
+        thing = event["thing"].lower()
+        owner = f"User's {rel}'s" if rel else "User's"
+        slot = f"{rel}.event:{thing}" if rel else f"event:{thing}"
+        return [Found(f"{owner} {thing} is {when.text}.", slot, comparable(when.text), "plan",
+                      Kind.EPISODIC, when.at)]  # fmt: skip
     found = []
     for pred in preds:
         rendered = _render(pred, rel, negation)
@@ -94,6 +103,14 @@ def read_clause(clause: str, person: Person, today: date) -> list[Found]:
         family = "relationship" if (rel or pred.about) and pred.family != "allergy" else pred.family
         found.append(Found(text, slot, value, family, pred.kind, when.at if when else None))
     return found
+
+
+#: What is said of a thing of the user's with a date ("my dentist appointment is next
+#: Friday"): the thing, when its clause without the date says no more than that it is.
+_EVENT = re.compile(
+    r"^(?P<thing>[a-z][a-z' -]{2,40}?) (?:is|will be|was)(?: on| at)?(?: now| instead| again)?$",
+    re.I,
+)
 
 
 _REMEMBER_USER = re.compile(

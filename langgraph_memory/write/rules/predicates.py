@@ -295,6 +295,12 @@ def _plan(m: re.Match[str], rel: str, when: FoundDate | None) -> list[Predicate]
     ]
 
 
+def _dated_plan(m: re.Match[str], rel: str, when: FoundDate | None) -> list[Predicate]:
+    """A plan said in the present progressive, read only with its date: "I'm flying to
+    Rome" alone may be happening now."""
+    return _plan(m, rel, when) if when is not None else []
+
+
 _MODAL = (
     r"(?:might|may|will|shall|(?:am|is|are) (?:planning|going|hoping) to|plans? to|"
     r"intends? to|hopes? to)"
@@ -339,6 +345,31 @@ _PREDICATES: list[tuple[re.Pattern[str], _Builder]] = [
     (
         re.compile(
             rf"^(?:works?|{_BE} working|(?:{_BE} )?employed) (?:at|for|by) (?P<v>.+)$", re.I
+        ),
+        _employer,
+    ),
+    # A new employer said as a change: "I just started a new job at Globex", "I got a job
+    # with Initech", "I joined Hooli": the employer slot's new value (it replaces the old).
+    (
+        re.compile(
+            r"^(?:(?:have|has) )?(?:just |recently |finally |now )?(?:started|began)"
+            r"(?: (?:a|my) new job| a job| working| work)? (?:at|for|with) (?P<v>.+)$",
+            re.I,
+        ),
+        _employer,
+    ),
+    (
+        re.compile(
+            r"^(?:(?:have|has) )?(?:just |recently |finally )?(?:got|landed|accepted|took) "
+            r"(?:a|an|the) (?:new )?(?:job|position|role)(?: as [\w -]+?)? (?:at|with) (?P<v>.+)$",
+            re.I,
+        ),
+        _employer,
+    ),
+    (
+        re.compile(
+            r"^(?:(?:have|has) )?(?:just |recently )?joined "
+            r"(?P<v>[A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*)$"
         ),
         _employer,
     ),
@@ -397,6 +428,8 @@ _PREDICATES: list[tuple[re.Pattern[str], _Builder]] = [
     ),
     # "I'm moving to Pune next year": the present progressive of a move is a plan.
     (re.compile(rf"^{_BE} (?P<g>moving|relocating) (?P<rest>.+)$", re.I), _plan),
+    # "I'm flying to Rome on Tuesday": of another plan's verb, with a date only.
+    (re.compile(rf"^{_BE} (?P<g>[a-z]+ing) (?P<rest>.+)$", re.I), _dated_plan),
     (
         re.compile(
             r"^(?P<verb>likes?|loves?|enjoys?|adores?|hates?|dislikes?|detests?|can not stand|"
