@@ -38,6 +38,7 @@ from langgraph_memory.write.rules.found import Found
 from langgraph_memory.write.rules.grammar import expand_contractions, third_person
 
 __all__ = [
+    "AMOUNT",
     "CHANGE_SLOT",
     "DROP_SLOT",
     "cancel_in_words",
@@ -308,6 +309,12 @@ def _drop_slot(topic: str) -> tuple[str, str]:
 #: ``rule_in_words`` and ``change_in_words``.
 _FOLLOW = "follow this rule: "
 _CHANGE = "change a rule: "
+#: An amount a rule may hold and a change may replace: "100 words", "9am", "five".
+AMOUNT = re.compile(
+    r"\b(?:\d+(?:[.:,]\d+)?(?:\s*(?:am|pm|%))?|one|two|three|four|five|six|seven|eight|nine|"
+    r"ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred)\b",
+    re.I,
+)
 #: The slot of a change of a held rule; its value holds the change's words.
 CHANGE_SLOT = "rule:change"
 _CANONICAL_WORDS = re.compile(

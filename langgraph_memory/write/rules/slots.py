@@ -16,7 +16,6 @@ negation of the held value -> DELETE; a fact no rule reads is compared by its te
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -25,6 +24,7 @@ from langgraph_memory.records import Memory
 from langgraph_memory.write.rules.facts import read_clause
 from langgraph_memory.write.rules.grammar import expand_contractions
 from langgraph_memory.write.rules.instructions import (
+    AMOUNT,
     CHANGE_SLOT,
     DROP_SLOT,
     content_stems,
@@ -184,11 +184,6 @@ def _drop(topic: list[str], entries: Sequence[_Entry]) -> Choice:
     return Choice("NOOP", None, None, _raw("no rule shown is the one asked to be dropped"))
 
 
-_NUMBER = re.compile(
-    r"\b(?:\d+(?:[.:,]\d+)?(?:\s*(?:am|pm|%))?|one|two|three|four|five|six|seven|eight|nine|"
-    r"ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred)\b",
-    re.I,
-)
 #: Words of a change that say it changes, not what it is about.
 _CHANGE_WORDS = frozenset(
     content_stems(
@@ -202,14 +197,14 @@ def _change(text: str, words: list[str], entries: Sequence[_Entry]) -> Choice:
     """ "Make that 50 words": UPDATE the held rule the change shares words with (its
     number replaced, when each says one), else NOOP: a change of nothing held."""
     said = text.split(": ", 1)[-1].rstrip(".")
-    topic = [w for w in words if w not in _CHANGE_WORDS and not _NUMBER.fullmatch(w)]
-    amount = _NUMBER.findall(said)
+    topic = [w for w in words if w not in _CHANGE_WORDS and not AMOUNT.fullmatch(w)]
+    amount = AMOUNT.findall(said)
     # A new amount needs one word in common with the rule ("make that 50 words"); any
     # other change two, and half of its words: it rewrites a rule every read shows.
     target = _best(topic, _rules(entries), least=1 if len(amount) == 1 else 2)
     if target is None:
         return Choice("NOOP", None, None, _raw("no rule shown is the one changed"))
-    held = _NUMBER.findall(target.text)
+    held = AMOUNT.findall(target.text)
     if len(amount) == 1 and len(held) == 1:
         changed = target.text.replace(held[0], amount[0].strip())
     else:

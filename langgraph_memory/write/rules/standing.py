@@ -40,6 +40,7 @@ from datetime import date
 from langgraph_memory.write.rules.act_head import shipped_head
 from langgraph_memory.write.rules.found import Found
 from langgraph_memory.write.rules.instructions import (
+    AMOUNT,
     DROP_SLOT,
     cancel_in_words,
     change_in_words,
@@ -87,12 +88,13 @@ _TRAILING = re.compile(r"(?:\s*,?\s+(?:instead|then|too|as well))+[.!]*$", re.I)
 #: Words of a cancel that say what it does, not which rule it is about.
 _CANCEL_WORDS = frozenset(
     content_stems(
-    "stop forget drop cancel scrap ditch lose remove ignore delete quit skip mind never no more "
-    "any anymore longer need rule instruction that it this thing stuff those these over done "
-    "don't do not can you we thank thanks ok okay now from on go going forward again actually "
-    "want like would needn't bother with about the to of for is are be was has have had i me "
-    "u ur fine let let's")
-)  # fmt: skip
+        "stop forget drop cancel scrap ditch lose remove ignore delete quit skip mind never no "
+        "more any anymore longer need rule instruction that it this thing stuff those these "
+        "over done don't do not can you we thank thanks ok okay now from on go going forward "
+        "again actually want like would needn't bother with about the to of for is are be was "
+        "has have had i me u ur fine let let's"
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -133,13 +135,6 @@ def read_rules(sentence: str, today: date) -> RuleReading | None:
     return _read(sentence, _act(acts), lasting, today)
 
 
-_AMOUNT = re.compile(
-    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|"
-    r"thirty|fifty|hundred)\b",
-    re.I,
-)
-
-
 def may_touch_rules(sentence: str) -> bool:
     """Whether a sentence may set, change or cancel a standing instruction: the write
     gate's question (``write/gate``), which passes a turn to the model when it may.
@@ -149,12 +144,14 @@ def may_touch_rules(sentence: str) -> bool:
     >>> may_touch_rules("Make that 50 words."), may_touch_rules("Ok, summarise this for me.")
     (True, False)
     """
+    if not _rule_shaped(sentence):
+        return False
     acts = shipped_head().acts(sentence)
-    if "rule" not in acts or len(sentence.split()) < 2:
+    if "rule" not in acts:
         return False
     if LASTING.search(sentence) or "rule_cancel" in acts:
         return True
-    return "rule_change" in acts and bool(_AMOUNT.search(sentence))
+    return "rule_change" in acts and bool(AMOUNT.search(sentence))
 
 
 #: The most words of a sentence that sets, changes or cancels a rule: longer ones are
