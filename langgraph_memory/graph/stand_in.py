@@ -37,7 +37,8 @@ _STOP = frozenset(
 _QUESTION = re.compile(
     r"\?\s*$|^(what|where|when|who|which|how|why|do|does|did|is|are|can)\b", re.I
 )
-_LINE = re.compile(r"^- \[[^\]]*\] (.+)$", re.M)
+#: A memory's line, and the lines under it: the words said that a fact came from.
+_LINE = re.compile(r"^\s*- \[[^\]]*\] (.+)$", re.M)
 #: A line of words said: who said them (marked earlier, said several times), then the words.
 _SAID = re.compile(r'^(?:earlier, )?(?:"[^"]*"|\w+) said(?: \([^)]*\))?: (".*")$')
 
