@@ -55,6 +55,9 @@ from langgraph_memory.write.rules import (
     rule_slot,
     token_vector,
 )
+from langgraph_memory.write.rules import (
+    gated as gated_acts,
+)
 
 __all__ = ["ACTS", "Head", "fit", "load", "main", "predict_scores"]
 
@@ -220,22 +223,17 @@ def thresholds(scores: np.ndarray, y: np.ndarray) -> list[float]:
 
 
 def gated(scores: np.ndarray, cut: Sequence[float]) -> np.ndarray:
-    """What the model is to do with the head's scores: a sentence the gate admits does the
-    rule act scored highest of ``RULE_ACTS``, and no other rule act; the other acts keep
-    their own thresholds. (Each rule act's own threshold, set for precision 0.95 alone,
-    leaves most changes and cancels out, though the gate holds them.)
+    """What the model does with the head's scores (the package's ``gated``, which the
+    shipped head's ``acts`` reads through): a sentence the gate admits does the rule act
+    scored highest of ``RULE_ACTS``, and no other rule act; the other acts keep their own
+    thresholds. (Each rule act's own threshold, set for precision 0.95 alone, leaves most
+    changes and cancels out, though the gate holds them.)
 
     >>> row = np.array([[0.3, 0.2, 0.5, 0, 0, 0, 0, 0, 0, 0, 0.9]])
     >>> gated(row, [0.5] * len(OUTPUTS))[0, :3].tolist()
     [False, False, True]
     """
-    said = scores >= np.array(cut)
-    rule = np.array([ACTS.index(a) for a in RULE_ACTS])
-    said[:, rule] = False
-    admitted = np.flatnonzero(said[:, -1])
-    best = rule[np.argmax(scores[np.ix_(admitted, rule)], axis=1)]
-    said[admitted, best] = True
-    return said
+    return gated_acts(scores, cut, OUTPUTS)
 
 
 def per_act(said: np.ndarray, y: np.ndarray) -> dict[str, dict[str, float]]:

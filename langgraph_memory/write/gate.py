@@ -133,9 +133,8 @@ _BEFORE_NAME = _word_set("hi hey hello hiya yo bye thanks thank you thx ty wow g
 _ADDRESSEE_START = re.compile(r"^\W*(?:you|your|you're|youre|you've|you'll|you'd)\b", re.I)
 
 
-# Sentences end at ., ! or ? followed by space, or at a line break, but not after a title
-# or a common abbreviation ("Dr. Seuss", "e.g. tea"). Clauses inside a sentence are not
-# split further: the rules look at words, not at clause structure.
+# Sentences (``text.sentences``) are not split further into clauses: the rules below look
+# at words, not at clause structure.
 def may_hold_fact(text: str) -> bool:
     """Whether ``text`` (the user's part of one turn) could state a durable fact about the user.
 

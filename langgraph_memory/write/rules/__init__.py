@@ -90,7 +90,7 @@ requests are for the answer at hand; a change ("make that 50 words") rewrites th
 rule it shares words with, and a cancel ("the no-emoji thing is over") retires it.
 """
 
-from langgraph_memory.write.rules.act_head import ActHead, shipped_head
+from langgraph_memory.write.rules.act_head import ActHead, gated, shipped_head
 from langgraph_memory.write.rules.acts import ACTS, RULE_ACTS, act_tokens, token_vector
 from langgraph_memory.write.rules.instructions import CHANGE_SLOT, DROP_SLOT, rule_slot
 from langgraph_memory.write.rules.model import RulesModel
@@ -107,6 +107,7 @@ __all__ = [
     "RulesModel",
     "act_tokens",
     "choose_batch",
+    "gated",
     "read_rules",
     "rule_slot",
     "shipped_head",

@@ -22,7 +22,7 @@ import base64
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 
@@ -31,7 +31,7 @@ import numpy as np
 from langgraph_memory.errors import ModelFileError
 from langgraph_memory.write.rules.acts import RULE_ACTS, act_tokens
 
-__all__ = ["HEAD_SHA256", "ActHead", "shipped_head"]
+__all__ = ["HEAD_SHA256", "ActHead", "gated", "shipped_head"]
 
 #: sha256 of the shipped ``data/acts_head.json`` (``python -m benchmarks acts-train --out``
 #: on corpus version 3; its per-act table is docs/results/acts.md).
@@ -51,28 +51,21 @@ class ActHead:
     w2: np.ndarray
     b2: np.ndarray
 
-    def scores(self, text: str) -> dict[str, float]:
-        """Each output's probability for ``text``."""
+    def _probabilities(self, text: str) -> np.ndarray:
         columns = [c for t in act_tokens(text) if (c := self.vocabulary.get(t)) is not None]
         hidden = np.maximum(self.w1[columns].sum(axis=0) + self.b1, 0.0)
-        out = 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
+        out: np.ndarray = 1.0 / (1.0 + np.exp(-(hidden @ self.w2 + self.b2)))
+        return out
+
+    def scores(self, text: str) -> dict[str, float]:
+        """Each output's probability for ``text``."""
+        out = self._probabilities(text)
         return {name: float(p) for name, p in zip(self.outputs, out, strict=True)}
 
     def acts(self, text: str) -> frozenset[str]:
-        """What ``text`` does: the outputs whose probability reaches their threshold,
-        except that the rule acts follow the gate (``"rule"``): a sentence it admits does
-        the one scored highest of them, and a sentence it does not admit none of them.
-        (Set, change and cancel blur into each other; the gate tells a rule from the
-        rest more surely than each of them alone: benchmarks/acts_train.py, ``gated``.)"""
-        found = self.scores(text)
-        said = {
-            name
-            for name, cut in zip(self.outputs, self.thresholds, strict=True)
-            if found[name] >= cut and name not in RULE_ACTS
-        }
-        if "rule" in said:
-            said.add(max(RULE_ACTS, key=found.__getitem__))
-        return frozenset(said)
+        """What ``text`` does: the outputs ``gated`` says for its probabilities."""
+        said = gated(self._probabilities(text)[None, :], self.thresholds, self.outputs)[0]
+        return frozenset(name for name, on in zip(self.outputs, said, strict=True) if on)
 
     @classmethod
     def from_json(cls, text: str) -> ActHead:
@@ -105,6 +98,26 @@ class ActHead:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFileError(f"not a head of acts: {exc!r}") from exc
+
+
+def gated(scores: np.ndarray, thresholds: Sequence[float], outputs: Sequence[str]) -> np.ndarray:
+    """Which outputs each row of ``scores`` says: those whose probability reaches their
+    threshold, except that the rule acts follow the gate (``"rule"``): a row it admits
+    does the one of ``RULE_ACTS`` scored highest, and a row it does not admit none of
+    them. (Set, change and cancel blur into each other; the gate tells a rule from the
+    rest more surely than each of them alone: benchmarks/acts_train.py.) The head's
+    ``acts`` and the trainer's measurements both read scores through this.
+
+    >>> outputs = ("rule_set", "rule_change", "rule_cancel", "fact", "rule")
+    >>> gated(np.array([[0.3, 0.2, 0.5, 0.1, 0.9]]), [0.5] * 5, outputs).tolist()
+    [[False, False, True, False, True]]
+    """
+    said = scores >= np.asarray(thresholds)
+    rule = np.array([outputs.index(a) for a in RULE_ACTS])
+    said[:, rule] = False
+    admitted = np.flatnonzero(said[:, outputs.index("rule")])
+    said[admitted, rule[np.argmax(scores[np.ix_(admitted, rule)], axis=1)]] = True
+    return said
 
 
 @functools.cache

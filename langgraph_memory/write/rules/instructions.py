@@ -375,10 +375,10 @@ def rule_slot(text: str) -> tuple[str, str] | None:
     drop = _CANONICAL_DROP.match(text.strip())
     if drop:
         return _drop_slot(drop["topic"] or "")
-    words = _CANONICAL_WORDS.match(text.strip())
-    if words:
-        stems = content_stems(words["said"])
-        if words["how"] == _CHANGE:
+    in_words = _CANONICAL_WORDS.match(text.strip())
+    if in_words:
+        stems = content_stems(in_words["said"])
+        if in_words["how"] == _CHANGE:
             return CHANGE_SLOT, " ".join(stems)
         return (f"rule:{stems[0]}:{stems[-1]}", " ".join(stems)) if stems else None
     match = _CANONICAL.match(text.strip())

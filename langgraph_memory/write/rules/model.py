@@ -94,10 +94,8 @@ class RulesModel:
             said = sentences(message.content)
             # A standing instruction is said in a short message of its own, not inside a
             # pasted document or a task's long brief (see ``standing``).
-            brief = (
-                len(said) <= MAX_RULE_MESSAGE[0]
-                and len(message.content.split()) <= (MAX_RULE_MESSAGE[1])
-            )
+            most_sentences, most_words = MAX_RULE_MESSAGE
+            brief = len(said) <= most_sentences and len(message.content.split()) <= most_words
             for sentence in said:
                 reading = read_sentence(sentence, person, today, rules_too=brief)
                 skipped += reading.skipped
