@@ -122,6 +122,10 @@ def test_a_kept_run_stopped_between_users_goes_on_where_it_was(
             asked.append(30)
             os.kill(os.getpid(), signal.SIGINT)  # as Ctrl-C: noted, acted on after the user
 
+    # The loading in this process (its own process in a run), ten people at a time, so
+    # that the stop can be asked between two groups of them.
+    monkeypatch.setattr(users, "load_in_child", users.load_job)
+    monkeypatch.setattr(users, "LOAD_AT_ONCE", 10)
     monkeypatch.setattr(users.Progress, "write", stop_at_30)
     assert users.main([*argv, "--keep", str(kept)]) == 3
     stopped = users.Progress.parse((kept / "embedded.progress.json").read_text("utf-8"))

@@ -50,9 +50,11 @@ if TYPE_CHECKING:
     from langgraph_memory.store.chroma.collection_io import free_ids as free_ids
     from langgraph_memory.store.chroma.collection_io import ids_where as ids_where
     from langgraph_memory.store.chroma.collection_io import insert as insert
+    from langgraph_memory.store.chroma.collection_io import insert_shares as insert_shares
     from langgraph_memory.store.chroma.collection_io import log_id as log_id
     from langgraph_memory.store.chroma.collection_io import max_batch as max_batch
     from langgraph_memory.store.chroma.collection_io import nearest_ids as nearest_ids
+    from langgraph_memory.store.chroma.collection_io import new_ids as new_ids
     from langgraph_memory.store.chroma.collection_io import query as query
     from langgraph_memory.store.chroma.collection_io import query_versions as query_versions
     from langgraph_memory.store.chroma.collection_io import read_decisions as read_decisions
@@ -135,6 +137,8 @@ _LAZY = {
     "decision_from_document": "langgraph_memory.store.chroma.codec",
     "decision_metadata": "langgraph_memory.store.chroma.codec",
     "fetch": "langgraph_memory.store.chroma.collection_io",
+    "insert_shares": "langgraph_memory.store.chroma.collection_io",
+    "new_ids": "langgraph_memory.store.chroma.collection_io",
     "field_matrices": "langgraph_memory.store.chroma.collection_io",
     "finish_interrupted_bucket_moves": "langgraph_memory.store.chroma.collection_io",
     "finish_interrupted_moves": "langgraph_memory.store.chroma.collection_io",

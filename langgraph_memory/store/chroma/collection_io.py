@@ -17,7 +17,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from langgraph_memory.store.chroma.door import (
     VectorCollection,
     dummy_vectors,
 )
-from langgraph_memory.store.chroma.scoped import MOVED_KEY
+from langgraph_memory.store.chroma.scoped import MOVED_KEY, ScopedCollection, add_shares
 from langgraph_memory.store.version import Hit, Version
 
 _RECORD: list[Field] = ["documents", "metadatas"]
@@ -230,6 +230,20 @@ def _cosine(vectors: Any, vector: Sequence[float]) -> Any:
     return np.divide(matrix @ q, norms, out=np.zeros(len(matrix)), where=norms > 0)
 
 
+def insert_shares(parts: Sequence[tuple[layout.ScopeCollections, Sequence[Version]]]) -> None:
+    """New active versions of many scopes that live in buckets, in one write per bucket
+    (``scoped.add_shares``): what ``insert`` does for one scope, for people made at once."""
+    shares = [cols.active for cols, _ in parts]
+    assert all(isinstance(s, ScopedCollection) for s in shares), "every scope in a bucket"
+    add_shares(
+        cast(list[ScopedCollection], shares),
+        [[v.memory.id for v in versions] for _, versions in parts],
+        [[v.vector for v in versions] for _, versions in parts],
+        [[v.memory.text for v in versions] for _, versions in parts],
+        [[version_metadata(v) for v in versions] for _, versions in parts],
+    )
+
+
 def insert(
     collection: VectorCollection, versions: Sequence[Version], *, upsert: bool = False
 ) -> None:
@@ -259,6 +273,20 @@ def free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
         taken = _taken(cols, candidates)
         chosen += [c for c in candidates if c not in taken]
     return chosen
+
+
+def new_ids(n: int) -> list[str]:
+    """``n`` distinct fresh 8-hex-digit ids for a scope made just now, under its lock
+    (``layout.create_in_buckets``): it holds nothing, so there is nothing to ask Chroma.
+
+    >>> ids = new_ids(3)
+    >>> len(set(ids)), all(len(i) == 8 for i in ids)
+    (3, True)
+    """
+    chosen: set[str] = set()
+    while len(chosen) < n:
+        chosen.add(secrets.token_hex(4))
+    return sorted(chosen)
 
 
 def _taken(cols: layout.ScopeCollections, candidates: list[str]) -> set[str]:

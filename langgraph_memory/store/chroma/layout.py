@@ -39,7 +39,7 @@ import contextlib
 import functools
 import hashlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -212,12 +212,7 @@ def create_scope(
     for made and never list it. A crash between the two leaves a listed scope with
     no collections, which reads as empty."""
     ids, documents = [scope_hash(scope)], [scope.key]
-    entry: dict[str, Any] = {
-        "kind": scope.kind,
-        "scope_id": scope.id,
-        "created_at": time.time(),
-        **_prefix_ids(scope),
-    }
+    entry = _new_entry(scope)
     metadatas: list[dict[str, Any]] = [entry]
     if not own:
         made = _scopes_bucketed(registry)
@@ -230,6 +225,53 @@ def create_scope(
     if own:
         return open_own(client, scope, create=True)
     return _open_bucket(client, scope, entry[HOME_KEY], create=True)
+
+
+def create_in_buckets(
+    client: VectorClient, registry: VectorCollection, scopes: Sequence[Scope]
+) -> list[ScopeCollections]:
+    """List many new scopes in the registry in one write, each in the bucket being
+    filled as it comes, then open their shares: ``create_scope`` for people made at
+    once (``MemoryStore.add_people``), which opens each bucket's collections once. The
+    caller holds the store's shared lock and every scope's lock, and found none of
+    them listed. The registry first, as in ``create_scope``.
+
+    >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
+    >>> client = persistent(tempfile.mkdtemp())
+    >>> two = [Scope("user", "a"), Scope("user", "b")]
+    >>> made = create_in_buckets(client, open_registry(client), two)
+    >>> [(c.scope.id, c.bucket) for c in made]
+    [('a', 'b000000'), ('b', 'b000000')]
+    """
+    made = _scopes_bucketed(registry)
+    entries = [_new_entry(scope) for scope in scopes]
+    for n, entry in enumerate(entries):
+        entry[HOME_KEY] = f"b{(made + n) // BUCKET_SCOPES:06d}"
+    ids = [scope_hash(s) for s in scopes] + [BUCKETS_ID]
+    documents = [s.key for s in scopes] + [BUCKETS_ID]
+    count = {"kind": CONFIG_ID, "made": made + len(scopes)}
+    registry.put(ids, dummy_vectors(len(ids)), documents, [*entries, count])
+    shared: dict[str, list[VectorCollection]] = {}
+    out = []
+    for scope, entry in zip(scopes, entries, strict=True):
+        bucket = entry[HOME_KEY]
+        if bucket not in shared:
+            shared[bucket] = _bucket_collections(client, bucket, create=True)
+        tag = scope_hash(scope)
+        mem, hist, log = (ScopedCollection(c, tag) for c in shared[bucket])
+        out.append(ScopeCollections(scope, mem, hist, log, bucket=bucket))
+    return out
+
+
+def _new_entry(scope: Scope) -> dict[str, Any]:
+    """A new scope's registry entry, without its home."""
+    return {
+        "kind": scope.kind,
+        "scope_id": scope.id,
+        "created_at": time.time(),
+        **_prefix_ids(scope),
+    }
 
 
 def _scopes_bucketed(registry: VectorCollection) -> int:
@@ -261,18 +303,30 @@ def _open_bucket(
     client: VectorClient, scope: Scope, bucket: str, *, create: bool
 ) -> ScopeCollections:
     tag = scope_hash(scope)
+    mem, hist, log = (
+        ScopedCollection(shared, tag)
+        for shared in _bucket_collections(client, bucket, create=create)
+    )
+    return ScopeCollections(scope, mem, hist, log, bucket=bucket)
+
+
+def _bucket_collections(
+    client: VectorClient, bucket: str, *, create: bool
+) -> list[VectorCollection]:
+    """The (active, history, log) collections of ``bucket``, made when ``create``."""
     handles: list[VectorCollection] = []
     for name, role in zip(bucket_names(bucket), ("mem", "hist", "log"), strict=True):
         if create:
-            shared = client.open_or_create(
-                name,
-                metadata=formats.stamp({"lgm_bucket": bucket, "lgm_role": role}),
-                cosine=role != "log",
+            handles.append(
+                client.open_or_create(
+                    name,
+                    metadata=formats.stamp({"lgm_bucket": bucket, "lgm_role": role}),
+                    cosine=role != "log",
+                )
             )
         else:
-            shared = client.open(name)
-        handles.append(ScopedCollection(shared, tag))
-    return ScopeCollections(scope, handles[0], handles[1], handles[2], bucket=bucket)
+            handles.append(client.open(name))
+    return handles
 
 
 def open_bucket_later(
@@ -299,6 +353,12 @@ def _prefix_ids(scope: Scope) -> dict[str, str]:
         return {}
     labels = scope.namespace
     return {_prefix_key(n): namespace_id(labels[:n]) for n in range(1, len(labels) + 1)}
+
+
+def listed(registry: VectorCollection, scopes: Sequence[Scope]) -> set[str]:
+    """The keys of those of ``scopes`` the registry lists, in one read."""
+    found = registry.read(ids=[scope_hash(s) for s in scopes], include=["documents"])
+    return {d for d in found["documents"] or [] if d is not None}
 
 
 def registry_entry(registry: VectorCollection, scope: Scope) -> dict[str, Any] | None:

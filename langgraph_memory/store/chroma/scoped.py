@@ -52,7 +52,7 @@ from langgraph_memory.store.chroma.door import (
 )
 from langgraph_memory.store.chroma.filters import matches
 
-__all__ = ["MOVED_KEY", "SCOPE_KEY", "ScopedCollection", "SharedCollectionError"]
+__all__ = ["MOVED_KEY", "SCOPE_KEY", "ScopedCollection", "SharedCollectionError", "add_shares"]
 
 #: The metadata key that tags each record of a shared collection with its scope.
 SCOPE_KEY = "lgm_scope"
@@ -61,6 +61,45 @@ MOVED_KEY = "lgm_moved"
 #: The least length of a scope's tag, which prefixes its record ids whole: no id of
 #: one scope can name a record of another.
 _TAG_MIN = 16
+
+
+def add_shares(
+    shares: Sequence[ScopedCollection],
+    ids: Sequence[Sequence[str]],
+    vectors: Sequence[Any],
+    documents: Sequence[Sequence[str | None]],
+    metadatas: Sequence[Sequence[Mapping[str, Any] | None]],
+    batch: int = 1000,
+) -> None:
+    """``share.add(...)`` for each share, as few writes as their shared collections:
+    one a collection (in ``batch`` records). Records of many scopes of a bucket made
+    at once (``MemoryStore.add_people``) cost one write of the bucket's index, where
+    each scope's own ``add`` writes it whole again. Each record is tagged and its id
+    prefixed as that share's ``add`` does (``records``).
+
+    >>> import tempfile
+    >>> from langgraph_memory.store.chroma.door import persistent
+    >>> shared = persistent(tempfile.mkdtemp()).open_or_create("demo", cosine=True)
+    >>> a, b = ScopedCollection(shared, "a" * 32), ScopedCollection(shared, "b" * 32)
+    >>> add_shares([a, b], [["m1"], ["m1"]], [[[1.0, 0.0]], [[0.0, 1.0]]],
+    ...            [["Alice likes tea."], ["Bob likes coffee."]], [[None], [None]])
+    >>> a.read(include=["documents"])["documents"], b.size()
+    (['Alice likes tea.'], 1)
+    """
+    together: dict[str, tuple[VectorCollection, list[Any]]] = {}
+    for share, i, v, d, m in zip(shares, ids, vectors, documents, metadatas, strict=True):
+        prefixed, tagged = share.records(i, m)
+        _, rows = together.setdefault(share.shared.uid, (share.shared, []))
+        rows += zip(prefixed, v, d, tagged, strict=True)
+    for shared, rows in together.values():
+        for start in range(0, len(rows), batch):
+            part = rows[start : start + batch]
+            shared.add(
+                [r[0] for r in part],
+                [r[1] for r in part],
+                [r[2] for r in part],
+                [r[3] for r in part],
+            )
 
 
 class SharedCollectionError(MemoryKitError, TypeError):
@@ -149,6 +188,18 @@ class ScopedCollection:
                 f"the scope {self.tag} moved out of {self.shared.name} to collections of "
                 "its own; open it again"
             )
+
+    def records(
+        self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any] | None]
+    ) -> tuple[list[str], list[Mapping[str, Any]]]:
+        """The ids and metadatas ``add`` writes to the shared collection for these: the
+        ids prefixed and the metadatas tagged. For one write of many scopes' records
+        (``add_shares``).
+
+        >>> ScopedCollection.later("c", lambda: None, "a" * 16).records(["m1"], [{"k": 1}])
+        (['aaaaaaaaaaaaaaaa/m1'], [{'k': 1, 'lgm_scope': 'aaaaaaaaaaaaaaaa'}])
+        """
+        return self._ids(ids), self._tagged(metadatas, len(ids))
 
     def _ids(self, ids: Sequence[str]) -> list[str]:
         return [self._prefix + i for i in ids]

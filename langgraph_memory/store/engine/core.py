@@ -71,9 +71,11 @@ from langgraph_memory.store.chroma import (
     fetch,
     free_ids,
     insert,
+    insert_shares,
     layout,
     log_id,
     max_batch,
+    new_ids,
     read_decisions,
 )
 from langgraph_memory.store.engine import promotion
@@ -475,6 +477,109 @@ class StoreCore:
             ]
             self.add_active(cols, versions)
         return [v.memory for v in versions]
+
+    def add_people(
+        self,
+        people: Sequence[tuple[Scope, Sequence[Memory]]],
+        vectors: Sequence[Sequence[Sequence[float]] | None],
+    ) -> list[list[Memory]]:
+        """New memories of many scopes (built, without ids), each with its vectors from
+        this store's embedder or None: those are embedded here, in one call.
+
+        People the store has never seen, each with at most ``layout.PROMOTE_AT``
+        memories, are made together: listed in the registry in one write and their
+        records written in one write per bucket (a bucket's worth of people at a time),
+        where ``add_new`` for each would write the registry and rewrite the bucket's
+        whole index once a person (a service's users imported from elsewhere, or a
+        benchmark's: ~60 ms a person one by one here). Everyone else, and everyone on
+        a store whose locks reach across processes (whose bucket locks a new person
+        takes one at a time), is written as ``add_new`` writes them, one by one. Each
+        group is its own write, run again with fresh handles on its own
+        (``fresh``): a retry never writes a group twice."""
+        for scope, _ in people:
+            self.check_write(scope)
+        unknown = [
+            m.text
+            for (_, built), v in zip(people, vectors, strict=True)
+            if v is None
+            for m in built
+        ]
+        embedded = iter(self.embed(unknown))
+        split = [
+            [next(embedded) for _ in built]
+            if v is None
+            else self.vectors_for([m.text for m in built], v)
+            for (_, built), v in zip(people, vectors, strict=True)
+        ]
+        engine = self.live()
+        together = engine.scope_locks.cross is None
+        out: dict[int, list[Memory]] = {}
+        small = [
+            i for i, (_, b) in enumerate(people) if together and 0 < len(b) <= layout.PROMOTE_AT
+        ]
+        at_once = layout.BUCKET_SCOPES  # a bucket's worth: one or two buckets a write
+        for start in range(0, len(small), at_once):
+            group = small[start : start + at_once]
+            made = self.fresh(
+                functools.partial(
+                    self._make_people, [(people[i][0], people[i][1], split[i]) for i in group]
+                )
+            )
+            out.update((group[n], m) for n, m in enumerate(made) if m is not None)
+        for i, (scope, built) in enumerate(people):
+            if i not in out:
+                out[i] = self.fresh(functools.partial(self.add_new, scope, built, split[i]))
+        return [out[i] for i in range(len(people))]
+
+    def _make_people(
+        self, people: Sequence[tuple[Scope, Sequence[Memory], Sequence[Sequence[float]]]]
+    ) -> list[list[Memory] | None]:
+        """Make the people of one group not listed yet, under all their locks (scope
+        key order, then the gate, as ``writing``); None for each found listed, whom
+        the caller writes one by one."""
+        engine = self.live()
+        scopes = [scope for scope, _, _ in people]
+        if not (unseen := self._unseen(engine, scopes)):
+            return [None] * len(people)
+        with ExitStack() as held:
+            locks = [
+                held.enter_context(engine.scope_lock(s))
+                for s in sorted(unseen, key=lambda s: s.key)
+            ]
+            held.enter_context(engine.gate.shared())
+            for lock in locks:
+                lock.check()
+            unseen = self._unseen(engine, unseen)  # again, now that no one else writes them
+            if not unseen:
+                return [None] * len(people)
+            new = {cols.scope.key: cols for cols in engine.create_in_buckets(unseen)}
+            parts = []
+            for scope, built, vectors in people:
+                if scope.key in new:
+                    ids = new_ids(len(built))
+                    versions = [
+                        Version(replace(m, id=i), key=i, vector=list(v))
+                        for m, i, v in zip(built, ids, vectors, strict=True)
+                    ]
+                    parts.append((new[scope.key], versions))
+            try:
+                insert_shares(parts)
+            except BaseException:
+                for cols, _ in parts:
+                    engine.lexicon.stale(cols.scope)
+                engine.whole = False
+                raise
+            for cols, versions in parts:
+                engine.lexicon.written(cols, engine.registry, versions, [])
+        made = {cols.scope.key: [v.memory for v in versions] for cols, versions in parts}
+        return [made.get(scope.key) for scope in scopes]
+
+    @staticmethod
+    def _unseen(engine: Engine, scopes: Sequence[Scope]) -> list[Scope]:
+        """Those of ``scopes`` the registry does not list (one read): a scope is listed
+        before its collections are made (``layout.create_scope``)."""
+        listed = layout.listed(engine.registry, scopes)
+        return [s for s in scopes if s.key not in listed]
 
     def _archive_resting(
         self,

@@ -476,6 +476,19 @@ class Engine:
                     self.lexicon.placed(scope, cols.bucket)
             return self._keep(cols)
 
+    def create_in_buckets(self, scopes: Sequence[Scope]) -> list[layout.ScopeCollections]:
+        """New scopes made at once in the buckets being filled (``layout.create_in_buckets``),
+        as ``collections(create=True)`` makes one. The caller holds every scope's lock
+        and the gate, and found none of them listed."""
+        with self._opening, self.shared_lock():
+            made = layout.create_in_buckets(self.client, self.registry, scopes)
+        for cols in made:
+            _persist_every_write(cols)  # nothing for a bucket whose collections do already
+            assert cols.bucket is not None
+            self.lexicon.created(cols.scope, cols.bucket)
+            self._keep(cols)
+        return made
+
     def _keep(self, cols: layout.ScopeCollections) -> layout.ScopeCollections:
         with self._guard:
             self._scopes[cols.scope.key] = cols
