@@ -100,7 +100,7 @@ from benchmarks.servers import ChromaServer, running_chroma
 from langgraph_memory.embeddings import LocalMiniLM
 from langgraph_memory.graph import MemoryState, memory_read_node
 from langgraph_memory.read import retrieve
-from langgraph_memory.store import BUCKET_SCOPES, Budget, MemoryStore
+from langgraph_memory.store import BUCKET_SCOPES, Budget, MemoryStore, add_people
 
 #: Memories per user: log-normal around this median, clipped to ``MEMORIES``.
 MEDIAN_MEMORIES = 12
@@ -464,13 +464,13 @@ def load_users(
     asked: Sequence[int] = (),
 ) -> None:
     """Users ``start``..``stop - 1`` with their memories, ``LOAD_AT_ONCE`` at a time
-    through ``MemoryStore.add_people`` (what ``add_many`` for each stores, in a write
+    through ``langgraph_memory.store.add_people`` (what ``add_many`` for each stores, in a write
     per bucket: ~20 ms a user here where one by one took 45-110). ``kept`` is called
     with the users loaded after each group; once ``asked`` holds a signal, the loading
     stops after the group it is at (``Stopped``). The caller times it, stopped or not."""
     for first in range(start, stop, LOAD_AT_ONCE):
         last = min(first + LOAD_AT_ONCE, stop)
-        store.add_people({user(i): texts.take(counts[i]) for i in range(first, last)})
+        add_people(store, {user(i): texts.take(counts[i]) for i in range(first, last)})
         if kept is not None:
             kept(last)
         if last // 1000 > first // 1000:

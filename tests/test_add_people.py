@@ -1,4 +1,4 @@
-"""Many people's memories at once (``MemoryStore.add_people``, issue 41): people new to
+"""Many people's memories at once (``langgraph_memory.store.add_people``, issue 41): people new to
 the store are made a bucket's worth at a time, in one registry write and one write of
 their bucket, and what is stored reads back exactly as ``add_many`` for each would
 have stored it: in this process, after a reopen, through every read, and under a purge.
@@ -22,7 +22,7 @@ from langgraph_memory.errors import (
     InvalidMemoryError,
 )
 from langgraph_memory.read import retrieve
-from langgraph_memory.store import internals
+from langgraph_memory.store import add_people, internals
 from langgraph_memory.store.chroma import door, layout
 
 #: Real-looking facts people tell an assistant, dealt out to people below.
@@ -91,7 +91,7 @@ def test_new_people_read_back_as_add_many_stores_them(tmp_path: Path) -> None:
     with open_store(tmp_path / "one") as one, open_store(tmp_path / "many") as many:
         for scope, items in given.items():
             one.add_many(scope, items)
-        made = many.add_people(given)
+        made = add_people(many, given)
         assert list(made) == list(given)
         for scope, items in given.items():
             assert [m.text for m in made[scope]] == [
@@ -117,7 +117,7 @@ def test_forty_new_people_cost_one_registry_write_and_one_write_of_their_bucket(
     with open_store(tmp_path / "m") as store:
         store.add("user:first", "Grows basil on the balcony.")  # the store's collections exist
         writes.clear()
-        store.add_people(people(layout.BUCKET_SCOPES - 1))  # the rest of the first bucket
+        add_people(store, people(layout.BUCKET_SCOPES - 1))  # the rest of the first bucket
         assert sorted(writes) == sorted([layout.REGISTRY, "lgm-b000000-mem"])
         writes.clear()
         for scope, items in people(3, start=100).items():
@@ -132,13 +132,14 @@ def test_people_already_stored_or_too_many_for_a_bucket_are_written_as_add_many(
     big = [f"Day {d}: ran {d % 9 + 3} km along the river before work." for d in range(80)]
     with open_store(tmp_path / "m") as store:
         old = store.add("user:old", "Has lived in Porto since 2019.")
-        made = store.add_people(
+        made = add_people(
+            store,
             {
                 "user:old": ["Started a pottery class this month."],
                 "user:big": big,
                 "user:new": ["Collects vintage fountain pens."],
                 "user:none": [],
-            }
+            },
         )
         assert sorted(m.text for m in store.active("user:old")) == [
             "Has lived in Porto since 2019.",
@@ -155,21 +156,21 @@ def test_people_already_stored_or_too_many_for_a_bucket_are_written_as_add_many(
 def test_one_bad_item_or_a_refused_scope_stores_nothing(tmp_path: Path) -> None:
     with open_store(tmp_path / "m") as store:
         with pytest.raises(InvalidMemoryError, match=r"user:b, item 1"):
-            store.add_people({"user:a": ["Likes tea."], "user:b": ["Has a cat.", {"text": ""}]})
+            add_people(store, {"user:a": ["Likes tea."], "user:b": ["Has a cat.", {"text": ""}]})
         with pytest.raises(InvalidArgumentError, match="given twice"):
-            store.add_people({"user:a": ["Likes tea."], Scope("user", "a"): ["Has a cat."]})
+            add_people(store, {"user:a": ["Likes tea."], Scope("user", "a"): ["Has a cat."]})
         with pytest.raises(AdminRequiredError):
-            store.add_people({"user:a": ["Likes tea."], "org:acme": ["Ships on Fridays."]})
+            add_people(store, {"user:a": ["Likes tea."], "org:acme": ["Ships on Fridays."]})
         with pytest.raises(EmbeddingMismatchError, match="2 vectors for user:a's 1 items"):
-            store.add_people({"user:a": ["Likes tea."]}, vectors={"user:a": [[0.1] * 16] * 2})
+            add_people(store, {"user:a": ["Likes tea."]}, vectors={"user:a": [[0.1] * 16] * 2})
         assert store.scopes() == []
 
 
 def test_given_vectors_are_stored_and_the_rest_embedded(tmp_path: Path) -> None:
     with open_store(tmp_path / "m") as store:
         own = [1.0] + [0.0] * 15
-        store.add_people(
-            {"user:a": ["Likes tea."], "user:b": ["Has a cat."]}, vectors={"user:a": [own]}
+        add_people(
+            store, {"user:a": ["Likes tea."], "user:b": ["Has a cat."]}, vectors={"user:a": [own]}
         )
         [hit] = internals(store).nearest("user:a", own, k=1)
         assert hit.memory.text == "Likes tea." and hit.score > 0.99
@@ -182,7 +183,7 @@ def test_a_purge_of_one_person_made_at_once_leaves_the_others(tmp_path: Path) ->
     given = people(12)
     given["user:p005"] = [f"Her passport number is {marker}.", "Likes long walks."]
     with open_store(tmp_path / "m") as store:
-        store.add_people(given)
+        add_people(store, given)
         before = {s: shape(store, s) for s in given if s != "user:p005"}
         store.purge("user:p005")
         assert Scope.parse("user:p005") not in store.scopes()
@@ -206,7 +207,7 @@ def test_a_person_written_meanwhile_by_another_thread_is_stored_once_with_both(
         thread = threading.Thread(target=other)
         thread.start()
         go.wait()
-        store.add_people(given)
+        add_people(store, given)
         thread.join()
         texts = [m.text for m in store.active("user:p020")]
         expected = [i if isinstance(i, str) else i["text"] for i in given["user:p020"]]

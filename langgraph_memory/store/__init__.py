@@ -17,7 +17,9 @@ store could not close; ``load_export`` reads an export file's bytes for
 lexical index) and a date (the words a memory's event date is indexed under).
 ``BUCKET_SCOPES`` is how many small scopes share one bucket's collections, and
 ``PROMOTE_AT`` the versions past which a scope moves to collections of its own.
-``InvalidStoreNamespaceError`` is what the BaseStore face raises for a namespace
+``add_people(store, {scope: items})`` stores many people's memories at once (people new
+to the store a bucket's worth at a time). ``InvalidStoreNamespaceError`` is what the
+BaseStore face raises for a namespace
 LangGraph's stores refuse: LangGraph's ``InvalidNamespaceError`` and the package's
 ``InvalidScopeError`` at once.
 
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
     from langgraph_memory.store.memory_store import PATH_ENV as PATH_ENV
     from langgraph_memory.store.memory_store import (
         MemoryStore,
+        add_people,
         check_store,
         internals,
     )
@@ -104,6 +107,7 @@ _LAZY = {
     "InvalidStoreNamespaceError": "langgraph_memory.store.basestore.namespaces",
     "MemoryStore": "langgraph_memory.store.memory_store",
     "Reviews": "langgraph_memory.store.reviews",
+    "add_people": "langgraph_memory.store.memory_store",
     "check_store": "langgraph_memory.store.memory_store",
     "compact_directory": "langgraph_memory.store.chroma.compaction",
     "date_words": "langgraph_memory.text",
@@ -124,6 +128,7 @@ __all__ = [
     "InvalidStoreNamespaceError",
     "MemoryStore",
     "Reviews",
+    "add_people",
     "check_store",
     "compact_directory",
     "date_words",

@@ -543,84 +543,6 @@ class MemoryStore(BaseStoreFace):
             )
         return self._core.add_new(scope, built, vectors)
 
-    def add_people(
-        self,
-        people: Mapping[ScopeLike, Sequence[str | Mapping[str, Any]]],
-        *,
-        now: datetime | None = None,
-        vectors: Mapping[ScopeLike, Sequence[Sequence[float]]] | None = None,
-    ) -> dict[str, list[Memory]]:
-        """Store many people's new memories at once: :meth:`add_many` for each scope of
-        ``people``, in far fewer writes when they are new to the store.
-
-        For importing a service's users (from another memory system, a database, a
-        benchmark's corpus): people the store has never seen, each with at most 64
-        memories, are listed and written a few dozen at a time, one write for each
-        bucket they share, where :meth:`add_many` for each rewrites the bucket's index
-        once a person. Anyone else (a person the store holds, or one with more), and
-        everyone on a store whose locks reach across processes, is written as
-        :meth:`add_many` writes them. Every item is validated first: one bad item
-        stores nothing. What is stored is what :meth:`add_many` would have stored,
-        read back the same way.
-
-        Args:
-            people: each scope (a ``Scope``, ``"kind:id"`` or a namespace tuple) with its
-                items, each a text or a dict of :meth:`add`'s keyword arguments with
-                its ``"text"``. A scope given twice (in two spellings) is refused.
-            now: when they are stored (timezone-aware), unless an item gives its own
-                ``"now"``; None: the clock.
-            vectors: for any scope, one vector per item from this store's embedder;
-                the others are embedded here, in one call.
-
-        Returns:
-            Each scope's key (``"user:alice"``) with its stored memories, in the order
-            of its items.
-
-        Raises:
-            InvalidMemoryError: an item cannot be stored (the error names its scope and
-                index); nothing is written.
-            InvalidArgumentError: a scope is given twice.
-            EmbeddingMismatchError: a scope's ``vectors`` are not one per item, or not
-                of this store's dimension.
-            AdminRequiredError: an org scope, and this store is no admin view; nothing
-                is written.
-
-        >>> import tempfile
-        >>> from langchain_core.embeddings import DeterministicFakeEmbedding
-        >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
-        >>> made = s.add_people({"user:a": ["Likes tea."], "user:b": ["Has a cat.", "In Oslo."]})
-        >>> {key: [m.text for m in found] for key, found in made.items()}
-        {'user:a': ['Likes tea.'], 'user:b': ['Has a cat.', 'In Oslo.']}
-        >>> sorted(m.text for m in s.active("user:b"))
-        ['Has a cat.', 'In Oslo.']
-        """
-        when = utc(now, "now") if now is not None else now_utc()
-        given = {Scope.of(k): v for k, v in (vectors or {}).items()}
-        built: dict[Scope, list[Memory]] = {}
-        for key, items in people.items():
-            scope = Scope.of(key)
-            if scope in built:
-                raise InvalidArgumentError(
-                    f"{scope.key} is given twice to add_people (as {key!r} too): give each "
-                    "person once, with all their items"
-                )
-            built[scope] = []
-            for i, item in enumerate(check_items(items)):
-                fields = item_fields(i, item)
-                try:
-                    at = utc(fields.pop("now"), "now") if fields.get("now") is not None else when
-                    built[scope].append(new_memory(scope, at, fields))
-                except InvalidMemoryError as exc:
-                    raise InvalidMemoryError(f"{scope.key}, item {i}: {exc}") from None
-            if scope in given and len(given[scope]) != len(built[scope]):
-                raise EmbeddingMismatchError(
-                    f"add_people got {len(given[scope])} vectors for {scope.key}'s "
-                    f"{len(built[scope])} items; pass one per item"
-                )
-        order = list(built)
-        made = self._core.add_people([(s, built[s]) for s in order], [given.get(s) for s in order])
-        return {s.key: found for s, found in zip(order, made, strict=True)}
-
     @fresh_method
     def update(
         self,
@@ -1281,3 +1203,86 @@ def internals(store: MemoryStore) -> Internals:
     ['Flight LH-761 leaves at 7.']
     """
     return check_store(store)._internals
+
+
+def add_people(
+    store: MemoryStore,
+    people: Mapping[ScopeLike, Sequence[str | Mapping[str, Any]]],
+    *,
+    now: datetime | None = None,
+    vectors: Mapping[ScopeLike, Sequence[Sequence[float]]] | None = None,
+) -> dict[str, list[Memory]]:
+    """Store many people's new memories at once: ``store.add_many`` for each scope of
+    ``people``, in far fewer writes when they are new to the store.
+
+    For importing a service's users (from another memory system, a database, a
+    benchmark's corpus): people the store has never seen, each with at most 64
+    memories, are listed and written a few dozen at a time, one write for each
+    bucket they share, where ``add_many`` for each rewrites the bucket's index
+    once a person. Anyone else (a person the store holds, or one with more), and
+    everyone on a store whose locks reach across processes, is written as
+    ``add_many`` writes them. Every item is validated first: one bad item
+    stores nothing. What is stored is what ``add_many`` would have stored,
+    read back the same way. A function beside the store, not one of its methods: the
+    store's face stays narrow (docs/architecture.md).
+
+    Args:
+        store: the store to write.
+        people: each scope (a ``Scope``, ``"kind:id"`` or a namespace tuple) with its
+            items, each a text or a dict of ``add``'s keyword arguments with
+            its ``"text"``. A scope given twice (in two spellings) is refused.
+        now: when they are stored (timezone-aware), unless an item gives its own
+            ``"now"``; None: the clock.
+        vectors: for any scope, one vector per item from this store's embedder;
+            the others are embedded here, in one call.
+
+    Returns:
+        Each scope's key (``"user:alice"``) with its stored memories, in the order
+        of its items.
+
+    Raises:
+        InvalidMemoryError: an item cannot be stored (the error names its scope and
+            index); nothing is written.
+        InvalidArgumentError: a scope is given twice.
+        EmbeddingMismatchError: a scope's ``vectors`` are not one per item, or not
+            of this store's dimension.
+        AdminRequiredError: an org scope, and this store is no admin view; nothing
+            is written.
+        InvalidTypeError: ``store`` is not a ``MemoryStore``.
+
+    >>> import tempfile
+    >>> from langchain_core.embeddings import DeterministicFakeEmbedding
+    >>> s = MemoryStore(tempfile.mkdtemp(), embeddings=DeterministicFakeEmbedding(size=8))
+    >>> made = add_people(s, {"user:a": ["Likes tea."], "user:b": ["Has a cat.", "In Oslo."]})
+    >>> {key: [m.text for m in found] for key, found in made.items()}
+    {'user:a': ['Likes tea.'], 'user:b': ['Has a cat.', 'In Oslo.']}
+    >>> sorted(m.text for m in s.active("user:b"))
+    ['Has a cat.', 'In Oslo.']
+    """
+    store = check_store(store)
+    when = utc(now, "now") if now is not None else now_utc()
+    given = {Scope.of(k): v for k, v in (vectors or {}).items()}
+    built: dict[Scope, list[Memory]] = {}
+    for key, items in people.items():
+        scope = Scope.of(key)
+        if scope in built:
+            raise InvalidArgumentError(
+                f"{scope.key} is given twice to add_people (as {key!r} too): give each "
+                "person once, with all their items"
+            )
+        built[scope] = []
+        for i, item in enumerate(check_items(items)):
+            fields = item_fields(i, item)
+            try:
+                at = utc(fields.pop("now"), "now") if fields.get("now") is not None else when
+                built[scope].append(new_memory(scope, at, fields))
+            except InvalidMemoryError as exc:
+                raise InvalidMemoryError(f"{scope.key}, item {i}: {exc}") from None
+        if scope in given and len(given[scope]) != len(built[scope]):
+            raise EmbeddingMismatchError(
+                f"add_people got {len(given[scope])} vectors for {scope.key}'s "
+                f"{len(built[scope])} items; pass one per item"
+            )
+    order = list(built)
+    made = store._core.add_people([(s, built[s]) for s in order], [given.get(s) for s in order])
+    return {s.key: found for s, found in zip(order, made, strict=True)}

@@ -232,7 +232,7 @@ def create_in_buckets(
 ) -> list[ScopeCollections]:
     """List many new scopes in the registry in one write, each in the bucket being
     filled as it comes, then open their shares: ``create_scope`` for people made at
-    once (``MemoryStore.add_people``), which opens each bucket's collections once. The
+    once (``store.add_people``), which opens each bucket's collections once. The
     caller holds the store's shared lock and every scope's lock, and found none of
     them listed. The registry first, as in ``create_scope``.
 

@@ -73,7 +73,7 @@ def add_shares(
 ) -> None:
     """``share.add(...)`` for each share, as few writes as their shared collections:
     one a collection (in ``batch`` records). Records of many scopes of a bucket made
-    at once (``MemoryStore.add_people``) cost one write of the bucket's index, where
+    at once (``store.add_people``) cost one write of the bucket's index, where
     each scope's own ``add`` writes it whole again. Each record is tagged and its id
     prefixed as that share's ``add`` does (``records``).
 
