@@ -4,6 +4,7 @@ limit of 1,024 open files serves any number of people."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import textwrap
@@ -212,3 +213,84 @@ def test_many_people_at_the_common_open_file_limit(tmp_path: Path) -> None:
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
+
+
+def _recycle_at_once(store: MemoryStore) -> None:
+    """Chroma's share of the budget made nothing: the store starts a new Chroma client
+    after every operation that opened a collection, when no other runs."""
+    engine = store._core.engine
+    engine.budget = dataclasses.replace(engine.budget, chroma_bytes=0)
+
+
+def test_a_store_grown_past_chromas_share_starts_a_new_client_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """What an embedded Chroma keeps of the collections it wrote is bounded by starting
+    a new client between operations (``Engine.recycle_if_due``): every write before and
+    after it reads back, through every read, and the store closes and opens whole."""
+    from langgraph_memory.read import retrieve
+
+    embeddings = DeterministicFakeEmbedding(size=8)
+    people = [f"user:p{i}" for i in range(3 * layout.BUCKET_SCOPES)]
+    with MemoryStore(tmp_path, embeddings=embeddings) as store:
+        _recycle_at_once(store)
+        engine = store._core.engine
+        for i, scope in enumerate(people):
+            store.add(scope, f"Person {i} keeps bees on a rooftop in Lyon.")
+        first = engine.recycled
+        assert first >= len(people) // 2, "a new client after the writes that opened one"
+        for i, scope in enumerate(people):
+            store.update(scope, store.active(scope)[0].id, f"Person {i} moved the bees to Nice.")
+            assert [r.memory.text for r in retrieve(store, scope, "bees", k=3)] == [
+                f"Person {i} moved the bees to Nice."
+            ]
+            assert len(store.history(scope, store.active(scope)[0].id)) == 2
+        assert engine.recycled > first
+    with MemoryStore(tmp_path, embeddings=embeddings) as store:
+        for i, scope in enumerate(people):
+            assert [m.text for m in store.active(scope)] == [f"Person {i} moved the bees to Nice."]
+
+
+def test_a_new_client_waits_for_no_operation_and_none_fails_beside_it(tmp_path: Path) -> None:
+    """Threads reading and writing while the store starts new clients: the new client
+    is only ever started with no operation running (it never waits for one, and no
+    operation of the old client fails), and every write is there after."""
+    import threading
+
+    from langgraph_memory.read import retrieve
+
+    embeddings = DeterministicFakeEmbedding(size=8)
+    errors: list[BaseException] = []
+    with MemoryStore(tmp_path, embeddings=embeddings) as store:
+        _recycle_at_once(store)
+
+        def work(n: int) -> None:
+            try:
+                for i in range(40):
+                    scope = f"user:t{n}-{i % 10}"
+                    store.add(scope, f"Thread {n} wrote note {i} about the garden.")
+                    retrieve(store, scope, "garden", k=3)
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert store._core.engine.recycled > 0
+        for n in range(3):
+            for j in range(10):
+                assert store.count(f"user:t{n}-{j}") == 4
+
+
+def test_a_client_passed_in_or_a_server_is_never_replaced(tmp_path: Path) -> None:
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(tmp_path / "raw"))
+    with MemoryStore(client=client, embeddings=DeterministicFakeEmbedding(size=8)) as store:
+        _recycle_at_once(store)
+        for i in range(20):
+            store.add(f"user:r{i}", "Reads crime novels on the train.")
+        assert store._core.engine.recycled == 0

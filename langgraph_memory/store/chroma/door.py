@@ -233,6 +233,11 @@ class VectorClient(Protocol):
         """The backend's own client: what ``internals(store).client`` gives users."""
         ...
 
+    #: How many collection handles this client made (``open``, and ``open_or_create`` of
+    #: one that exists): what an embedded Chroma may have loaded and written since it
+    #: started, which the store bounds by starting a new one (``Engine.recycle_if_due``).
+    opened: int
+
     @property
     def directory(self) -> Path | None:
         """The directory of an embedded database; None for a server."""
@@ -578,10 +583,11 @@ def holds_placeholders(index: Mapping[str, Any] | None) -> bool:
 class ChromaClient:
     """``VectorClient`` over a Chroma client (embedded or a server's)."""
 
-    __slots__ = ("chroma",)
+    __slots__ = ("chroma", "opened")
 
     def __init__(self, chroma: ClientAPI) -> None:
         self.chroma = chroma
+        self.opened = 0
 
     def __repr__(self) -> str:
         return f"ChromaClient({self.directory or self.data_name or 'server'})"
@@ -614,6 +620,7 @@ class ChromaClient:
         return f"{scheme}://{settings.chroma_server_host}:{settings.chroma_server_http_port}"
 
     def open(self, name: str) -> VectorCollection:
+        self.opened += 1  # a race between threads may miss one: a count, not a ledger
         try:
             return ChromaCollection(self.chroma.get_collection(name, embedding_function=None))
         except NotFoundError as exc:

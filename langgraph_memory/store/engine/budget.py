@@ -39,7 +39,14 @@ from dataclasses import dataclass
 
 from langgraph_memory.errors import InvalidArgumentError
 
-__all__ = ["CACHE_MB_ENV", "DEFAULT_CACHE_MB", "MIN_CACHE_MB", "Budget", "cache_mb"]
+__all__ = [
+    "CACHE_MB_ENV",
+    "DEFAULT_CACHE_MB",
+    "MIN_CACHE_MB",
+    "Budget",
+    "cache_mb",
+    "resident_bytes",
+]
 
 #: The environment variable ``cache_mb=None`` reads.
 CACHE_MB_ENV = "LANGGRAPH_MEMORY_CACHE_MB"
@@ -91,6 +98,20 @@ def cache_mb(value: int | float | None) -> int:
     return max(MIN_CACHE_MB, int(mb))
 
 
+def resident_bytes() -> int | None:
+    """This process's resident memory now (Linux's ``/proc/self/statm``); None where
+    it cannot be read.
+
+    >>> (resident_bytes() or 1) > 0
+    True
+    """
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def open_file_limit() -> int:
     """The process's limit of open files (its soft limit)."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -113,6 +134,11 @@ class Budget:
     rules: int
     #: Bytes of BaseStore items' vectors per field kept.
     field_bytes: int
+    #: Bytes an embedded store's process may grow by before the store starts a new
+    #: Chroma client (``Engine.recycle_if_due``): Chroma's share of the budget. What
+    #: Chroma keeps of the collections it wrote lately is not bounded by its cache's
+    #: count of indexes.
+    chroma_bytes: int = 0
 
     @classmethod
     def of(cls, mb: int | float | None, *, open_files: int | None = None) -> Budget:
@@ -135,6 +161,7 @@ class Budget:
         lexical = min(int(total * lexical_share / _LEXICAL_MB), files * 2 // 10 // 3)
         handles = int(total * handle_share / _HANDLES_MB)
         return cls(
+            chroma_bytes=int(total * index_share) << 20,
             mb=total,
             indexes=indexes,
             lexical=max(4, lexical),

@@ -34,6 +34,7 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -123,6 +124,9 @@ class StoreCore:
         #: The dimension the caller says the embedder has (``index={"dims": ...}``).
         self.dims = dims
         self._closed = False
+        #: How deep this thread is in operations (``fresh``): the outermost one's end
+        #: may start a new Chroma client (``Engine.recycle_if_due``).
+        self._running = threading.local()
         self.engine = open_engine(path, client, lock, queue, cache_mb)
         try:
             with self.engine.gate.shared():
@@ -216,9 +220,19 @@ class StoreCore:
         itself does."""
         deadline: float | None = None  # set on the first failure: every operation runs this
         stale = 0
+        outermost = not getattr(self._running, "depth", 0)
         while True:
             try:
-                return run()
+                self._running.depth = getattr(self._running, "depth", 0) + 1
+                try:
+                    done = run()
+                finally:
+                    self._running.depth -= 1
+                if outermost:
+                    # Between two operations of this thread, none of another running:
+                    # the moment to start a new Chroma client when one is due.
+                    self.engine.recycle_if_due()
+                return done
             except MissingCollectionError:
                 engine = self.live()
                 if deadline is None:
