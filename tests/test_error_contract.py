@@ -102,6 +102,7 @@ from langgraph_memory.llm import resolve_chat_model
 from langgraph_memory.read import rules_of
 from langgraph_memory.store import (
     Budget,
+    add_people,
     check_store,
     compact_directory,
     date_words,
@@ -320,6 +321,12 @@ BAD: list[Bad] = [
     Bad("Reviews", lambda w: w.store.reviews(status="weird"), ARG),  # listing: store.reviews(...)
     Bad("internals", lambda w: internals("user:a"), TYPE),  # type: ignore[arg-type]
     Bad("check_store", lambda w: check_store("user:a"), TYPE),
+    Bad("add_people", lambda w: add_people("user:a", {U: ["x"]}), TYPE),  # type: ignore[arg-type]
+    Bad("add_people", lambda w: add_people(w.store, ["Likes tea."]), ARG),  # type: ignore[arg-type]
+    Bad("add_people", lambda w: add_people(w.store, {U: ["x"], ALICE: ["y"]}), ARG),
+    Bad("add_people", lambda w: add_people(w.store, {U: [{"text": ""}]}), MEM),
+    Bad("add_people", lambda w: add_people(w.store, {"bogus:x": ["y"]}), SCOPE),
+    Bad("add_people", lambda w: add_people(w.store, {U: ["x"]}, vectors={U: [[1.0]]}), VEC),
     Bad("MemoryStore.export", lambda w: w.store.export("user:"), SCOPE),
     Bad("MemoryStore.import_scope", lambda w: w.store.import_scope(5), MEM),  # type: ignore[arg-type]
     Bad("MemoryStore.import_scope", lambda w: w.store.import_scope(deep(100_000)), MEM),

@@ -1243,7 +1243,8 @@ def add_people(
     Raises:
         InvalidMemoryError: an item cannot be stored (the error names its scope and
             index); nothing is written.
-        InvalidArgumentError: a scope is given twice.
+        InvalidArgumentError: a scope is given twice, or ``people`` (or ``vectors``) is
+            no mapping of scopes.
         EmbeddingMismatchError: a scope's ``vectors`` are not one per item, or not
             of this store's dimension.
         AdminRequiredError: an org scope, and this store is no admin view; nothing
@@ -1260,6 +1261,12 @@ def add_people(
     ['Has a cat.', 'In Oslo.']
     """
     store = check_store(store)
+    for name, value in (("people", people), ("vectors", vectors)):
+        if value is not None and not isinstance(value, Mapping):
+            raise InvalidArgumentError(
+                f"{name} must map each scope to its {'items' if name == 'people' else 'vectors'}"
+                f", e.g. {{'user:ann': ['Likes tea.']}}; got {type(value).__name__}"
+            )
     when = utc(now, "now") if now is not None else now_utc()
     given = {Scope.of(k): v for k, v in (vectors or {}).items()}
     built: dict[Scope, list[Memory]] = {}
