@@ -154,6 +154,11 @@ def test_batch_in_order() -> None:
         ("User works at Acme.", "I got a new job as a designer at Initech.", "UPDATE",
          "User works at Initech."),
         ("User works at Acme.", "I joined Hooli last month.", "UPDATE", "User works at Hooli."),
+        # a correction: its lead words go, and so does the old value it names
+        ("User lives in Pune.", "Correction: I live in Mumbai, not Pune.", "UPDATE",
+         "User lives in Mumbai."),
+        ("User works at Initech.", "Oops, I work at Globex, not Initech.", "UPDATE",
+         "User works at Globex."),
         # a thing of the user's with a relative date, resolved on the turn's day, then moved
         ("User's dentist appointment is on 2026-03-06.",
          "My dentist appointment is next Monday now.", "UPDATE",
@@ -166,6 +171,15 @@ def test_a_changed_fact_replaces_the_held_one(held: str, said: str, op: str, tex
     assert [f.text for f in turn_facts] == [text]
     choice = model.choose(turn_facts[0], [memory(held)], today=WHEN)
     assert (choice.op, choice.index, choice.text) == (op, 0, text)
+
+
+def test_a_negation_said_twice_retires_the_held_fact() -> None:
+    model = RulesModel()
+    said = "I don't live in Pune, not anymore."
+    [fact] = model.extract(Turn.of([("user", said)], when=WHEN)).facts
+    assert fact.text == "User no longer lives in Pune."  # not "..., not."
+    choice = model.choose(fact, [memory("User lives in Pune.")], today=WHEN)
+    assert (choice.op, choice.index) == ("DELETE", 0)
 
 
 def test_dated_events_and_plans_resolve_against_the_turns_day() -> None:

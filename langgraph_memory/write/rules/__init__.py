@@ -27,6 +27,8 @@ messages "you"/"your" stand for the user and "I" is the speaker, not the user):
   named Rex", "my dog's name is Rex";
 - "remember that ...": the rest is read by the rules above, or else rewritten
   to the third person where that is simple (I -> User, my -> User's);
+- corrections that say the fact again: their lead ("correction:", "sorry", "oops", "I
+  mean") and the old value they contrast with (", not Pune", "instead of coffee") go;
 - negations: "I no longer ...", "I don't ... anymore", "I'm not ... (anymore)",
   "I don't eat meat", "I stopped eating meat";
 - plans, stored as plans with their date, never as changes: "I might / may /
@@ -56,8 +58,9 @@ What it does not understand:
 - non-English text;
 - compound sentences beyond splitting on "and", "but", "so", "because" and
   comma splices before "I"/"my"; lists are split only for allergies;
-- corrections such as "actually it's Mumbai" unless they repeat a full pattern
-  ("actually I live in Mumbai");
+- corrections such as "actually it's Mumbai" or "the Bangalore office, I mean" unless
+  they repeat a full pattern ("actually I live in Mumbai", "Correction: I live in
+  Mumbai, not Pune");
 - a bare weekday with "on" is always taken to be the next one, even in the past
   tense ("I moved on Friday");
 - one value per slot: a second sister's name or a second dog of the same

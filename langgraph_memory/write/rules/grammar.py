@@ -32,6 +32,7 @@ __all__ = [
     "singular",
     "third_person",
     "with_article",
+    "without_contrast",
     "without_lead_words",
 ]
 
@@ -173,7 +174,18 @@ SUBJECTS: dict[Person, tuple[re.Pattern[str], re.Pattern[str]]] = {
 _LEAD = re.compile(
     r"^(?:hi|hello|hey|thanks|thank you|ok|okay|so|well|oh|btw|by the way|fyi|anyway|"
     r"actually|also|and|but|yes|yeah|yep|nope|no|um|uh|hmm|honestly|just so you know|"
-    r"for the record|now|currently|these days|nowadays|oh and|guess what|good news)\b[\s,!.:-]*",
+    r"for the record|now|currently|these days|nowadays|oh and|guess what|good news|"
+    # A correction's lead: what follows is said again, right this time.
+    r"correction|to correct myself|sorry|oops|my bad|my mistake|wait|i mean|i meant to say)"
+    r"\b[\s,!.:-]*",
+    re.I,
+)
+#: A clause's contrast with what it corrects: "I live in Mumbai, not Pune", "I drink tea
+#: instead of coffee". The clause without it says the fact; "not" needs the comma, since
+#: "I do not eat meat" is a negation, and "not anymore" is one too.
+_CONTRAST = re.compile(
+    r"(?:,\s*not\s+(?!any\s*more\b|really\b|at all\b|yet\b)|\s*,?\s+(?:rather than|instead of)\s+)"
+    r"[^,;]+$",
     re.I,
 )
 _QUESTION = re.compile(
@@ -195,6 +207,28 @@ _VERB_START = re.compile(
     r"quit)\b",
     re.I,
 )
+#: A negation said twice ("I don't live in Pune, not anymore"): the tail goes when the
+#: clause before it is negated already.
+_NOT_AGAIN = re.compile(r",\s*not\s+(?:any\s*more|at all)[\s.!]*$", re.I)
+_NEGATED = re.compile(r"\b(?:not|no longer|never|don't|doesn't|didn't)\b", re.I)
+
+
+def without_contrast(clause: str) -> str:
+    """``clause`` without what it contrasts itself with (a correction's old value) or
+    a negation said again.
+
+    >>> without_contrast("I live in Mumbai, not Pune")
+    'I live in Mumbai'
+    >>> without_contrast("I do not live in Pune, not anymore.")
+    'I do not live in Pune anymore'
+    >>> without_contrast("I do not eat meat")
+    'I do not eat meat'
+    """
+    tail = _NOT_AGAIN.search(clause)
+    if tail and _NEGATED.search(clause[: tail.start()]):
+        again = " anymore" if "more" in tail.group().lower() else ""
+        return clause[: tail.start()] + again
+    return _CONTRAST.sub("", clause)
 
 
 def sentences(text: str) -> list[str]:
@@ -240,13 +274,15 @@ def clauses(sentence: str, person: Person) -> list[str]:
     ['you are vegan']
     >>> clauses("I like rock and roll and my sister likes jazz", "first")
     ['I like rock and roll', 'my sister likes jazz']
+    >>> clauses("Correction: I live in Mumbai, not Pune", "first")
+    ['I live in Mumbai']
     """
     me, mine = SUBJECTS[person]
     parts = _SPLIT.split(sentence)
     found: list[str] = []
     subject = ""
     for i in range(0, len(parts), 2):
-        piece = without_lead_words(parts[i].strip())
+        piece = without_contrast(without_lead_words(parts[i].strip()))
         own = mine.match(piece) or me.match(piece)
         if own:
             subject = piece[: own.start("rest")].strip()
