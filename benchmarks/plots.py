@@ -365,6 +365,12 @@ def users_chart(report: Mapping[str, Any], path: Path) -> Path:
                       label=f"{mode['mode']}: {label}")  # fmt: skip
         held = [r.get("server_rss_mb") or r["rss_store_mb"] for r in rows]
         right.plot(users, held, marker="o", label=f"{mode['mode']}: memory MB (the store's)")
+        if (
+            all(r.get("rss_served_mb") is not None for r in rows)
+            and rows[0].get("server_rss_mb") is None
+        ):
+            right.plot(users, [r["rss_served_mb"] for r in rows], marker="^",
+                       label=f"{mode['mode']}: memory MB after serving")  # fmt: skip
         right.plot(users, [r["disk_per_new_user_kb"] for r in rows], marker="s", ls="--",
                    label=f"{mode['mode']}: disk KB per new 5-memory user")  # fmt: skip
     left.set_title("Latency p50 (ms)")
