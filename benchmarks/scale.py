@@ -192,17 +192,17 @@ def stats(seconds: Sequence[float]) -> Stats:
     return {**summarize(seconds), "p95_ms": float(np.percentile(ms, 95))}
 
 
-def rss_bytes() -> int:
+def rss_bytes(field: str = "VmRSS") -> int:
     """This process's resident set size now (Linux ``/proc``; else its peak, from
-    ``getrusage``).
+    ``getrusage``); ``field="VmHWM"``: its peak.
 
-    >>> rss_bytes() > 0
-    True
+    >>> rss_bytes() > 0, rss_bytes("VmHWM") >= rss_bytes() // 2
+    (True, True)
     """
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass

@@ -552,7 +552,7 @@ def load_job(job: LoadJob) -> Loaded:
         texts_next=texts.next,
         texts_reused=texts.reused,
         seconds=time.perf_counter() - began,
-        peak_rss_mb=peak_rss_bytes() / 2**20,
+        peak_rss_mb=rss_bytes("VmHWM") / 2**20,
         stopped=stopped,
     )
 
@@ -565,24 +565,6 @@ def load_in_child(job: LoadJob) -> Loaded:
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
         return pool.submit(load_job, job).result()
-
-
-def peak_rss_bytes() -> int:
-    """This process's peak resident set size (``VmHWM``; else ``getrusage``'s).
-
-    >>> peak_rss_bytes() >= rss_bytes() // 2
-    True
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def commit() -> str | None:
