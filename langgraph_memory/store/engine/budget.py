@@ -138,7 +138,7 @@ class Budget:
     #: Chroma client (``Engine.recycle_if_due``): Chroma's share of the budget. What
     #: Chroma keeps of the collections it wrote lately is not bounded by its cache's
     #: count of indexes.
-    chroma_bytes: int = 0
+    chroma_bytes: int
 
     @classmethod
     def of(cls, mb: int | float | None, *, open_files: int | None = None) -> Budget:

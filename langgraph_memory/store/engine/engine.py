@@ -349,9 +349,9 @@ class Engine:
     def recycle_if_due(self) -> bool:
         """Start a new Chroma client once this process grew by Chroma's share of the
         budget (``Budget.chroma_bytes``) since the store opened or last did this: True
-        when it did. Checked only after
-        an operation that opened a collection (the count is the client's ``opened``),
-        by the thread that ran it once it is inside no other.
+        when it did. Checked only after an operation that opened a collection (the
+        count is the client's ``opened``), by the thread that ran it once it is inside
+        no other.
 
         An embedded Chroma keeps memory for the collections it wrote lately beyond what
         its cache's count of indexes says (at least 64 of them, ~4.5 MB for a bucket
