@@ -527,16 +527,7 @@ class MemoryStore(BaseStoreFace):
         """
         scope = Scope.of(scope)
         when = utc(now, "now") if now is not None else now_utc()
-        built = []
-        for i, item in enumerate(check_items(items)):
-            fields = item_fields(i, item)
-            try:
-                # An item's own "now" (add's argument) dates it: a history imported
-                # in one call keeps each turn's time.
-                at = utc(fields.pop("now"), "now") if fields.get("now") is not None else when
-                built.append(new_memory(scope, at, fields))
-            except InvalidMemoryError as exc:
-                raise InvalidMemoryError(f"item {i}: {exc}") from None
+        built = _built(scope, items, when, "")
         if vectors is not None and len(vectors) != len(built):
             raise EmbeddingMismatchError(
                 f"add_many got {len(vectors)} vectors for {len(built)} items; pass one per item"
@@ -1129,6 +1120,24 @@ class MemoryStore(BaseStoreFace):
         return counts
 
 
+def _built(
+    scope: Scope, items: Sequence[str | Mapping[str, Any]], when: datetime, where: str
+) -> list[Memory]:
+    """The new memories of ``items`` (``add_many``'s), each validated; an error names
+    the item (after ``where``)."""
+    built = []
+    for i, item in enumerate(check_items(items)):
+        fields = item_fields(i, item)
+        try:
+            # An item's own "now" (add's argument) dates it: a history imported in one
+            # call keeps each turn's time.
+            at = utc(fields.pop("now"), "now") if fields.get("now") is not None else when
+            built.append(new_memory(scope, at, fields))
+        except InvalidMemoryError as exc:
+            raise InvalidMemoryError(f"{where}item {i}: {exc}") from None
+    return built
+
+
 def check_store(store: object, what: str = "store") -> MemoryStore:
     """``store`` if it is a MemoryStore; otherwise an error that says what to pass
     (the functions that take one would fail deep inside, some after part of their work).
@@ -1277,14 +1286,7 @@ def add_people(
                 f"{scope.key} is given twice to add_people (as {key!r} too): give each "
                 "person once, with all their items"
             )
-        built[scope] = []
-        for i, item in enumerate(check_items(items)):
-            fields = item_fields(i, item)
-            try:
-                at = utc(fields.pop("now"), "now") if fields.get("now") is not None else when
-                built[scope].append(new_memory(scope, at, fields))
-            except InvalidMemoryError as exc:
-                raise InvalidMemoryError(f"{scope.key}, item {i}: {exc}") from None
+        built[scope] = _built(scope, items, when, f"{scope.key}, ")
         if scope in given and len(given[scope]) != len(built[scope]):
             raise EmbeddingMismatchError(
                 f"add_people got {len(given[scope])} vectors for {scope.key}'s "

@@ -269,7 +269,7 @@ def free_ids(cols: layout.ScopeCollections, n: int) -> list[str]:
     """
     chosen: list[str] = []
     while len(chosen) < n:
-        candidates = list({secrets.token_hex(4) for _ in range(n - len(chosen))} - set(chosen))
+        candidates = [c for c in new_ids(n - len(chosen)) if c not in chosen]
         taken = _taken(cols, candidates)
         chosen += [c for c in candidates if c not in taken]
     return chosen
