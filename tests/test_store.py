@@ -467,6 +467,59 @@ def test_another_embedder_is_refused_on_open(tmp_path: Path, embedder: Embedding
         assert [m.text for m in s.active("user:a")] == ["User likes tea."]
 
 
+def test_an_open_reads_no_record_of_the_registry_and_a_store_before_that_is_kept_up(
+    tmp_path: Path, embedder: Embeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Chroma loads a collection's whole vector index on its first read, and the
+    # registry's has an entry per person: the settings an open checks come with the
+    # registry's handle (its metadata), so a store of 100,000 people opens as fast as
+    # one of a thousand.
+    from langgraph_memory.store.chroma import door, layout
+
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
+        s.add("user:a", "User likes tea.")
+    registry_reads: list[Any] = []
+    real_read = door.ChromaCollection.read
+
+    def counted(self: door.ChromaCollection, **kwargs: Any) -> Any:
+        if self.name == layout.REGISTRY:
+            registry_reads.append(kwargs.get("ids"))
+        return real_read(self, **kwargs)
+
+    monkeypatch.setattr(door.ChromaCollection, "read", counted)
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
+        assert registry_reads == [], "the open read the registry's records"
+        assert [m.text for m in s.active("user:a")] == ["User likes tea."]
+    with pytest.raises(EmbeddingMismatchError, match="all-MiniLM-L6-v2-onnx-int8"):
+        MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=384))
+    assert registry_reads == []
+
+    # A store written before the settings were in the metadata (only the record):
+    # still checked, and its metadata holds them after its first open.
+    client = door.persistent(tmp_path / "m")
+    old = layout.open_registry(client)
+    settings = (layout.EMBEDDER_KEY, layout.DIMENSION_KEY)
+    old.restamp({k: v for k, v in (old.metadata or {}).items() if k not in settings})
+    assert not layout.config_in_metadata(layout.open_registry(client))
+    client.close()
+    with pytest.raises(EmbeddingMismatchError, match="all-MiniLM-L6-v2-onnx-int8"):
+        MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=384))
+    assert registry_reads == [[layout.CONFIG_ID]], "the record is read when nothing else holds it"
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
+        s.add("user:a", "User likes coffee.")
+    registry_reads.clear()
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
+        assert registry_reads == []
+        assert layout.read_config(layout.open_registry(door.client_of(internals(s).client))) == {
+            "embedder": "all-MiniLM-L6-v2-onnx-int8",
+            "dimension": 384,
+        }
+        assert sorted(m.text for m in s.active("user:a")) == [
+            "User likes coffee.",
+            "User likes tea.",
+        ]
+
+
 def test_embedded_store_persists_across_reopen(tmp_path: Path, embedder: Embeddings) -> None:
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         v1 = s.add("user:a", "User lives in Delhi.", now=T0)

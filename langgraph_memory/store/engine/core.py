@@ -260,6 +260,16 @@ class StoreCore:
                 "embedder, or open a new store path for the new one."
             )
         engine.dimension = int(config.get("dimension", 0))
+        if not layout.config_in_metadata(engine.registry):
+            # A store written before the settings were kept in the registry's metadata:
+            # kept there now, so that its next open reads no registry record either.
+            with engine.shared_lock():  # read again: another process may have set it
+                held = layout.read_config(engine.registry) or config
+                layout.write_config(
+                    engine.registry,
+                    embedder=str(held.get("embedder")),
+                    dimension=int(held.get("dimension", 0)),
+                )
 
     def _check_vectors(self, vectors: Sequence[Sequence[float]], expected: int) -> None:
         if len(vectors) != expected:
