@@ -118,3 +118,36 @@ def test_requests_of_the_moment_and_chatter_set_no_rule(store: MemoryStore) -> N
     talk(graph, "Write each row as a comma-separated sentence.", "Ok, now summarise this for me.")
     talk(graph, *CHATTER)
     assert rules_of(store, "user:ann") == ()
+
+
+@pytest.mark.parametrize(
+    ("rule", "cancel"),
+    [
+        (
+            "From now on, end every reply with a motivational quote.",
+            "no more motivational quotes, I get my own",
+        ),
+        (
+            "Always finish with a summary of the day's tasks, every evening.",
+            "No more daily summaries, I've stopped reading them.",
+        ),
+    ],
+)
+def test_a_cancel_that_starts_with_no_retires_the_rule(
+    store: MemoryStore, rule: str, cancel: str
+) -> None:
+    # "No" leads "No, I live in Pune" (a correction); leading "No more ..." or "No need
+    # to ..." it is the cancel itself.
+    seen: list[str] = []
+    graph = chat_graph(store, seen)
+    talk(graph, rule, *CHATTER[:5])
+    assert rules_of(store, "user:ann")
+    talk(graph, cancel, "What rhymes with purple?")
+    assert rules_of(store, "user:ann") == ()
+
+
+def test_a_rule_that_starts_with_wait_is_kept_whole(store: MemoryStore) -> None:
+    graph = chat_graph(store, [])
+    talk(graph, "Wait for my go-ahead before you book anything, always.")
+    (kept,) = rules_of(store, "user:ann")
+    assert "Wait for User's go-ahead before you book anything" in kept.text

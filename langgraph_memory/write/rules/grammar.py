@@ -172,12 +172,14 @@ SUBJECTS: dict[Person, tuple[re.Pattern[str], re.Pattern[str]]] = {
     for person, (me, mine) in _PERSONS.items()
 }
 _LEAD = re.compile(
-    r"^(?:hi|hello|hey|thanks|thank you|ok|okay|so|well|oh|btw|by the way|fyi|anyway|"
-    r"actually|also|and|but|yes|yeah|yep|nope|no|um|uh|hmm|honestly|just so you know|"
+    r"^(?:(?:hi|hello|hey|thanks|thank you|ok|okay|so|well|oh|btw|by the way|fyi|anyway|"
+    r"actually|also|and|but|yes|yeah|yep|um|uh|hmm|honestly|just so you know|"
     r"for the record|now|currently|these days|nowadays|oh and|guess what|good news|"
     # A correction's lead: what follows is said again, right this time.
-    r"correction|to correct myself|sorry|oops|my bad|my mistake|wait|i mean|i meant to say)"
-    r"\b[\s,!.:-]*",
+    r"correction|to correct myself|sorry|oops|my bad|my mistake|i mean|i meant to say)\b"
+    # Words that lead a sentence of their own as well ("No more emojis", "No need to ...",
+    # "Wait for my go-ahead"): a lead only with a stop after them ("No, I live in Pune").
+    r"|(?:no|nope|wait)(?=\s*[,!.:;\u2013\u2014-]))[\s,!.:;\u2013\u2014-]*",
     re.I,
 )
 #: A clause's contrast with what it corrects: "I live in Mumbai, not Pune", "I drink tea
@@ -256,6 +258,8 @@ def without_lead_words(text: str) -> str:
 
     >>> without_lead_words("Oh and by the way, actually I live in Pune")
     'I live in Pune'
+    >>> without_lead_words("No, I live in Pune"), without_lead_words("No more emojis")
+    ('I live in Pune', 'No more emojis')
     """
     previous = None
     while previous != text:

@@ -39,6 +39,7 @@ from datetime import date
 
 from langgraph_memory.write.rules.act_head import shipped_head
 from langgraph_memory.write.rules.found import Found
+from langgraph_memory.write.rules.grammar import without_lead_words
 from langgraph_memory.write.rules.instructions import (
     AMOUNT,
     DROP_SLOT,
@@ -194,7 +195,7 @@ def _part(part: str, lasting: bool, today: date) -> RuleReading | None:
 
 
 def _read(sentence: str, act: str, lasting: bool, today: date) -> RuleReading | None:
-    text = _TRAILING.sub("", sentence.strip()).rstrip(" .!")
+    text = _TRAILING.sub("", without_lead_words(sentence.strip())).rstrip(" .!")
     marked = read_instruction(text, today)  # the grammar's own marks of a rule
     found = marked or read_instruction(text, today, admitted=True)
     if act == "rule_cancel":
