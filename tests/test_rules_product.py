@@ -151,3 +151,22 @@ def test_a_rule_that_starts_with_wait_is_kept_whole(store: MemoryStore) -> None:
     talk(graph, "Wait for my go-ahead before you book anything, always.")
     (kept,) = rules_of(store, "user:ann")
     assert "Wait for User's go-ahead before you book anything" in kept.text
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [
+        ("Call me Sam, please.", "Call User Sam"),
+        ("Please address me as Professor Lee.", "address User as Professor Lee"),
+        ("Keep it to one joke per reply.", "one joke per reply"),
+    ],
+)
+def test_a_rule_that_lasts_by_what_it_asks_is_kept_without_always(
+    store: MemoryStore, said: str, shown: str
+) -> None:
+    # How to address the user holds once said, as does a limit per reply: no "always"
+    # or "from now on" is needed to make them last.
+    seen: list[str] = []
+    graph = chat_graph(store, seen)
+    talk(graph, said, *CHATTER, "What should I cook tonight?")
+    assert shown in seen[-1]

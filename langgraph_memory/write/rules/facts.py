@@ -152,7 +152,11 @@ def read_sentence(sentence: str, person: Person, today: date, *, rules_too: bool
         return Reading([])
     # The classifier of acts reads the sentence as it was said: it learnt from such
     # (its first words and their contractions among what it weighs).
-    rules = read_rules(sentence.strip(), today) if person == "first" and rules_too else None
+    rules = (
+        read_rules(without_lead_words(sentence.strip()), today)
+        if person == "first" and rules_too
+        else None
+    )
     if rules is not None and not rules.in_words:
         return Reading(rules.found)
     remember = (_REMEMBER_USER if person == "first" else _REMEMBER_OTHER).match(text)

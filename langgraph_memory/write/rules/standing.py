@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from langgraph_memory.text import WEEKDAYS
 from langgraph_memory.write.rules.act_head import shipped_head
 from langgraph_memory.write.rules.found import Found
 from langgraph_memory.write.rules.grammar import without_lead_words
@@ -65,7 +66,11 @@ LASTING = re.compile(
     r"code|times?|days?|mornings?|evenings?|weeks?|chats?|conversations?)|"
     r"daily|weekly|any ?more|no more|no longer|stop|until I (?:say|tell)|"
     r"unless I (?:say|ask|tell)|for the rest|permanently|in general|no matter what|"
-    r"in our chats)\b",
+    r"in our chats|as a general thing|make a point of|"
+    r"per (?:reply|answer|message|response|post|email)|"
+    rf"every (?:other |second |single )?(?:{'|'.join(WEEKDAYS)}|weekday|weekend|night)|"
+    # How to address the user or someone: said once, it holds.
+    r"(?:call|address) me\b|refer to (?:me|him|her|them) as)\b",
     re.I,
 )
 #: Where a cancel's reason starts, after the rule it names.
