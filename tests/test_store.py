@@ -467,14 +467,17 @@ def test_another_embedder_is_refused_on_open(tmp_path: Path, embedder: Embedding
         assert [m.text for m in s.active("user:a")] == ["User likes tea."]
 
 
-def test_an_open_reads_no_record_of_the_registry_and_a_store_before_that_is_kept_up(
+def test_an_embedded_open_reads_no_record_of_the_registry_and_a_store_before_that_is_kept_up(
     tmp_path: Path, embedder: Embeddings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Chroma loads a collection's whole vector index on its first read, and the
-    # registry's has an entry per person: the settings an open checks come with the
-    # registry's handle (its metadata), so a store of 100,000 people opens as fast as
-    # one of a thousand.
+    # registry's has an entry per person: the settings an open checks are kept beside
+    # the bucketed entries too, so a store of 100,000 people opens as fast as one of a
+    # thousand.
+    import sqlite3
+
     from langgraph_memory.store.chroma import door, layout
+    from langgraph_memory.store.lexical import bucket_entries
 
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         s.add("user:a", "User likes tea.")
@@ -494,30 +497,26 @@ def test_an_open_reads_no_record_of_the_registry_and_a_store_before_that_is_kept
         MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=384))
     assert registry_reads == []
 
-    # A store written before the settings were in the metadata (only the record):
-    # still checked, and its metadata holds them after its first open.
-    client = door.persistent(tmp_path / "m")
-    old = layout.open_registry(client)
-    settings = (layout.EMBEDDER_KEY, layout.DIMENSION_KEY)
-    old.restamp({k: v for k, v in (old.metadata or {}).items() if k not in settings})
-    assert not layout.config_in_metadata(layout.open_registry(client))
-    client.close()
+    # A store written before the settings were kept there (or whose file of bucketed
+    # entries was erased, as an interrupted purge erases it): the registry's record is
+    # read, checked, and kept from then on.
+    with sqlite3.connect(tmp_path / "m" / "lexical" / bucket_entries.FILE) as con:
+        con.execute("DELETE FROM meta WHERE key = 'config'")
     with pytest.raises(EmbeddingMismatchError, match="all-MiniLM-L6-v2-onnx-int8"):
         MemoryStore(tmp_path / "m", embeddings=DeterministicFakeEmbedding(size=384))
     assert registry_reads == [[layout.CONFIG_ID]], "the record is read when nothing else holds it"
-    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
-        s.add("user:a", "User likes coffee.")
     registry_reads.clear()
+    # Kept as the registry says, not as the refused embedder said.
     with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
         assert registry_reads == []
-        assert layout.read_config(layout.open_registry(door.client_of(internals(s).client))) == {
-            "embedder": "all-MiniLM-L6-v2-onnx-int8",
-            "dimension": 384,
-        }
+        s.add("user:a", "User likes coffee.")
+    with MemoryStore(tmp_path / "m", embeddings=embedder) as s:
+        assert registry_reads == []
         assert sorted(m.text for m in s.active("user:a")) == [
             "User likes coffee.",
             "User likes tea.",
         ]
+        assert internals(s).nearest("user:a", "What does the user drink?", k=1)
 
 
 def test_embedded_store_persists_across_reopen(tmp_path: Path, embedder: Embeddings) -> None:

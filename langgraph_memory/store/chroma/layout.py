@@ -482,52 +482,19 @@ def ttl_scopes(registry: VectorCollection) -> list[Scope]:
 
 CONFIG_ID = "__config__"
 
-#: The registry collection's metadata holds the store-wide settings too: they come with
-#: the collection's handle, so an open reads no record of the registry. Chroma loads a
-#: collection's whole vector index on its first read, and the registry's holds an entry
-#: per person: at 100,000 people that first read took 0.18 s of a 0.28 s open. The
-#: record stays, written beside them, for releases before this one (which read it).
-EMBEDDER_KEY = "lgm_embedder"
-DIMENSION_KEY = "lgm_dimension"
-
 
 def read_config(registry: VectorCollection) -> dict[str, Any] | None:
-    """The store-wide settings (embedder name and dimension), if recorded: from the
-    registry's metadata, else (a store written before it held them) from its record.
-
-    >>> import tempfile
-    >>> from langgraph_memory.store.chroma.door import persistent
-    >>> registry = open_registry(persistent(tempfile.mkdtemp()))
-    >>> read_config(registry) is None
-    True
-    >>> write_config(registry, embedder="demo", dimension=8)
-    >>> read_config(registry)
-    {'embedder': 'demo', 'dimension': 8}
-    """
-    metadata = registry.metadata or {}
-    if EMBEDDER_KEY in metadata:
-        return {"embedder": metadata[EMBEDDER_KEY], "dimension": metadata.get(DIMENSION_KEY, 0)}
+    """The store-wide settings (embedder name and dimension), if recorded."""
     found = registry.read(ids=[CONFIG_ID], include=["metadatas"])
     metas = found["metadatas"] or []
-    if not metas or metas[0] is None:
-        return None
-    return {"embedder": metas[0].get("embedder"), "dimension": metas[0].get("dimension", 0)}
-
-
-def config_in_metadata(registry: VectorCollection) -> bool:
-    """Whether the registry's metadata holds the settings (``read_config`` reads no record)."""
-    return EMBEDDER_KEY in (registry.metadata or {})
+    return dict(metas[0]) if metas and metas[0] is not None else None
 
 
 def write_config(registry: VectorCollection, *, embedder: str, dimension: int) -> None:
-    """Record the store-wide settings: in the registry's metadata and as its record."""
+    """Record the store-wide settings."""
     registry.put(
         [CONFIG_ID],
         dummy_vectors(1),
         [CONFIG_ID],
         [{"kind": CONFIG_ID, "embedder": embedder, "dimension": dimension}],
-    )
-    # restamp() replaces the whole metadata: the format's stamp is carried over.
-    registry.restamp(
-        {**(registry.metadata or {}), EMBEDDER_KEY: embedder, DIMENSION_KEY: dimension}
     )

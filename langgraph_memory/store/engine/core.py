@@ -247,10 +247,17 @@ class StoreCore:
 
     def _check_embedder(self) -> None:
         engine = self.engine
-        config = layout.read_config(engine.registry)
+        # An embedded store keeps the settings beside its bucketed entries too: an open
+        # then reads no registry record (see ``BucketEntries.config``).
+        kept = engine.lexicon.buckets
+        config = kept.config() if kept is not None else None
+        if config is None:
+            config = layout.read_config(engine.registry)
+            if config is not None and kept is not None:
+                kept.keep_config(_settings(config))
         if config is None:
             with engine.shared_lock():
-                layout.write_config(engine.registry, embedder=self.embedder_name, dimension=0)
+                self._write_config(dimension=0)
             return
         if config.get("embedder") != self.embedder_name:
             raise EmbeddingMismatchError(
@@ -260,16 +267,6 @@ class StoreCore:
                 "embedder, or open a new store path for the new one."
             )
         engine.dimension = int(config.get("dimension", 0))
-        if not layout.config_in_metadata(engine.registry):
-            # A store written before the settings were kept in the registry's metadata:
-            # kept there now, so that its next open reads no registry record either.
-            with engine.shared_lock():  # read again: another process may have set it
-                held = layout.read_config(engine.registry) or config
-                layout.write_config(
-                    engine.registry,
-                    embedder=str(held.get("embedder")),
-                    dimension=int(held.get("dimension", 0)),
-                )
 
     def _check_vectors(self, vectors: Sequence[Sequence[float]], expected: int) -> None:
         if len(vectors) != expected:
@@ -282,9 +279,7 @@ class StoreCore:
                 self._dims_mismatch(len(vector), "the embedder returned")
             if engine.dimension == 0:
                 with engine.gate.shared(), engine.shared_lock():
-                    layout.write_config(
-                        engine.registry, embedder=self.embedder_name, dimension=len(vector)
-                    )
+                    self._write_config(dimension=len(vector))
                 engine.dimension = len(vector)
             if len(vector) != engine.dimension:
                 raise EmbeddingMismatchError(
@@ -292,6 +287,16 @@ class StoreCore:
                     f"{engine.dimension}-dimensional vectors from {self.embedder_name!r}; "
                     "use the embedder the store was built with"
                 )
+
+    def _write_config(self, *, dimension: int) -> None:
+        """Record the store-wide settings in the registry, and beside the bucketed
+        entries of an embedded store."""
+        engine = self.engine
+        layout.write_config(engine.registry, embedder=self.embedder_name, dimension=dimension)
+        if engine.lexicon.buckets is not None:
+            engine.lexicon.buckets.keep_config(
+                {"embedder": self.embedder_name, "dimension": dimension}
+            )
 
     def _dims_mismatch(self, found: int, what: str) -> NoReturn:
         raise EmbeddingMismatchError(
@@ -782,3 +787,8 @@ def archive_decisions(resting: Sequence[Version], closed: Mapping[str, str]) -> 
             Decision(op=DecisionOp.DELETE, fact=v.memory.text, target_id=v.memory.id, note=note)
         )
     return out
+
+
+def _settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The store-wide settings of a registry's config record (its kind aside)."""
+    return {"embedder": config.get("embedder"), "dimension": config.get("dimension", 0)}
