@@ -150,8 +150,8 @@ def read_sentence(sentence: str, person: Person, today: date, *, rules_too: bool
     text = without_lead_words(expand_contractions(sentence).strip())
     if not text:
         return Reading([])
-    # The classifier of acts reads the sentence as it was said: it learnt from such
-    # (its first words and their contractions among what it weighs).
+    # The classifier of acts reads the sentence as it was said, less its lead words
+    # ("No, ..."): it learnt from such, first words and contractions among what it weighs.
     rules = (
         read_rules(without_lead_words(sentence.strip()), today)
         if person == "first" and rules_too
