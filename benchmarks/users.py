@@ -663,6 +663,9 @@ def run_mode(
             progress.loaded = done.loaded
             if done.stopped:
                 raise Stopped(f"stopped at {done.loaded:,} users loaded")
+            # The loader's writes on the disk before anything is measured: the kernel
+            # writing back gigabytes of its pages would share the machine with the reads.
+            os.sync()
             began = time.perf_counter()
             store = where.open(embeddings)
             open_s = time.perf_counter() - began
