@@ -254,7 +254,10 @@ class StoreCore:
         if config is None:
             config = layout.read_config(engine.registry)
             if config is not None and kept is not None:
-                kept.keep_config(_settings(config))
+                kept.keep_config(
+                    embedder=str(config.get("embedder")),
+                    dimension=int(config.get("dimension", 0)),
+                )
         if config is None:
             with engine.shared_lock():
                 self._write_config(dimension=0)
@@ -294,9 +297,7 @@ class StoreCore:
         engine = self.engine
         layout.write_config(engine.registry, embedder=self.embedder_name, dimension=dimension)
         if engine.lexicon.buckets is not None:
-            engine.lexicon.buckets.keep_config(
-                {"embedder": self.embedder_name, "dimension": dimension}
-            )
+            engine.lexicon.buckets.keep_config(embedder=self.embedder_name, dimension=dimension)
 
     def _dims_mismatch(self, found: int, what: str) -> NoReturn:
         raise EmbeddingMismatchError(
@@ -787,8 +788,3 @@ def archive_decisions(resting: Sequence[Version], closed: Mapping[str, str]) -> 
             Decision(op=DecisionOp.DELETE, fact=v.memory.text, target_id=v.memory.id, note=note)
         )
     return out
-
-
-def _settings(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The store-wide settings of a registry's config record (its kind aside)."""
-    return {"embedder": config.get("embedder"), "dimension": config.get("dimension", 0)}

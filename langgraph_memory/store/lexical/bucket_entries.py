@@ -257,12 +257,13 @@ class BucketEntries:
 
     # -- writes --------------------------------------------------------------------------
 
-    def keep_config(self, config: Mapping[str, Any]) -> None:
+    def keep_config(self, *, embedder: str, dimension: int) -> None:
         """Keep the store-wide settings the registry records (see :meth:`config`)."""
+        config = {"embedder": embedder, "dimension": dimension}
         with self._transaction() as con:
             con.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('config', ?)",
-                (json.dumps(dict(config), sort_keys=True),),
+                (json.dumps(config, sort_keys=True),),
             )
 
     def replace(self, scope: str, entries: Sequence[Entry], *, home: str | None = None) -> None:
