@@ -635,3 +635,140 @@ def test_a_new_id_is_never_one_the_person_uses_as_an_id_or_a_chain_key(
             "Plays the cello.",
         }
         assert [m.text for m in store.active("user:mate")] == ["Keeps bees on the roof."]
+
+
+GROWN = [f"Visited the {n}th floor gallery." for n in range(80)]
+
+
+def test_a_reopened_store_reads_a_person_of_their_own_with_no_read_of_chroma_but_the_nearest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person with collections of their own, read first in a process after one that
+    closed the store whole, is read from their index file and one nearest query: their
+    registry entry, the ids of their collections (the index's comparison) and their
+    history (the check for a half-made move) are not read, as each loaded a vector
+    index that grew with the store. The answers are the same, and a write then is read
+    back in this process and the next."""
+    with open_store(tmp_path / "m") as store:
+        store.add("user:big", "Keeps bees.")
+        store.add_many("user:big", GROWN)
+        assert cols_of(store, "user:big").bucket is None  # moved to its own collections
+        before = read(store, "user:big", "bees", k=1)
+    assert before == ["Keeps bees."]
+    calls = chroma_calls(monkeypatch)
+    for _ in range(2):  # the process after, and the one after that
+        with open_store(tmp_path / "m") as store:
+            calls.clear()  # what opening the store asks is not a read's
+            assert read(store, "user:big", "bees", k=1) == before
+            assert "read" not in calls and calls.count("nearest") == 1
+            assert read(store, "user:big", "cat named Miso", k=5)[0] != "Has a cat named Miso."
+            store.add("user:big", "Has a cat named Miso.")
+            assert read(store, "user:big", "cat named Miso", k=1) == ["Has a cat named Miso."]
+            store.archive("user:big", store.add("user:big", "Owns a red kayak.").id)
+        with open_store(tmp_path / "m") as store:
+            calls.clear()
+            assert read(store, "user:big", "cat named Miso", k=1) == ["Has a cat named Miso."]
+            assert "Owns a red kayak." not in read(store, "user:big", "red kayak", k=5)
+            assert "read" not in calls
+            store.archive("user:big", store.active("user:big")[-1].id)  # Miso's, for the next round
+
+
+CRASH_BEFORE_THE_INDEX = """
+import os, sys
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langgraph_memory import MemoryStore
+from langgraph_memory.store.lexical import index
+store = MemoryStore(sys.argv[1], embeddings=DeterministicFakeEmbedding(size=16))
+store.add("user:big", "Lives in Pune.")
+index.LexicalIndex.put = lambda *args, **kwargs: os._exit(0)  # killed here
+store.add("user:big", "Has a cat named Miso.")
+"""
+
+
+def test_a_person_of_their_own_is_compared_with_chroma_after_a_process_that_did_not_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Vouched for, a person of their own is compared with Chroma again when the store
+    was not closed whole since (a process killed between Chroma's write and the index
+    file's), or when their index file is gone: the write Chroma took is found, and no
+    memory is missing from a file begun anew."""
+    with open_store(tmp_path / "m") as store:
+        store.add("user:big", "Keeps bees.")
+        store.add_many("user:big", GROWN)
+        assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]  # vouched for now
+        hashed = layout.scope_hash(Scope.parse("user:big"))
+    out = subprocess.run(
+        [sys.executable, "-c", CRASH_BEFORE_THE_INDEX, str(tmp_path / "m")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    calls = chroma_calls(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        calls.clear()
+        assert read(store, "user:big", "cat named Miso", k=1) == ["Has a cat named Miso."]
+        assert "read" in calls  # compared with Chroma
+    (tmp_path / "m" / "lexical" / f"{hashed}.sqlite3").unlink()  # closed whole, file gone
+    with open_store(tmp_path / "m") as store:
+        assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]
+        assert read(store, "user:big", "Pune", k=1) == ["Lives in Pune."]
+    with open_store(tmp_path / "m") as store:  # vouched for again
+        calls.clear()
+        assert read(store, "user:big", "cat named Miso", k=1) == ["Has a cat named Miso."]
+        assert "read" not in calls
+
+
+@pytest.mark.parametrize("promoted", [False, True], ids=["bucket", "own"])
+def test_an_access_time_is_written_without_reading_chroma_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, promoted: bool
+) -> None:
+    """A read's access times are written to the memories the person's index holds,
+    not to those a read of Chroma found first: that read loaded the collection's whole
+    vector index (a bucket's, mostly not in Chroma's cache among 100,000 people). A
+    memory archived since the read is not written (it is no longer active)."""
+    from datetime import datetime, timezone
+
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", FACTS)
+        if promoted:
+            store.add_many("user:ann", GROWN)
+        assert (cols_of(store, "user:ann").bucket is None) is promoted
+        found = [r.memory for r in retrieve(store, "user:ann", "Where does Ann live?", k=2)]
+        internals(store).flush_access("user:ann")
+        store.archive("user:ann", found[1].id)
+        calls = chroma_calls(monkeypatch)
+        later = datetime(2031, 5, 1, tzinfo=timezone.utc)
+        internals(store).note_access("user:ann", [m.id for m in found], now=later)
+        assert internals(store).flush_access("user:ann")
+        assert "read" not in calls
+        assert store.get_memory("user:ann", found[0].id).last_accessed == later
+        assert [m.id for m in store.active("user:ann") if m.last_accessed == later] == [found[0].id]
+
+
+def test_a_buckets_file_of_layout_4_keeps_its_rows_and_vouches_for_each_own_person_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A buckets' file of the release before (layout 4, which vouched for no person of
+    their own) is upgraded in place: its bucketed people read from it as before, and a
+    person of their own is compared with Chroma on their first read, then not again."""
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", FACTS)
+        store.add("user:big", "Keeps bees.")
+        store.add_many("user:big", GROWN)
+        ann = read(store, "user:ann", "Where does Ann live?")
+    con = sqlite3.connect(tmp_path / "m" / "lexical" / "buckets.db")
+    with con:
+        con.execute("UPDATE meta SET value = '4.' || substr(value, 3) WHERE key = 'layout'")
+    con.close()
+    calls = chroma_calls(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        calls.clear()
+        assert read(store, "user:ann", "Where does Ann live?") == ann
+        assert calls == []
+        assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]
+        assert "read" in calls
+    with open_store(tmp_path / "m") as store:
+        calls.clear()
+        assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]
+        assert "read" not in calls

@@ -458,6 +458,7 @@ BUCKETS_LAYOUTS = {
     "2.5": "7add75f90e6233f8",
     "3.5": "7add75f90e6233f8",  # the same tables: vectors in 8 bits
     "4.5": "435e2c657413c78f",  # each scope's bucket (``home``); a 3.5 file is upgraded
+    "5.5": "435e2c657413c78f",  # the same tables: scopes of their own vouched for (``OWN``)
 }
 
 

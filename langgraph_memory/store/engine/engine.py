@@ -47,7 +47,7 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -92,7 +92,7 @@ from langgraph_memory.store.engine.scope_locks import (
     redacted,
 )
 from langgraph_memory.store.engine.shared_queue import QUEUE_URL_ENV, SharedQueue, queue_url
-from langgraph_memory.store.lexical import Lexicon
+from langgraph_memory.store.lexical import OWN, Lexicon
 
 log = logging.getLogger("langgraph_memory")
 
@@ -277,8 +277,9 @@ class Engine:
         self.registry: VectorCollection = migrations.open_current_registry(client, where)
         #: No write of this process failed midway (see ``CLOSED_MARK``).
         self.whole = True
-        if path is not None:
-            _finish_moves_unless_closed(client, path)
+        #: The last process closed this embedded store whole: no scope holds a half-made
+        #: move (see ``CLOSED_MARK``).
+        self.found_whole = path is not None and _finish_moves_unless_closed(client, path)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
         self.lexicon = Lexicon(path, max_open=self.budget.lexical, in_memory=self.in_bucket)
         #: The scopes' rules, read once per change (``rules``).
@@ -418,7 +419,9 @@ class Engine:
                     cols = self.collections(scope, create=False)
                     if cols is None:
                         return
-                    present = cols.active.read(ids=list(changes))["ids"]
+                    present = self.lexicon.active_among(cols, self.registry, list(changes))
+                    if present is None:
+                        present = cols.active.read(ids=list(changes))["ids"]
                     if present:
                         cols.active.patch(present, [changes[i] for i in present])
                         self.lexicon.patched(scope, {i: changes[i] for i in present})
@@ -500,13 +503,22 @@ class Engine:
             if cached is not None:
                 return cached
             home = self.lexicon.home(scope)
-            if home is not None:
+            cols = None
+            if home == OWN:
+                # An embedded store's scope of its own, vouched for: its collections are
+                # opened by their names, without the registry's get.
+                with suppress(door.MissingCollectionError):
+                    cols = layout.open_own(self.client, scope, create=False)
+                if cols is None:  # not as vouched: the registry says where it lives
+                    self.lexicon.stale(scope)
+            elif home is not None:
                 # An embedded store's bucketed scope whose rows the buckets' file holds,
                 # its bucket with them: its read asks Chroma nothing (the registry's get
                 # and the three collections' opens grew with the store: 1.1 -> 4.8 ms
                 # and 0.3 -> 0.42 ms each, from 1,000 to 100,000 people).
                 return self._keep(layout.open_bucket_later(scope, home, self._opener(scope)))
-            cols = layout.open_scope(self.client, self.registry, scope)
+            if cols is None:
+                cols = layout.open_scope(self.client, self.registry, scope)
             if cols is None and compaction.recover_staged(
                 self.client,
                 exclusive=self.path is not None,
@@ -529,10 +541,10 @@ class Engine:
                 # A scope another process made in a newer format is never read nor written.
                 formats.check_readable(formats.stored_format(cols.active.metadata), scope.key)
                 _persist_every_write(cols)
-                if cols.bucket is None or self.path is None:  # see CLOSED_MARK
-                    finish_interrupted_moves(cols)
-                else:
+                if cols.bucket is not None and self.path is not None:
                     self.lexicon.placed(scope, cols.bucket)
+                elif self.path is None or not self.found_whole:  # see CLOSED_MARK
+                    finish_interrupted_moves(cols)
             return self._keep(cols)
 
     def create_in_buckets(self, scopes: Sequence[Scope]) -> list[layout.ScopeCollections]:
@@ -638,21 +650,26 @@ PURGE_MARK = "langgraph_memory.purged"
 #: taken away when one opens it. Missing at open, the last process was killed or a write
 #: of it failed midway, and may have left a version in both its scope's history and
 #: active collections (``StoreCore.replace``): every bucket is put right then, at once
-#: (``finish_interrupted_bucket_moves``). A scope in a bucket is not checked on its first
-#: open, as a scope with collections of its own is: its bucket's history read loaded the
-#: bucket's whole vector index into Chroma's cache, on nearly every person's first read.
+#: (``finish_interrupted_bucket_moves``), and each scope with collections of its own on
+#: its first open (``finish_interrupted_moves``). Found, no scope is checked: a check read
+#: Chroma twice, and loaded the collection's whole vector index (a bucket's history, on
+#: nearly every person's first read; at 100,000 people, a scope of its own's first read
+#: took 72 ms, against 12 at 1,000). A store on a server checks each scope on its first
+#: open in a process, as it cannot know how the others ended.
 CLOSED_MARK = "langgraph_memory.closed"
 
 
-def _finish_moves_unless_closed(client: door.VectorClient, directory: Path) -> None:
+def _finish_moves_unless_closed(client: door.VectorClient, directory: Path) -> bool:
     """Finish the moves in every bucket unless the last process closed the store whole
-    (see ``CLOSED_MARK``); either way, no mark stays while this process has it open."""
+    (see ``CLOSED_MARK``), and say whether it did; either way, no mark stays while this
+    process has it open."""
     mark = directory / CLOSED_MARK
     if mark.exists():
         mark.unlink()
-        return
+        return True
     for bucket in layout.buckets(client):
         finish_interrupted_bucket_moves(client, bucket)
+    return False
 
 
 def _mark_purge(directory: Path) -> None:

@@ -16,6 +16,7 @@ The rest of the store uses it through the names below; the modules inside are it
 Fusing its finds with the dense index's is the read's candidates (``store/engine/searches.py``).
 """
 
+from langgraph_memory.store.lexical.bucket_entries import OWN
 from langgraph_memory.store.lexical.index import (
     COMMON_MIN_RECORDS,
     COMMON_SHARE,
@@ -32,6 +33,7 @@ __all__ = [
     "COMMON_MIN_RECORDS",
     "COMMON_SHARE",
     "K1",
+    "OWN",
     "POSTINGS_FROM",
     "SCHEMA",
     "Entry",

@@ -22,6 +22,13 @@ cosine of rounded vectors is Chroma's to about 1e-3 (1.3e-3 off in a test's; flo
 near ties. ``LAYOUT`` 4 keeps the bucket each scope lives in beside its rows
 (:meth:`BucketEntries.home`), so that a read of it asks Chroma nothing at all.
 
+``LAYOUT`` 5 also vouches for the scopes with collections of their own (:data:`OWN`,
+:meth:`BucketEntries.trust_own`): their index files are compared with Chroma once per
+generation, not on their first read in every process. That comparison, the registry
+read that found their collections and the check for a half-made move took three reads
+of Chroma, which grew with the store (a first read of such a person: 12 ms at 1,000
+people, 72 ms at 100,000). Such a scope has no rows here, only its trust.
+
 It is derived data, written by this process alone (the directory lock), after each
 Chroma write, like an index file. Whether a scope's rows can be trusted:
 
@@ -53,6 +60,9 @@ True
 >>> entries.put("s1", [Entry("b2", "coffee")], removed=["a1"])
 >>> [e.terms for e in entries.load("s1")]
 ['coffee']
+>>> entries.trust_own("s2")  # its own collections; its index file holds what Chroma does
+>>> entries.home("s2") == OWN, entries.load("s2")
+(True, [])
 >>> entries = entries.erase()  # a purge's: nothing is trusted in the new file
 >>> entries.load("s1") is None, entries.home("s1") is None
 (True, True)
@@ -75,13 +85,18 @@ import numpy as np
 
 from langgraph_memory.store.lexical.index import SCHEMA, Entry, erase, open_derived
 
-__all__ = ["FILE", "BucketEntries", "rounded"]
+__all__ = ["FILE", "OWN", "BucketEntries", "rounded"]
 
 #: The file's name, in the store's ``lexical/`` folder.
 FILE = "buckets.db"
 #: The layout of this file; with the terms' ``SCHEMA``, what a file must say to be read
-#: (another is erased and built again from Chroma).
-LAYOUT = 4
+#: (another is erased and built again from Chroma: a release that knows an older
+#: layout only, so that it never takes :data:`OWN` for a bucket's name).
+LAYOUT = 5
+#: The home kept for a scope with collections of its own (a bucket's name is ``b`` and
+#: its number): its registry entry names no bucket, and its index file held what
+#: Chroma holds when it was compared, in the file's current generation.
+OWN = "own"
 
 _SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -149,10 +164,11 @@ class BucketEntries:
             layout = f"{LAYOUT}.{SCHEMA}"
             con.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('layout', ?)", (layout,))
             (found,) = con.execute("SELECT value FROM meta WHERE key = 'layout'").fetchone()
-            if found == f"3.{SCHEMA}":
-                # The release before kept no homes: its rows hold as they are, and each
-                # scope's home is learnt on its next open (``place``), not rebuilt from
-                # Chroma with every person's vectors.
+            if found in (f"3.{SCHEMA}", f"4.{SCHEMA}"):
+                # Layout 3 kept no homes: its rows hold as they are, and each scope's
+                # home is learnt on its next open (``place``), not rebuilt from Chroma
+                # with every person's vectors. Layout 4 vouched for no scope of its own:
+                # each is compared on its next use, and vouched for then.
                 columns = {row[1] for row in con.execute("PRAGMA table_info(scope)")}
                 if "home" not in columns:  # present: a process stopped between the two
                     con.execute("ALTER TABLE scope ADD COLUMN home TEXT")
@@ -229,7 +245,8 @@ class BucketEntries:
     def home(self, scope: str) -> str | None:
         """The bucket the scope lives in, as its registry entry in Chroma says, when
         its rows are trusted and the bucket was recorded with them (:meth:`replace`,
-        :meth:`place`); else None, and the registry is to be asked. It holds as the
+        :meth:`place`), or :data:`OWN` for a scope of its own vouched for
+        (:meth:`trust_own`); else None, and the registry is to be asked. It holds as the
         rows hold: the entry changes only when the scope is made (rows made with it),
         moves out of its bucket (:meth:`remove`) or is purged (:meth:`erase`), all in
         the one process that has the store."""
@@ -275,6 +292,19 @@ class BucketEntries:
             con.execute(
                 "INSERT OR REPLACE INTO scope(hash, generation, home) VALUES (?, ?, ?)",
                 (scope, self.generation, home),
+            )
+        with self._lock:
+            self._distrusted.discard(scope)
+
+    def trust_own(self, scope: str) -> None:
+        """Vouch for a scope with collections of its own, whose index file was just
+        compared with Chroma (or built from it): its :meth:`home` is :data:`OWN`, trusted
+        as rows are, until a failed write of it (:meth:`distrust`), its purge or a
+        new generation. It holds no rows here: a move out of a bucket removed them."""
+        with self._transaction(scope) as con:
+            con.execute(
+                "INSERT OR REPLACE INTO scope(hash, generation, home) VALUES (?, ?, ?)",
+                (scope, self.generation, OWN),
             )
         with self._lock:
             self._distrusted.discard(scope)

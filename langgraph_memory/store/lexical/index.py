@@ -357,6 +357,16 @@ class LexicalIndex:
         with self.lock:
             return {i for (i,) in self._con.execute("SELECT id FROM rec")}
 
+    def held(self, ids: Sequence[str]) -> list[str]:
+        """The ids among ``ids`` that have an entry, in no particular order.
+
+        >>> index = LexicalIndex(None)
+        >>> index.put([Entry("a1", "tea")])
+        >>> index.held(["a1", "zz"])
+        ['a1']
+        """
+        return [i for (i,) in self._lookup("id", "1", ids)]
+
     def pinned(self) -> list[str]:
         """The ids of the pinned entries.
 

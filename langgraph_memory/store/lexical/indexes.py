@@ -25,9 +25,11 @@ scope's active collection, and repaired from it.
 
 In both, the first use of a scope in a process compares the index with the collection
 the same way, which repairs what a crash between a Chroma write and the index write
-left behind, in both directions. A search only ever returns ids, which the store then
-reads from the active collection, so an id the index still holds but Chroma no longer
-does is never shown.
+left behind, in both directions. An embedded store's scope of its own is compared on
+its first use in a generation of the buckets' file instead (``BucketEntries.trust_own``):
+a process that closed the store whole left its files in step. A search only ever
+returns ids, which the store then reads from the active collection, so an id the index
+still holds but Chroma no longer does is never shown.
 
 >>> lexicon = Lexicon(None)
 >>> lexicon.shared, lexicon.stamp_key.startswith("lex.")
@@ -61,7 +63,7 @@ from langgraph_memory.store.chroma import (
     version_metadata,
 )
 from langgraph_memory.store.lexical.bucket_entries import FILE as BUCKETS_FILE
-from langgraph_memory.store.lexical.bucket_entries import BucketEntries, rounded
+from langgraph_memory.store.lexical.bucket_entries import OWN, BucketEntries, rounded
 from langgraph_memory.store.lexical.index import SCHEMA, Entry, LexicalIndex, erase
 from langgraph_memory.store.version import Version
 from langgraph_memory.text import date_words, tokenize
@@ -160,21 +162,29 @@ class Lexicon:
         path = self._file(scope)
         if path is None or (self.in_memory is not None and self.in_memory(scope)):
             return _Slot(LexicalIndex(None), bucketed=self.buckets is not None)
-        return _Slot(self._open_file(path), bucketed=False)
+        index, begun = self._open_file(path)
+        if begun and self.buckets is not None:
+            # A file begun now holds nothing yet, whatever was vouched for the one
+            # before it (gone, damaged): compared with Chroma on its first read.
+            self.buckets.distrust(scope_hash(scope))
+        return _Slot(index, bucketed=False)
 
-    def _open_file(self, path: Path) -> LexicalIndex:
+    def _open_file(self, path: Path) -> tuple[LexicalIndex, bool]:
+        """The index file at ``path``, and whether it was begun now (none was there,
+        or the one there was of no use)."""
         path.parent.mkdir(exist_ok=True)
+        existed = path.exists()
         try:
             index = LexicalIndex(path)
             if index.schema() == SCHEMA:
-                return index
+                return index, not existed
             index.close()
         except sqlite3.DatabaseError as exc:  # damaged: it is derived, so start again
             if getattr(exc, "sqlite_errorcode", None) == _SQLITE_CANTOPEN:
                 raise  # not damaged: unopenable now (no file handle left, no access)
             log.warning("langgraph_memory: rebuilding the lexical index %s (%r)", path, exc)
         erase(path)
-        return LexicalIndex(path)
+        return LexicalIndex(path), True
 
     @contextlib.contextmanager
     def _use(self, scope: Scope) -> Iterator[_Slot]:
@@ -332,6 +342,19 @@ class Lexicon:
                 del self._slots[scope.key]
                 slot.index.close()
 
+    def active_among(
+        self, cols: ScopeCollections, registry: VectorCollection, ids: Sequence[str]
+    ) -> list[str] | None:
+        """The ids among ``ids`` that the scope's active collection holds, from its
+        index where this process keeps it in step alone (an embedded store); None on a
+        server, where Chroma is to be asked. An access time's write asked Chroma, which
+        loads the collection's whole vector index: a bucket's, at 100,000 people mostly
+        not in Chroma's cache (36 ms of the write's 82, against 2 of 16 at 1,000)."""
+        if self.shared:
+            return None
+        with self.ready(cols, registry) as index:
+            return index.held(ids)
+
     def held(self, scope: Scope) -> int | None:
         """How many active records the scope's open index holds, when it is open and was
         brought in step with Chroma since (None otherwise): this process's writes since
@@ -375,10 +398,28 @@ class Lexicon:
                 if not slot.synced or slot.seen != seen:
                     if slot.bucketed:
                         self._load(cols, slot.index)
-                    else:
+                    elif not self._vouched(cols.scope):
                         self._sync(cols, slot.index)
+                        self._vouch(cols.scope)
                     slot.synced, slot.seen = True, seen
             yield slot.index
+
+    def _vouched(self, scope: Scope) -> bool:
+        """Whether an embedded store's scope of its own has its index file in step
+        with Chroma without a comparison (see ``BucketEntries.trust_own``)."""
+        return self.buckets is not None and self.buckets.home(scope_hash(scope)) == OWN
+
+    def _vouch(self, scope: Scope) -> None:
+        """Vouch for a scope of its own compared just now (an embedded store's); a
+        failure is logged, and its next process compares it again."""
+        if self.buckets is None:
+            return
+        try:
+            self.buckets.trust_own(scope_hash(scope))
+        except sqlite3.Error as exc:
+            log.warning(
+                "langgraph_memory: lexical index of %s not vouched for (%r)", scope.key, exc
+            )
 
     def _load_after_write(self, cols: ScopeCollections, slot: _Slot) -> None:
         """:meth:`_load` for a write Chroma has taken (it finds that write, which the
