@@ -772,3 +772,41 @@ def test_a_buckets_file_of_layout_4_keeps_its_rows_and_vouches_for_each_own_pers
         calls.clear()
         assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]
         assert "read" not in calls
+
+
+@pytest.mark.server
+def test_what_a_chroma_server_wrote_in_the_directory_is_read_by_the_next_embedded_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The directory served by `chroma run --path` between two embedded opens (as
+    docs/mcp.md says to do for two processes): what the server took never reached the
+    lexical files, so the next embedded open trusts none of them, and a bucketed person
+    and a person of their own read the server's writes and archives. The open after
+    that, with nothing else writing, trusts them again."""
+    from conftest import running_server
+
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:ann", FACTS)
+        store.add("user:big", "Keeps bees.")
+        store.add_many("user:big", GROWN)
+        assert read(store, "user:ann", "cello", k=1) == ["Plays the cello on Sundays."]
+        assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]  # vouched for
+        cello = store.active("user:ann")[2]
+    with running_server(tmp_path / "m") as server:
+        served = MemoryStore(
+            client=server.client(None), embeddings=DeterministicFakeEmbedding(size=16)
+        )
+        with served:
+            served.add("user:ann", "Has a cat named Miso.")
+            served.add("user:big", "Has a cat named Pixel.")
+            served.archive("user:ann", cello.id)
+    calls = chroma_calls(monkeypatch)
+    with open_store(tmp_path / "m") as store:
+        assert read(store, "user:ann", "cat named Miso", k=1) == ["Has a cat named Miso."]
+        assert read(store, "user:big", "cat named Pixel", k=1) == ["Has a cat named Pixel."]
+        assert "Plays the cello on Sundays." not in read(store, "user:ann", "cello", k=5)
+    with open_store(tmp_path / "m") as store:
+        calls.clear()
+        assert read(store, "user:ann", "cat named Miso", k=1) == ["Has a cat named Miso."]
+        assert read(store, "user:big", "cat named Pixel", k=1) == ["Has a cat named Pixel."]
+        assert "read" not in calls

@@ -40,6 +40,7 @@ twice. ``lock="in-process"`` says this process is the only writer, and silences 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -226,7 +227,10 @@ class Engine:
         lock_source: str | CrossProcessLocks | None = None,
         shared_queue: SharedQueue | None = None,
         budget: Budget | None = None,
+        found: ChromaFiles | None = None,
     ) -> None:
+        """``found``: an embedded store's Chroma files as they were before its client
+        opened them (``chroma_files``), to compare with what the last close recorded."""
         self.key = key
         #: What the engine keeps per scope, from the store's ``cache_mb`` (see ``budget``).
         self.budget = budget if budget is not None else Budget.of(None)
@@ -277,11 +281,17 @@ class Engine:
         self.registry: VectorCollection = migrations.open_current_registry(client, where)
         #: No write of this process failed midway (see ``CLOSED_MARK``).
         self.whole = True
-        #: The last process closed this embedded store whole: no scope holds a half-made
-        #: move (see ``CLOSED_MARK``).
-        self.found_whole = path is not None and _finish_moves_unless_closed(client, path)
+        #: The last process closed this embedded store whole, and nothing wrote its Chroma
+        #: files since: no scope holds a half-made move, and its lexical files hold what
+        #: Chroma holds (see ``CLOSED_MARK``).
+        self.found_whole = path is not None and _finish_moves_unless_closed(client, path, found)
         #: The scopes' lexical indexes: files in the directory, or memory for a server.
-        self.lexicon = Lexicon(path, max_open=self.budget.lexical, in_memory=self.in_bucket)
+        self.lexicon = Lexicon(
+            path,
+            max_open=self.budget.lexical,
+            in_memory=self.in_bucket,
+            trusted=self.found_whole,
+        )
         #: The scopes' rules, read once per change (``rules``).
         self.rules = RuleCache(self.budget.rules)
         #: BaseStore items' vectors per field, read once (``field_cache``).
@@ -317,7 +327,7 @@ class Engine:
                     scrub_after_purge(self.path)
             if self._lock is not None:
                 if self.whole and self.path is not None:
-                    (self.path / CLOSED_MARK).write_text(repr(time.time()), encoding="utf-8")
+                    _mark_closed(self.path)
                 self._lock.release()
                 self._lock = None
             self.scope_locks.close()
@@ -640,6 +650,30 @@ SHARED_KEY = "langgraph_memory registry and reviews"
 #: The start of a bucket lock's key (``Engine.bucket_locks``): no colon either.
 BUCKET_KEY = "langgraph_memory bucket"
 
+#: Chroma's database files in an embedded store's directory: every write of Chroma's
+#: changes the first, or the second while a process has it open (SQLite's write-ahead log).
+CHROMA_FILES = ("chroma.sqlite3", "chroma.sqlite3-wal")
+#: Each of ``CHROMA_FILES``'s size and time of last change in nanoseconds (0, 0: none).
+ChromaFiles = tuple[tuple[int, int], ...]
+
+
+def chroma_files(directory: Path) -> ChromaFiles:
+    """How an embedded store's Chroma files stand (see ``CLOSED_MARK``).
+
+    >>> import tempfile
+    >>> chroma_files(Path(tempfile.mkdtemp()))
+    ((0, 0), (0, 0))
+    """
+    found = []
+    for name in CHROMA_FILES:
+        try:
+            stat = (directory / name).stat()
+            found.append((stat.st_size, stat.st_mtime_ns))
+        except FileNotFoundError:
+            found.append((0, 0))
+    return tuple(found)
+
+
 #: A file in an embedded store's directory, written by a process's first purge,
 #: removed when that process lets go of the store: while it is there, index
 #: files written since the time it holds may carry bytes of purged records.
@@ -656,16 +690,49 @@ PURGE_MARK = "langgraph_memory.purged"
 #: nearly every person's first read; at 100,000 people, a scope of its own's first read
 #: took 72 ms, against 12 at 1,000). A store on a server checks each scope on its first
 #: open in a process, as it cannot know how the others ended.
+#:
+#: The mark holds how Chroma's files stood once the process let go of them
+#: (``chroma_files``). Found otherwise at the next open (before its client opens them),
+#: something else wrote the directory since: a ``chroma run --path`` serving it (as
+#: docs/mcp.md says to do), whose writes the lexical files never saw. The store is then
+#: taken as not closed whole, and the buckets' file starts a new generation: every
+#: person is compared with Chroma on their next use. A mark of a release before (a bare
+#: time) holds no such record, and is taken as it was.
 CLOSED_MARK = "langgraph_memory.closed"
 
 
-def _finish_moves_unless_closed(client: door.VectorClient, directory: Path) -> bool:
+def _mark_closed(directory: Path) -> None:
+    """Write ``CLOSED_MARK``, with the state of Chroma's files now (its client closed)."""
+    said = {"closed_at": time.time(), "chroma_files": chroma_files(directory)}
+    (directory / CLOSED_MARK).write_text(json.dumps(said), encoding="utf-8")
+
+
+def _closed_whole(mark: Path, found: ChromaFiles | None) -> bool:
+    """Whether ``mark`` (``CLOSED_MARK``) says the store was closed whole, with its
+    Chroma files as they are ``found`` (None: not known, as for a mark of the release
+    before)."""
+    try:
+        said = json.loads(mark.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError):
+        return False  # unreadable: as a crash, every bucket is put right
+    if not isinstance(said, dict) or found is None:
+        return True  # a bare time (a release before) or not known here
+    recorded = said.get("chroma_files")
+    return isinstance(recorded, list) and [tuple(f) for f in recorded] == list(found)
+
+
+def _finish_moves_unless_closed(
+    client: door.VectorClient, directory: Path, found: ChromaFiles | None
+) -> bool:
     """Finish the moves in every bucket unless the last process closed the store whole
-    (see ``CLOSED_MARK``), and say whether it did; either way, no mark stays while this
-    process has it open."""
+    and nothing wrote Chroma's files since (see ``CLOSED_MARK``), and say which; either
+    way, no mark stays while this process has it open."""
     mark = directory / CLOSED_MARK
-    if mark.exists():
-        mark.unlink()
+    whole = _closed_whole(mark, found)
+    mark.unlink(missing_ok=True)
+    if whole:
         return True
     for bucket in layout.buckets(client):
         finish_interrupted_bucket_moves(client, bucket)
@@ -837,12 +904,14 @@ def _start(
             shared.close()
         raise
     owns = client is None
+    found: ChromaFiles | None = None
     try:
         if client is None:
             assert directory is not None
             # What a process that purged left undone, killed mid-purge or before close.
             finish_interrupted_rebuild(directory)
             scrub_after_purge(directory)
+            found = chroma_files(directory)  # before Chroma opens them: see CLOSED_MARK
             client = door.persistent(directory, indexes=budget.indexes)
         return Engine(
             key,
@@ -854,6 +923,7 @@ def _start(
             lock_source=source,
             shared_queue=shared,
             budget=budget,
+            found=found,
         )
     except BaseException:
         if lock is not None:

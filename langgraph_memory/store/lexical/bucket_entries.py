@@ -36,7 +36,9 @@ Chroma write, like an index file. Whether a scope's rows can be trusted:
   in the file's current **generation**, and written since by this process alone;
 - a process that opens the file while the last one did not close it (a crash: a
   Chroma write may have landed without its rows) starts a new generation: every
-  scope is compared with Chroma once on its next use, as an index file is;
+  scope is compared with Chroma once on its next use, as an index file is; so does
+  one that finds the store not closed whole, or its Chroma files written since by
+  something else (a ``chroma run`` serving the directory: engine's ``CLOSED_MARK``);
 - a write of rows that fails distrusts its scope at once, and the file is left
   marked open at close, so the next process compares every scope again;
 - a release that did not know this file never opens the store: it is format 6
@@ -131,7 +133,9 @@ class BucketEntries:
     """The entries of every bucketed scope of one embedded store (see the module
     docstring), keyed by the scope's hash. Thread-safe (one lock)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, trusted: bool = True) -> None:
+        """``trusted``: False to start a new generation whatever the last process did
+        (Chroma's files were written since, by a process that kept no rows here)."""
         self.path = path
         self._lock = threading.Lock()
         #: A write failed in this process: leave the file marked open at close.
@@ -144,7 +148,7 @@ class BucketEntries:
         except sqlite3.DatabaseError:  # damaged: it is derived, so start again
             erase(path)
             self._con = self._open()
-        self.generation = self._start()
+        self.generation = self._start(again=not trusted)
 
     def _open(self) -> sqlite3.Connection:
         # Pages of 16 kB: a row holds a 1.5 kB vector and ~0.7 kB of text, so 4 kB pages
@@ -182,13 +186,14 @@ class BucketEntries:
             raise
         return con
 
-    def _start(self) -> int:
+    def _start(self, *, again: bool) -> int:
         """This process's generation: a new one when the last process did not close
-        the file (see the module docstring); the file is marked open meanwhile."""
+        the file (see the module docstring), or when ``again``; the file is marked open
+        meanwhile."""
         with self._transaction() as con:
             rows = dict(con.execute("SELECT key, value FROM meta").fetchall())
             generation = int(rows.get("generation", "0"))
-            if rows.get("open") == "1":
+            if rows.get("open") == "1" or again:
                 generation += 1
             con.executemany(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",

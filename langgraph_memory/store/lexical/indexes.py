@@ -113,7 +113,11 @@ class Lexicon:
         *,
         max_open: int = MAX_OPEN,
         in_memory: Callable[[Scope], bool] | None = None,
+        trusted: bool = True,
     ) -> None:
+        """``trusted``: False when the store's Chroma files may hold what its lexical
+        files never saw (the last process did not close it whole, or something else
+        wrote them since): nothing of the buckets' file is trusted then."""
         self.directory = directory
         self.in_memory = in_memory
         self.max_open = max(1, max_open)
@@ -127,7 +131,7 @@ class Lexicon:
         self.buckets: BucketEntries | None = None
         if directory is not None:
             if in_memory is not None:
-                self.buckets = BucketEntries(directory / INDEX_DIR / BUCKETS_FILE)
+                self.buckets = BucketEntries(directory / INDEX_DIR / BUCKETS_FILE, trusted=trusted)
             self._finish_purges(directory / INDEX_DIR)
 
     def _finish_purges(self, folder: Path) -> None:
