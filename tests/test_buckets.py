@@ -644,11 +644,12 @@ def test_a_reopened_store_reads_a_person_of_their_own_with_no_read_of_chroma_but
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A person with collections of their own, read first in a process after one that
-    closed the store whole, is read from their index file and one nearest query: their
-    registry entry, the ids of their collections (the index's comparison) and their
-    history (the check for a half-made move) are not read, as each loaded a vector
-    index that grew with the store. The answers are the same, and a write then is read
-    back in this process and the next."""
+    closed the store whole, is read from their index file alone: their registry entry,
+    the ids of their collections (the index's comparison), their history (the check
+    for a half-made move) and their vector index (ranked exactly from the file up to
+    ``EXACT_AT`` memories) are not read, as each loaded a vector index that grew with
+    the store. The answers are the same, and a write then is read back in this
+    process and the next."""
     with open_store(tmp_path / "m") as store:
         store.add("user:big", "Keeps bees.")
         store.add_many("user:big", GROWN)
@@ -660,7 +661,7 @@ def test_a_reopened_store_reads_a_person_of_their_own_with_no_read_of_chroma_but
         with open_store(tmp_path / "m") as store:
             calls.clear()  # what opening the store asks is not a read's
             assert read(store, "user:big", "bees", k=1) == before
-            assert "read" not in calls and calls.count("nearest") == 1
+            assert "read" not in calls and "nearest" not in calls
             assert read(store, "user:big", "cat named Miso", k=5)[0] != "Has a cat named Miso."
             store.add("user:big", "Has a cat named Miso.")
             assert read(store, "user:big", "cat named Miso", k=1) == ["Has a cat named Miso."]
@@ -810,3 +811,24 @@ def test_what_a_chroma_server_wrote_in_the_directory_is_read_by_the_next_embedde
         assert read(store, "user:ann", "cat named Miso", k=1) == ["Has a cat named Miso."]
         assert read(store, "user:big", "cat named Pixel", k=1) == ["Has a cat named Pixel."]
         assert "read" not in calls
+
+
+def test_a_person_of_their_own_is_ranked_from_the_file_as_chroma_ranks_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to ``EXACT_AT`` memories a person of their own is ranked exactly from their
+    index file, above it by Chroma's vector index: the same memories in the same order
+    either way (the index is exact at this size), and the nearest query asked only
+    above."""
+    from langgraph_memory.store.engine import searches
+
+    questions = ["Where does she work?", "Which gallery floor?", "Any pets?", "Music?"]
+    with open_store(tmp_path / "m") as store:
+        store.add_many("user:big", FACTS + GROWN)
+        assert cols_of(store, "user:big").bucket is None
+        calls = chroma_calls(monkeypatch)
+        exact = [read(store, "user:big", q, k=8) for q in questions]
+        assert "nearest" not in calls
+        monkeypatch.setattr(searches, "EXACT_AT", len(FACTS + GROWN) - 1)
+        assert [read(store, "user:big", q, k=8) for q in questions] == exact
+        assert calls.count("nearest") == len(questions)

@@ -451,6 +451,15 @@ def gather(
     )
 
 
+#: A scope of its own with at most this many active memories is ranked exactly from the
+#: vectors its index file holds, where this process keeps it in step alone (see
+#: ``_nearest``). Measured here (384 dimensions, top 10, warm): from the file 0.11 /
+#: 0.23 / 0.43 / 2.7 ms at 64 / 200 / 500 / 1,000 memories, against Chroma's vector
+#: index 0.77 / 0.70 / 0.92 / 1.5 ms; and Chroma's first query of a scope in a process
+#: loads that index from disk (34 ms p50 at 100,000 people, 4.8 at 1,000).
+EXACT_AT = 512
+
+
 def _nearest(
     cols: layout.ScopeCollections, index: LexicalIndex, vector: list[float], k: int, *, local: bool
 ) -> dict[str, float]:
@@ -460,8 +469,11 @@ def _nearest(
     ``ScopedCollection.nearest``): where this process keeps the scope's index in step
     alone, the index holds those vectors, and ranking them here spares the read of
     the scope's records that Chroma would answer (the largest part of a warm read in
-    a bucket). The same ranking: cosine, ties in the order held."""
-    held = index.all_vectors() if local and cols.bucket is not None else None
+    a bucket). The same ranking: cosine, ties in the order held. So is a scope of its
+    own up to ``EXACT_AT`` memories, from its index file: Chroma's approximate index
+    pays off only above that."""
+    exact = local and (cols.bucket is not None or len(index) <= EXACT_AT)
+    held = index.all_vectors() if exact else None
     if held is None:
         return nearest_ids(cols.active, vector, k)
     ids, rows = held
