@@ -306,6 +306,15 @@ store.add("user:ann", "Has a cat named Miso.")
 """
 
 
+def killed_in(folder: Path, script: str) -> None:
+    """Run ``script`` on the store at ``folder`` in a process of its own, which it
+    ends with ``os._exit`` (a kill: nothing is closed)."""
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(folder)], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+
+
 def fetched_with_vectors(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The scopes whose records the lexical indexes read from Chroma with their vectors
     from here on (a bucketed scope's: from its bucket's whole vector index)."""
@@ -368,13 +377,7 @@ def test_a_process_killed_between_a_write_and_its_rows_is_read_right_after(
     """Chroma took the write, the file of bucketed entries did not (the process was
     killed between): the next process compares the person with Chroma once, finds the
     memory, and reads from the file again after that."""
-    out = subprocess.run(
-        [sys.executable, "-c", CRASH_BEFORE_THE_ROWS, str(tmp_path / "m")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
+    killed_in(tmp_path / "m", CRASH_BEFORE_THE_ROWS)
     calls = fetched_with_vectors(monkeypatch)
     with open_store(tmp_path / "m") as store:
         [cat] = internals(store).keyword("user:ann", "cat Miso", k=1)
@@ -698,13 +701,7 @@ def test_a_person_of_their_own_is_compared_with_chroma_after_a_process_that_did_
         store.add_many("user:big", GROWN)
         assert read(store, "user:big", "bees", k=1) == ["Keeps bees."]  # vouched for now
         hashed = layout.scope_hash(Scope.parse("user:big"))
-    out = subprocess.run(
-        [sys.executable, "-c", CRASH_BEFORE_THE_INDEX, str(tmp_path / "m")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
+    killed_in(tmp_path / "m", CRASH_BEFORE_THE_INDEX)
     calls = chroma_calls(monkeypatch)
     with open_store(tmp_path / "m") as store:
         calls.clear()
