@@ -9,6 +9,7 @@ scopes in one store, in one run, and measures at each size::
     python -m benchmarks users --quick --data ../shared/data     # 200 and 1,000 users, embedded
     python -m benchmarks users --sizes 1000,10000 --modes embedded,server
     python -m benchmarks users --sizes 1000,10000,100000 --modes embedded --keep /tmp/users
+    python -m benchmarks users --sizes 1000,10000,100000 --modes embedded,server-copy --keep /tmp/u
 
 A run to 100,000 users takes about an hour here (loading through ``add_people``). With ``--keep
 DIR`` its stores and progress stay in ``DIR``: Ctrl-C (or SIGTERM) stops it between two
@@ -54,6 +55,13 @@ not recall (``python -m benchmarks retrieval`` does that).
   a person); and the whole store's disk per user, logs and all;
 - ``open_s``: opening the store again (a new ``MemoryStore`` on the directory or server;
   the process opened a store once before, on an empty folder: ``warm_imports``).
+
+**``server-copy``** (with ``embedded``): at each size, once the embedded store is measured and
+closed, its directory is copied and served by ``chroma run`` (a store's Chroma data is the
+same whichever client wrote it), and the same figures are measured through the server;
+the copy is then deleted, so the embedded store goes on as if it had not been served. The
+server half of a run to 100,000 people then costs its measures, not a second loading
+through the server (hours here). Its disk figures are the server's writes to the copy.
 
 Stores are opened with the shipped defaults, their cache budget (``cache_mb``) among
 them; the ``chroma run`` server keeps ``SERVER_CACHE_INDEXES`` indexes in memory (its own
@@ -117,6 +125,9 @@ DISK_USERS = max(256, BUCKET_SCOPES)
 
 #: Users loaded in one ``MemoryStore.add_people`` call (``load_users``).
 LOAD_AT_ONCE = 200
+
+#: The mode measured through a ``chroma run`` serving a copy of the embedded store.
+SERVER_COPY = "server-copy"
 
 #: The vector indexes the ``chroma run`` server keeps in memory (docs/scaling.md: its own
 #: default keeps every index it ever loaded), as a service would set it.
@@ -410,6 +421,8 @@ class Progress:
     #: The most memory a loading process held toward the next size (``Loaded``).
     load_peak_rss_mb: float = 0.0
     rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    #: The rows of ``server-copy``, measured beside ``rows`` (see the module).
+    served_rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @staticmethod
     def state(rng: random.Random) -> str:
@@ -602,10 +615,12 @@ def run_mode(
     root: Path,
     *,
     keep: bool = False,
-) -> dict[str, Any]:
+    served: bool = False,
+) -> list[dict[str, Any]]:
     """One store grown through the plan's sizes; a row per size. With ``keep``, ``root``
     holds the store and its ``Progress`` after every user, and a run found there goes on
-    (``Stopped`` when asked to stop)."""
+    (``Stopped`` when asked to stop). With ``served`` (an embedded mode), a ``server-copy``
+    row per size as well, in a mode of its own (see the module)."""
     kept = root / f"{mode}.progress.json"
     progress = Progress(sizes=list(plan.sizes), extra=max(plan.sizes))
     progress.rng = Progress.state(random.Random(11))
@@ -685,8 +700,27 @@ def run_mode(
                 memories=sum(counts[:size]),
                 commit=commit(),
             )
-            rows.append(row)
             store.close()
+            if served:
+                first_served = progress.extra
+                progress.extra += max(plan.new_users, plan.disk_users)
+                if keep:
+                    keep_progress(size)
+                served_row = measure_copy(
+                    where.folder,
+                    root,
+                    size,
+                    plan,
+                    texts,
+                    questions,
+                    rng,
+                    first_served,
+                    baseline_mb,
+                    embeddings,
+                )
+                served_row.update(memories=sum(counts[:size]), commit=row["commit"])
+                progress.served_rows.append(served_row)
+            rows.append(row)
             progress.load_s = progress.load_peak_rss_mb = 0.0
             progress.rng = Progress.state(rng)
             if keep:
@@ -699,7 +733,7 @@ def run_mode(
             log(f"{mode} row {json.dumps(row)}")
             if asked:  # asked while measuring (only a kept run notes it): this size is kept
                 raise Stopped(f"stopped after measuring {size:,} users")
-    return {
+    report = {
         "mode": mode,
         "rows": rows,
         "texts_reused": texts.reused,
@@ -707,6 +741,50 @@ def run_mode(
         "baseline_rss_mb": baseline_mb,
         "cache_mb": Budget.of(None).mb,
     }
+    if not served:
+        return [report]
+    return [report, {**report, "mode": SERVER_COPY, "rows": progress.served_rows}]
+
+
+def measure_copy(
+    folder: Path,
+    root: Path,
+    users: int,
+    plan: Plan,
+    texts: Texts,
+    questions: Sequence[str],
+    rng: random.Random,
+    next_user: int,
+    baseline_mb: float,
+    embeddings: Embeddings,
+) -> dict[str, Any]:
+    """``measure_size`` through a ``chroma run`` serving a copy of the embedded store
+    at ``folder`` (closed), made in ``root`` and deleted after (``server-copy``)."""
+    copy = root / SERVER_COPY
+    shutil.rmtree(copy, ignore_errors=True)  # what a run stopped here left
+    shutil.copytree(folder, copy)
+    os.sync()  # as after a loading: the copy's writes are not the reads' to share
+    try:
+        with running_chroma(copy, cache_indexes=plan.server_cache) as server:
+            where = Place("server", copy, server)
+            began = time.perf_counter()
+            store = where.open(embeddings)
+            open_s = time.perf_counter() - began
+            try:
+                row, _ = measure_size(
+                    store, where, users, plan, texts, questions, rng, next_user, baseline_mb
+                )
+            finally:
+                store.close()
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+    row.update(open_s=open_s, load_s=0.0, load_peak_rss_mb=0.0)
+    log(
+        f"{SERVER_COPY} at {users:,}: read cold p50 {row['read_cold']['p50_ms']:.1f} ms, "
+        f"the server's RSS {row.get('server_rss_mb') or 0:.0f} MB"
+    )
+    log(f"{SERVER_COPY} row {json.dumps(row)}")
+    return row
 
 
 def growth(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
@@ -855,7 +933,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--quick", action="store_true", help="200 and 1,000 users, embedded")
     parser.add_argument("--sizes", help="user counts, comma-separated, ascending")
-    parser.add_argument("--modes", help="embedded, server or both, comma-separated")
+    parser.add_argument(
+        "--modes",
+        help="embedded, server or both, comma-separated; server-copy (with embedded): the "
+        "server measured on a copy of the embedded store at each size, not loaded through it",
+    )
     parser.add_argument(
         "--server-cache",
         type=int,
@@ -887,8 +969,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         plan = dataclasses.replace(plan, sizes=sizes)
     if args.modes:
         modes = tuple(args.modes.split(","))
-        if not set(modes) <= {"embedded", "server"}:
-            parser.error(f"--modes takes embedded and/or server; got {args.modes!r}")
+        if not set(modes) <= {"embedded", "server", SERVER_COPY}:
+            parser.error(f"--modes takes embedded, server and {SERVER_COPY}; got {args.modes!r}")
+        if SERVER_COPY in modes and "embedded" not in modes:
+            parser.error(f"--modes {SERVER_COPY} copies the embedded store: add embedded")
         plan = dataclasses.replace(plan, modes=modes)
     if args.server_cache is not None:
         if args.server_cache < 1:
@@ -922,9 +1006,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     root = args.keep if keep else Path(tempfile.mkdtemp(prefix="lgm-users-"))
     root.mkdir(parents=True, exist_ok=True)
     try:
+        served = SERVER_COPY in args.plan.modes
         modes = [
-            run_mode(m, args.plan, pool, questions, embeddings, root, keep=keep)
+            report
             for m in args.plan.modes
+            if m != SERVER_COPY
+            for report in run_mode(
+                m,
+                args.plan,
+                pool,
+                questions,
+                embeddings,
+                root,
+                keep=keep,
+                served=served and m == "embedded",
+            )
         ]
     except Stopped as stopped:
         log(f"{stopped}; the same command goes on from there (kept in {root})")

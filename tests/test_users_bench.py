@@ -47,6 +47,7 @@ def test_bad_sizes_and_modes_are_refused() -> None:
         ["--sizes", "1000,200"],
         ["--sizes", "5"],
         ["--modes", "cloud"],
+        ["--modes", "server-copy"],  # a copy of the embedded store: embedded is needed
         ["--server-cache", "0"],
         ["--disk-users", "0"],
     )
@@ -81,9 +82,10 @@ def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         "--disk-users",
         "16",
     ]
-    assert dispatcher.main([*argv, "--modes", "embedded,server", "--out", str(out)]) == 0
+    modes = "embedded,server,server-copy"
+    assert dispatcher.main([*argv, "--modes", modes, "--out", str(out)]) == 0
     report = json.loads(out.read_text(encoding="utf-8"))
-    assert [m["mode"] for m in report["modes"]] == ["embedded", "server"]
+    assert [m["mode"] for m in report["modes"]] == ["embedded", "server-copy", "server"]
     for mode in report["modes"]:
         rows = mode["rows"]
         assert [r["users"] for r in rows] == [20, 40]
@@ -94,10 +96,11 @@ def test_tiny_run_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str])
         targets = {t["name"]: t for t in users.targets(mode)}
         cold = rows[1]["read_cold"]["p50_ms"] / rows[0]["read_cold"]["p50_ms"]
         assert targets["read p50 growth, cold"]["value"] == pytest.approx(cold)
-    server_rows = report["modes"][1]["rows"]
-    assert all(r["server_rss_mb"] and r["server_rss_mb"] > 0 for r in server_rows)
+    for served in report["modes"][1:]:
+        assert all(r["server_rss_mb"] and r["server_rss_mb"] > 0 for r in served["rows"])
     markdown = capsys.readouterr().out
     assert "## embedded" in markdown and "## server" in markdown and "read p50 growth" in markdown
+    assert "## server-copy" in markdown
 
 
 @pytest.mark.slow  # two runs of the benchmark on real data
