@@ -706,17 +706,16 @@ def run_mode(
                 progress.extra += max(plan.new_users, plan.disk_users)
                 if keep:
                     keep_progress(size)
+
+                def measure(
+                    on: MemoryStore, place: Place, size: int = size, first: int = first_served
+                ) -> dict[str, Any]:
+                    return measure_size(
+                        on, place, size, plan, texts, questions, rng, first, baseline_mb
+                    )[0]
+
                 served_row = measure_copy(
-                    where.folder,
-                    root,
-                    size,
-                    plan,
-                    texts,
-                    questions,
-                    rng,
-                    first_served,
-                    baseline_mb,
-                    embeddings,
+                    where.folder, root, plan.server_cache, embeddings, measure
                 )
                 served_row.update(memories=sum(counts[:size]), commit=row["commit"])
                 progress.served_rows.append(served_row)
@@ -749,38 +748,32 @@ def run_mode(
 def measure_copy(
     folder: Path,
     root: Path,
-    users: int,
-    plan: Plan,
-    texts: Texts,
-    questions: Sequence[str],
-    rng: random.Random,
-    next_user: int,
-    baseline_mb: float,
+    server_cache: int,
     embeddings: Embeddings,
+    measure: Callable[[MemoryStore, Place], dict[str, Any]],
 ) -> dict[str, Any]:
-    """``measure_size`` through a ``chroma run`` serving a copy of the embedded store
-    at ``folder`` (closed), made in ``root`` and deleted after (``server-copy``)."""
+    """``measure`` (``measure_size`` of this size) through a ``chroma run`` keeping
+    ``server_cache`` indexes, serving a copy of the embedded store at ``folder``
+    (closed), made in ``root`` and deleted after (``server-copy``)."""
     copy = root / SERVER_COPY
     shutil.rmtree(copy, ignore_errors=True)  # what a run stopped here left
     shutil.copytree(folder, copy)
     os.sync()  # as after a loading: the copy's writes are not the reads' to share
     try:
-        with running_chroma(copy, cache_indexes=plan.server_cache) as server:
+        with running_chroma(copy, cache_indexes=server_cache) as server:
             where = Place("server", copy, server)
             began = time.perf_counter()
             store = where.open(embeddings)
             open_s = time.perf_counter() - began
             try:
-                row, _ = measure_size(
-                    store, where, users, plan, texts, questions, rng, next_user, baseline_mb
-                )
+                row = measure(store, where)
             finally:
                 store.close()
     finally:
         shutil.rmtree(copy, ignore_errors=True)
     row.update(open_s=open_s, load_s=0.0, load_peak_rss_mb=0.0)
     log(
-        f"{SERVER_COPY} at {users:,}: read cold p50 {row['read_cold']['p50_ms']:.1f} ms, "
+        f"{SERVER_COPY} at {row['users']:,}: read cold p50 {row['read_cold']['p50_ms']:.1f} ms, "
         f"the server's RSS {row.get('server_rss_mb') or 0:.0f} MB"
     )
     log(f"{SERVER_COPY} row {json.dumps(row)}")
